@@ -1,0 +1,62 @@
+"""The `papermath` command line: one sub-command per module in `papermath.commands`.
+
+Each command module defines `HELP` (one line), `DESCRIPTION` (optional), `add_arguments(parser)` and
+`run(args) -> int`. Modules are imported only when their command runs, so heavy optional
+dependencies cost nothing for the others.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .errors import PapermathError
+
+# name -> (module, one-line help). The grammar of the CLI is data.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "skim": ("papermath.commands.skim", "triage a paper: title, version, outline, equations, code links"),
+    "parse": ("papermath.commands.parse", "parse one LaTeX formula into papermath's syntax tree"),
+}
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="papermath",
+        description="Read the mathematics in an ML paper from its LaTeX source: find each equation and "
+                    "its context, decode its symbols, check shapes, plug in small numbers, write code.",
+    )
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"papermath {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text,
+                           description=getattr(module, "DESCRIPTION", help_text),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_ERROR
+    try:
+        return int(args._module.run(args) or 0)
+    except PapermathError as error:
+        print(f"papermath {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
