@@ -55,6 +55,8 @@ def _is_tar_header(block: bytes) -> bool:
         return False
     if block[257:262] == b"ustar":
         return True
+    if block.count(0) == 512:  # an end-of-archive block first: an empty tarball
+        return True
     # Pre-POSIX (v7) headers have no magic; accept them when the header checksum is right.
     try:
         stored = int(block[148:156].replace(b"\x00", b" ").strip() or b"-1", 8)

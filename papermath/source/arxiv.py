@@ -54,6 +54,10 @@ def parse_arxiv_id(spec: str) -> ArxivId | None:
     if match is None:
         return None
     ident = match["id"]
+    if "/" not in ident:
+        yymm, number = ident.split(".")
+        if len(number) != (5 if int(yymm) >= 1501 else 4):  # arXiv went to 5-digit numbers in 2015
+            return None
     if "/" in ident:
         archive, number = ident.split("/")
         ident = f"{archive.lower()}/{number}" if "." not in archive else ident
