@@ -412,6 +412,8 @@ def _scan_unordered(text: str, report) -> list[_Event]:
             if env == "comment":
                 events.append(_Event(start, end.end(), "drop"))
             pos = end.end()
+        elif "#" in (m.group(group) or ""):
+            continue  # \input{#1} inside a macro definition names no file
         elif group == "inc_arg":
             events.append(_Event(start, pos, "include", m.group("inc"), m.group(group)))
         elif group == "inc_bare":
