@@ -1,0 +1,107 @@
+"""`papermath compare`: is `82.3 ± 0.4` really higher than `81.5 ± 0.4`? Guide 002's calculation."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+
+from ..stats import Comparison, Interval, compare_scores
+
+HELP = "compare two 'mean ± spread' results: difference, 95% intervals (normal, t, Welch, paired), verdict"
+DESCRIPTION = """\
+Compare two benchmark entries reported as 'mean ± spread' (guide 002, "Densities, variance and error bars").
+
+First find in the table's caption what the ± figure is:
+  --spread sd   the standard deviation across runs: each mean's standard error is sd/sqrt(runs)
+  --spread se   already each mean's standard error: nothing is divided by sqrt(runs)
+The verdict can flip between the two readings.
+
+papermath prints the difference, its standard error, the normal 95% interval (1.96, which treats the
+estimated spread as known), the Student-t 95% interval with runs_A + runs_B - 2 degrees of freedom
+(equal variances), the Welch interval with --welch, and the paired-t interval with --paired --pair-sd SD
+(SD = standard deviation of the within-pair differences, e.g. the same tasks or seeds for both models).
+
+examples:
+  papermath compare '82.3±0.4' '81.5±0.4' --runs 4 --spread sd
+  papermath compare '82.3 +- 0.4' '81.5 \\pm 0.4' --runs 4,5 --spread se --welch --json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("first", metavar="A", help="first entry, e.g. '82.3±0.4' (also '82.3+-0.4', '82.3 \\pm 0.4')")
+    parser.add_argument("second", metavar="B", help="second entry, e.g. '81.5±0.4'")
+    parser.add_argument("--runs", required=True, metavar="N[,M]",
+                        help="runs behind each mean: 4 (both) or 4,5 (A, B)")
+    parser.add_argument("--spread", required=True, choices=("sd", "se"),
+                        help="what the ± figure is: sd = standard deviation across runs, "
+                             "se = standard error of each mean (read the caption)")
+    parser.add_argument("--welch", action="store_true",
+                        help="do not assume equal variances: Welch interval, Welch–Satterthwaite df")
+    parser.add_argument("--paired", action="store_true",
+                        help="the runs are paired (same tasks or seeds): analyse within-pair differences")
+    parser.add_argument("--pair-sd", type=float, metavar="SD",
+                        help="with --paired: standard deviation of the within-pair differences A − B")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def comparison_to_json(comparison: Comparison) -> dict:
+    """The dataclass as JSON, with each interval's derived fields spelled out."""
+    data = dataclasses.asdict(comparison)
+    for name in ("normal", "student_t", "welch", "paired"):
+        interval: Interval | None = getattr(comparison, name)
+        if interval is not None:
+            data[name]["half_width"] = interval.half_width
+            data[name]["excludes_zero"] = interval.excludes_zero
+    return data
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _interval_line(interval: Interval, difference: float) -> str:
+    if interval.df is None:
+        quantile = "z(0.975)"
+    elif float(interval.df).is_integer():
+        quantile = f"t(0.975, {interval.df:g})"
+    else:
+        quantile = f"t(0.975, {interval.df:.2f})"
+    return (f"{quantile} = {interval.multiplier:.3f}: {difference:g} ± {interval.multiplier:.3f} × "
+            f"{interval.standard_error:.3f} = [{_fmt(interval.low)}, {_fmt(interval.high)}]"
+            f"  {'excludes' if interval.excludes_zero else 'contains'} 0")
+
+
+def render_comparison(comparison: Comparison) -> str:
+    c = comparison
+    n_a, n_b = c.runs
+    reading = ("standard deviation across runs" if c.spread == "sd" else "standard error of each mean")
+    runs = f"{n_a} runs each" if n_a == n_b else f"{n_a} and {n_b} runs"
+    lines = [f"A = {c.first.mean:g} ± {c.first.spread:g}, B = {c.second.mean:g} ± {c.second.spread:g}, "
+             f"{runs}; ± read as the {reading}", ""]
+    rows = [("difference", f"A − B = {c.first.mean:g} − {c.second.mean:g} = {c.difference:g}")]
+    labels = {"normal": "normal 95%", "student-t": "Student t 95%", "welch": "Welch t 95%",
+              "paired-t": "paired t 95%"}
+    for interval in (c.normal, c.student_t, c.welch, c.paired):
+        if interval is None:
+            continue
+        rows.append((labels[interval.method], interval.formula))
+        rows.append(("", _interval_line(interval, c.difference)))
+    width = max(len(label) for label, _ in rows) + 2
+    lines += [f"  {label:<{width}}{text}" for label, text in rows]
+    lines += ["", f"verdict: {c.verdict} (the {labels[c.decisive]} interval "
+                  f"{'excludes' if c.decisive_interval.excludes_zero else 'contains'} zero)"]
+    if c.decisive != "normal" and c.normal.excludes_zero != c.decisive_interval.excludes_zero:
+        lines.append("  the normal interval disagrees: 1.96 treats the estimated spread as known, "
+                     "which few runs do not justify")
+    lines += ["", "assumptions:"] + [f"  - {a}" for a in c.assumptions]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    comparison = compare_scores(args.first, args.second, args.runs, args.spread,
+                                welch=args.welch, paired=args.paired, pair_sd=args.pair_sd)
+    if args.json:
+        print(json.dumps(comparison_to_json(comparison), indent=2, ensure_ascii=False))
+    else:
+        print(render_comparison(comparison))
+    return 0
