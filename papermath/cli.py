@@ -17,6 +17,9 @@ from .errors import PapermathError
 COMMANDS: dict[str, tuple[str, str]] = {
     "skim": ("papermath.commands.skim", "triage a paper: title, version, outline, equations, code links"),
     "parse": ("papermath.commands.parse", "parse one LaTeX formula into papermath's syntax tree"),
+    "compare": ("papermath.commands.compare", "compare two 'mean ± spread' results: intervals and verdict"),
+    "passk": ("papermath.commands.passk", "pass@k with the unbiased, numerically stable estimator"),
+    "greek": ("papermath.commands.greek", "the Greek-letter reference: name, LaTeX, Unicode, ML meanings"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
