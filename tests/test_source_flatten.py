@@ -4,6 +4,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from papermath.errors import SourceError
 from papermath.source import SourceTree, find_main_file, flatten, open_source, strip_comments
@@ -262,3 +264,22 @@ def test_source_map_points_every_character_home(tmp_path):
     assert str(result.source_map.locate(result.text.index("1 \\\\"))) == "sec/tab.tex:2:1"
     assert str(result.source_map.locate(result.text.index("After."))) == "main.tex:9:1"
     assert "%" not in result.text.replace("\\%", "")
+
+
+TRICKY_PIECES = ["a", " ", "\n", "%", "\\", "\\%", "{", "}", "\\iffalse", "\\fi", "\\else", "\\ifx",
+                 "\\verb|", "|", "\\begin{comment}", "\\end{comment}", "\\begin{verbatim}", "\\end{verbatim}",
+                 "\\input{x}", "\\url{", "\\newif", "\\let\\ifa"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY_PIECES), max_size=40))
+def test_strip_comments_never_fails_and_maps_faithfully(pieces):
+    text = "".join(pieces)
+    source_map, _ = strip_comments(text, "t.tex")
+    if source_map.text:
+        assert_map_is_faithful(source_map, samples=len(source_map.text))
+    # Segments are ordered, non-overlapping, and cover exactly the flattened text.
+    assert sum(s.flat_end - s.flat_start for s in source_map.segments) == len(source_map.text)
+    assert all(a.flat_end == b.flat_start for a, b in zip(source_map.segments, source_map.segments[1:]))
+    assert all(a.file_start + (a.flat_end - a.flat_start) <= b.file_start
+               for a, b in zip(source_map.segments, source_map.segments[1:]))

@@ -30,7 +30,8 @@ _VERBATIM_ENVS = ("verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim",
 
 # One pass finds every token that matters; everything between two tokens is copied as a run.
 _TOKEN = re.compile(
-    r"(?P<esc>\\[\\%])"
+    r"(?=[\\%])"  # every token starts with one of these: lets the engine skip plain text fast
+    r"(?:(?P<esc>\\[\\%])"
     r"|(?P<comment>%[^\n]*)"
     r"|\\begin\s*\{(?P<env>" + "|".join(re.escape(e) for e in _VERBATIM_ENVS) + r")\}"
     r"|\\(?P<inc>input|include|subfile)\s*\{(?P<inc_arg>[^{}\n]*)\}"
@@ -41,7 +42,7 @@ _TOKEN = re.compile(
     r"|\\(?P<verb>verb|lstinline|mintinline)(?![a-zA-Z@])"
     r"|\\(?P<url>url|href|path)\s*\{"
     r"|\\(?P<bib>bibliography)\s*\{[^{}]*\}"
-    r"|\\end\s*\{(?P<enddoc>document)\}"
+    r"|\\end\s*\{(?P<enddoc>document)\})"
 )
 _CONDITIONAL = re.compile(
     r"\\(?:(?P<fi>fi)|(?P<else>else)|(?P<if>if[a-zA-Z@]*))(?![a-zA-Z@])|(?P<skip>\\[\\%]|%[^\n]*)")
@@ -126,6 +127,8 @@ class _Flattener:
     bbl_included: bool = False
     bbl_file: str | None = None
     overflow: bool = False
+    _all_files: frozenset[str] | None = None
+    _real_root: Path | None = None
 
     # ----- files -------------------------------------------------------------------------------------
     def load(self, rel: str) -> _File | None:
@@ -269,18 +272,34 @@ class _Flattener:
         else:
             candidates = [name + ".tex", name]
         bases = [import_dir] + ([file_dir] if file_dir and file_dir != import_dir else [])
-        root = self.root.resolve()
         for base in bases:
             for candidate in candidates:
                 joined = os.path.normpath(os.path.join(base, candidate))
                 if os.path.isabs(candidate) or joined == ".." or joined.startswith(".." + os.sep):
                     return "outside"
+                if joined.replace(os.sep, "/") not in self.all_files:
+                    continue
+                # Lexically inside; a symlink in a user's directory could still lead out.
                 full = (self.root / joined).resolve()
-                if not full.is_relative_to(root):
+                if not full.is_relative_to(self.real_root):
                     return "outside"
                 if full.is_file():
-                    return full.relative_to(root).as_posix()
+                    return joined.replace(os.sep, "/")
         return None
+
+    @property
+    def all_files(self) -> frozenset[str]:
+        if self._all_files is None:
+            self._all_files = frozenset(
+                os.path.relpath(os.path.join(d, f), self.root).replace(os.sep, "/")
+                for d, _, names in os.walk(self.root, followlinks=False) for f in names)
+        return self._all_files
+
+    @property
+    def real_root(self) -> Path:
+        if self._real_root is None:
+            self._real_root = self.root.resolve()
+        return self._real_root
 
     def _find_bbl(self) -> str | None:
         stem = os.path.splitext(self.main_file)[0]
@@ -306,8 +325,9 @@ class _Flattener:
                     names.append(name)
             for name in names:
                 found = self.resolve(name, "", "", force_tex=False)
-                if found is None and name.endswith(".sty"):
-                    found = _case_insensitive(self.root, name)
+                if found is None and name.endswith(".sty") and "/" not in name:
+                    # TeX on case-insensitive file systems finds EMNLP2023.sty as emnlp2023.sty.
+                    found = next((f for f in self.all_files if f.lower() == name.lower()), None)
                 if found in (None, "outside") or found in seen:
                     continue
                 seen.add(found)
@@ -322,17 +342,6 @@ class _Flattener:
         if entry is None:
             return None
         return _strip_events(entry.text, rel, self._scan_diagnostic(rel))
-
-
-def _case_insensitive(root: Path, name: str) -> str | None:
-    """A top-level file whose name matches `name` up to case (TeX on macOS/Windows finds those)."""
-    if "/" in name:
-        return None
-    wanted = name.lower()
-    for path in root.iterdir():
-        if path.name.lower() == wanted and path.is_file():
-            return path.name
-    return None
 
 
 def _strip_events(text: str, rel: str, report) -> SourceMap:
