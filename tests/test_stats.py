@@ -6,6 +6,8 @@ import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from papermath.cli import main
@@ -208,3 +210,40 @@ def test_cli_passk_json_and_error(capsys):
     assert [row["value"] for row in data["pass_at_k"]] == [1.0, 1.0]
     assert main(["passk", "--n", "5", "--c", "1", "--k", "6"]) == 2
     assert "k must be between 1 and n = 5" in capsys.readouterr().err
+
+
+GOLDEN_SD = """\
+A = 82.3 ± 0.4, B = 81.5 ± 0.4, 4 runs each; ± read as the standard deviation across runs
+
+  difference     A − B = 82.3 − 81.5 = 0.8
+  normal 95%     SE = sqrt(0.4²/4 + 0.4²/4) = 0.283
+                 z(0.975) = 1.960: 0.8 ± 1.960 × 0.283 = [0.246, 1.354]  excludes 0
+  Student t 95%  SE = sqrt(0.4²/4 + 0.4²/4) = 0.283; df = 4 + 4 − 2 = 6
+                 t(0.975, 6) = 2.447: 0.8 ± 2.447 × 0.283 = [0.108, 1.492]  excludes 0
+
+verdict: supports a positive difference (the Student t 95% interval excludes zero)
+
+assumptions:
+  - the runs are independent
+  - run scores are approximately normal
+  - the two models have equal population variances (use --welch otherwise)
+  - the ± figure is the standard deviation across runs — check the table's caption
+"""
+
+
+def test_cli_compare_golden_output(capsys):
+    assert main(["compare", "82.3±0.4", "81.5±0.4", "--runs", "4", "--spread", "sd"]) == 0
+    assert capsys.readouterr().out == GOLDEN_SD
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 300).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))
+def test_pass_at_k_property_exact_and_monotone(nck):
+    n, c, k = nck
+    value = pass_at_k(n, c, k)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(float(exact_pass_at_k(n, c, k)), rel=1e-11, abs=1e-14)
+    if k < n:  # more attempts never lower the chance of a pass
+        assert pass_at_k(n, c, k + 1) >= value - 1e-12
+    if c < n:  # more correct samples never lower it either
+        assert pass_at_k(n, c + 1, k) >= value - 1e-12

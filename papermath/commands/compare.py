@@ -24,6 +24,7 @@ estimated spread as known), the Student-t 95% interval with runs_A + runs_B - 2 
 examples:
   papermath compare '82.3±0.4' '81.5±0.4' --runs 4 --spread sd
   papermath compare '82.3 +- 0.4' '81.5 \\pm 0.4' --runs 4,5 --spread se --welch --json
+  papermath compare --runs 4 --spread sd -- '-1.2±0.3' '-1.9±0.3'   (-- before negative entries)
 """
 
 
