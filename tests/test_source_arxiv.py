@@ -199,3 +199,9 @@ def test_unreachable_server(monkeypatch, tmp_path):
     monkeypatch.setattr("papermath.source.arxiv.RETRY_DELAY", 0.01)
     with pytest.raises(FetchError, match=r"cannot fetch e-print for 1706.03762v7 from http://127.0.0.1:9"):
         open_source("1706.03762v7", cache_dir=tmp_path)
+
+
+def test_malformed_mirror_url(monkeypatch, tmp_path):
+    monkeypatch.setenv("PAPERMATH_ARXIV_URL", "not-a-url")
+    with pytest.raises(FetchError, match="check PAPERMATH_ARXIV_URL"):
+        open_source("1706.03762v7", cache_dir=tmp_path)

@@ -208,8 +208,11 @@ def extract_gzip(archive: Path, dest: Path, *, max_bytes: int = MAX_UNPACKED_BYT
 
 def _gzip_original_name(archive: Path) -> str | None:
     """The file name stored in a gzip header (FNAME), if any."""
-    with open(archive, "rb") as f:
-        head = f.read(4096)
+    try:
+        with open(archive, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
     if len(head) < 10 or not head[3] & 0x08:
         return None
     pos = 10
@@ -226,9 +229,12 @@ def _gzip_original_name(archive: Path) -> str | None:
 def content_hash(path: Path) -> str:
     """SHA-256 of a file's bytes, hex."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(_CHUNK), b""):
-            digest.update(chunk)
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(_CHUNK), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from exc
     return digest.hexdigest()
 
 
@@ -245,8 +251,11 @@ def unpack(archive: Path, dest: Path, *, max_bytes: int = MAX_UNPACKED_BYTES,
         raise SourceError(f"{archive.name} is a PDF, not a LaTeX source (arXiv has no source for this paper)")
     if kind is None:
         raise SourceError(f"{archive.name} is neither a tar archive nor a gzipped file")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    except OSError as exc:
+        raise SourceError(f"cannot create an unpack directory in {dest.parent}: {exc.strerror or exc}") from exc
     try:
         if kind == "gz":
             extract_gzip(archive, tmp, max_bytes=max_bytes)

@@ -103,9 +103,10 @@ class _Retryable(Exception):
 
 
 def _open(url: str, what: str):
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    seconds = timeout()
     try:
-        return urllib.request.urlopen(request, timeout=timeout())
+        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+        return urllib.request.urlopen(request, timeout=seconds)
     except urllib.error.HTTPError as exc:
         exc.close()
         if exc.code == 404:
@@ -114,6 +115,8 @@ def _open(url: str, what: str):
         if exc.code >= 500 or exc.code == 429:
             raise _Retryable(error) from None
         raise error from None
+    except ValueError as exc:  # a malformed PAPERMATH_ARXIV_URL
+        raise FetchError(f"cannot fetch {what}: bad URL {url!r} ({exc}); check PAPERMATH_ARXIV_URL") from None
     except (urllib.error.URLError, http.client.HTTPException, socket.timeout, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise _Retryable(FetchError(f"cannot fetch {what} from {url}: {reason}")) from None

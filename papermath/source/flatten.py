@@ -588,6 +588,13 @@ def _pick(candidates: list[str], texts: dict[str, str]) -> str:
 
 def flatten(tree: SourceTree) -> FlatSource:
     """Join the paper in `tree` into one comment-free text with a map back to the original files."""
+    try:
+        return _flatten(tree)
+    except OSError as exc:  # listing the source directory failed (permissions, a vanished folder)
+        raise SourceError(f"cannot read the sources in {tree.root}: {exc.strerror or exc}") from exc
+
+
+def _flatten(tree: SourceTree) -> FlatSource:
     diagnostics: list[Diagnostic] = []
     root = tree.root
     if tree.main_hint:

@@ -35,7 +35,17 @@ _TEXT_SUFFIXES = {".tex": "latex", ".ltx": "latex", ".md": "markdown", ".markdow
 
 def open_source(spec: str, *, cache_dir: Path | None = None) -> SourceTree:
     """Resolve `spec` (directory, .tex/.md file, e-print archive, or arXiv id) to a SourceTree."""
-    path = Path(spec).expanduser()
+    try:
+        return _open_source(spec, cache_dir)
+    except OSError as exc:  # permissions, a vanished file, a full disk: still our error, naming the path
+        raise SourceError(f"cannot open {spec}: {exc.strerror or exc}") from exc
+
+
+def _open_source(spec: str, cache_dir: Path | None) -> SourceTree:
+    try:
+        path = Path(spec).expanduser()
+    except RuntimeError:  # "~user" that does not exist
+        path = Path(spec)
     if path.is_dir():
         return SourceTree(path.resolve(), spec, None, None)
     if path.is_file():
