@@ -25,7 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser. Only the command being run (`only`) has its module imported."""
     parser = argparse.ArgumentParser(
         prog="papermath",
         description="Read the mathematics in an ML paper from its LaTeX source: find each equation and "
@@ -35,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"papermath {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text,
                            description=getattr(module, "DESCRIPTION", help_text),
@@ -44,10 +48,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_in(argv: list[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    if not getattr(args, "command", None):
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    command = _command_in(argv)
+    parser = build_parser(only=command or "")
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None) or not hasattr(args, "_module"):
         parser.print_help()
         return EXIT_ERROR
     try:

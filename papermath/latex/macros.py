@@ -1,0 +1,507 @@
+"""User macros: collect `\\newcommand`-style definitions and expand their uses.
+
+Only macros the paper (or a package file shipped beside it) defines are expanded; LaTeX's own
+commands stay as tokens for the later stages. Expansion is bounded (count and size), so a runaway
+definition such as `\\def\\a{\\a\\a}` becomes a diagnostic at the place of use, never a hang.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import Diagnostic
+from .tokens import BGROUP, CS, EGROUP, NOEXPAND, PARAM, SPACE, PAR, TEXT, Token
+
+MAX_EXPANSIONS_PER_USE = 20_000
+"""Nested expansions allowed for one macro use in the source before it is declared runaway."""
+MAX_GROWTH_PER_USE = 50_000
+"""Tokens one macro use in the source may add before it is declared runaway."""
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One user-defined command."""
+
+    name: str
+    """Command name without the backslash."""
+    n_args: int
+    """Number of parameters (#1…#9)."""
+    optional_default: tuple[Token, ...] | None
+    """Default of the first, optional argument (`\\newcommand{\\x}[2][d]{…}`), or None."""
+    body: tuple[Token, ...]
+    """Replacement text."""
+    delimiters: tuple[tuple[Token, ...], ...] = ()
+    """For `\\def` with parameter text: the tokens after each #k up to the next #, or `()`."""
+    prefix: tuple[Token, ...] = ()
+    """For `\\def`: tokens required before #1."""
+    start: int = -1
+    """Flat offset of the definition (for diagnostics)."""
+
+
+# Definition commands → how to read them. A grammar is data.
+NEWCOMMAND_LIKE = {"newcommand": "define", "renewcommand": "redefine", "providecommand": "provide",
+                   "DeclareRobustCommand": "define", "newrobustcmd": "define", "renewrobustcmd": "redefine"}
+DEF_LIKE = {"def", "gdef", "edef", "xdef"}
+OPERATOR_DECL = {"DeclareMathOperator"}
+NEWENVIRONMENT_LIKE = {"newenvironment", "renewenvironment"}
+DEF_PREFIXES = {"global", "long", "protected", "outer"}
+# Commands the later stages rely on: a paper's redefinition of these (for spacing or styling) is ignored.
+PROTECTED = frozenset({
+    "begin", "end", "part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
+    "appendix", "label", "ref", "eqref", "autoref", "cref", "Cref", "cite", "citep", "citet", "footnote",
+    "footnotetext", "footnotemark", "caption", "item", "title", "author", "input", "include", "left", "right",
+    "documentclass", "usepackage", "newcommand", "renewcommand", "def", "let", "tag", "nonumber", "notag",
+    "normalsize", "small", "footnotesize", "scriptsize", "tiny", "large", "Large", "LARGE", "huge", "Huge",
+    "maketitle", "abstract", "url", "href", "bibliography", "thebibliography", "bibitem",
+})
+
+
+@dataclass
+class MacroTable:
+    """Definitions seen so far. Mutable while one expansion pass runs; frozen into `MacroSummary` after."""
+
+    macros: dict[str, Macro] = field(default_factory=dict)
+    operators: dict[str, str] = field(default_factory=dict)
+    """`\\DeclareMathOperator` names: command → printed operator text."""
+    environments: dict[str, tuple[int, tuple[Token, ...], tuple[Token, ...]]] = field(default_factory=dict)
+
+
+def _skip_space(tokens: list[Token], i: int) -> int:
+    n = len(tokens)
+    while i < n and tokens[i].kind in (SPACE, PAR):
+        i += 1
+    return i
+
+
+def read_group(tokens: list[Token], i: int) -> tuple[list[Token] | None, int]:
+    """Read `{…}` starting at tokens[i] (after optional spaces). Returns (inner tokens, index after) or (None, i)."""
+    j = _skip_space(tokens, i)
+    if j >= len(tokens) or tokens[j].kind != BGROUP:
+        return None, i
+    depth = 0
+    n = len(tokens)
+    k = j
+    while k < n:
+        kind = tokens[k].kind
+        if kind == BGROUP:
+            depth += 1
+        elif kind == EGROUP:
+            depth -= 1
+            if depth == 0:
+                return tokens[j + 1:k], k + 1
+        k += 1
+    return None, i
+
+
+def _split_text(tokens: list[Token], k: int, cut: int) -> None:
+    """Split the TEXT token at k into two after `cut` characters (in place)."""
+    tok = tokens[k]
+    tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
+                       Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
+
+
+def read_optional(tokens: list[Token], i: int) -> tuple[list[Token] | None, int]:
+    """Read `[…]` (brace-balanced) starting at tokens[i] after optional spaces; (None, i) if absent.
+
+    May split TEXT tokens in place so that `[` and `]` stand alone.
+    """
+    j = _skip_space(tokens, i)
+    if j >= len(tokens) or tokens[j].kind != TEXT or not tokens[j].text.startswith("["):
+        return None, i
+    if len(tokens[j].text) > 1:
+        _split_text(tokens, j, 1)
+    depth = 0
+    k = j + 1
+    n = len(tokens)
+    while k < n:
+        tok = tokens[k]
+        if tok.kind == BGROUP:
+            depth += 1
+        elif tok.kind == EGROUP:
+            if depth == 0:
+                return None, i
+            depth -= 1
+        elif tok.kind == TEXT and depth == 0 and "]" in tok.text:
+            cut = tok.text.index("]")
+            if cut:
+                _split_text(tokens, k, cut)
+                k += 1
+                n += 1
+            if len(tokens[k].text) > 1:
+                _split_text(tokens, k, 1)
+            return tokens[j + 1:k], k + 1
+        k += 1
+    return None, i
+
+
+def read_argument(tokens: list[Token], i: int) -> tuple[list[Token] | None, int]:
+    """One undelimited TeX argument: a group, a control sequence, or one character."""
+    j = _skip_space(tokens, i)
+    if j >= len(tokens):
+        return None, i
+    tok = tokens[j]
+    if tok.kind == BGROUP:
+        return read_group(tokens, j)
+    if tok.kind == EGROUP:
+        return None, i
+    if tok.kind == TEXT and len(tok.text) > 1:
+        head = Token(TEXT, tok.text[0], tok.start, tok.start + 1, tok.expanded)
+        tokens[j] = Token(TEXT, tok.text[1:], tok.start + 1, tok.end, tok.expanded)
+        return [head], j
+    return [tok], j + 1
+
+
+def group_text(tokens: list[Token] | None) -> str:
+    """Plain concatenation of a small group's characters (names, numbers, labels)."""
+    if not tokens:
+        return ""
+    return "".join(("\\" + t.text) if t.kind == CS else t.text for t in tokens).strip()
+
+
+class Expander:
+    """One pass over a token list: records definitions, expands uses, collects diagnostics."""
+
+    def __init__(self, table: MacroTable | None = None, locate=None, package: bool = False) -> None:
+        self.table = table if table is not None else MacroTable()
+        self.diagnostics: list[Diagnostic] = []
+        self._locate = locate
+        self._disabled: set[str] = set()
+        self.package = package
+        """Package mode: record new public definitions only, expand nothing (a .sty shipped with the paper)."""
+
+    def _record(self, macro: Macro, mode: str = "define") -> None:
+        name = macro.name
+        if name in PROTECTED:
+            return
+        if self.package and ("@" in name or mode == "redefine"):
+            return
+        body = macro.body
+        if any(t.kind == CS and t.text == name for t in body):
+            # A definition in terms of itself: TeX would only stop if another command consumed the inner use.
+            first = next((t for t in body if t.kind not in (SPACE, PAR)), None)
+            if first is not None and first.kind == CS and first.text == name and not self.package:
+                self._diag("error", f"macro \\{name} is defined in terms of itself and would expand without end; "
+                                    "its inner uses are left unexpanded", macro.start)
+            body = tuple(t._replace(kind=NOEXPAND) if t.kind == CS and t.text == name else t for t in body)
+            macro = Macro(name, macro.n_args, macro.optional_default, body, macro.delimiters, macro.prefix,
+                          macro.start)
+        self.table.macros[name] = macro
+
+    def _diag(self, severity: str, message: str, start: int) -> None:
+        position = self._locate(start) if self._locate and start >= 0 else None
+        self.diagnostics.append(Diagnostic(severity, message, position))
+
+    # -- definitions -------------------------------------------------------------------------
+    def _read_defined_name(self, tokens: list[Token], i: int) -> tuple[str | None, int]:
+        j = _skip_space(tokens, i)
+        if j < len(tokens) and tokens[j].kind == CS:
+            return tokens[j].text, j + 1
+        group, k = read_group(tokens, j)
+        if group:
+            inner = [t for t in group if t.kind not in (SPACE,)]
+            if len(inner) == 1 and inner[0].kind == CS:
+                return inner[0].text, k
+        return None, i
+
+    def _define_newcommand(self, tokens, i, mode, start):
+        j = _skip_space(tokens, i)
+        if j < len(tokens) and tokens[j].kind == TEXT and tokens[j].text.startswith("*"):
+            tokens[j] = Token(TEXT, tokens[j].text[1:], tokens[j].start + 1, tokens[j].end)
+            if not tokens[j].text:
+                j += 1
+        name, j = self._read_defined_name(tokens, j)
+        if name is None:
+            self._diag("warning", "\\newcommand without a command name: definition ignored", start)
+            return i
+        n_args = 0
+        opt, k = read_optional(tokens, j)
+        if opt is not None:
+            try:
+                n_args = int(group_text(opt))
+            except ValueError:
+                self._diag("warning", f"\\{name}: bad argument count {group_text(opt)!r}", start)
+            j = k
+        default, k = read_optional(tokens, j)
+        if default is not None:
+            j = k
+        body, k = read_group(tokens, j)
+        if body is None:
+            arg, k = read_argument(tokens, j)
+            if arg is None:
+                self._diag("error", f"\\{name}: definition has no body", start)
+                return j
+            body = arg
+        if mode == "provide" and name in self.table.macros:
+            return k
+        if not 0 <= n_args <= 9:
+            self._diag("warning", f"\\{name}: {n_args} arguments is out of range", start)
+            n_args = max(0, min(n_args, 9))
+        self._record(Macro(name, n_args, tuple(default) if default is not None else None, tuple(body),
+                           start=start), mode)
+        return k
+
+    def _define_def(self, tokens, i, start):
+        j = _skip_space(tokens, i)
+        if j >= len(tokens) or tokens[j].kind != CS:
+            self._diag("warning", "\\def without a command name: definition ignored", start)
+            return i
+        name = tokens[j].text
+        j += 1
+        # Parameter text runs to the first '{'.
+        param_text: list[Token] = []
+        n = len(tokens)
+        while j < n and tokens[j].kind != BGROUP:
+            param_text.append(tokens[j])
+            j += 1
+        body, k = read_group(tokens, j)
+        if body is None:
+            self._diag("error", f"\\{name}: \\def has no body", start)
+            return j
+        prefix: list[Token] = []
+        delimiters: list[list[Token]] = []
+        n_args = 0
+        p = 0
+        while p < len(param_text):
+            tok = param_text[p]
+            if tok.kind == PARAM and p + 1 < len(param_text) and param_text[p + 1].kind == TEXT:
+                n_args += 1
+                digit_tok = param_text[p + 1]
+                delimiters.append([])
+                if len(digit_tok.text) > 1:
+                    rest = digit_tok.text[1:]
+                    delimiters[-1].append(Token(TEXT, rest, digit_tok.start + 1, digit_tok.end))
+                p += 2
+                continue
+            if n_args == 0:
+                if tok.kind != SPACE:
+                    prefix.append(tok)
+            else:
+                delimiters[-1].append(tok)
+            p += 1
+        delims = tuple(tuple(t for t in d if t.kind != SPACE) for d in delimiters)
+        self._record(Macro(name, n_args, None, tuple(body), delims, tuple(prefix), start))
+        return k
+
+    def _define_let(self, tokens, i, start):
+        j = _skip_space(tokens, i)
+        if j >= len(tokens) or tokens[j].kind != CS:
+            return i
+        name = tokens[j].text
+        j = _skip_space(tokens, j + 1)
+        if j < len(tokens) and tokens[j].kind == TEXT and tokens[j].text.startswith("="):
+            if tokens[j].text == "=":
+                j = _skip_space(tokens, j + 1)
+            else:
+                tokens[j] = Token(TEXT, tokens[j].text[1:], tokens[j].start + 1, tokens[j].end)
+        if j >= len(tokens):
+            return j
+        target = tokens[j]
+        if name in PROTECTED or (self.package and "@" in name):
+            return j + 1
+        if target.kind == CS and target.text in self.table.macros:
+            self.table.macros[name] = self.table.macros[target.text]
+        elif target.kind == CS:
+            # \let\x\left copies the meaning *now*: the copy must not follow a later \renewcommand{\left}.
+            self.table.macros[name] = Macro(name, 0, None, (target._replace(kind=NOEXPAND),), start=start)
+        return j + 1
+
+    def _declare_operator(self, tokens, i, start):
+        j = _skip_space(tokens, i)
+        star = False
+        if j < len(tokens) and tokens[j].kind == TEXT and tokens[j].text.startswith("*"):
+            star = True
+            j += 1
+        name, j = self._read_defined_name(tokens, j)
+        text, k = read_group(tokens, j)
+        if name is None or text is None:
+            self._diag("warning", "\\DeclareMathOperator needs a command and a name", start)
+            return i
+        self.table.operators[name] = group_text(text)
+        opname = "operatorname*" if star else "operatorname"
+        body = (Token(CS, opname, start, start, True), Token(BGROUP, "{", start, start, True),
+                *text, Token(EGROUP, "}", start, start, True))
+        self._record(Macro(name, 0, None, body, start=start))
+        return k
+
+    # -- expansion ---------------------------------------------------------------------------
+    def _collect_args(self, macro: Macro, tokens: list[Token], i: int) -> tuple[list[list[Token]] | None, int]:
+        args: list[list[Token]] = []
+        j = i
+        if macro.delimiters or macro.prefix:
+            return self._collect_delimited(macro, tokens, i)
+        count = macro.n_args
+        if macro.optional_default is not None:
+            opt, k = read_optional(tokens, j)
+            if opt is None:
+                args.append(list(macro.optional_default))
+            else:
+                args.append(opt)
+                j = k
+            count -= 1
+        for _ in range(count):
+            arg, k = read_argument(tokens, j)
+            if arg is None:
+                return None, i
+            args.append(arg)
+            j = k
+        return args, j
+
+    def _collect_delimited(self, macro: Macro, tokens: list[Token], i: int):
+        j = i
+        for want in macro.prefix:
+            j = _skip_space(tokens, j) if want.kind != SPACE else j
+            if j >= len(tokens) or tokens[j].kind != want.kind or not tokens[j].text.startswith(want.text):
+                return None, i
+            if tokens[j].kind == TEXT and tokens[j].text != want.text:
+                tokens[j] = Token(TEXT, tokens[j].text[len(want.text):], tokens[j].start + len(want.text), tokens[j].end)
+            else:
+                j += 1
+        args = []
+        for delim in macro.delimiters:
+            if not delim:
+                arg, j = read_argument(tokens, j)
+                if arg is None:
+                    return None, i
+                args.append(arg)
+                continue
+            # Scan at brace depth 0 for the delimiter's first token (matching a TEXT prefix).
+            depth = 0
+            k = j
+            found = -1
+            n = len(tokens)
+            first = delim[0]
+            while k < n and k - j < 5000:
+                tok = tokens[k]
+                if tok.kind == BGROUP:
+                    depth += 1
+                elif tok.kind == EGROUP:
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and tok.kind == first.kind:
+                    if tok.kind == TEXT and first.text in tok.text:
+                        cut = tok.text.index(first.text)
+                        if cut:
+                            tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
+                                               Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
+                            k += 1
+                            tok = tokens[k]
+                        found = k
+                        break
+                    if tok.kind != TEXT and tok.text == first.text:
+                        found = k
+                        break
+                k += 1
+            if found < 0:
+                return None, i
+            arg = tokens[j:found]
+            if len(arg) >= 2 and arg[0].kind == BGROUP and arg[-1].kind == EGROUP:
+                inner, end = read_group(arg, 0)
+                if end == len(arg):
+                    arg = inner
+            args.append(list(arg))
+            end_tok = tokens[found]
+            if end_tok.kind == TEXT and len(end_tok.text) > len(first.text):
+                tokens[found] = Token(TEXT, end_tok.text[len(first.text):], end_tok.start + len(first.text), end_tok.end, end_tok.expanded)
+                j = found
+            else:
+                j = found + 1
+            # Remaining delimiter tokens beyond the first: skip if they match.
+            for extra in delim[1:]:
+                j2 = _skip_space(tokens, j)
+                if j2 < n and tokens[j2].kind == extra.kind and tokens[j2].text == extra.text:
+                    j = j2 + 1
+        return args, j
+
+    @staticmethod
+    def _substitute(macro: Macro, args: list[list[Token]], at: Token) -> list[Token]:
+        out: list[Token] = []
+        body = macro.body
+        n = len(body)
+        p = 0
+        start, end = at.start, at.end
+        while p < n:
+            tok = body[p]
+            if tok.kind == PARAM and p + 1 < n:
+                nxt = body[p + 1]
+                if nxt.kind == PARAM:
+                    out.append(Token(PARAM, "#", start, end, True))
+                    p += 2
+                    continue
+                if nxt.kind == TEXT and nxt.text[:1].isdigit():
+                    k = int(nxt.text[0]) - 1
+                    if 0 <= k < len(args):
+                        out.extend(args[k])
+                    if len(nxt.text) > 1:
+                        out.append(Token(TEXT, nxt.text[1:], start, end, True))
+                    p += 2
+                    continue
+            out.append(tok._replace(start=start, end=end, expanded=True) if not tok.expanded or tok.start != start else tok)
+            p += 1
+        return out
+
+    def expand(self, tokens: list[Token]) -> list[Token]:
+        """Expand user macros in `tokens` (recording definitions as they appear). Returns a new list.
+
+        Works in place on a copy: a macro use at index i is replaced by its expansion, which is then
+        rescanned from i (TeX's order), so nested definitions behave as in TeX. Each use in the source
+        has a budget of nested expansions and growth; past it, the use is reported and left as it is.
+        """
+        toks = list(tokens)
+        out: list[Token] = []
+        macros = self.table.macros
+        use_count = 0
+        use_base = 0
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            kind = tok.kind
+            if kind != CS:
+                out.append(tok._replace(kind=CS) if kind == NOEXPAND else tok)
+                i += 1
+                continue
+            name = tok.text
+            if name in NEWCOMMAND_LIKE:
+                i = max(self._define_newcommand(toks, i + 1, NEWCOMMAND_LIKE[name], tok.start), i + 1)
+                continue
+            if name in DEF_LIKE:
+                i = max(self._define_def(toks, i + 1, tok.start), i + 1)
+                continue
+            if name == "let":
+                i = max(self._define_let(toks, i + 1, tok.start), i + 1)
+                continue
+            if name in OPERATOR_DECL:
+                i = max(self._declare_operator(toks, i + 1, tok.start), i + 1)
+                continue
+            macro = macros.get(name)
+            if macro is None or name in self._disabled or self.package:
+                out.append(tok)
+                i += 1
+                continue
+            if not tok.expanded:
+                use_count, use_base = 0, len(toks)
+            use_count += 1
+            if use_count > MAX_EXPANSIONS_PER_USE or len(toks) - use_base > MAX_GROWTH_PER_USE:
+                self._diag("error", f"macro \\{name} expands without end (more than {MAX_EXPANSIONS_PER_USE} "
+                                    f"nested expansions or {MAX_GROWTH_PER_USE} new tokens); left unexpanded",
+                           tok.start)
+                # Drop what this runaway use produced (its tokens share the use's start) and keep the use itself.
+                j = i + 1
+                while j < len(toks) and toks[j].expanded and toks[j].start == tok.start:
+                    j += 1
+                del toks[i + 1:j]
+                use_count, use_base = 0, len(toks)
+                self._disabled.add(name)
+                out.append(tok)
+                i += 1
+                continue
+            if macro.n_args == 0 and not macro.prefix:
+                toks[i:i + 1] = self._substitute(macro, [], tok)
+                continue
+            args, k = self._collect_args(macro, toks, i + 1)
+            if args is None:
+                self._diag("warning", f"\\{name}: arguments not found; left unexpanded", tok.start)
+                out.append(tok)
+                i += 1
+                continue
+            toks[i:k] = self._substitute(macro, args, tok)
+        return out

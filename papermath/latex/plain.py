@@ -1,0 +1,132 @@
+"""LaTeX → plain text for titles, captions, cells and headings. Tables say what each command does."""
+from __future__ import annotations
+
+import re
+
+from .macros import read_group, read_optional
+from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, SUB, SUP, TEXT, TILDE, Token, detokenize
+
+# Commands whose argument is the visible text.
+UNWRAP = {
+    "textbf", "textit", "emph", "textsc", "texttt", "textrm", "textsf", "textmd", "textup", "textsl",
+    "underline", "uline", "mbox", "hbox", "text", "textnormal", "small", "large", "Large", "huge",
+    "fbox", "makebox", "framebox", "centerline", "ul", "textcolor", "colorbox", "highlight", "hl",
+    "protect", "nolinkurl", "footnotesize", "scriptsize", "tiny", "normalsize", "bfseries", "mathrm",
+    "mathbf", "textsuperscript", "textsubscript", "boldsymbol", "bm", "ensuremath", "titlefont",
+}
+# Commands that take leading non-text arguments before the visible one: name → how many to drop.
+DROP_LEADING_ARGS = {"textcolor": 1, "colorbox": 1, "href": 1, "makebox": 0, "rotatebox": 1, "scalebox": 1,
+                     "resizebox": 2, "raisebox": 1, "multicolumn": 2, "multirow": 2, "parbox": 1}
+# Commands dropped together with their arguments: name → number of mandatory arguments.
+DROP = {
+    "label": 1, "cite": 1, "citep": 1, "citet": 1, "citealp": 1, "citeauthor": 1, "citeyear": 1, "nocite": 1,
+    "vspace": 1, "hspace": 1, "includegraphics": 1, "thanks": 1, "footnote": 1, "footnotemark": 0,
+    "color": 1, "setlength": 2, "addtolength": 2, "vskip": 0, "hskip": 0, "input": 1, "url": 1,
+    "newline": 0, "linebreak": 0, "pagebreak": 0, "newpage": 0, "clearpage": 0, "centering": 0,
+    "noindent": 0, "par": 0, "bigskip": 0, "medskip": 0, "smallskip": 0, "hfill": 0, "vfill": 0,
+    "quad": 0, "qquad": 0, "xspace": 0, "maketitle": 0, "toprule": 0, "midrule": 0, "bottomrule": 0,
+    "hline": 0, "cline": 1, "cmidrule": 1, "raggedright": 0, "raggedleft": 0, "normalfont": 0,
+    "itshape": 0, "bf": 0, "it": 0, "rm": 0, "sf": 0, "tt": 0, "sc": 0, "em": 0, "selectfont": 0,
+    "fontsize": 2, "phantom": 1, "vphantom": 1, "hphantom": 1, "index": 1, "affiliation": 1, "email": 1,
+    "icmlaffiliation": 2, "icmlcorrespondingauthor": 2, "icmlkeywords": 1, "and": 0, "AND": 0,
+}
+REF_COMMANDS = {"ref": "", "eqref": "", "autoref": "", "cref": "", "Cref": "", "pageref": "", "nameref": "",
+                "Eqref": "", "figref": "", "secref": "", "tabref": "", "subref": ""}
+SYMBOLS = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}", "\\": " ", ",": " ", ";": " ",
+           " ": " ", "-": "", "/": "", "ldots": "…", "dots": "…", "LaTeX": "LaTeX", "TeX": "TeX", "S": "§",
+           "textendash": "–", "textemdash": "—", "textquoteright": "’", "ss": "ß", "o": "ø", "ae": "æ",
+           "i": "i", "l": "ł", "textbackslash": "\\", "copyright": "©", "dag": "†", "ddag": "‡", "textbar": "|",
+           "textless": "<", "textgreater": ">", "textasciitilde": "~", "ldots ": "…", "&": "&", "@": ""}
+ACCENTS = {"'", "`", "^", "\"", "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k", "t"}
+
+_SPACES = re.compile(r"\s+")
+
+
+def plain_text(tokens: list[Token], text: str, keep_math: bool = True) -> str:
+    """Readable text of a token list: formatting removed, math kept as `$…$` LaTeX (or dropped)."""
+    out: list[str] = []
+    _plain(list(tokens), text, keep_math, out)
+    s = "".join(out)
+    s = s.replace("``", "“").replace("''", "”").replace("---", "—").replace("--", "–")
+    return _SPACES.sub(" ", s).strip()
+
+
+def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str]) -> None:
+    i = 0
+    n = len(toks)
+    while i < n:
+        tok = toks[i]
+        kind = tok.kind
+        if kind == TEXT:
+            out.append(tok.text)
+            i += 1
+        elif kind in (SPACE, PAR):
+            out.append(" ")
+            i += 1
+        elif kind == TILDE:
+            out.append(" ")
+            i += 1
+        elif kind in (BGROUP, EGROUP, ALIGN):
+            out.append(" " if kind == ALIGN else "")
+            i += 1
+        elif kind == MATH:
+            j = i + 1
+            double = j < n and toks[j].kind == MATH
+            if double:
+                j += 1
+            k = j
+            while k < n and toks[k].kind != MATH:
+                k += 1
+            inner = toks[j:k]
+            if keep_math:
+                out.append("$" + detokenize(inner, text).strip() + "$")
+            i = k + (2 if double else 1)
+        elif kind in (SUP, SUB):
+            i += 1
+        elif kind == CS:
+            name = tok.text
+            if name in SYMBOLS:
+                out.append(SYMBOLS[name])
+                i += 1
+            elif name in ACCENTS:
+                i += 1  # the accented letter follows and is kept
+            elif name in REF_COMMANDS:
+                _, j = read_optional(toks, i + 1)
+                _, j = read_group(toks, j)
+                n = len(toks)
+                out.append("??")
+                i = j
+            elif name in DROP:
+                j = i + 1
+                if j < n and toks[j].kind == TEXT and toks[j].text.startswith("*"):
+                    j += 1
+                _, j = read_optional(toks, j)
+                for _ in range(DROP[name]):
+                    _, j = read_group(toks, j)
+                n = len(toks)
+                i = max(j, i + 1)
+            elif name in ("(", "["):
+                close = ")" if name == "(" else "]"
+                k = i + 1
+                while k < n and not (toks[k].kind == CS and toks[k].text == close):
+                    k += 1
+                if keep_math:
+                    out.append("$" + detokenize(toks[i + 1:k], text).strip() + "$")
+                i = k + 1
+            else:
+                j = i + 1
+                _, j2 = read_optional(toks, j)
+                n = len(toks)
+                j = j2
+                for _ in range(DROP_LEADING_ARGS.get(name, 0)):
+                    _, j = read_group(toks, j)
+                    n = len(toks)
+                i = j
+                # The visible argument (if any) is walked as ordinary tokens: braces vanish.
+        else:
+            i += 1
+
+
+def collapse(s: str) -> str:
+    """Whitespace collapsed to single spaces."""
+    return _SPACES.sub(" ", s).strip()

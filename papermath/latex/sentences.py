@@ -1,0 +1,39 @@
+"""Sentence splitting that never splits inside math nor after abbreviations (e.g., i.e., Fig., et al.)."""
+from __future__ import annotations
+
+import re
+
+ABBREVIATIONS = frozenset({
+    "e.g", "i.e", "etc", "cf", "vs", "fig", "figs", "eq", "eqs", "eqn", "sec", "secs", "tab", "al", "resp",
+    "approx", "no", "ref", "refs", "app", "appx", "thm", "def", "lem", "prop", "cor", "alg", "ch", "dr",
+    "mr", "ms", "prof", "viz", "w.r.t", "wrt", "st", "i.i.d", "iid", "incl", "max", "min", "avg", "std",
+    "var", "et al", "sect", "nos", "vol", "pp", "ed", "eds",
+})
+
+_MATH = re.compile(r"\$\$.*?\$\$|\$(?:\\.|[^$\\])*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_BOUNDARY = re.compile(r"([.!?])([\"”’)\]]*)\s+(?=[A-Z0-9\\$(\[“\"‘])")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) character ranges of the sentences of `text`."""
+    masked = _MATH.sub(lambda m: "x" * len(m.group()), text)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(masked):
+        end = m.end(2)
+        if m.group(1) == ".":
+            before = _WORD_BEFORE.search(masked, 0, m.start(1))
+            if before:
+                word = before.group(1).lower().rstrip(".")
+                if word in ABBREVIATIONS or (len(before.group(1)) == 1 and before.group(1).isupper()):
+                    continue
+                tail = masked[max(0, m.start(1) - 6):m.start(1)].lower()
+                if tail.endswith("et al"):
+                    continue
+        if end > start:
+            spans.append((start, end))
+        start = m.end()
+    if start < len(text) and text[start:].strip():
+        spans.append((start, len(text)))
+    return spans

@@ -1,0 +1,1 @@
+"""Renderers: terminal text, Markdown, JSON. They only present; analysis happens elsewhere."""

@@ -1,0 +1,138 @@
+"""The skim view: the triage guides 002 and 004 describe, as terminal text and as JSON."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections import Counter
+
+from ..latex.document import Document
+from .jsonout import to_jsonable
+
+SCHEMA_VERSION = 1
+
+
+def method_sections(doc: Document, top: int = 3) -> list[tuple[str, str, int]]:
+    """The sections holding the most display equations: (number or id, title, count), most first."""
+    counts = Counter(eq.section_id for eq in doc.equations if eq.section_id)
+    titles = {s.id: s for s in doc.sections}
+    # Fold unnumbered headings (\paragraph) into their numbered section for counting.
+    folded: Counter = Counter()
+    for sid, n in counts.items():
+        number = next((eq.section for eq in doc.equations if eq.section_id == sid), None)
+        key = f"sec:{number}" if number else sid
+        folded[key] += n
+    rows = []
+    for sid, n in folded.most_common(top):
+        sec = titles.get(sid)
+        rows.append((sec.number if sec and sec.number else sid, sec.title if sec else "", n))
+    return rows
+
+
+def skim_json(doc: Document) -> dict:
+    """The documented skim schema (see docs/json-schema.md)."""
+    p = doc.paper
+    return {
+        "schema": f"papermath.skim/{SCHEMA_VERSION}",
+        "paper": {"title": p.title, "source": p.source, "arxiv_id": p.arxiv_id, "version": p.version,
+                  "main_file": p.main_file, "format": p.format},
+        "authors": list(doc.authors),
+        "abstract": doc.abstract,
+        "contributions": list(doc.contributions),
+        "sections": [{"id": s.id, "number": s.number, "title": s.title, "level": s.level,
+                      "file": s.span.file, "line": s.span.line, "label": s.label} for s in doc.sections],
+        "equations": [{"id": e.id, "number": e.number, "section": e.section, "section_id": e.section_id,
+                       "latex": e.latex, "env": e.env, "file": e.span.file, "line": e.span.line,
+                       "column": e.span.column, "label": e.label} for e in doc.equations],
+        "captions": [{"id": f.id, "kind": f.kind, "number": f.number, "caption": f.caption, "label": f.label,
+                      "file": f.span.file, "line": f.span.line, "cells": [list(r) for r in f.cells]}
+                     for f in doc.floats],
+        "algorithms": [{"id": a.id, "number": a.number, "caption": a.caption, "label": a.label,
+                        "file": a.span.file, "line": a.span.line,
+                        "lines": [{"number": ln.number, "keyword": ln.keyword, "text": ln.text} for ln in a.lines]}
+                       for a in doc.algorithms],
+        "footnotes": [{"id": f.id, "number": f.number, "text": f.text, "file": f.span.file, "line": f.span.line}
+                      for f in doc.footnotes],
+        "code_links": list(doc.code_links),
+        "method_sections": [{"section": s, "title": t, "equations": n} for s, t, n in method_sections(doc)],
+        "references": {"total": len(doc.references),
+                       "unresolved": sorted({r.label for r in doc.unresolved_references})},
+        "diagnostics": to_jsonable(list(doc.diagnostics)),
+    }
+
+
+def skim_text(doc: Document, width: int | None = None, max_latex: int | None = None) -> str:
+    """Terminal view of the skim. `width` defaults to the terminal's."""
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 120)
+    out: list[str] = []
+    p = doc.paper
+    out.append(p.title or "(untitled)")
+    where = p.source
+    if p.arxiv_id:
+        where = f"arXiv:{p.arxiv_id}{p.version or ''}"
+    out.append(f"source: {where}   main file: {p.main_file}   format: {p.format}")
+    if doc.authors:
+        out.append(textwrap.shorten("authors: " + "; ".join(doc.authors), width))
+    if doc.abstract:
+        out.append("")
+        out.append("Abstract")
+        out.extend(textwrap.wrap(doc.abstract, width, initial_indent="  ", subsequent_indent="  "))
+    if doc.contributions:
+        out.append("")
+        out.append("Contributions (from the introduction)")
+        for item in doc.contributions:
+            out.extend(textwrap.wrap(item, width, initial_indent="  - ", subsequent_indent="    "))
+    eqs_by_section: dict[str | None, list] = {}
+    for eq in doc.equations:
+        eqs_by_section.setdefault(eq.section_id, []).append(eq)
+    out.append("")
+    out.append("Outline (display equations under each heading)")
+    latex_room = max_latex or max(width - 22, 30)
+    for sec in doc.sections:
+        indent = "  " * max(sec.level - 1, 0)
+        number = f"{sec.number} " if sec.number else ""
+        out.append(f"{indent}{number}{sec.title}")
+        for eq in eqs_by_section.get(sec.id, []):
+            tag = f"({eq.number})" if eq.number else "(—)"
+            out.append(f"{indent}    {tag:>7} {textwrap.shorten(eq.latex, latex_room, placeholder=' …')}")
+    orphan = eqs_by_section.get(None, [])
+    for eq in orphan:
+        tag = f"({eq.number})" if eq.number else "(—)"
+        out.append(f"    {tag:>7} {textwrap.shorten(eq.latex, latex_room, placeholder=' …')}")
+    rows = method_sections(doc)
+    if rows:
+        out.append("")
+        out.append("Where the method is (sections with the most display equations)")
+        for number, title, n in rows:
+            out.append(f"  {number} {title}: {n} equation{'s' if n != 1 else ''}")
+    if doc.floats:
+        out.append("")
+        out.append("Captions")
+        for f in doc.floats:
+            label = "Figure" if f.kind == "figure" else "Table"
+            out.append("  " + textwrap.shorten(f"{label} {f.number}: {f.caption}", width - 2, placeholder=" …"))
+    if doc.algorithms:
+        out.append("")
+        out.append("Algorithm boxes")
+        for a in doc.algorithms:
+            out.append(f"  Algorithm {a.number or ''}: {a.caption} ({len(a.lines)} lines)")
+            for ln in a.lines:
+                num = f"{ln.number:>3}" if ln.number is not None else "   "
+                out.append(f"    {num} " + textwrap.shorten(ln.text, max(width - 8, 20), placeholder=" …"))
+    out.append("")
+    if doc.code_links:
+        out.append("Code (check the official repository first)")
+        for link in doc.code_links:
+            out.append(f"  {link}")
+    else:
+        out.append("Code: the paper gives no link to a code repository")
+    n_eq = sum(1 for e in doc.equations if e.number)
+    unresolved = sorted({r.label for r in doc.unresolved_references})
+    out.append("")
+    out.append(f"{len(doc.sections)} headings, {len(doc.equations)} display equations ({n_eq} numbered), "
+               f"{len(doc.footnotes)} footnotes, {len(doc.floats)} captions, {len(doc.algorithms)} algorithms; "
+               f"{len(doc.references)} references, {len(unresolved)} unresolved")
+    if unresolved:
+        out.append("  " + textwrap.shorten("unresolved: " + ", ".join(unresolved), width - 2, placeholder=" …"))
+    for d in doc.diagnostics:
+        out.append(f"  {d}")
+    return "\n".join(out) + "\n"
