@@ -222,6 +222,11 @@ def test_bbl_without_bibliography_goes_before_end_document(tmp_path):
     assert result.bbl_included and result.text == DOC + "Text.\nBIB\n" + END
 
 
+def test_bbl_input_by_hand_is_not_added_twice(tmp_path):
+    result = flat(tmp_path, {"ms.tex": DOC + "\\input{ms.bbl}\n" + END, "ms.bbl": "BIB\n"})
+    assert result.bbl_included and result.text == DOC + "BIB\n\n" + END
+
+
 def test_bibliography_kept_when_no_bbl(tmp_path):
     result = flat(tmp_path, {"ms.tex": DOC + "\\bibliography{refs}\n" + END})
     assert not result.bbl_included and "\\bibliography{refs}" in result.text

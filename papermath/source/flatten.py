@@ -178,6 +178,8 @@ class _Flattener:
             return
         if rel not in self.read_order:
             self.read_order.append(rel)
+        if rel == self.bbl_file:  # the paper \input its .bbl itself: do not add it a second time
+            self.bbl_included = True
         if entry.events is None:
             entry.events = scan(entry.text, rel, self._scan_diagnostic(rel))
         text = entry.text
