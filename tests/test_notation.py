@@ -161,6 +161,7 @@ AMBIGUITIES = [
     (r":=", ("defines",)),
     (r"y_i=\sum_{j=1}^{d}W_{ij}x_j", ("scope", "index")),
     (r"(a,b)", ("interval", "pair")),
+    (r"\cdot", ("dot product", "placeholder")),
 ]
 
 
