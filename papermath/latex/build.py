@@ -182,7 +182,7 @@ class _Builder:
         para = Paragraph(pid, self._current_section_id, collapse(stripped), tuple(sentences),
                          self.span(toks[0].start), kind)
         self.paragraphs.append(para)
-        if self._pending_eq_before:
+        if self._pending_eq_before and kind not in ("footnote", "caption"):
             for k in self._pending_eq_before:
                 self.equations[k] = _replace(self.equations[k], paragraph_after=pid)
             self._pending_eq_before = []
@@ -297,8 +297,9 @@ class _Builder:
             return after
         if name in LIST_ENVS:
             self.flush_paragraph()
+            first = len(self.paragraphs)
             items = self.list_env(toks, j, close_start)
-            self.lists.append((self._current_section_id, len(self.paragraphs), items))
+            self.lists.append((self._current_section_id, first, items))
             return after
         if name in TABULAR_ENVS:
             return after
@@ -1027,10 +1028,27 @@ def _flat_at(anchors, text_offset: int) -> int:
     return flat + (text_offset - pos) if verbatim else flat
 
 
+def check_braces(tokens: list[Token], smap: SourceMap) -> list[Diagnostic]:
+    """Unbalanced braces, each reported where it stands (the model is still built, tolerantly)."""
+    found: list[Diagnostic] = []
+    open_at: list[Token] = []
+    for tok in tokens:
+        if tok.kind == BGROUP:
+            open_at.append(tok)
+        elif tok.kind == EGROUP:
+            if open_at:
+                open_at.pop()
+            else:
+                found.append(Diagnostic("error", "unbalanced braces: '}' closes nothing", smap.locate(tok.start)))
+    for tok in open_at[:5]:
+        found.append(Diagnostic("error", "unbalanced braces: '{' is never closed", smap.locate(tok.start)))
+    return found
+
+
 def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, operators: dict[str, str],
                    diagnostics: list[Diagnostic]) -> Document:
     """The document model of an expanded token list."""
-    builder = _Builder(smap.text, smap, tokens, list(diagnostics))
+    builder = _Builder(smap.text, smap, tokens, list(diagnostics) + check_braces(tokens, smap))
     builder.build()
     references = []
     for command, label, start in builder.references:

@@ -28,6 +28,10 @@ def method_sections(doc: Document, top: int = 3) -> list[tuple[str, str, int]]:
     return rows
 
 
+def _clip(s: str, room: int) -> str:
+    return s if len(s) <= room else s[:room - 2].rstrip() + " …"
+
+
 def skim_json(doc: Document) -> dict:
     """The documented skim schema (see docs/json-schema.md)."""
     p = doc.paper
@@ -93,11 +97,11 @@ def skim_text(doc: Document, width: int | None = None, max_latex: int | None = N
         out.append(f"{indent}{number}{sec.title}")
         for eq in eqs_by_section.get(sec.id, []):
             tag = f"({eq.number})" if eq.number else "(—)"
-            out.append(f"{indent}    {tag:>7} {textwrap.shorten(eq.latex, latex_room, placeholder=' …')}")
+            out.append(f"{indent}    {tag:>7} {_clip(eq.latex, latex_room)}")
     orphan = eqs_by_section.get(None, [])
     for eq in orphan:
         tag = f"({eq.number})" if eq.number else "(—)"
-        out.append(f"    {tag:>7} {textwrap.shorten(eq.latex, latex_room, placeholder=' …')}")
+        out.append(f"    {tag:>7} {_clip(eq.latex, latex_room)}")
     rows = method_sections(doc)
     if rows:
         out.append("")

@@ -1,0 +1,25 @@
+"""Shared test fixtures: where the example paper and the ../shared corpus live."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "attention-note"
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus" / "papers"
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"../shared is absent ({CORPUS} not found): the real-paper corpus exists in CI and dev sessions only")
+    return CORPUS
+
+
+def corpus_paper(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_dir():
+        pytest.skip(f"../shared is absent ({path} not found): the real-paper corpus exists in CI and dev sessions only")
+    return path

@@ -1,0 +1,175 @@
+"""The document model: numbering as LaTeX prints it, sections, macros, context, and bad inputs."""
+from __future__ import annotations
+
+import pytest
+
+from papermath.latex import document_from_string, load_document
+from papermath.latex.macros import Expander
+from papermath.latex.tokens import detokenize, tokenize
+
+from conftest import EXAMPLE
+
+DOC = r"""\documentclass{article}
+\begin{document}
+%s
+\end{document}
+"""
+
+
+def numbers(body: str) -> list[tuple[str | None, str]]:
+    doc = document_from_string(DOC % body)
+    return [(e.number, e.latex) for e in doc.equations]
+
+
+@pytest.mark.parametrize("body, expected", [
+    (r"\begin{equation} a = b \end{equation}", [("1", "a = b")]),
+    (r"\begin{equation*} a = b \end{equation*}", [(None, "a = b")]),
+    (r"\[ a \] $$ b $$", [(None, "a"), (None, "b")]),
+    (r"\begin{align} a &= 1 \\ b &= 2 \end{align}", [("1", "a &= 1"), ("2", "b &= 2")]),
+    (r"\begin{align} a &= 1 \nonumber \\ b &= 2 \end{align}", [(None, "a &= 1"), ("1", "b &= 2")]),
+    (r"\begin{align} a &= 1 \notag \\ &= 2 \end{align}", [("1", "a &= 1 &= 2")]),
+    (r"\begin{align} a &= 1 \\ b &= 2 \tag{$\star$} \\ c &= 3 \end{align}",
+     [("1", "a &= 1"), (r"\star", "b &= 2"), ("2", "c &= 3")]),
+    (r"\begin{gather} a \\ b \end{gather}", [("1", "a"), ("2", "b")]),
+    (r"\begin{multline} a + b \\ + c \end{multline}", [("1", r"a + b \\ + c")]),
+    (r"\begin{equation}\begin{split} a &= b \\ &= c \end{split}\end{equation}",
+     [("1", r"\begin{split} a &= b \\ &= c \end{split}")]),
+    (r"\begin{eqnarray} a &=& b \\ c &=& d \nonumber \end{eqnarray}", [("1", "a &=& b"), (None, "c &=& d")]),
+    (r"\begin{subequations}\begin{align} a \\ b \end{align}\end{subequations} \begin{equation} c \end{equation}",
+     [("1a", "a"), ("1b", "b"), ("2", "c")]),
+    (r"\begin{align} a &= [x; y] \\ [b] &= c \end{align}", [("1", "a &= [x; y]"), ("2", "[b] &= c")]),
+    (r"\begin{align} a \\[2pt] b \end{align}", [("1", "a"), ("2", "b")]),
+    (r"\begin{equation} a \nonumber \end{equation} \begin{equation} b \end{equation}", [(None, "a"), ("1", "b")]),
+    (r"\begin{alignat}{2} a &= b & c &= d \end{alignat}", [("1", "a &= b & c &= d")]),
+    (r"\begin{equation} x \label{eq:x} \end{equation}", [("1", "x")]),
+])
+def test_equation_numbers(body, expected):
+    assert numbers(body) == expected
+
+
+def test_numberwithin_and_appendix():
+    doc = document_from_string(DOC % r"""\numberwithin{equation}{section}
+\section{One} \begin{equation} a \end{equation} \begin{equation} b \end{equation}
+\section{Two} \begin{equation} c \end{equation}
+\appendix \section{Extra} \begin{equation} d \end{equation}""")
+    assert [e.number for e in doc.equations] == ["1.1", "1.2", "2.1", "A.1"]
+    assert [s.number for s in doc.sections] == ["1", "2", "A"]
+
+
+@pytest.mark.parametrize("body, expected", [
+    (r"\section{A}\subsection{B}\subsubsection{C}\paragraph{D}", [("1", "A"), ("1.1", "B"), ("1.1.1", "C"), (None, "D")]),
+    (r"\section*{Intro}\section{A}\subsection*{S}\subsection{T}", [(None, "Intro"), ("1", "A"), (None, "S"), ("1.1", "T")]),
+    (r"\section{A}\appendix\section{B}\subsection{C}", [("1", "A"), ("A", "B"), ("A.1", "C")]),
+    (r"\setcounter{secnumdepth}{1}\section{A}\subsection{B}", [("1", "A"), (None, "B")]),
+    (r"\section[short]{Long \emph{title}}", [("1", "Long title")]),
+])
+def test_section_numbers(body, expected):
+    doc = document_from_string(DOC % body)
+    assert [(s.number, s.title) for s in doc.sections] == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    (r"\newcommand{\R}{\mathbb{R}} $x \in \R^d$", r"$x \in \mathbb{R}^d$"),
+    (r"\newcommand\vx{\mathbf{x}} \vx", r"\mathbf{x}"),
+    (r"\newcommand{\norm}[1]{\left\|#1\right\|} \norm{x}", r"\left\|x\right\|"),
+    (r"\newcommand{\opt}[2][d]{f(#1,#2)} \opt{a} \opt[b]{c}", "f(d,a) f(b,c)"),
+    (r"\renewcommand*{\x}{y} \x", "y"),
+    (r"\providecommand{\p}{1}\providecommand{\p}{2} \p", "1"),
+    (r"\def\pair#1#2{(#1,#2)} \pair ab", "(a,b)"),
+    (r"\def\br[#1]{<#1>} \br[z]", "<z>"),
+    (r"\let\bx\mathbf \bx{v}", r"\mathbf{v}"),
+    (r"\DeclareMathOperator*{\argmax}{arg\,max} \argmax_x", r"\operatorname*{arg\,max}_x"),
+    (r"\newcommand{\dsviii}{DeepSeek-V3} \dsviii{} uses", "DeepSeek-V3{} uses"),
+    (r"\let\oldleft\left \renewcommand{\left}{\mathopen{}\oldleft} \left(", r"\left("),
+])
+def test_macro_expansion(source, expected):
+    expander = Expander()
+    out = detokenize(expander.expand(tokenize(source)), source).strip()
+    assert out == expected
+    assert not expander.diagnostics
+
+
+def test_declared_operators_are_recorded():
+    doc = document_from_string(DOC % r"\DeclareMathOperator{\Topk}{Topk} $\Topk(x)$")
+    assert doc.operators == {"Topk": "Topk"}
+    assert doc.inline_math[0].latex == r"\operatorname{Topk}(x)"
+
+
+def test_sentences_do_not_split_inside_math_or_after_abbreviations():
+    doc = document_from_string(DOC % r"We use softmax, e.g. in Fig. 2 of Vaswani et al. 2017. Let $x = 1. y$ denote it. Done.")
+    assert [s.text for s in doc.paragraphs[0].sentences] == [
+        "We use softmax, e.g. in Fig. 2 of Vaswani et al. 2017.", "Let $x = 1. y$ denote it.", "Done."]
+
+
+def test_footnotes_floats_algorithms_and_references():
+    doc = document_from_string(DOC % r"""
+\section{S}\label{sec:s}
+Text.\footnote{First.} More.\footnote{Second with \url{https://github.com/a/b}.}
+\begin{figure}\caption{A figure.}\label{fig:a}\end{figure}
+\begin{table}\caption{A table.}\label{tab:a}\begin{tabular}{cc} x & y \\ 1 & 2 \end{tabular}\end{table}
+\begin{algorithm}\caption{Train}\label{alg:t}\begin{algorithmic}[1]
+\Require data \State $x \gets 0$ \For{$t=1..T$} \State step \EndFor \Return $x$
+\end{algorithmic}\end{algorithm}
+See \ref{sec:s}, \ref{fig:a}, \ref{tab:a}, \ref{alg:t} and \eqref{eq:missing}.""")
+    assert [(f.number, f.text) for f in doc.footnotes] == [("1", "First."), ("2", "Second with \\url{https://github.com/a/b}.")]
+    assert [(f.kind, f.number, f.caption, f.label) for f in doc.floats] == [
+        ("figure", "1", "A figure.", "fig:a"), ("table", "1", "A table.", "tab:a")]
+    assert doc.floats[1].cells == (("x", "y"), ("1", "2"))
+    alg = doc.algorithms[0]
+    assert (alg.number, alg.caption, alg.label) == ("1", "Train", "alg:t")
+    assert [(ln.number, ln.keyword) for ln in alg.lines] == [
+        (None, "Require"), (1, "State"), (2, "For"), (3, "State"), (4, "EndFor"), (5, "Return")]
+    resolved = {r.label: r.number for r in doc.references}
+    assert resolved == {"sec:s": "1", "fig:a": "1", "tab:a": "1", "alg:t": "1", "eq:missing": None}
+    assert [r.label for r in doc.unresolved_references] == ["eq:missing"]
+    assert doc.code_links == ("https://github.com/a/b",)
+
+
+@pytest.mark.parametrize("body, message, line", [
+    (r"\section{Intro", "unbalanced braces: '{' is never closed", 3),
+    ("text }", "unbalanced braces: '}' closes nothing", 3),
+    (r"\begin{align} a \\ b", r"\begin{align} has no matching \end{align}", 3),
+    (r"\def\a{\a\a} \a", r"macro \a is defined in terms of itself", 3),
+    ("$x + y", "$ without a closing $", 3),
+])
+def test_bad_inputs_become_diagnostics_with_positions(body, message, line):
+    doc = document_from_string(DOC % body, "bad.tex")
+    found = [d for d in doc.diagnostics if message in d.message]
+    assert found, [str(d) for d in doc.diagnostics]
+    assert found[0].position.file == "bad.tex" and found[0].position.line == line
+    assert str(found[0]).startswith(f"bad.tex:{line}:")
+
+
+def test_indirect_runaway_expansion_stops_with_a_diagnostic():
+    doc = document_from_string(DOC % r"\def\a{\b x}\def\b{\a y} \a")
+    assert any("expands without end" in d.message for d in doc.diagnostics)
+
+
+def test_example_paper_model():
+    doc = load_document(str(EXAMPLE))
+    assert doc.paper.title == "A Small Note on Attention and Routing"
+    assert doc.paper.main_file == "main.tex"
+    assert [(s.number, s.title) for s in doc.sections] == [
+        ("1", "Introduction"), ("2", "Attention"), ("2.1", "Scaled Dot-Product Attention"), ("3", "Routing"),
+        ("A", "A Worked Number")]
+    eqs = [(e.id, e.number, e.section) for e in doc.equations]
+    assert eqs == [("eq:1", "1", "2.1"), ("eq:u1", None, "2.1"), ("eq:2", "2", "3"), ("eq:3", "3", "3"),
+                   ("eq:4", "4", "3"), ("eq:u2", None, "A"), ("eq:5a", "5a", "A"), ("eq:5b", "5b", "A")]
+    attention = doc.equation("1")
+    # Macros expanded, including an optional argument's default; the row lives in the \input file.
+    assert attention.latex == (r"\mathrm{Attention}(Q, K, V) = \operatorname{softmax}\left(\frac{Q K^{\top}}"
+                               r"{\sqrt{d_k}}\right) V")
+    assert (attention.span.file, attention.span.line) == ("sections/attention.tex", 9)
+    assert doc.equation("eq:affinity").number == "2"
+    balance = doc.equation("4")
+    assert balance.latex.startswith(r"\mathcal{L}_{\mathrm{bal}} &= \alpha") and r"\lVert \mathbf{b} \rVert" in balance.latex
+    assert "commented out" not in " ".join(e.latex for e in doc.equations)
+    where = doc.paragraph(doc.equation("4").paragraph_after)
+    assert where.text.startswith(r"where $s_{i,t}$ is the token-to-expert affinity")
+    assert [f.number for f in doc.footnotes] == ["1", "2"]
+    assert doc.contributions == ("a symbol-by-symbol statement of attention;",
+                                 "a routing rule with a bias used only for selection.")
+    assert doc.operators == {"Topk": "Topk"}
+    assert doc.code_links == ("https://github.com/papermath/attention-note",)
+    assert not doc.unresolved_references
+    assert not [d for d in doc.diagnostics if d.severity == "error"]
