@@ -173,3 +173,21 @@ def test_example_paper_model():
     assert doc.code_links == ("https://github.com/papermath/attention-note",)
     assert not doc.unresolved_references
     assert not [d for d in doc.diagnostics if d.severity == "error"]
+
+
+def test_theorem_environments_are_numbered_and_resolve_labels():
+    doc = document_from_string(r"""\documentclass{article}
+\newtheorem{theorem}{Theorem}[section]
+\newtheorem{lemma}[theorem]{Lemma}
+\newtheorem*{remark}{Remark}
+\begin{document}
+\section{A}
+\begin{theorem}\label{thm:a} x \end{theorem}
+\begin{lemma}\label{lem:b} y \end{lemma}
+\begin{remark}\label{rem:c} z \end{remark}
+\section{B}
+\begin{lemma}\label{lem:d} w \end{lemma}
+See \ref{thm:a}, \ref{lem:b}, \ref{lem:d}.
+\end{document}""")
+    assert {r.label: r.number for r in doc.references} == {"thm:a": "1.1", "lem:b": "1.2", "lem:d": "2.1"}
+    assert doc.labels["lem:d"] == "lemma:2.1"

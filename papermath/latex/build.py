@@ -151,6 +151,9 @@ class _Builder:
     _group: int = 0
     _unnumbered: int = 0
     _in_document: bool = False
+    theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """\\newtheorem environments: name → (counter name, reset-within section unit or None)."""
+    theorem_counts: dict[str, int] = field(default_factory=dict)
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -303,7 +306,20 @@ class _Builder:
             return after
         if name in TABULAR_ENVS:
             return after
-        # Any other environment: its content is running text (theorems, center, minipage, …).
+        if name in self.theorems:
+            counter, within = self.theorems[name]
+            if counter:
+                prefix = self.counters.prefix_for(within)
+                key = counter + "@" + prefix  # a counter numbered within a section restarts in each one
+                self.theorem_counts[key] = self.theorem_counts.get(key, 0) + 1
+                number = prefix + str(self.theorem_counts[key])
+                self._last_labelable = f"{name}:{number}"
+                self._label_target_number = number
+            else:
+                self._last_labelable = None
+            self.walk(toks, j, close_start)
+            return after
+        # Any other environment: its content is running text (center, minipage, proof, …).
         skip = ENV_LEADING_ARGS.get(name, 0)
         k = j
         _, k = read_optional(toks, k)
@@ -500,8 +516,28 @@ class _Builder:
             self._para.extend(toks[i:k])
         return k
 
-    def cmd_renewcommand_theequation(self, toks, i, end):
-        return i + 1
+    def cmd_newtheorem(self, toks, i, end):
+        """\\newtheorem{name}[shared]{Title}[within] and the unnumbered \\newtheorem*{name}{Title}."""
+        j = i + 1
+        starred = j < end and toks[j].kind == TEXT and toks[j].text == "*"
+        if starred:
+            j += 1
+        name, j = read_group(toks, j)
+        if name is None:
+            return i + 1
+        shared, j = read_optional(toks, j)
+        _, j = read_group(toks, j)
+        within, j = read_optional(toks, j)
+        env = group_text(name)
+        if starred:
+            self.theorems[env] = ("", None)
+        elif shared:
+            parent = group_text(shared)
+            self.theorems[env] = (self.theorems.get(parent, (parent, None))[0] or parent,
+                                  self.theorems.get(parent, ("", None))[1])
+        else:
+            self.theorems[env] = (env, group_text(within) if within else None)
+        return j
 
     def cmd_makeatletter(self, toks, i, end):
         return i + 1
@@ -851,7 +887,7 @@ COMMAND_HANDLERS = {
     "footnotemark": _Builder.cmd_footnotemark, "numberwithin": _Builder.cmd_numberwithin,
     "counterwithin": _Builder.cmd_numberwithin, "setcounter": _Builder.cmd_setcounter,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
-    "abstract": _Builder.cmd_abstract_command,
+    "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
 }
 for _name in TITLE_COMMANDS:
     COMMAND_HANDLERS[_name] = _Builder.cmd_title
