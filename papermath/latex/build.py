@@ -323,7 +323,6 @@ class _Builder:
         skip = ENV_LEADING_ARGS.get(name, 0)
         k = j
         _, k = read_optional(toks, k)
-        end = len(toks) if end > len(toks) else end
         for _ in range(skip):
             _, k = read_group(toks, k)
         self.walk(toks, k, close_start)
@@ -539,9 +538,6 @@ class _Builder:
             self.theorems[env] = (env, group_text(within) if within else None)
         return j
 
-    def cmd_makeatletter(self, toks, i, end):
-        return i + 1
-
     def cmd_inline_paren(self, toks, i, end):
         close = _find_cs(toks, i + 1, end, ")")
         if close is None:
@@ -652,8 +648,6 @@ class _Builder:
                 for lab in ([label] if label else []) + extra_labels:
                     self.labels.setdefault(lab, eid)
                     self.label_numbers.setdefault(lab, number)
-        if len(self.equations) == first_index and not numbered_env:
-            pass
         self._pending_eq_before.extend(range(first_index, len(self.equations)))
         self._last_labelable = None
 
@@ -740,8 +734,6 @@ class _Builder:
                     else:
                         c.figure += 1
                         number = c.prefix_for(c.figure_within) + str(c.figure)
-                    if c.appendix and c.figure_within is None and kind == "figure":
-                        pass
                     fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
                     caption = plain_text(group, self.text)
                     self.floats.append(Float(fid, kind, number, caption, None, self.span(tok.start), cells))
