@@ -1,0 +1,60 @@
+"""Math notation parser: one formula's LaTeX → papermath's syntax tree (see `ast`), and back.
+
+    >>> from papermath.math import parse, to_latex, read_aloud
+    >>> result = parse(r"\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V")
+    >>> read_aloud(result.tree)
+
+`parse` is tolerant by default: an unknown macro becomes an `Opaque` node and a warning. With
+`strict=True` it raises `MathParseError` instead. Syntax errors raise in both modes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import MathParseError
+from . import ast
+from .ast import Node, children, to_dict, walk
+from .english import read_aloud
+from .parser import Parser
+from .printer import to_latex
+
+__all__ = ["parse", "parse_rows", "ParseResult", "to_latex", "read_aloud", "walk", "children", "to_dict",
+           "ast", "Node", "MathParseError"]
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """The outcome of parsing one formula."""
+
+    tree: Node
+    """Root node of the syntax tree (an `ast.Rows` when the formula has several align rows)."""
+    warnings: tuple[str, ...]
+    """What tolerant mode got past: unknown macros, unbalanced delimiters (empty in strict mode)."""
+    source: str
+    """The formula as given; every span in the tree indexes into it."""
+
+
+def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> ParseResult:
+    """Parse one formula. `functions` names the paper declares or uses as functions (`\\DeclareMathOperator`).
+
+    Raises `MathParseError` (with offset and caret snippet) on malformed input, and in strict mode also on
+    unknown macros and anything tolerant mode would only warn about.
+    """
+    if not isinstance(latex, str):
+        raise MathParseError("formula must be a string", "", 0)
+    try:
+        parser = Parser(latex, strict=strict, functions=functions)
+        tree = parser.parse_formula()
+    except RecursionError:
+        raise MathParseError("formula nested too deeply", latex, 0) from None
+    return ParseResult(tree, tuple(parser.warnings), latex)
+
+
+def parse_rows(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> tuple[ParseResult, ...]:
+    """Parse an align body into one statement per row: `&` is layout, `\\\\` separates rows, and a row that
+    starts with a relation or operator continues the previous statement. Spans index into `latex`."""
+    result = parse(latex, strict=strict, functions=functions)
+    tree = result.tree
+    if isinstance(tree, ast.Rows):
+        return tuple(ParseResult(s, result.warnings, latex) for s in tree.statements)
+    return (result,)

@@ -1,0 +1,592 @@
+"""papermath's formula syntax tree: frozen dataclasses, one per kind of notation.
+
+Every node has `span = (start, end)`, character offsets into the formula string. Spans are left out of
+equality (`compare=False`), so two trees that read the same are equal wherever they were written: that
+is what the round trip `parse(to_latex(t)).tree == t` checks.
+
+Semantics are explicit for the stages that consume the tree:
+- `Product` is juxtaposition (`QK^\\top`): a matrix or scalar product, decided later from shapes;
+  `Apply` is a function application, with `certainty` saying how sure the parser is.
+- Scripts are classified: `Indexed` (index), `Symbol.sub_label`/`sup_label` (label), `Power`,
+  `Transpose`, `Inverse`, `Symbol.optimum` (`^*`), `Symbol.primes`.
+- `Reduction` binds variables (sum, prod, max, argmax, expectation, integral, limit, softmax axis…).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, Optional
+
+Span = tuple[int, int]
+
+
+class Node:
+    """Base of all syntax-tree nodes."""
+
+    __slots__ = ()
+    span: Span
+
+    @property
+    def type(self) -> str:
+        return type(self).__name__
+
+
+def _span() -> Any:
+    return field(default=(0, 0), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Empty(Node):
+    """Nothing: an empty group `{}` or the missing left side of a continuation row (`&= b`)."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Number(Node):
+    """A numeric literal."""
+
+    value: str
+    """Digits as written (`0.5`, `12`)."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Symbol(Node):
+    """A named quantity: a letter or a name, with its font, accents and labels (not its indices)."""
+
+    name: str
+    """The letter (`x`), the macro (`\\alpha`) or a multi-letter name (`Attention`)."""
+    font: Optional[str] = None
+    """Font code: bf, cal, scr, bb, rm, sf, it, frak, tt, op (\\operatorname); None for default."""
+    accents: tuple[str, ...] = ()
+    """Accents from the outside in (`\\hat{\\bar x}` → ("hat", "bar"))."""
+    sub_label: Optional[Node] = None
+    """A subscript that names rather than indexes (`p_{\\text{base}}`, `\\theta_{old}`, `D_{KL}`)."""
+    sup_label: Optional[Node] = None
+    """A superscript that names (`W^{DKV}`, `h^{(\\ell)}`, `A^\\dagger`)."""
+    primes: int = 0
+    """Number of primes (`v'` → 1)."""
+    optimum: bool = False
+    """True for `^*` / `^\\star`: the optimal value of the quantity."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Text(Node):
+    """Prose inside math: `\\text{if } …`."""
+
+    text: str
+    """The text as written, whitespace collapsed."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Ellipsis_(Node):
+    """An ellipsis: `\\ldots`, `\\cdots`, `\\vdots`, `\\ddots`."""
+
+    kind: str
+    """Canonical form: "...", "\\cdots", "\\vdots", "\\ddots"."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Opaque(Node):
+    """An unknown macro (tolerant mode only), kept verbatim with its brace arguments."""
+
+    macro: str
+    """The macro, with backslash."""
+    args: tuple[str, ...] = ()
+    """Its brace arguments, verbatim."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Indexed(Node):
+    """An indexed quantity `x_i`, `W_{ij}`, `x_{1:T}`, `\\mathrm{softmax}(z)_j`."""
+
+    base: Node
+    """What is indexed."""
+    indices: tuple[Node, ...]
+    """One node per index (`W_{ij}` → (i, j); `W_{i,j}` → (i, j))."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Labeled(Node):
+    """A label script on something that is not a plain symbol (`(x)^{(k)}`)."""
+
+    base: Node
+    """What the label is attached to."""
+    label: Node
+    """The label."""
+    position: str
+    """"sub" or "sup"."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Primed(Node):
+    """Primes on something that is not a plain symbol (`(f g)'`)."""
+
+    base: Node
+    """What is primed."""
+    count: int
+    """Number of primes."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Power(Node):
+    """A power `x^2`, `e^{z_j}`, `\\|x\\|_2^2`."""
+
+    base: Node
+    """The base."""
+    exponent: Node
+    """The exponent."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Transpose(Node):
+    """A transpose `K^\\top`, `x^T`, `W^{\\mathsf T}`."""
+
+    base: Node
+    """What is transposed."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Inverse(Node):
+    """An inverse `A^{-1}`."""
+
+    base: Node
+    """What is inverted."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Slice(Node):
+    """A range in an index: `x_{1:T}`, `X_{t,:}`."""
+
+    start: Optional[Node]
+    """First position (None when omitted)."""
+    stop: Optional[Node]
+    """Last position, inclusive as papers write it (None when omitted)."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    """An explicit infix operator: + - \\pm \\cdot \\times / \\odot \\otimes \\circ \\cup \\cap …"""
+
+    op: str
+    """Canonical operator token (`+`, `\\cdot`, `/`)."""
+    left: Node
+    """Left operand."""
+    right: Node
+    """Right operand."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class UnaryOp(Node):
+    """A prefix operator: `-x`, `\\pm x`, `\\neg p`, or `<t` in `x_{<t}`."""
+
+    op: str
+    """Canonical operator token."""
+    operand: Node
+    """The operand."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Product(Node):
+    """Juxtaposition `QK^\\top`, `2x`, `\\beta\\log\\sigma(z)`: a product whose kind (matrix or scalar) is
+    decided from shapes later."""
+
+    factors: tuple[Node, ...]
+    """Factors, left to right (at least two)."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Apply(Node):
+    """A function applied to arguments: `\\mathrm{Attention}(Q,K,V)`, `\\log p(x)`, `p_\\theta(y \\mid x)`."""
+
+    func: Node
+    """The function (usually a Symbol)."""
+    args: tuple[Node, ...]
+    """Arguments (the event, for a conditional probability)."""
+    given: tuple[Node, ...] = ()
+    """Conditioning arguments after `\\mid` / `|` (`p(y \\mid x)` → (x,))."""
+    params: tuple[Node, ...] = ()
+    """Parameters after `;` (`p(y \\mid x; \\theta)` → (θ,))."""
+    certainty: str = "known"
+    """known (table), declared (the paper declares it), conditional (has a `\\mid`), ambiguous
+    (`f(x)` with an unknown `f`: application or product)."""
+    brackets: str = "()"
+    """"()", "[]", "{}" or "" for prefix application without brackets (`\\log x`)."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Divergence(Node):
+    """A divergence between two distributions: `D_{KL}(p \\| q)`, `\\mathrm{KL}(p||q)`."""
+
+    func: Node
+    """The divergence's name (`D_{KL}`, `KL`)."""
+    left: Node
+    """First argument (the distribution the average runs over)."""
+    right: Node
+    """Second argument."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reduction(Node):
+    """An operator that binds variables: sum, prod, union…, int, max/min/sup/inf, argmax/argmin, lim,
+    expectation (`\\mathbb E_{x\\sim p}[…]`), softmax/topk along an axis, …"""
+
+    op: str
+    """Canonical operator: sum, prod, int, max, min, argmax, argmin, sup, inf, lim, E, softmax, …"""
+    operator: Node
+    """The operator as written, as a node (a Symbol: `\\sum`, `\\mathbb{E}`, `\\hat{\\mathbb E}`)."""
+    under: Optional[Node]
+    """The whole under-script (lower limit, range or condition), as parsed."""
+    over: Optional[Node]
+    """The whole over-script (upper limit)."""
+    body: Optional[Node]
+    """What is reduced (None when nothing follows)."""
+    variables: tuple[Node, ...] = ()
+    """Bound variables (`\\sum_{i=1}` → (i,); `\\mathbb E_{(x,y)\\sim D}` → (x, y); `\\int … dx` → (x,))."""
+    lower: Optional[Node] = None
+    """Lower limit (`\\sum_{i=1}` → 1; `\\int_a` → a)."""
+    upper: Optional[Node] = None
+    """Upper limit (`^N`)."""
+    domain: Optional[Node] = None
+    """The set the variables run over (`\\sum_{v\\in V}` → V)."""
+    distribution: Optional[Node] = None
+    """For an expectation: the distribution sampled (`x \\sim p` → p)."""
+    condition: Optional[Node] = None
+    """A condition on the variables (`\\sum_{i: c_i>0}`, `\\lim_{x\\to 0}` → x \\to 0)."""
+    brackets: str = ""
+    """Brackets written around the body ("[]", "()", "{}", or "")."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Derivative(Node):
+    """A derivative written as a fraction: `\\frac{d}{dx}`, `\\frac{\\partial L}{\\partial \\theta_i}`."""
+
+    kind: str
+    """"d" (total) or "partial"."""
+    body: Optional[Node]
+    """What is differentiated (None for the bare operator `\\frac{d}{dx}`)."""
+    wrt: tuple[Node, ...]
+    """Variables differentiated against."""
+    order: Optional[Node] = None
+    """Order for `\\frac{d^2 y}{dx^2}`."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Differential(Node):
+    """A differential `dx`, `\\partial \\mathcal L` outside a derivative fraction."""
+
+    kind: str
+    """"d" or "partial"."""
+    body: Node
+    """The quantity."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Gradient(Node):
+    """`\\nabla_\\theta \\mathcal L`: the gradient of body with respect to `wrt`."""
+
+    wrt: Optional[Node]
+    """The variable under the nabla (None if not written)."""
+    order: Optional[Node]
+    """A superscript on nabla (`\\nabla^2`)."""
+    body: Optional[Node]
+    """What is differentiated."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Relation(Node):
+    """A relation or a chain: `a = b = c`, `x \\sim p`, `\\theta \\leftarrow \\theta - \\eta g`."""
+
+    operands: tuple[Node, ...]
+    """n+1 operands."""
+    ops: tuple[str, ...]
+    """n canonical relations (`=`, `:=`, `\\le`, `\\in`, `\\sim`, `\\leftarrow`, …)."""
+    notes: tuple[Optional[Node], ...] = ()
+    """Per relation: text stacked over it (`\\overset{\\text{iid}}{\\sim}` → Text(iid)), or None."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Frac(Node):
+    """A fraction `\\frac{a}{b}`."""
+
+    num: Node
+    """Numerator."""
+    den: Node
+    """Denominator."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Root(Node):
+    """`\\sqrt{x}`, `\\sqrt[n]{x}`."""
+
+    body: Node
+    """Radicand."""
+    index: Optional[Node] = None
+    """Root index (None for square root)."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Group(Node):
+    """One expression in parentheses or brackets: `(a+b)`, `[x]`."""
+
+    body: Node
+    """The expression."""
+    open: str = "("
+    """Opening delimiter: "(", "[", "{", "<"."""
+    close: str = ")"
+    """Closing delimiter."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Tuple(Node):
+    """A tuple or argument list: `(x, y_w, y_l)`, `\\langle a, b\\rangle`."""
+
+    items: tuple[Node, ...]
+    """Items (at least two)."""
+    open: str = "("
+    """Opening delimiter."""
+    close: str = ")"
+    """Closing delimiter."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Interval(Node):
+    """An interval `(0,1]`, `[a,b]`."""
+
+    lower: Node
+    """Left end."""
+    upper: Node
+    """Right end."""
+    left_closed: bool
+    """True for `[`."""
+    right_closed: bool
+    """True for `]`."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Concat(Node):
+    """Concatenation `[a; b]`."""
+
+    items: tuple[Node, ...]
+    """Concatenated parts."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetLiteral(Node):
+    """`\\{1, 2, 3\\}`."""
+
+    items: tuple[Node, ...]
+    """Members."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetBuilder(Node):
+    """`\\{x \\in S \\mid \\text{condition}\\}` (the bar or a colon)."""
+
+    element: Node
+    """The element (often `x \\in S`)."""
+    condition: Node
+    """The condition."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Abs(Node):
+    """`|x|`: absolute value, or the size of a set (`|o_i|`)."""
+
+    body: Node
+    """The operand."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Norm(Node):
+    """`\\|x\\|`, `\\|x\\|_2`."""
+
+    body: Node
+    """The operand."""
+    order: Optional[Node] = None
+    """The subscript (2, F, \\infty), if written."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Delimited(Node):
+    """Other paired delimiters: floor, ceil, `\\langle\\cdot\\rangle`, `[[\\cdot]]`."""
+
+    kind: str
+    """"floor", "ceil", "angle" or "[[".."""
+    body: Node
+    """Content."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Indicator(Node):
+    """An indicator `\\mathbb 1[c]`, `\\mathbf 1(c)`, `\\mathbb{1}_{c}`: 1 when c holds, else 0."""
+
+    symbol: Node
+    """The one as written (Symbol 1 in bf/bb)."""
+    condition: Node
+    """The condition."""
+    brackets: str = "[]"
+    """"[]", "()", "{}" or "_" for a subscript condition."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cases(Node):
+    """`\\begin{cases} v & \\text{if } c \\\\ … \\end{cases}`."""
+
+    rows: tuple[tuple[Node, Optional[Node]], ...]
+    """(value, condition) per row; condition None when omitted."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Matrix(Node):
+    """A matrix: pmatrix, bmatrix, array, …"""
+
+    env: str
+    """Environment name."""
+    rows: tuple[tuple[Node, ...], ...]
+    """Cells, row by row."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Binom(Node):
+    """`\\binom{n}{k}`."""
+
+    n: Node
+    """Top."""
+    k: Node
+    """Bottom."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Factorial(Node):
+    """`n!`."""
+
+    body: Node
+    """Operand."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Annotated(Node):
+    """`\\underbrace{x}_{note}`, `\\overset{a}{x}`: a body with a note that is not an index."""
+
+    body: Node
+    """The annotated expression."""
+    note: Node
+    """The note."""
+    kind: str
+    """"underbrace", "overbrace", "overset", "underset"."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Sequence(Node):
+    """Several statements in one formula, separated by commas/semicolons (`a=1,\\ b=2`)."""
+
+    items: tuple[Node, ...]
+    """Statements."""
+    separators: tuple[str, ...] = ()
+    """Separators between them ("," or ";")."""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Rows(Node):
+    """Rows of an align block, one statement each (continuation rows already joined)."""
+
+    statements: tuple[Node, ...]
+    """One per row."""
+    span: Span = _span()
+
+
+# --- traversal -----------------------------------------------------------------------------------
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls) if f.name != "span")
+        _CHILD_FIELDS[cls] = names
+    return names
+
+
+def children(node: Node) -> Iterator[Node]:
+    """The direct child nodes of `node`, in field order (nested tuples flattened)."""
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, Node):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, Node):
+                    yield item
+                elif isinstance(item, tuple):
+                    for sub in item:
+                        if isinstance(sub, Node):
+                            yield sub
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """`node` and all its descendants, depth first, parents before children."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def to_dict(node: Any) -> Any:
+    """The tree as JSON-ready data: `{"type": "Symbol", "span": [s, e], <fields>…}`."""
+    if isinstance(node, Node):
+        out: dict[str, Any] = {"type": type(node).__name__.rstrip("_"), "span": list(node.span)}
+        for name in _child_fields(type(node)):
+            out[name] = to_dict(getattr(node, name))
+        return out
+    if isinstance(node, tuple):
+        return [to_dict(item) for item in node]
+    return node
+
+
+NODE_TYPES: tuple[type, ...] = tuple(
+    cls for cls in list(globals().values())
+    if isinstance(cls, type) and issubclass(cls, Node) and cls is not Node)
+"""Every node class, for schema documentation and tests."""

@@ -1,0 +1,1987 @@
+"""LaTeX math → papermath syntax tree: a precedence-climbing parser driven by the tables in `tables`.
+
+Binding, loosest first: statements separated by `,`/`;`/`\\\\` → relation chains → additive operators →
+multiplicative operators → prefix signs → juxtaposition (implicit product) → postfix scripts, primes,
+factorials and calls → atoms. Big operators (`\\sum`, `\\mathbb E`, `\\max_\\theta`) take a body at the
+multiplicative level; prefix functions (`\\log x`, `\\nabla_\\theta L`) take one at the product level.
+
+Layout (`\\left`, spacing, `\\label`, `&` outside matrices, colours) is removed by a pre-pass over the
+tokens, so the grammar never sees it; spans still cover it because they come from the kept tokens.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from ..errors import MathParseError
+from . import ast as A
+from . import tables as T
+from .tokens import (AMP, CMD, EOF, LBRACE, LETTER, NEWLINE, NUMBER, PRIME, PUNCT, RBRACE, SUB, SUP,
+                     Token, tokenize)
+
+TEXT = "text"       # synthetic: \text{…} with its raw content
+BEGIN = "begin"     # synthetic: \begin{env}
+END = "end"         # synthetic: \end{env}
+NULL_OPEN = "\\left."
+NULL_CLOSE = "\\right."
+
+_MULT_OPS = {k for k, (_, p) in T.BINARY_OPS.items() if p == T.MULTIPLICATIVE}
+_ADD_OPS = {k for k, (_, p) in T.BINARY_OPS.items() if p == T.ADDITIVE}
+_CLOSERS = {")", "]", "|", ">", "."}
+_PARAM_LETTERS = {"\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi", "\\omega", "\\xi"}
+_EXPECT_FONTS = {"bb", "rm", None, "op", "bf", "cal", "sf"}
+_WORDISH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _cmd_name(text: str) -> str:
+    return text[1:] if text.startswith("\\") else text
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pre-pass: drop layout, mark text and environments.
+# ---------------------------------------------------------------------------------------------------
+
+def _brace_end(tokens: list[Token], i: int) -> int:
+    """Index of the token closing the brace group opening at i (or len-1 for EOF)."""
+    depth = 0
+    n = len(tokens)
+    while i < n:
+        k = tokens[i].kind
+        if k == LBRACE:
+            depth += 1
+        elif k == RBRACE:
+            depth -= 1
+            if depth == 0:
+                return i
+        elif k == EOF:
+            return i
+        i += 1
+    return n - 1
+
+
+def _is_continuation(tok: Token) -> bool:
+    if tok.kind == PUNCT:
+        return tok.text in T.RELATIONS or tok.text in "+-=<>*/" or tok.text == ":"
+    if tok.kind == CMD:
+        return tok.text in T.RELATIONS or tok.text in T.BINARY_OPS or tok.text == "\\not"
+    return False
+
+
+def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
+    """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
+    out: list[Token] = []
+    env_stack: list[str] = ["rows"]
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        kind = tok.kind
+        if kind == CMD:
+            name = tok.text[1:]
+            if name in T.SIZED_OPEN or name in T.SIZED_CLOSE or name in T.SIZED_ANY:
+                nxt = tokens[i + 1] if i + 1 < n else None
+                if nxt is not None and nxt.kind == PUNCT and nxt.text == ".":
+                    text = NULL_OPEN if name in T.SIZED_OPEN else NULL_CLOSE
+                    out.append(Token(CMD, text, tok.start, nxt.end, tok.space_before))
+                    i += 2
+                    continue
+                if nxt is not None and nxt.kind == CMD and nxt.text in ("\\middle", "\\big"):
+                    i += 1
+                    continue
+                i += 1
+                continue
+            if name == "middle":
+                i += 1
+                continue
+            if name in T.TEXT_MACROS or (name.startswith("text") and name in T.FONTS) or name == "emph":
+                j = i + 1
+                if j < n and tokens[j].kind == LBRACE:
+                    k = _brace_end(tokens, j)
+                    raw = source[tokens[j].end:tokens[k].start] if tokens[k].kind == RBRACE else \
+                        source[tokens[j].end:]
+                    out.append(Token(TEXT, " ".join(raw.split()) if raw.strip() else raw and " ",
+                                     tok.start, tokens[k].end, tok.space_before))
+                    i = k + 1
+                    continue
+                if j < n and tokens[j].kind in (LETTER, NUMBER, PUNCT):
+                    out.append(Token(TEXT, tokens[j].text, tok.start, tokens[j].end, tok.space_before))
+                    i = j + 1
+                    continue
+                i += 1
+                continue
+            if name in ("begin", "end"):
+                j = i + 1
+                if j < n and tokens[j].kind == LBRACE:
+                    k = _brace_end(tokens, j)
+                    env = source[tokens[j].end:tokens[k].start].strip()
+                    if name == "begin":
+                        kind2 = "matrix" if (env in T.MATRIX_ENVS or env in T.CASES_ENVS) else "rows"
+                        env_stack.append(kind2)
+                        out.append(Token(BEGIN, env, tok.start, tokens[k].end, tok.space_before))
+                    else:
+                        if len(env_stack) > 1:
+                            env_stack.pop()
+                        out.append(Token(END, env, tok.start, tokens[k].end, tok.space_before))
+                    i = k + 1
+                    continue
+                out.append(tok)
+                i += 1
+                continue
+            if name == "operatorname" and i + 1 < n and tokens[i + 1].text == "*":
+                out.append(Token(CMD, "\\operatorname*", tok.start, tokens[i + 1].end, tok.space_before))
+                i += 2
+                continue
+            if name in T.LAYOUT_ARGS:
+                j = i + 1
+                if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
+                    while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
+                        j += 1
+                    j += 1
+                for _ in range(T.LAYOUT_ARGS[name]):
+                    if j < n and tokens[j].kind == LBRACE:
+                        j = _brace_end(tokens, j) + 1
+                    elif j < n and tokens[j].kind != EOF:
+                        j += 1
+                if name in ("kern", "mkern", "hskip", "vskip"):
+                    while j < n and tokens[j].kind in (NUMBER, LETTER, PUNCT) and tokens[j].text not in "()[]|,;":
+                        j += 1
+                i = j
+                continue
+            if name in T.TRANSPARENT:
+                j = i + 1
+                if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
+                    while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
+                        j += 1
+                    j += 1
+                for _ in range(T.TRANSPARENT[name]):
+                    if j < n and tokens[j].kind == LBRACE:
+                        j = _brace_end(tokens, j) + 1
+                i = j
+                continue
+            if name in T.LAYOUT_NOARG or tok.text in ("\\ ", "\\,", "\\;", "\\:", "\\!", "\\>", "\\/", "\\@",
+                                                      "\\-"):
+                i += 1
+                continue
+            out.append(tok)
+            i += 1
+            continue
+        if kind == AMP:
+            if env_stack[-1] == "rows":
+                i += 1
+                continue
+            out.append(tok)
+            i += 1
+            continue
+        if kind == NEWLINE:
+            j = i + 1
+            # \\[2pt]: an optional vertical space
+            if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
+                k = j
+                while k < n and tokens[k].kind not in (EOF,) and not (tokens[k].kind == PUNCT and
+                                                                      tokens[k].text == "]"):
+                    k += 1
+                if k < n and tokens[k].kind == PUNCT and k - j <= 4:
+                    j = k + 1
+            if env_stack[-1] == "rows":
+                # Look past layout for the next meaningful token.
+                k = j
+                while k < n and tokens[k].kind == CMD and (tokens[k].text[1:] in T.LAYOUT_NOARG or
+                                                            tokens[k].text in ("\\,", "\\;", "\\quad")) \
+                        or (k < n and tokens[k].kind == AMP):
+                    k += 1
+                nxt = tokens[k] if k < n else None
+                prev = out[-1] if out else None
+                if nxt is None or nxt.kind in (EOF, END) or (nxt.kind == NEWLINE):
+                    i = j
+                    continue
+                if _is_continuation(nxt) or (prev is not None and _is_continuation(prev)) or prev is None \
+                        or prev.kind in (NEWLINE, BEGIN):
+                    i = j
+                    continue
+            out.append(tok)
+            i = j
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parser
+# ---------------------------------------------------------------------------------------------------
+
+class _Bracketed:
+    """A bracket group's content before we know whether it is a call's arguments or a factor."""
+
+    __slots__ = ("open", "close", "items", "given", "params", "divergence", "semicolons", "colon",
+                 "start", "end", "bar")
+
+    def __init__(self, open_: str, start: int) -> None:
+        self.open = open_
+        self.close = ""
+        self.items: list[A.Node] = []
+        self.given: list[A.Node] = []
+        self.params: list[A.Node] = []
+        self.divergence: list[A.Node] = []
+        self.semicolons = False
+        self.colon = False
+        self.bar = False
+        self.start = start
+        self.end = start
+
+
+class Parser:
+    """One parse of one formula. Use `parse()` in `papermath.math`, not this class directly."""
+
+    def __init__(self, source: str, strict: bool = False, functions: frozenset[str] = frozenset()) -> None:
+        self.source = source
+        self.strict = strict
+        self.functions = frozenset(f.lstrip("\\") for f in functions)
+        self.warnings: list[str] = []
+        self.tokens = _prepare(source, tokenize(source), self.warn)
+        self.pos = 0
+        self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
+        self._pending_under: Optional[A.Node] = None
+
+    # --- errors ----------------------------------------------------------------------------------
+    def error(self, message: str, offset: Optional[int] = None) -> MathParseError:
+        if offset is None:
+            offset = self.peek().start
+        return MathParseError(message, self.source, offset)
+
+    def warn(self, message: str, offset: Optional[int] = None) -> None:
+        if offset is None:
+            offset = self.peek().start
+        self.warnings.append(f"{message} (at offset {offset})")
+
+    def recoverable(self, message: str, offset: Optional[int] = None) -> None:
+        """A problem tolerant mode reports and gets past; strict mode raises."""
+        if self.strict:
+            raise self.error(message, offset)
+        self.warn(message, offset)
+
+    # --- token access ----------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        i = self.pos + k
+        toks = self.tokens
+        return toks[i] if i < len(toks) else toks[-1]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        if self.pos < len(self.tokens) - 1:
+            self.pos += 1
+        return tok
+
+    def last_end(self) -> int:
+        return self.tokens[self.pos - 1].end if self.pos > 0 else 0
+
+    def at_punct(self, text: str) -> bool:
+        tok = self.peek()
+        return tok.kind == PUNCT and tok.text == text
+
+    def expect_rbrace(self, opened: Token) -> Token:
+        tok = self.peek()
+        if tok.kind != RBRACE:
+            raise self.error("missing } to close the { opened here", opened.start)
+        return self.next()
+
+    # --- entry points ----------------------------------------------------------------------------
+    def parse_formula(self) -> A.Node:
+        statements = [self.parse_sequence()]
+        while True:
+            tok = self.peek()
+            if tok.kind == NEWLINE:
+                self.next()
+                if self.peek().kind == EOF:
+                    break
+                statements.append(self.parse_sequence())
+                continue
+            if tok.kind == EOF:
+                break
+            if tok.kind == RBRACE:
+                self.recoverable("unbalanced }: no { to close", tok.start)
+                self.next()
+                if self.peek().kind not in (EOF, NEWLINE):
+                    rest = self.parse_sequence()
+                    statements[-1] = self._juxtapose(statements[-1], rest)
+                continue
+            if tok.kind == END:
+                self.recoverable(f"\\end{{{tok.text}}} without \\begin", tok.start)
+                self.next()
+                continue
+            if tok.kind == AMP:
+                self.next()
+                continue
+            if tok.kind == PUNCT and tok.text in ")]":
+                self.recoverable(f"unbalanced {tok.text}: nothing to close", tok.start)
+                self.next()
+                if self.peek().kind not in (EOF, NEWLINE):
+                    rest = self.parse_sequence()
+                    statements[-1] = self._juxtapose(statements[-1], rest)
+                continue
+            if tok.kind == CMD and tok.text in (NULL_CLOSE,):
+                self.recoverable("\\right. without \\left", tok.start)
+                self.next()
+                continue
+            if (tok.kind == PUNCT and tok.text in "|>") or (tok.kind == CMD and tok.text in T.CLOSE_DELIMS) \
+                    or (tok.kind == CMD and tok.text in T.CONDITION_BARS):
+                # a stray closing bar or angle: read it as a relation-like separator
+                self.recoverable(f"unexpected {tok.text}", tok.start)
+                self.next()
+                if self.peek().kind not in (EOF, NEWLINE):
+                    rest = self.parse_sequence()
+                    statements[-1] = self._juxtapose(statements[-1], rest)
+                continue
+            raise self.error(f"unexpected {tok.text or tok.kind}")
+        statements = [s for s in statements if not isinstance(s, A.Empty)] or statements[:1]
+        if len(statements) == 1:
+            return statements[0]
+        return A.Rows(tuple(statements), span=(statements[0].span[0], statements[-1].span[1]))
+
+    def _juxtapose(self, left: A.Node, right: A.Node) -> A.Node:
+        if isinstance(left, A.Empty):
+            return right
+        if isinstance(right, A.Empty):
+            return left
+        return A.Product((left, right), span=(left.span[0], right.span[1]))
+
+    # --- statements --------------------------------------------------------------------------------
+    def parse_sequence(self) -> A.Node:
+        """Comma/semicolon separated statements (trailing punctuation dropped)."""
+        start = self.peek().start
+        items = [self.parse_relation()]
+        seps: list[str] = []
+        while True:
+            tok = self.peek()
+            if tok.kind == PUNCT and tok.text in ",;.":
+                self.next()
+                nxt = self.peek()
+                if self._ends_statement(nxt):
+                    break
+                if tok.text == ".":
+                    self.recoverable("unexpected .", tok.start)
+                    continue
+                seps.append(tok.text)
+                items.append(self.parse_relation())
+                continue
+            break
+        if len(items) == 1:
+            return items[0]
+        return A.Sequence(tuple(items), tuple(seps), span=(start, self.last_end()))
+
+    def _ends_statement(self, tok: Token) -> bool:
+        return tok.kind in (EOF, NEWLINE, RBRACE, END, AMP) or (tok.kind == PUNCT and tok.text in ")]") or \
+            (tok.kind == CMD and tok.text in (NULL_CLOSE, "\\}", "\\rangle", "\\rVert", "\\rvert", "\\rfloor",
+                                               "\\rceil"))
+
+    def _relation_at(self) -> Optional[tuple[str, int]]:
+        """If a relation starts here: (canonical relation, number of tokens)."""
+        tok = self.peek()
+        kind, text = tok.kind, tok.text
+        if kind == PUNCT:
+            if text == ":":
+                nxt = self.peek(1)
+                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
+                    return ":=", 2
+                return ":", 1
+            if text == "=":
+                nxt = self.peek(1)
+                if nxt.kind == PUNCT and nxt.text == ":" and not nxt.space_before:
+                    return "=:", 2
+                return "=", 1
+            if text in ("<", ">"):
+                nxt = self.peek(1)
+                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
+                    return ("\\le" if text == "<" else "\\ge"), 2
+                return text, 1
+            if text == "!":
+                nxt = self.peek(1)
+                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
+                    return "\\ne", 2
+            if text == "|" and not self.bar_stop and self.peek(1).kind == PUNCT and self.peek(1).text == "=":
+                return None
+            return None
+        if kind == CMD:
+            if text in T.RELATIONS:
+                return T.RELATIONS[text], 1
+            if text == "\\not":
+                nxt = self.peek(1)
+                rel = T.RELATIONS.get(nxt.text) or ("=" if nxt.text == "=" else None) or \
+                    ("\\mid" if nxt.text in ("\\mid", "|") else None)
+                if rel is None and nxt.text in ("<", ">"):
+                    rel = nxt.text
+                if rel is not None:
+                    return T.NEGATABLE.get(rel, "\\not" + rel if rel.startswith("\\") else "\\not" + rel), 2
+                return None
+            if text in ("\\mid", "\\vert", "\\divides") and not self.bar_stop:
+                return "\\mid", 1
+            if text in ("\\parallel",):
+                return "\\parallel", 1
+        return None
+
+    def _stacked_relation_at(self) -> bool:
+        """`\\overset{…}{=}`, `\\stackrel{…}{\\sim}`, `\\xrightarrow{…}`: a relation with a note."""
+        tok = self.peek()
+        if tok.kind != CMD or tok.text not in ("\\overset", "\\stackrel", "\\underset"):
+            return False
+        if self.peek(1).kind != LBRACE:
+            return False
+        j = _brace_end(self.tokens, self.pos + 1) + 1
+        toks = self.tokens
+        if j >= len(toks):
+            return False
+        if toks[j].kind == LBRACE:
+            k = _brace_end(toks, j)
+            inner = toks[j + 1:k]
+        else:
+            inner = [toks[j]]
+        if not inner:
+            return False
+        first = inner[0]
+        if first.kind == PUNCT and first.text in ("=", "<", ">", ":"):
+            return len(inner) <= 2
+        return first.kind == CMD and first.text in T.RELATIONS and len(inner) == 1
+
+    def parse_relation(self) -> A.Node:
+        start = self.peek().start
+        if self._relation_at() is not None or self._stacked_relation_at():
+            left: A.Node = A.Empty(span=(start, start))
+        else:
+            left = self.parse_additive()
+        operands = [left]
+        ops: list[str] = []
+        notes: list[Optional[A.Node]] = []
+        while True:
+            rel = self._relation_at()
+            note: Optional[A.Node] = None
+            if rel is not None:
+                op, count = rel
+                tok = self.peek()
+                for _ in range(count):
+                    self.next()
+                if tok.text in ("\\xrightarrow", "\\xleftarrow", "\\xmapsto"):
+                    if self.at_punct("["):
+                        self._skip_optional()
+                    if self.peek().kind == LBRACE:
+                        note = self.parse_arg()
+            elif self._stacked_relation_at():
+                self.next()
+                note = self.parse_arg()
+                opened = self.peek()
+                if opened.kind == LBRACE:
+                    self.next()
+                    rel2 = self._relation_at()
+                    assert rel2 is not None
+                    op = rel2[0]
+                    for _ in range(rel2[1]):
+                        self.next()
+                    self.expect_rbrace(opened)
+                else:
+                    rel2 = self._relation_at()
+                    assert rel2 is not None
+                    op = rel2[0]
+                    for _ in range(rel2[1]):
+                        self.next()
+            else:
+                break
+            ops.append(op)
+            notes.append(note)
+            if self._starts_operand(self.peek()):
+                operands.append(self.parse_additive())
+            else:
+                here = self.peek().start
+                operands.append(A.Empty(span=(here, here)))
+        if not ops:
+            return left
+        end = self.last_end()
+        return A.Relation(tuple(operands), tuple(ops),
+                          tuple(notes) if any(n is not None for n in notes) else (), span=(start, end))
+
+    def _skip_optional(self) -> None:
+        """Skip `[ … ]`."""
+        depth = 0
+        while self.peek().kind != EOF:
+            tok = self.next()
+            if tok.kind == PUNCT and tok.text == "[":
+                depth += 1
+            elif tok.kind == PUNCT and tok.text == "]":
+                depth -= 1
+                if depth == 0:
+                    return
+
+    # --- operators ---------------------------------------------------------------------------------
+    def _binary_at(self, level: int) -> Optional[str]:
+        tok = self.peek()
+        if tok.kind in (PUNCT, CMD):
+            entry = T.BINARY_OPS.get(tok.text)
+            if entry is not None and entry[1] == level:
+                if tok.text == "/" and False:
+                    return None
+                return entry[0]
+        return None
+
+    def parse_additive(self) -> A.Node:
+        start = self.peek().start
+        left = self.parse_multiplicative()
+        while True:
+            op = self._binary_at(T.ADDITIVE)
+            if op is None:
+                break
+            optok = self.next()
+            if not self._starts_operand(self.peek()):
+                if self._ends_statement(self.peek()) or self.peek().kind == EOF:
+                    self.recoverable(f"missing operand after {optok.text}", optok.start)
+                    right: A.Node = A.Empty(span=(optok.end, optok.end))
+                else:
+                    right = self.parse_multiplicative()
+            else:
+                right = self.parse_multiplicative()
+            left = A.BinOp(op, left, right, span=(start, self.last_end()))
+        return left
+
+    def parse_multiplicative(self) -> A.Node:
+        start = self.peek().start
+        left = self.parse_unary()
+        while True:
+            op = self._binary_at(T.MULTIPLICATIVE)
+            if op is None:
+                break
+            optok = self.next()
+            if not self._starts_operand(self.peek()):
+                self.recoverable(f"missing operand after {optok.text}", optok.start)
+                right: A.Node = A.Empty(span=(optok.end, optok.end))
+            else:
+                right = self.parse_unary()
+            if op == "/":
+                deriv = self._derivative(left, right)
+                if deriv is not None:
+                    left = replace(deriv, span=(start, self.last_end()))
+                    continue
+            left = A.BinOp(op, left, right, span=(start, self.last_end()))
+        return left
+
+    def parse_unary(self) -> A.Node:
+        tok = self.peek()
+        if tok.kind in (PUNCT, CMD) and tok.text in T.UNARY_OPS:
+            nxt = self.peek(1)
+            if self._starts_operand(nxt):
+                self.next()
+                operand = self.parse_unary()
+                return A.UnaryOp(T.UNARY_OPS[tok.text], operand, span=(tok.start, self.last_end()))
+            # a lone sign used as a placeholder or a superscript mark (`x^+`, `(\cdot)`)
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
+        if tok.kind in (PUNCT, CMD) and tok.text in T.BINARY_OPS and tok.text != "/":
+            # an operator used as a placeholder: f(\cdot), (\cdot\mid x)
+            self.next()
+            return A.Symbol(T.BINARY_OPS[tok.text][0], span=(tok.start, tok.end))
+        return self.parse_product()
+
+    def _starts_operand(self, tok: Token) -> bool:
+        kind = tok.kind
+        if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN, SUB, SUP, PRIME):
+            return True
+        if kind == PUNCT:
+            text = tok.text
+            if text in "([":
+                return True
+            if text == "|":
+                return not self.bar_stop
+            if text in T.UNARY_OPS:
+                return True
+            return text in "?@\"'`"
+        if kind == CMD:
+            text = tok.text
+            if text in T.RELATIONS or text in ("\\not",):
+                return False
+            if text in T.CLOSE_DELIMS and text not in T.OPEN_DELIMS:
+                return False
+            if text == NULL_CLOSE:
+                return False
+            if text in ("\\|", "\\Vert", "\\vert", "\\mid") and self.bar_stop:
+                return False
+            if text in T.BINARY_OPS:
+                return text in T.UNARY_OPS
+            name = text[1:]
+            if name in T.INFIX_GENFRAC:
+                return False
+            if text in ("\\mid", "\\parallel"):
+                return False
+            return True
+        return False
+
+    def _starts_factor(self, tok: Token) -> bool:
+        """Can juxtaposition continue with this token?"""
+        kind = tok.kind
+        if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN):
+            return True
+        if kind == PUNCT:
+            text = tok.text
+            if text in "([":
+                return True
+            if text == "|":
+                return not self.bar_stop
+            return text in "?@\"`"
+        if kind == CMD:
+            text = tok.text
+            if text in T.BINARY_OPS or text in T.RELATIONS or text in T.UNARY_OPS:
+                return False
+            if text in T.CLOSE_DELIMS and text not in T.OPEN_DELIMS:
+                return False
+            if text in (NULL_CLOSE, "\\not", "\\mid", "\\parallel"):
+                return False
+            if text in ("\\|", "\\Vert", "\\vert", "\\lVert", "\\lvert") and self.bar_stop:
+                return False
+            if text[1:] in T.INFIX_GENFRAC:
+                return False
+            return True
+        return False
+
+    def parse_product(self, stop_at_operators: bool = False) -> A.Node:
+        start = self.peek().start
+        first = self.parse_postfix()
+        factors = [first]
+        while self._starts_factor(self.peek()):
+            if stop_at_operators and self._starts_operator(self.peek()):
+                break
+            factors.append(self.parse_postfix())
+        if len(factors) == 1:
+            return first
+        return A.Product(tuple(factors), span=(start, self.last_end()))
+
+    def _starts_operator(self, tok: Token) -> bool:
+        """Does a prefix operator (function, big operator) start here? Used to end a function's operand."""
+        if tok.kind != CMD:
+            return False
+        name = tok.text[1:]
+        return (name in T.FUNCTION_MACROS or name in T.BIG_OPERATORS or name in T.LIMIT_OPERATORS
+                or name == "nabla" or name == "operatorname*" or name == "mathop")
+
+    # --- postfix -------------------------------------------------------------------------------------
+    def parse_postfix(self) -> A.Node:
+        start = self.peek().start
+        atom, role = self.parse_atom()
+        if role.startswith(("bigop", "limop", "expect")):
+            return self._reduction(atom, role, start)
+        if role == "nabla":
+            return self._gradient(atom, start)
+        if role == "func":
+            return self._function(atom, start)
+        if role == "indicator":
+            return self._indicator(atom, start)
+        return self._postfix_loop(atom, start)
+
+    def _postfix_loop(self, atom: A.Node, start: int) -> A.Node:
+        while True:
+            tok = self.peek()
+            kind = tok.kind
+            if kind in (SUB, SUP, PRIME):
+                sub, sup, primes = self._read_scripts()
+                atom = self._attach(atom, sub, sup, primes, start)
+                continue
+            if kind == PUNCT and tok.text == "!":
+                nxt = self.peek(1)
+                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
+                    break
+                self.next()
+                atom = A.Factorial(atom, span=(start, tok.end))
+                continue
+            if kind == PUNCT and tok.text in "([" or (kind == CMD and tok.text == "\\{" and False):
+                certainty = self._call_candidate(atom)
+                if certainty is None:
+                    break
+                if tok.text == "[" and certainty not in ("known", "declared"):
+                    break
+                group = self._bracketed()
+                atom = self._apply(atom, group, certainty, start)
+                continue
+            break
+        return atom
+
+    def _read_scripts(self) -> tuple[Optional[A.Node], Optional[A.Node], int]:
+        sub: Optional[A.Node] = None
+        sup: Optional[A.Node] = None
+        primes = 0
+        while True:
+            tok = self.peek()
+            if tok.kind == PRIME:
+                if sup is not None:
+                    break
+                self.next()
+                primes += 1
+                continue
+            if tok.kind == SUB:
+                if sub is not None:
+                    break
+                self.next()
+                sub = self.parse_script_arg(tok)
+                continue
+            if tok.kind == SUP:
+                if sup is not None:
+                    break
+                self.next()
+                sup = self.parse_script_arg(tok)
+                continue
+            break
+        return sub, sup, primes
+
+    def parse_script_arg(self, marker: Token) -> A.Node:
+        tok = self.peek()
+        kind = tok.kind
+        if kind == LBRACE:
+            self.next()
+            saved = self.bar_stop
+            self.bar_stop = 0
+            node = self._group_content(tok)
+            self.bar_stop = saved
+            return node
+        if kind == LETTER:
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
+        if kind == NUMBER:
+            return self._one_digit()
+        if kind == PRIME:
+            self.next()
+            return A.Symbol("\\prime", span=(tok.start, tok.end))
+        if kind == PUNCT and tok.text in "*+-<>=|.,;:!?()[]":
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
+        if kind == CMD:
+            if tok.text in T.BINARY_OPS or tok.text in T.RELATIONS or tok.text in ("\\prime", "\\ast", "\\star"):
+                self.next()
+                canon = T.BINARY_OPS[tok.text][0] if tok.text in T.BINARY_OPS else T.RELATIONS.get(tok.text, tok.text)
+                return A.Symbol(canon, span=(tok.start, tok.end))
+            saved = self.bar_stop
+            self.bar_stop = 0
+            node = self.parse_postfix_noscript()
+            self.bar_stop = saved
+            return node
+        if kind == TEXT:
+            self.next()
+            return A.Text(tok.text, span=(tok.start, tok.end))
+        raise self.error(f"missing {'subscript' if marker.kind == SUB else 'superscript'} after "
+                         f"{marker.text}", marker.start)
+
+    def parse_postfix_noscript(self) -> A.Node:
+        """One command with its arguments, for an unbraced script (`x^\\top`, `x_\\theta`, `x^\\frac12`)."""
+        start = self.peek().start
+        atom, role = self.parse_atom()
+        if role in ("bigop", "limop", "expect", "func", "nabla", "indicator"):
+            return atom
+        del start
+        return atom
+
+    def _one_digit(self) -> A.Node:
+        """Read one digit of a number token (`x^23` is `x^2 3`, `\\frac12` is 1/2)."""
+        tok = self.peek()
+        if len(tok.text) == 1:
+            self.next()
+            return A.Number(tok.text, span=(tok.start, tok.end))
+        digit = tok.text[0]
+        rest = Token(NUMBER, tok.text[1:], tok.start + 1, tok.end, False)
+        if rest.text.startswith("."):
+            rest = Token(PUNCT, ".", tok.start + 1, tok.start + 2, False)
+            tail = tok.text[2:]
+            self.tokens[self.pos] = rest
+            if tail:
+                self.tokens.insert(self.pos + 1, Token(NUMBER, tail, tok.start + 2, tok.end, False))
+        else:
+            self.tokens[self.pos] = rest
+        return A.Number(digit, span=(tok.start, tok.start + 1))
+
+    # --- classification of scripts ------------------------------------------------------------------
+    def _attach(self, base: A.Node, sub: Optional[A.Node], sup: Optional[A.Node], primes: int,
+                start: int) -> A.Node:
+        end = self.last_end()
+        span = (start, end)
+        indices: tuple[A.Node, ...] = ()
+        sub_label: Optional[A.Node] = None
+        if sub is not None:
+            if isinstance(base, A.Norm) and base.order is None and sup is None or \
+                    (isinstance(base, A.Norm) and base.order is None):
+                base = replace(base, order=sub, span=span)
+                sub = None
+            else:
+                cls, value = classify_sub(sub)
+                if cls == "label":
+                    sub_label = value  # type: ignore[assignment]
+                else:
+                    indices = value  # type: ignore[assignment]
+        sup_kind, sup_value = classify_sup(sup, base) if sup is not None else (None, None)
+        if isinstance(base, A.Symbol):
+            changes: dict = {}
+            if sub_label is not None:
+                if base.sub_label is None and not indices:
+                    changes["sub_label"] = sub_label
+                else:
+                    indices = (sub_label,)
+            if primes:
+                if base.sup_label is None and not base.optimum:
+                    changes["primes"] = base.primes + primes
+                    primes = 0
+            if sup_kind == "label" and base.sup_label is None and not base.optimum and not primes:
+                changes["sup_label"] = sup_value
+                sup_kind = None
+            elif sup_kind == "optimum" and not base.optimum and not primes:
+                changes["optimum"] = True
+                sup_kind = None
+            elif sup_kind == "prime" and base.sup_label is None and not base.optimum and not primes:
+                changes["primes"] = changes.get("primes", base.primes) + int(sup_value)  # type: ignore[arg-type]
+                sup_kind = None
+            if changes:
+                base = replace(base, span=span, **changes)
+        else:
+            if sub_label is not None:
+                base = A.Labeled(base, sub_label, "sub", span=span)
+        if primes:
+            base = A.Primed(base, primes, span=span)
+        if indices:
+            base = A.Indexed(base, indices, span=span)
+        if sup_kind is not None:
+            if sup_kind == "power":
+                base = A.Power(base, sup_value, span=span)  # type: ignore[arg-type]
+            elif sup_kind == "transpose":
+                base = A.Transpose(base, span=span)
+            elif sup_kind == "inverse":
+                base = A.Inverse(base, span=span)
+            elif sup_kind == "prime":
+                base = A.Primed(base, int(sup_value), span=span)  # type: ignore[arg-type]
+            else:  # label or optimum on a non-symbol
+                base = A.Labeled(base, sup if sup_kind == "optimum" else sup_value, "sup",  # type: ignore[arg-type]
+                                 span=span)
+        return base
+
+    # --- atoms ---------------------------------------------------------------------------------------
+    def parse_atom(self) -> tuple[A.Node, str]:
+        """One atom and its role: plain, func, bigop, limop, expect, nabla, indicator."""
+        tok = self.peek()
+        kind = tok.kind
+        if kind == LETTER:
+            return self._letters()
+        if kind == NUMBER:
+            self.next()
+            return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
+        if kind == LBRACE:
+            self.next()
+            saved = self.bar_stop
+            self.bar_stop = 0
+            node = self._group_content(tok)
+            self.bar_stop = saved
+            return node, self._role_of(node)
+        if kind == TEXT:
+            self.next()
+            return A.Text(tok.text, span=(tok.start, tok.end)), "plain"
+        if kind == BEGIN:
+            return self._environment(), "plain"
+        if kind in (SUB, SUP, PRIME):
+            # a script with nothing before it: `{}^{14}C`, `_i`
+            return A.Empty(span=(tok.start, tok.start)), "plain"
+        if kind == PUNCT:
+            text = tok.text
+            if text in "([" or text == "|":
+                group = self._bracketed()
+                return self._group_node(group), "plain"
+            if text in "?@\"`":
+                self.next()
+                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+            if text == "<":
+                group = self._bracketed()
+                return self._group_node(group), "plain"
+            raise self.error(f"unexpected {text}")
+        if kind == CMD:
+            return self._command()
+        if kind == EOF:
+            raise self.error("unexpected end of formula")
+        if kind == RBRACE:
+            raise self.error("unexpected }: nothing to close")
+        if kind == NEWLINE:
+            raise self.error("unexpected \\\\ (row break)")
+        if kind == AMP:
+            raise self.error("unexpected &")
+        if kind == END:
+            raise self.error(f"unexpected \\end{{{tok.text}}}")
+        raise self.error(f"unexpected {tok.text}")
+
+    def _role_of(self, node: A.Node) -> str:
+        """A brace group keeps the role of its only content: `{\\sum}_{i}` still binds."""
+        return "plain"
+
+    def _letters(self) -> tuple[A.Node, str]:
+        """A letter, or a run of letters that is a known function name (`softmax`, `ReLU`)."""
+        toks = self.tokens
+        i = self.pos
+        first = toks[i]
+        j = i + 1
+        while j < len(toks) and toks[j].kind == LETTER and not toks[j].space_before and j - i < 24:
+            j += 1
+        if j - i > 1:
+            word = "".join(t.text for t in toks[i:j])
+            for k in range(j - i, 1, -1):
+                cand = word[:k]
+                if cand in T.KNOWN_FUNCTIONS or cand in self.functions:
+                    if k < 3 and cand not in self.functions and k != j - i:
+                        continue
+                    if k == 2 and cand not in self.functions:
+                        continue
+                    self.pos = i + k
+                    sym = A.Symbol(cand, span=(first.start, toks[i + k - 1].end))
+                    return sym, self._symbol_role(sym)
+        self.pos = i + 1
+        sym = A.Symbol(first.text, span=(first.start, first.end))
+        return sym, self._symbol_role(sym)
+
+    def _symbol_role(self, sym: A.Symbol) -> str:
+        name = sym.name
+        if name == "E" and sym.font in _EXPECT_FONTS and not sym.primes:
+            # E is an expectation when blackboard, or followed by [ … ] or a \sim script
+            if sym.font == "bb" or self._expectation_follows():
+                return "expect"
+        bare = name.lstrip("\\")
+        if name == "1" and sym.font in ("bb", "bf"):
+            return "indicator"
+        if (name == "I" and sym.font == "bb") and self._indicator_follows():
+            return "indicator"
+        if sym.font in ("op", "rm", "sf", None, "it", "bf", "tt") and not sym.accents:
+            if bare in T.LIMIT_OPERATORS and (len(bare) > 1):
+                if sym.font is not None or name.startswith("\\") or len(bare) > 2:
+                    return "limop"
+            if len(bare) > 1 and (bare in T.FUNCTION_MACROS and (name.startswith("\\") or sym.font in
+                                                                  ("op", "rm") or len(bare) > 2)):
+                return "func"
+        return "plain"
+
+    def _expectation_follows(self) -> bool:
+        tok = self.peek()
+        if tok.kind == PUNCT and tok.text == "[":
+            return True
+        if tok.kind == SUB:
+            # look for \sim inside the subscript
+            nxt = self.peek(1)
+            if nxt.kind == LBRACE:
+                k = _brace_end(self.tokens, self.pos + 1)
+                return any(t.text in ("\\sim", "\\thicksim") for t in self.tokens[self.pos + 1:k])
+        return False
+
+    def _indicator_follows(self) -> bool:
+        tok = self.peek()
+        return (tok.kind == PUNCT and tok.text in "([") or (tok.kind == CMD and tok.text == "\\{")
+
+    def _command(self) -> tuple[A.Node, str]:
+        tok = self.peek()
+        text = tok.text
+        name = text[1:]
+        start = tok.start
+        if name in T.GREEK or name in T.LETTER_LIKE:
+            self.next()
+            sym = A.Symbol(text, span=(start, tok.end))
+            return sym, "plain"
+        if text in T.OPEN_DELIMS or text == NULL_OPEN:
+            group = self._bracketed()
+            return self._group_node(group), "plain"
+        if name in T.FONTS:
+            self.next()
+            return self._font(T.FONTS[name], tok, limits=name == "operatorname*")
+        if name == "operatorname*":
+            self.next()
+            node, role = self._font("op", tok, limits=True)
+            return node, role
+        if name in T.ACCENTS:
+            self.next()
+            arg = self.parse_arg()
+            accent = T.ACCENTS[name]
+            span = (start, self.last_end())
+            if isinstance(arg, A.Symbol):
+                sym = replace(arg, accents=(accent,) + arg.accents, span=span)
+                return sym, self._symbol_role(sym)
+            return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
+        if name in T.FRACTIONS:
+            self.next()
+            num = self.parse_arg()
+            den = self.parse_arg()
+            span = (start, self.last_end())
+            deriv = self._derivative(num, den)
+            if deriv is not None:
+                deriv = replace(deriv, span=span)
+                if deriv.body is None and self._starts_factor(self.peek()) and \
+                        not self._starts_operator_blocking():
+                    body = self.parse_product(stop_at_operators=False)
+                    deriv = replace(deriv, body=body, span=(start, self.last_end()))
+                return deriv, "plain"
+            return A.Frac(num, den, span=span), "plain"
+        if name in T.BINOMIALS:
+            self.next()
+            n = self.parse_arg()
+            k = self.parse_arg()
+            return A.Binom(n, k, span=(start, self.last_end())), "plain"
+        if name in T.ROOTS:
+            self.next()
+            index = None
+            if self.at_punct("["):
+                open_tok = self.next()
+                saved = self.bar_stop
+                self.bar_stop = 1
+                index = self.parse_sequence()
+                self.bar_stop = saved
+                if not self.at_punct("]"):
+                    raise self.error("missing ] after \\sqrt[", open_tok.start)
+                self.next()
+            body = self.parse_arg()
+            return A.Root(body, index, span=(start, self.last_end())), "plain"
+        if name in T.BIG_OPERATORS:
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "bigop"
+        if name in T.LIMIT_OPERATORS:
+            self.next()
+            if name == "arg":
+                pass
+            return A.Symbol(text, span=(start, tok.end)), "limop"
+        if name == "arg":
+            self.next()
+            nxt = self.peek()
+            if nxt.kind == CMD and nxt.text in ("\\max", "\\min", "\\sup", "\\inf"):
+                self.next()
+                return A.Symbol("\\arg" + nxt.text[1:], span=(start, nxt.end)), "limop"
+            return A.Symbol(text, span=(start, tok.end)), "func"
+        if name in T.FUNCTION_MACROS:
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "func"
+        if name in T.ELLIPSES:
+            self.next()
+            return A.Ellipsis_(T.ELLIPSES[name], span=(start, tok.end)), "plain"
+        if name in T.NABLA:
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "nabla"
+        if name == "partial":
+            self.next()
+            if self._starts_factor(self.peek()) and self.peek().kind not in (PUNCT,) or \
+                    (self.peek().kind == PUNCT and self.peek().text == "("):
+                if self.peek().kind in (SUB, SUP):
+                    return A.Symbol(text, span=(start, tok.end)), "plain"
+                body = self.parse_postfix()
+                return A.Differential("partial", body, span=(start, self.last_end())), "plain"
+            return A.Symbol(text, span=(start, tok.end)), "plain"
+        if name == "mathop" or name == "mathbin" or name == "mathrel" or name == "mathord":
+            self.next()
+            inner = self.parse_arg()
+            if isinstance(inner, A.Symbol):
+                role = self._symbol_role(inner)
+                if role == "plain" and name == "mathop":
+                    role = "limop" if inner.name.lstrip("\\") in T.LIMIT_OPERATORS else "func" \
+                        if inner.name.lstrip("\\") in T.KNOWN_FUNCTIONS else "plain"
+                return replace(inner, span=(start, self.last_end())), role
+            return inner, "plain"
+        if name in T.STACK_MACROS:
+            self.next()
+            note = self.parse_arg()
+            body_start = self.peek().start
+            body, role = self._arg_with_role()
+            if role in ("limop", "bigop", "expect"):
+                # \underset{\theta}{\arg\max}: the note is the under-script
+                self._pending_under = note
+                return body, role + ":under" if name == "underset" else role
+            del body_start
+            return A.Annotated(body, note, name if name != "stackrel" else "overset",
+                               span=(start, self.last_end())), "plain"
+        if name in T.BRACES:
+            self.next()
+            body = self.parse_arg()
+            note: A.Node = A.Empty()
+            want = SUB if T.BRACES[name] == "underbrace" else SUP
+            if self.peek().kind == want:
+                marker = self.next()
+                note = self.parse_script_arg(marker)
+            return A.Annotated(body, note, T.BRACES[name], span=(start, self.last_end())), "plain"
+        if name == "substack" or name == "atop_":
+            self.next()
+            return self._substack(tok), "plain"
+        if name in ("not",):
+            self.next()
+            return A.Symbol("\\neg", span=(start, tok.end)), "plain"
+        if name in ("mathbb_",):
+            pass
+        if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "plain"
+        if text in T.BINARY_OPS or text in T.RELATIONS:
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "plain"
+        if text in T.CLOSE_DELIMS or text in T.CONDITION_BARS or text in T.DIVERGENCE_BARS:
+            raise self.error(f"unexpected {text}")
+        if name in T.INFIX_GENFRAC:
+            raise self.error(f"\\{name} outside a {{ }} group")
+        if text == NULL_CLOSE:
+            raise self.error("\\right. without \\left")
+        if text == "\\":
+            raise self.error("lone backslash")
+        return self._unknown(tok), "plain"
+
+    def _starts_operator_blocking(self) -> bool:
+        return False
+
+    def _arg_with_role(self) -> tuple[A.Node, str]:
+        tok = self.peek()
+        if tok.kind == LBRACE:
+            self.next()
+            inner_tok = self.peek()
+            if inner_tok.kind == CMD:
+                save = self.pos
+                node, role = self.parse_atom()
+                if self.peek().kind == RBRACE and role != "plain":
+                    self.next()
+                    return node, role
+                self.pos = save
+            node = self._group_content(tok)
+            return node, "plain"
+        return self.parse_atom()
+
+    def _unknown(self, tok: Token) -> A.Node:
+        self.next()
+        if self.strict:
+            raise self.error(f"unknown macro {tok.text}", tok.start)
+        args: list[str] = []
+        while self.peek().kind == LBRACE and not self.peek().space_before and len(args) < 3:
+            open_tok = self.peek()
+            k = _brace_end(self.tokens, self.pos)
+            close = self.tokens[k]
+            if close.kind != RBRACE:
+                raise self.error("missing } to close the { opened here", open_tok.start)
+            args.append(self.source[open_tok.end:close.start])
+            self.pos = k + 1
+        self.warn(f"unknown macro {tok.text} kept as an opaque symbol", tok.start)
+        return A.Opaque(tok.text, tuple(args), span=(tok.start, self.last_end()))
+
+    def parse_arg(self) -> A.Node:
+        """A macro argument: a brace group, or one token (`\\frac12`, `\\hat x`, `\\sqrt\\pi`)."""
+        tok = self.peek()
+        if tok.kind == LBRACE:
+            self.next()
+            saved = self.bar_stop
+            self.bar_stop = 0
+            node = self._group_content(tok)
+            self.bar_stop = saved
+            return node
+        if tok.kind == NUMBER:
+            return self._one_digit()
+        if tok.kind == LETTER:
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
+        if tok.kind == CMD:
+            node, role = self.parse_atom()
+            return node
+        if tok.kind == TEXT:
+            self.next()
+            return A.Text(tok.text, span=(tok.start, tok.end))
+        if tok.kind == PUNCT and tok.text not in "()[]|":
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
+        raise self.error("missing argument")
+
+    def _group_content(self, open_tok: Token) -> A.Node:
+        """Content of `{ … }` (the `{` is consumed): transparent grouping, `\\over`, `\\choose`, font switches."""
+        start = open_tok.start
+        if self.peek().kind == RBRACE:
+            close = self.next()
+            return A.Empty(span=(start, close.end))
+        font = None
+        tok = self.peek()
+        if tok.kind == CMD and tok.text[1:] in T.FONT_SWITCHES:
+            self.next()
+            font = T.FONTS.get(tok.text[1:])
+            if self.peek().kind == RBRACE:
+                close = self.next()
+                return A.Empty(span=(start, close.end))
+        node = self._group_body()
+        tok = self.peek()
+        if tok.kind == CMD and tok.text[1:] in T.INFIX_GENFRAC:
+            self.next()
+            den = self._group_body() if self.peek().kind != RBRACE else A.Empty()
+            if T.INFIX_GENFRAC[tok.text[1:]] == "binom":
+                node = A.Binom(node, den, span=(start, self.peek().end))
+            else:
+                node = A.Frac(node, den, span=(start, self.peek().end))
+        self.expect_rbrace(open_tok)
+        if font is not None:
+            node = self._apply_font(node, font)
+        return node
+
+    def _group_body(self) -> A.Node:
+        start = self.peek().start
+        items = [self.parse_sequence()]
+        while self.peek().kind in (NEWLINE, AMP):
+            self.next()
+            if self.peek().kind == RBRACE:
+                break
+            items.append(self.parse_sequence())
+        if len(items) == 1:
+            return items[0]
+        return A.Sequence(tuple(items), tuple("\\\\" for _ in items[1:]), span=(start, self.last_end()))
+
+    def _substack(self, tok: Token) -> A.Node:
+        opened = self.peek()
+        if opened.kind != LBRACE:
+            raise self.error("\\substack needs { }", tok.start)
+        self.next()
+        body = self._group_body()
+        self.expect_rbrace(opened)
+        return body
+
+    # --- fonts -----------------------------------------------------------------------------------------
+    def _font(self, font: str, tok: Token, limits: bool = False) -> tuple[A.Node, str]:
+        start = tok.start
+        arg_tok = self.peek()
+        if arg_tok.kind == LBRACE:
+            k = _brace_end(self.tokens, self.pos)
+            inner = self.tokens[self.pos + 1:k]
+            if inner and all(t.kind in (LETTER, NUMBER) or (t.kind == PUNCT and t.text in "-.'")
+                             for t in inner) and len(inner) > 1 and \
+                    all(t.kind == LETTER for t in inner[:1]) and self.tokens[k].kind == RBRACE:
+                # a multi-letter name: \mathrm{Attention}, \operatorname{arg\,max}
+                word = "".join(t.text for t in inner)
+                self.pos = k + 1
+                sym = A.Symbol(word, font=font if font != "it" or True else None, span=(start, self.last_end()))
+                if font in ("rm", "op", "sf", "tt", "bf", "it") and word in ("argmax", "argmin", "arg", "Arg"):
+                    pass
+                role = self._word_role(sym, limits)
+                return sym, role
+            self.next()
+            node = self._group_content(arg_tok)
+        else:
+            node = self.parse_arg()
+        node = self._apply_font(node, font)
+        node = self._respan(node, (start, self.last_end()))
+        if isinstance(node, A.Symbol):
+            role = self._word_role(node, limits) if len(node.name.lstrip("\\")) > 1 else self._symbol_role(node)
+            return node, role
+        return node, "plain"
+
+    def _word_role(self, sym: A.Symbol, limits: bool) -> str:
+        bare = sym.name.lstrip("\\")
+        if bare in T.LIMIT_OPERATORS and (limits or bare in ("argmax", "argmin", "max", "min", "sup", "inf",
+                                                              "lim", "softmax", "Softmax", "topk", "Topk",
+                                                              "TopK", "argtopk", "mean", "avg")):
+            return "limop"
+        if limits:
+            return "limop"
+        if bare in T.EXPECTATION_NAMES and sym.font in _EXPECT_FONTS and self._expectation_follows():
+            return "expect"
+        if bare in T.FUNCTION_MACROS:
+            return "func"
+        return self._symbol_role(sym)
+
+    def _apply_font(self, node: A.Node, font: str) -> A.Node:
+        if isinstance(node, A.Symbol):
+            if node.font is None or node.font == font:
+                return replace(node, font=font)
+            return node
+        if isinstance(node, A.Number) and node.value == "1":
+            return A.Symbol("1", font=font, span=node.span)
+        if isinstance(node, A.Number) and font in ("bb", "bf", "rm", "cal"):
+            return node
+        if isinstance(node, A.Product) and font in ("rm", "op", "sf", "tt", "it", "bf") and \
+                all(isinstance(f, A.Symbol) and len(f.name) == 1 and f.font is None and not f.accents and
+                    not f.sub_label and not f.sup_label and not f.primes and not f.optimum for f in node.factors):
+            word = "".join(f.name for f in node.factors)  # type: ignore[attr-defined]
+            return A.Symbol(word, font=font, span=node.span)
+        if isinstance(node, A.Product):
+            return replace(node, factors=tuple(self._apply_font(f, font) for f in node.factors))
+        if isinstance(node, A.Indexed):
+            return replace(node, base=self._apply_font(node.base, font))
+        if isinstance(node, (A.Power, A.Transpose, A.Inverse)):
+            return replace(node, base=self._apply_font(node.base, font))
+        return node
+
+    @staticmethod
+    def _respan(node: A.Node, span: A.Span) -> A.Node:
+        try:
+            return replace(node, span=span)
+        except TypeError:
+            return node
+
+    # --- brackets ------------------------------------------------------------------------------------
+    def _bracketed(self) -> _Bracketed:
+        """Read a bracket group: ( … ), [ … ], \\{ … \\}, | … |, \\| … \\|, \\langle … \\rangle, \\left. …"""
+        tok = self.next()
+        text = tok.text
+        if text == NULL_OPEN:
+            open_ = "."
+        else:
+            open_ = T.OPEN_DELIMS.get(text, text)
+        # || written as two bars opens a norm
+        if open_ == "|" and self.peek().kind == PUNCT and self.peek().text == "|" and not self.peek().space_before:
+            self.next()
+            open_ = "||"
+        group = _Bracketed(open_, tok.start)
+        saved = self.bar_stop
+        self.bar_stop = 1
+        target = group.items
+        try:
+            if self._closes(group):
+                self._close(group)
+                return group
+            while True:
+                if self.peek().kind == EOF:
+                    raise self.error(f"missing closing delimiter for {text}", tok.start)
+                item = self.parse_relation()
+                target.append(item)
+                nxt = self.peek()
+                if self._closes(group):
+                    self._close(group)
+                    return group
+                ntext = nxt.text
+                if nxt.kind == PUNCT and ntext == ",":
+                    self.next()
+                    continue
+                if nxt.kind == PUNCT and ntext == ";":
+                    self.next()
+                    group.semicolons = True
+                    if group.open in ("(",) and (target is group.given or target is group.items) and \
+                            group.open != "[":
+                        target = group.params
+                    continue
+                if (nxt.kind == PUNCT and ntext == "|") or (nxt.kind == CMD and ntext in T.CONDITION_BARS):
+                    # || inside a call is a divergence bar
+                    after = self.peek(1)
+                    if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
+                        self.next()
+                        self.next()
+                        group.divergence = list(group.items)
+                        group.items = []
+                        target = group.items
+                        continue
+                    self.next()
+                    group.bar = True
+                    target = group.given
+                    continue
+                if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
+                    self.next()
+                    group.divergence = list(group.items)
+                    group.items = []
+                    target = group.items
+                    continue
+                if nxt.kind in (AMP, NEWLINE):
+                    self.next()
+                    continue
+                if nxt.kind == PUNCT and ntext == ".":
+                    self.next()
+                    continue
+                if nxt.kind == RBRACE or nxt.kind == END:
+                    raise self.error(f"missing closing delimiter for {text}", tok.start)
+                if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
+                                                                                ntext == NULL_CLOSE)):
+                    # a mismatched closer: an interval such as (0,1] or [0, 1)
+                    self.next()
+                    group.close = T.CLOSE_DELIMS.get(ntext, ntext) if ntext != NULL_CLOSE else "."
+                    group.end = nxt.end
+                    return group
+                raise self.error(f"unexpected {ntext or nxt.kind} inside {text} … ", nxt.start)
+        finally:
+            self.bar_stop = saved
+
+    def _closes(self, group: _Bracketed) -> bool:
+        tok = self.peek()
+        want = T.MATCHING.get(group.open, "")
+        if tok.kind == PUNCT:
+            if want == "||" and tok.text == "|":
+                nxt = self.peek(1)
+                return nxt.kind == PUNCT and nxt.text == "|" and not nxt.space_before
+            if group.open == "." and tok.text in ")]|":
+                return True
+            return tok.text == want
+        if tok.kind == CMD:
+            if tok.text == NULL_CLOSE:
+                return True
+            canon = T.CLOSE_DELIMS.get(tok.text)
+            if canon is None:
+                return False
+            if group.open == ".":
+                return True
+            return canon == want
+        return False
+
+    def _close(self, group: _Bracketed) -> None:
+        tok = self.next()
+        if group.open == "||" and tok.kind == PUNCT and tok.text == "|":
+            tok = self.next()
+            group.close = "||"
+        elif tok.text == NULL_CLOSE:
+            group.close = "."
+        else:
+            group.close = T.CLOSE_DELIMS.get(tok.text, tok.text)
+        group.end = tok.end
+
+    def _seq(self, items: list[A.Node], group: _Bracketed) -> A.Node:
+        if not items:
+            return A.Empty(span=(group.start, group.start))
+        if len(items) == 1:
+            return items[0]
+        return A.Tuple(tuple(items), "(", ")", span=(items[0].span[0], items[-1].span[1]))
+
+    def _group_node(self, group: _Bracketed) -> A.Node:
+        """A bracket group standing on its own (not a call's arguments)."""
+        span = (group.start, group.end)
+        o, c = group.open, group.close
+        items = group.items
+        if group.divergence:
+            return A.Divergence(A.Empty(span=(group.start, group.start)), self._seq(group.divergence, group),
+                                self._seq(items, group), span=span)
+        if o == "{":
+            if group.bar and group.given:
+                return A.SetBuilder(self._seq(items, group), self._seq(group.given, group), span=span)
+            if len(items) == 1 and isinstance(items[0], A.Relation) and ":" in items[0].ops:
+                return self._colon_builder(items[0], span)
+            return A.SetLiteral(tuple(items + group.params), span=span)
+        if group.bar or group.given:
+            return A.Apply(A.Empty(span=(group.start, group.start)), tuple(items), tuple(group.given),
+                           tuple(group.params), "conditional", self._brackets(o, c), span=span)
+        if o == "|":
+            return A.Abs(self._seq(items + group.params, group), span=span)
+        if o == "||":
+            return A.Norm(self._seq(items + group.params, group), span=span)
+        if o in ("floor", "ceil", "[["):
+            return A.Delimited(o, self._seq(items, group), span=span)
+        if o == "<":
+            return A.Delimited("angle", self._seq(items + group.params, group), span=span)
+        if o == "[" and group.semicolons:
+            return A.Concat(tuple(items + group.params), span=span)
+        all_items = items + group.params
+        if not all_items:
+            return A.Group(A.Empty(span=span), o if o != "." else "(", c if c != "." else ")", span=span)
+        mismatched = (o, c) not in (("(", ")"), ("[", "]"))
+        if len(all_items) == 2 and o in "([" and c in ")]" and (mismatched or o == "["):
+            return A.Interval(all_items[0], all_items[1], o == "[", c == "]", span=span)
+        if len(all_items) == 1:
+            return A.Group(all_items[0], o if o in "([" else "(", c if c in ")]" else ")", span=span)
+        return A.Tuple(tuple(all_items), o if o in "([" else "(", c if c in ")]" else ")", span=span)
+
+    def _colon_builder(self, rel: A.Relation, span: A.Span) -> A.Node:
+        i = rel.ops.index(":")
+        left = self._rel_part(rel.operands[:i + 1], rel.ops[:i], rel.notes[:i] if rel.notes else ())
+        right = self._rel_part(rel.operands[i + 1:], rel.ops[i + 1:], rel.notes[i + 1:] if rel.notes else ())
+        return A.SetBuilder(left, right, span=span)
+
+    @staticmethod
+    def _rel_part(operands: tuple, ops: tuple, notes: tuple) -> A.Node:
+        if not ops:
+            return operands[0]
+        return A.Relation(tuple(operands), tuple(ops), tuple(notes) if notes and any(notes) else (),
+                          span=(operands[0].span[0], operands[-1].span[1]))
+
+    @staticmethod
+    def _brackets(o: str, c: str) -> str:
+        if o == "[":
+            return "[]"
+        if o == "{":
+            return "{}"
+        return "()"
+
+    # --- calls -----------------------------------------------------------------------------------------
+    def _call_candidate(self, atom: A.Node) -> Optional[str]:
+        """Could `atom(` start a call? Returns the certainty it would have, or None for a product."""
+        name_node = atom
+        while isinstance(name_node, (A.Power, A.Indexed, A.Primed, A.Labeled)):
+            if isinstance(name_node, A.Indexed):
+                inner = name_node.base
+                if isinstance(inner, A.Symbol) and self._function_status(inner) in ("known", "declared"):
+                    return self._function_status(inner)
+                return "indexed"
+            if isinstance(name_node, A.Power):
+                inner = name_node.base
+                if isinstance(inner, A.Symbol) and self._function_status(inner) in ("known", "declared"):
+                    return self._function_status(inner)
+                return None
+            name_node = name_node.base
+        if isinstance(name_node, A.Symbol):
+            return self._function_status(name_node)
+        if isinstance(name_node, A.Text):
+            word = name_node.text.strip()
+            if word in T.KNOWN_FUNCTIONS:
+                return "known"
+            if word in self.functions:
+                return "declared"
+            return None
+        if isinstance(name_node, A.Opaque):
+            return "ambiguous"
+        return None
+
+    def _function_status(self, sym: A.Symbol) -> Optional[str]:
+        bare = sym.name.lstrip("\\")
+        if bare in self.functions or sym.name in self.functions:
+            return "declared"
+        if len(bare) > 1 and bare in T.KNOWN_FUNCTIONS and not (sym.name.startswith("\\") and bare in T.GREEK):
+            return "known"
+        if sym.font == "cal" and bare in T.DISTRIBUTIONS:
+            return "known"
+        if bare in ("1",):
+            return None
+        if sym.name in T.SCALAR_LETTERS and sym.font is None:
+            return "scalar"
+        if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS:
+            return None
+        if sym.optimum and False:
+            return None
+        return "ambiguous"
+
+    def _apply(self, func: A.Node, group: _Bracketed, certainty: str, start: int) -> A.Node:
+        span = (start, group.end)
+        if group.divergence:
+            return A.Divergence(func, self._seq(group.divergence, group), self._seq(group.items, group), span=span)
+        if group.given or group.bar:
+            certainty = "conditional" if certainty not in ("known", "declared") else certainty
+        elif certainty in ("scalar", "indexed"):
+            # `x(1-x)`, `y_k(1-\alpha)`: a product
+            node = self._group_node(group)
+            return A.Product((func, node), span=span)
+        if group.open in ("|", "||", "floor", "ceil", "<", "[[", "."):
+            node = self._group_node(group)
+            return A.Product((func, node), span=span)
+        mism = (group.open, group.close) not in (("(", ")"), ("[", "]"))
+        if mism and not group.given:
+            node = self._group_node(group)
+            return A.Product((func, node), span=span)
+        args = tuple(group.items)
+        if group.open == "[" and group.semicolons and not group.given:
+            args = (A.Concat(tuple(group.items + group.params), span=(group.start, group.end)),)
+            return A.Apply(func, args, (), (), certainty, "[]", span=span)
+        return A.Apply(func, args, tuple(group.given), tuple(group.params), certainty,
+                       self._brackets(group.open, group.close), span=span)
+
+    def _function(self, func: A.Node, start: int) -> A.Node:
+        """A function macro: `\\log x`, `\\log(x)`, `\\log^2 x`, `\\operatorname{Softmax}_j(z)`."""
+        sub, sup, primes = self._read_scripts()
+        if sub is not None or sup is not None or primes:
+            func = self._attach(func, sub, sup, primes, start)
+        tok = self.peek()
+        if tok.kind == PUNCT and tok.text in "([":
+            group = self._bracketed()
+            return self._postfix_loop(self._apply(func, group, "known", start), start)
+        if self._starts_factor(tok) and not (tok.kind == PUNCT and tok.text == "|" and self.bar_stop):
+            operand = self.parse_product(stop_at_operators=True)
+            return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
+        return func
+
+    # --- reductions --------------------------------------------------------------------------------------
+    def _reduction(self, operator: A.Node, role: str, start: int) -> A.Node:
+        under_pending = getattr(self, "_pending_under", None)
+        self._pending_under = None
+        if role.endswith(":under"):
+            role = role.split(":")[0]
+        sub, sup, primes = self._read_scripts()
+        if under_pending is not None:
+            sub = under_pending if sub is None else sub
+        op = self._op_name(operator, role)
+        tok = self.peek()
+        if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and tok.text == "(":
+            # \max(a, b), \operatorname{softmax}(x): an application
+            group = self._bracketed()
+            return self._postfix_loop(self._apply(operator, group, "known", start), start)
+        brackets = ""
+        body: Optional[A.Node]
+        if role == "expect" and ((tok.kind == PUNCT and tok.text in "([") or
+                                 (tok.kind == CMD and tok.text in ("\\{", "\\lbrace"))):
+            group = self._bracketed()
+            o = group.open
+            brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
+            inner = group.items + group.params
+            if group.given or group.bar:
+                body = A.Apply(A.Empty(span=(group.start, group.start)), tuple(group.items), tuple(group.given),
+                               tuple(group.params), "conditional", brackets, span=(group.start, group.end))
+                brackets = ""
+            elif len(inner) == 1:
+                body = inner[0]
+            else:
+                body = self._group_node(group)
+                brackets = ""
+            node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+            return self._postfix_loop(node, start) if False else node
+        if self._starts_operand(self.peek()) and not (self.peek().kind == PUNCT and self.peek().text == "|"
+                                                      and self.bar_stop):
+            body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
+                self.parse_product(stop_at_operators=True)
+        else:
+            body = None
+            if op in ("sum", "prod", "int") and self.strict and self.peek().kind == EOF:
+                raise self.error(f"{operator.name if isinstance(operator, A.Symbol) else op} without a body")
+        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+        return node
+
+    def _op_name(self, operator: A.Node, role: str) -> str:
+        if role == "expect":
+            return "E"
+        if isinstance(operator, A.Symbol):
+            bare = operator.name.lstrip("\\")
+            if role == "bigop":
+                return T.BIG_OPERATORS.get(bare, bare)
+            return T.LIMIT_OPERATORS.get(bare, bare)
+        return "op"
+
+    def _make_reduction(self, op: str, operator: A.Node, under: Optional[A.Node], over: Optional[A.Node],
+                        body: Optional[A.Node], brackets: str, span: A.Span) -> A.Reduction:
+        variables: tuple[A.Node, ...] = ()
+        lower = upper = domain = distribution = condition = None
+        if op == "int":
+            lower, upper = under, over
+            if isinstance(under, A.Relation) and under.ops and under.ops[0] in ("\\in",):
+                variables = _split_vars(under.operands[0])
+                domain = under.operands[-1]
+                lower = None
+            if body is not None:
+                body, dvars = _split_differentials(body)
+                variables = variables + dvars
+        else:
+            if under is not None:
+                variables, lower, domain, distribution, condition = _analyze_under(op, under)
+            upper = over
+        return A.Reduction(op, operator, under, over, body, variables, lower, upper, domain, distribution,
+                           condition, brackets, span=span)
+
+    def _gradient(self, operator: A.Node, start: int) -> A.Node:
+        sub, sup, primes = self._read_scripts()
+        body = None
+        if self._starts_operand(self.peek()) and self.peek().kind not in (SUB, SUP, PRIME):
+            body = self.parse_product(stop_at_operators=False)
+        return A.Gradient(sub, sup, body, span=(start, self.last_end()))
+
+    def _indicator(self, symbol: A.Node, start: int) -> A.Node:
+        tok = self.peek()
+        if (tok.kind == PUNCT and tok.text in "([") or (tok.kind == CMD and tok.text in ("\\{", "\\lbrace")):
+            group = self._bracketed()
+            inner = group.items + group.given + group.params
+            cond = self._seq(inner, group) if inner else A.Empty(span=(group.start, group.end))
+            brackets = {"[": "[]", "(": "()", "{": "{}"}.get(group.open, "[]")
+            if (group.open, group.close) not in (("(", ")"), ("[", "]"), ("{", "}")) or group.given or \
+                    group.divergence:
+                return A.Product((symbol, self._group_node(group)), span=(start, group.end))
+            node: A.Node = A.Indicator(symbol, cond, brackets, span=(start, group.end))
+            return self._postfix_loop(node, start)
+        if tok.kind == SUB:
+            save = self.pos
+            self.next()
+            sub = self.parse_script_arg(tok)
+            if isinstance(sub, (A.Relation, A.Sequence)) or (isinstance(sub, A.Apply)):
+                node = A.Indicator(symbol, sub, "_", span=(start, self.last_end()))
+                return self._postfix_loop(node, start)
+            self.pos = save
+        return self._postfix_loop(symbol, start)
+
+    # --- derivatives ---------------------------------------------------------------------------------
+    def _derivative(self, num: A.Node, den: A.Node) -> Optional[A.Derivative]:
+        def dform(node: A.Node) -> Optional[tuple[str, Optional[A.Node], Optional[A.Node]]]:
+            """(kind, operand, order) if node is `d`, `d x`, `d^2 y`, `\\partial`, `\\partial L`."""
+            if isinstance(node, A.Symbol) and _is_d(node):
+                return "d", None, None
+            if isinstance(node, A.Symbol) and node.name == "\\partial" and not node.sub_label:
+                return "partial", None, None
+            if isinstance(node, A.Differential):
+                return node.kind, node.body, None
+            if isinstance(node, A.Power) and isinstance(node.base, A.Symbol) and \
+                    (_is_d(node.base) or node.base.name == "\\partial"):
+                return ("d" if _is_d(node.base) else "partial"), None, node.exponent
+            if isinstance(node, A.Product) and len(node.factors) >= 2:
+                head = node.factors[0]
+                rest = node.factors[1:]
+                operand = rest[0] if len(rest) == 1 else A.Product(tuple(rest), span=(rest[0].span[0],
+                                                                                      rest[-1].span[1]))
+                if isinstance(head, A.Symbol) and _is_d(head):
+                    return "d", operand, None
+                if isinstance(head, A.Symbol) and head.name == "\\partial":
+                    return "partial", operand, None
+                if isinstance(head, A.Power) and isinstance(head.base, A.Symbol) and \
+                        (_is_d(head.base) or head.base.name == "\\partial"):
+                    return ("d" if _is_d(head.base) else "partial"), operand, head.exponent
+                if isinstance(head, A.Differential) and all(isinstance(f, A.Differential) for f in rest):
+                    return head.kind, node, None
+            return None
+
+        top = dform(num)
+        bottom = dform(den)
+        if top is None or bottom is None or bottom[1] is None:
+            return None
+        kind = top[0]
+        wrt_node = bottom[1]
+        if isinstance(wrt_node, A.Product) and all(isinstance(f, A.Differential) for f in wrt_node.factors):
+            wrt = tuple(f.body for f in wrt_node.factors)  # type: ignore[attr-defined]
+        else:
+            wrt = (wrt_node,)
+        return A.Derivative(kind, top[1], wrt, top[2])
+
+    # --- environments --------------------------------------------------------------------------------
+    def _environment(self) -> A.Node:
+        tok = self.next()
+        env = tok.text
+        start = tok.start
+        # skip column specs and optional placement
+        if self.at_punct("["):
+            self._skip_optional()
+        for _ in range(T.ENV_ARGS.get(env, 0)):
+            if self.peek().kind == LBRACE:
+                self.pos = _brace_end(self.tokens, self.pos) + 1
+        rows: list[list[A.Node]] = [[]]
+        if env in T.MATRIX_ENVS or env in T.CASES_ENVS:
+            saved = self.bar_stop
+            self.bar_stop = 0
+            while True:
+                t = self.peek()
+                if t.kind == END:
+                    if t.text != env:
+                        raise self.error(f"\\end{{{t.text}}} closes \\begin{{{env}}}", t.start)
+                    self.next()
+                    break
+                if t.kind == EOF:
+                    raise self.error(f"missing \\end{{{env}}}", start)
+                if t.kind == AMP:
+                    self.next()
+                    if not rows[-1]:
+                        rows[-1].append(A.Empty(span=(t.start, t.start)))
+                    if self.peek().kind in (AMP, NEWLINE, END):
+                        rows[-1].append(A.Empty(span=(t.end, t.end)))
+                    continue
+                if t.kind == NEWLINE:
+                    self.next()
+                    rows.append([])
+                    continue
+                if t.kind == RBRACE:
+                    raise self.error(f"unbalanced }} inside \\begin{{{env}}}", t.start)
+                rows[-1].append(self._cell())
+            self.bar_stop = saved
+            if rows and not rows[-1]:
+                rows.pop()
+            span = (start, self.last_end())
+            if env in T.CASES_ENVS:
+                cases = tuple((r[0] if r else A.Empty(), (r[1] if len(r) == 2 else
+                               (A.Sequence(tuple(r[1:]), tuple("&" for _ in r[2:])) if len(r) > 2 else None)))
+                              for r in rows)
+                return A.Cases(cases, span=span)
+            return A.Matrix(env, tuple(tuple(r) for r in rows), span=span)
+        # align-like environment nested in a formula: statements
+        statements: list[A.Node] = []
+        while True:
+            t = self.peek()
+            if t.kind == END:
+                self.next()
+                break
+            if t.kind == EOF:
+                raise self.error(f"missing \\end{{{env}}}", start)
+            if t.kind in (NEWLINE, AMP):
+                self.next()
+                continue
+            if t.kind == RBRACE:
+                raise self.error(f"unbalanced }} inside \\begin{{{env}}}", t.start)
+            statements.append(self.parse_sequence())
+            t = self.peek()
+            if t.kind not in (NEWLINE, END, AMP, EOF):
+                raise self.error(f"unexpected {t.text or t.kind} in \\begin{{{env}}}", t.start)
+        span = (start, self.last_end())
+        if len(statements) == 1:
+            return replace(statements[0], span=statements[0].span)
+        if not statements:
+            return A.Empty(span=span)
+        return A.Rows(tuple(statements), span=span)
+
+    def _cell(self) -> A.Node:
+        """One matrix or cases cell."""
+        start = self.peek().start
+        items = [self.parse_sequence()]
+        while self.peek().kind not in (AMP, NEWLINE, END, EOF, RBRACE):
+            tok = self.peek()
+            if tok.kind == PUNCT and tok.text in ")]|" or tok.kind == CMD and (tok.text in T.CLOSE_DELIMS):
+                raise self.error(f"unexpected {tok.text}")
+            items.append(self.parse_sequence())
+        if len(items) == 1:
+            return items[0]
+        return A.Product(tuple(items), span=(start, self.last_end()))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Script and under-script classification (pure functions on nodes, shared with the printer)
+# ---------------------------------------------------------------------------------------------------
+
+def _is_d(node: A.Symbol) -> bool:
+    return node.name == "d" and node.font in (None, "rm", "op", "it") and not node.accents and \
+        node.sub_label is None and node.sup_label is None and not node.primes and not node.optimum
+
+
+def _plain_letter(node: A.Node) -> bool:
+    return isinstance(node, A.Symbol) and len(node.name) == 1 and node.name.isalpha() and node.font is None \
+        and not node.accents and node.sub_label is None and node.sup_label is None and not node.primes \
+        and not node.optimum
+
+
+def classify_sub(sub: A.Node) -> tuple[str, object]:
+    """("label", node) or ("index", (index, …))."""
+    if isinstance(sub, A.Text):
+        return "label", sub
+    if isinstance(sub, A.Symbol):
+        if len(sub.name.lstrip("\\")) > 1 and not sub.name.startswith("\\"):
+            return "label", sub
+        if sub.name in _PARAM_LETTERS and sub.font is None and not sub.accents:
+            return "label", sub
+        if sub.font in ("rm", "op", "text", "sf", "tt") and sub.name.isalpha() and len(sub.name) == 1:
+            return "label", sub
+        return "index", (sub,)
+    if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators):
+        return "index", tuple(_index_item(i) for i in sub.items)
+    if isinstance(sub, A.Product) and all(_plain_letter(f) for f in sub.factors):
+        word = "".join(f.name for f in sub.factors)  # type: ignore[attr-defined]
+        if len(word) <= 3 and all(ch in T.INDEX_LETTERS for ch in word) and word not in T.LABEL_WORDS:
+            return "index", tuple(sub.factors)
+        return "label", A.Symbol(word, span=sub.span)
+    return "index", (_index_item(sub),)
+
+
+def _index_item(node: A.Node) -> A.Node:
+    if isinstance(node, A.Relation) and node.ops == (":",):
+        a, b = node.operands
+        return A.Slice(None if isinstance(a, A.Empty) else a, None if isinstance(b, A.Empty) else b,
+                       span=node.span)
+    return node
+
+
+_TRANSPOSE_NAMES = {"\\top", "\\intercal", "\\transpose", "\\T"}
+
+
+def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
+    """(kind, value): kind is power, transpose, inverse, optimum, prime or label."""
+    if isinstance(base, A.Number):
+        if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
+                sup.operand.value == "1":
+            return "power", sup
+        return "power", sup
+    if isinstance(sup, A.Symbol):
+        name = sup.name
+        if name in _TRANSPOSE_NAMES and not sup.accents:
+            return "transpose", None
+        if name == "T" and sup.font in (None, "sf", "rm", "tt", "bf", "text", "op") and not sup.accents \
+                and sup.sub_label is None and sup.sup_label is None and not sup.primes and not sup.optimum:
+            return "transpose", None
+        if name in T.OPTIMUM_MARKS and sup.font is None:
+            return "optimum", None
+        if name in ("\\prime", "'"):
+            return "prime", 1
+        if name in T.DAGGER_MARKS or name in ("\\dagger", "+", "-", "\\ddagger", "\\circ", "\\bullet", "\\perp",
+                                             "\\star"):
+            return "label", sup
+        if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
+            return "label", sup
+        if sup.font in ("rm", "op", "text", "sf", "tt", "cal", "frak", "bb"):
+            return "label", sup
+        if len(name) == 1 and name.isupper() and not isinstance(base, A.Number) and not (
+                isinstance(base, A.Symbol) and base.name in ("e", "\\exp")):
+            return "label", sup
+        return "power", sup
+    if isinstance(sup, A.Text):
+        return "label", sup
+    if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
+            sup.operand.value == "1":
+        return "inverse", None
+    if isinstance(sup, A.Group) and sup.open == "(":
+        return "label", sup
+    if isinstance(sup, A.Product) and all(isinstance(f, A.Symbol) and f.name in ("\\prime", "'")
+                                          for f in sup.factors):
+        return "prime", len(sup.factors)
+    if isinstance(sup, A.Product) and all(_plain_letter(f) for f in sup.factors):
+        word = "".join(f.name for f in sup.factors)  # type: ignore[attr-defined]
+        if word.isupper() or word in T.LABEL_WORDS:
+            return "label", A.Symbol(word, span=sup.span)
+    return "power", sup
+
+
+def _split_vars(node: A.Node) -> tuple[A.Node, ...]:
+    if isinstance(node, (A.Tuple, A.SetLiteral, A.Concat)):
+        return tuple(node.items)
+    if isinstance(node, A.Sequence):
+        return tuple(node.items)
+    if isinstance(node, A.Group):
+        return _split_vars(node.body)
+    if isinstance(node, A.Empty):
+        return ()
+    return (node,)
+
+
+def _analyze_under(op: str, under: A.Node):
+    """(variables, lower, domain, distribution, condition) from an under-script."""
+    variables: tuple[A.Node, ...] = ()
+    lower = domain = distribution = condition = None
+    node = under
+    extra: list[A.Node] = []
+    if isinstance(node, A.Sequence) and any(s == "\\\\" for s in node.separators):
+        node, extra = node.items[0], list(node.items[1:])
+    if isinstance(node, A.Sequence):
+        parts = list(node.items)
+        for part in parts:
+            v, lo, dom, dist, cond = _analyze_under(op, part)
+            variables += v
+            lower = lower or lo
+            domain = domain or dom
+            distribution = distribution or dist
+            condition = condition or cond
+    elif isinstance(node, A.Relation):
+        ops = node.ops
+        first = ops[0]
+        if ":" in ops:
+            i = ops.index(":")
+            left = Parser._rel_part(node.operands[:i + 1], ops[:i], ())
+            right = Parser._rel_part(node.operands[i + 1:], ops[i + 1:], ())
+            variables, lower, domain, distribution, _ = _analyze_under(op, left)
+            condition = right
+        elif first == "=" and len(ops) == 1:
+            variables = _split_vars(node.operands[0])
+            lower = node.operands[1]
+        elif first in ("\\in", "\\subset", "\\subseteq") and len(ops) == 1:
+            variables = _split_vars(node.operands[0])
+            domain = node.operands[1]
+        elif first == "\\sim" and len(ops) == 1:
+            variables = _split_vars(node.operands[0])
+            distribution = node.operands[1]
+        elif len(ops) == 2 and ops[0] in ("\\le", "<") and ops[1] in ("\\le", "<"):
+            variables = _split_vars(node.operands[1])
+            lower = node.operands[0]
+            condition = node
+        elif first in ("\\to", "\\rightarrow"):
+            variables = _split_vars(node.operands[0])
+            condition = node
+        else:
+            condition = node
+            head = node.operands[0]
+            if isinstance(head, A.Empty):
+                head = node.operands[1]
+            variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
+    elif isinstance(node, (A.Symbol, A.Indexed, A.Tuple, A.Group, A.Slice)):
+        if op == "E" and (isinstance(node, A.Apply) or (isinstance(node, A.Symbol) and node.font == "cal")):
+            distribution = node
+        else:
+            variables = _split_vars(node)
+    elif isinstance(node, A.Apply):
+        if op == "E":
+            distribution = node
+        else:
+            condition = node
+    elif isinstance(node, A.Product) and all(_plain_letter(f) for f in node.factors) and len(node.factors) <= 3:
+        variables = tuple(node.factors)
+    else:
+        condition = node
+    for more in extra:
+        condition = more if condition is None else A.Sequence((condition, more), (",",))
+    return variables, lower, domain, distribution, condition
+
+
+def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...]]:
+    """Take trailing `d x` / `\\mathrm{d}x` factors off an integral's body."""
+    if isinstance(body, A.Product):
+        factors = list(body.factors)
+        variables: list[A.Node] = []
+        while len(factors) >= 2 and isinstance(factors[-2], A.Symbol) and _is_d(factors[-2]):  # type: ignore[arg-type]
+            variables.insert(0, factors[-1])
+            del factors[-2:]
+        if not variables:
+            return body, ()
+        if not factors:
+            return A.Empty(span=(body.span[0], body.span[0])), tuple(variables)
+        if len(factors) == 1:
+            return factors[0], tuple(variables)
+        return A.Product(tuple(factors), span=(factors[0].span[0], factors[-1].span[1])), tuple(variables)
+    if isinstance(body, A.BinOp) and body.op in ("\\cdot", "*"):
+        right, vars_ = _split_differentials(body.right)
+        if vars_:
+            if isinstance(right, A.Empty):
+                return body.left, vars_
+            return A.BinOp(body.op, body.left, right, span=body.span), vars_
+    return body, ()

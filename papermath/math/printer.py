@@ -1,0 +1,508 @@
+"""Syntax tree → normalized LaTeX, such that `parse(to_latex(t)).tree == t` (spans aside).
+
+Normalization: canonical macros (`\\le`, `\\to`, `\\mathbb{E}`), every script braced, `\\frac{…}{…}`,
+derivatives as fractions. Braces (transparent to the parser) are added wherever the tree's grouping
+would otherwise be read differently: a lower-precedence child, or an operator whose body would swallow
+what follows (`{\\sum_i a_i} b`).
+"""
+from __future__ import annotations
+
+from . import ast as A
+from . import tables as T
+
+_ADD = {op for op, (_, p) in T.BINARY_OPS.items() if p == T.ADDITIVE}
+_CANON_ADD = {T.BINARY_OPS[op][0] for op in _ADD}
+
+# Precedence levels of printed nodes.
+SEQ, REL, ADD, MUL, UNARY, PROD, ATOM = 0, 1, 2, 3, 4, 5, 9
+
+# What an open-ended node would swallow if more followed it.
+JUXT, MULT, ALL = 1, 2, 3
+
+
+def to_latex(node: A.Node) -> str:
+    """Normalized LaTeX for a tree (or any subtree)."""
+    return _p(node)
+
+
+def _prec(node: A.Node) -> int:
+    if isinstance(node, (A.Sequence, A.Rows)):
+        return SEQ
+    if isinstance(node, A.Relation):
+        return REL
+    if isinstance(node, A.BinOp):
+        return ADD if node.op in _CANON_ADD else MUL
+    if isinstance(node, A.UnaryOp):
+        return UNARY
+    if isinstance(node, A.Product):
+        return PROD
+    if isinstance(node, A.Reduction) and not node.brackets:
+        return MUL
+    if isinstance(node, A.Apply) and node.brackets == "":
+        return PROD
+    if isinstance(node, (A.Gradient,)):
+        return PROD
+    if isinstance(node, A.Derivative) and node.body is not None:
+        return PROD
+    return ATOM
+
+
+def _absorbs(node: A.Node) -> int:
+    """How much of what follows this node, printed, would the parser pull into it."""
+    if isinstance(node, A.Reduction):
+        if node.brackets:
+            return 0
+        if node.body is None:
+            return ALL
+        return max(MULT, _absorbs(node.body))
+    if isinstance(node, A.Apply):
+        if node.brackets == "":
+            return max(JUXT, _absorbs(node.args[-1]) if node.args else JUXT)
+        if isinstance(node.func, A.Empty):
+            return 0
+        return 0
+    if isinstance(node, A.Gradient):
+        if node.body is None:
+            return ALL
+        return max(JUXT, _absorbs(node.body))
+    if isinstance(node, A.Derivative):
+        if node.body is None:
+            return ALL
+        return max(JUXT, _absorbs(node.body))
+    if isinstance(node, A.BinOp):
+        return _absorbs(node.right)
+    if isinstance(node, A.UnaryOp):
+        return max(JUXT, _absorbs(node.operand))
+    if isinstance(node, A.Product):
+        return _absorbs(node.factors[-1])
+    if isinstance(node, A.Relation):
+        return ALL
+    if isinstance(node, A.Sequence):
+        return ALL
+    if isinstance(node, A.Symbol):
+        return ALL if _prefix_capable(node) else 0
+    if isinstance(node, A.Differential):
+        return 0
+    if isinstance(node, A.Empty):
+        return ALL
+    return 0
+
+
+def _prefix_capable(sym: A.Symbol) -> bool:
+    """Would this symbol, followed by something, become an operator (`\\log x`, `\\mathbb{E}[x]`)?"""
+    bare = sym.name.lstrip("\\")
+    if sym.name == "E" or bare in T.EXPECTATION_NAMES:
+        return True
+    if sym.name == "1" and sym.font in ("bb", "bf"):
+        return True
+    if sym.name == "I" and sym.font == "bb":
+        return True
+    if sym.name in ("\\partial", "\\nabla"):
+        return True
+    if len(bare) > 1 and (bare in T.FUNCTION_MACROS or bare in T.LIMIT_OPERATORS or bare in T.BIG_OPERATORS
+                          or bare in T.KNOWN_FUNCTIONS or bare == "arg" or bare.startswith("arg")):
+        return True
+    return False
+
+
+def _wrap(text: str) -> str:
+    return "{" + text + "}"
+
+
+def _child(node: A.Node, min_prec: int, followed: int = 0) -> str:
+    """Print `node` as a child that must bind at least `min_prec`, followed by material that an
+    open-ended node would absorb at level `followed` (0: nothing follows)."""
+    text = _p(node)
+    if _prec(node) < min_prec or (followed and _absorbs(node) >= followed):
+        return _wrap(text)
+    return text
+
+
+def _script(node: A.Node) -> str:
+    return "{" + _p(node) + "}"
+
+
+def _has_sub(node: A.Node) -> bool:
+    if isinstance(node, A.Symbol):
+        return node.sub_label is not None
+    if isinstance(node, A.Indexed):
+        return True
+    if isinstance(node, A.Labeled):
+        return node.position == "sub"
+    if isinstance(node, A.Norm):
+        return node.order is not None
+    if isinstance(node, A.Reduction):
+        return node.under is not None
+    return False
+
+
+def _has_sup(node: A.Node) -> bool:
+    if isinstance(node, A.Symbol):
+        return node.sup_label is not None or node.optimum or node.primes > 0
+    if isinstance(node, (A.Power, A.Transpose, A.Inverse, A.Primed)):
+        return True
+    if isinstance(node, A.Labeled):
+        return node.position == "sup"
+    if isinstance(node, A.Indexed):
+        return _has_sup(node.base)
+    return False
+
+
+def _script_base(node: A.Node, adding: str) -> str:
+    """The base of a script, braced when it cannot take the script directly."""
+    text = _p(node)
+    if adding == "call" and isinstance(node, (A.Symbol, A.Indexed, A.Power, A.Labeled, A.Primed, A.Text,
+                                              A.Opaque)):
+        return text
+    if _prec(node) < ATOM or _absorbs(node) or isinstance(node, (A.Empty, A.Number, A.Frac, A.Binom,
+                                                                   A.Factorial, A.Annotated)):
+        if isinstance(node, A.Number) and adding == "sup" and len(node.value) == 1:
+            return text
+        return _wrap(text)
+    if isinstance(node, (A.Reduction, A.Apply)) and not node.brackets:
+        return _wrap(text)
+    if adding == "sub" and _has_sub(node):
+        return _wrap(text)
+    if adding == "sup" and _has_sup(node):
+        return _wrap(text)
+    if isinstance(node, A.Indexed) and adding == "sub":
+        return _wrap(text)
+    if isinstance(node, A.Symbol) and node.name in ("\\partial", "\\nabla"):
+        return _wrap(text)
+    if isinstance(node, A.Symbol) and len(node.name) > 1 and not node.name.startswith("\\") and node.font is None:
+        return _wrap(text)
+    if isinstance(node, A.Text):
+        return _wrap(text)
+    if isinstance(node, A.Ellipsis_):
+        return _wrap(text)
+    return text
+
+
+def _symbol_core(node: A.Symbol) -> str:
+    name = node.name
+    if node.font is not None:
+        if node.font == "text":
+            core = "\\text{" + name + "}"
+        else:
+            macro = T.FONT_LATEX.get(node.font, "mathrm")
+            core = "\\" + macro + "{" + name + "}"
+    else:
+        core = name
+        if name in ("'", "\\prime"):
+            core = "\\prime"
+    for accent in reversed(node.accents):
+        core = "\\" + T.ACCENT_LATEX.get(accent, accent) + "{" + core + "}"
+    return core
+
+
+def _symbol(node: A.Symbol) -> str:
+    core = _symbol_core(node)
+    if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
+            (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum):
+        core = _wrap(core)
+    elif node.name in ("\\partial", "\\nabla", "d") and (node.sub_label is not None or node.sup_label is not None):
+        core = _wrap(core)
+    elif node.name.lstrip("\\") in T.BIG_OPERATORS or node.name.lstrip("\\") in T.LIMIT_OPERATORS or \
+            node.name.lstrip("\\") in T.FUNCTION_MACROS or node.name == "\\arg":
+        if node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum:
+            core = _wrap(core)
+    if node.primes:
+        core += "'" * node.primes
+    if node.sub_label is not None:
+        core += "_" + _script(node.sub_label)
+    if node.sup_label is not None:
+        core += "^" + _script(node.sup_label)
+        if node.optimum:
+            core = _wrap(core) + "^{*}"
+    elif node.optimum:
+        core += "^{*}"
+    return core
+
+
+def _items(items, sep: str = ", ") -> str:
+    return sep.join(_child(i, REL) if not isinstance(i, A.Sequence) else _wrap(_p(i)) for i in items)
+
+
+def _bracket_pair(brackets: str) -> tuple[str, str]:
+    if brackets == "[]":
+        return "[", "]"
+    if brackets == "{}":
+        return "\\{", "\\}"
+    return "(", ")"
+
+
+def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
+    t = type(node)
+    if t is A.Symbol:
+        return _symbol(node)  # type: ignore[arg-type]
+    if t is A.Number:
+        return node.value  # type: ignore[attr-defined]
+    if t is A.Empty:
+        return "{}"
+    if t is A.Text:
+        return "\\text{" + node.text + "}"  # type: ignore[attr-defined]
+    if t is A.Ellipsis_:
+        kind = node.kind  # type: ignore[attr-defined]
+        return "\\ldots" if kind == "..." else kind
+    if t is A.Opaque:
+        return node.macro + "".join("{" + a + "}" for a in node.args)  # type: ignore[attr-defined]
+    if t is A.Indexed:
+        n: A.Indexed = node  # type: ignore[assignment]
+        base = _script_base(n.base, "sub")
+        inner = ", ".join(_index(i) for i in n.indices)
+        return base + "_{" + inner + "}"
+    if t is A.Labeled:
+        n2: A.Labeled = node  # type: ignore[assignment]
+        mark = "_" if n2.position == "sub" else "^"
+        return _script_base(n2.base, n2.position) + mark + _script(n2.label)
+    if t is A.Primed:
+        return _script_base(node.base, "sup") + "'" * node.count  # type: ignore[attr-defined]
+    if t is A.Power:
+        return _script_base(node.base, "sup") + "^" + _script(node.exponent)  # type: ignore[attr-defined]
+    if t is A.Transpose:
+        return _script_base(node.base, "sup") + "^{\\top}"  # type: ignore[attr-defined]
+    if t is A.Inverse:
+        return _script_base(node.base, "sup") + "^{-1}"  # type: ignore[attr-defined]
+    if t is A.Slice:
+        s = "" if node.start is None else _child(node.start, ADD)  # type: ignore[attr-defined]
+        e = "" if node.stop is None else _child(node.stop, ADD)  # type: ignore[attr-defined]
+        return f"{s}:{e}"
+    if t is A.BinOp:
+        b: A.BinOp = node  # type: ignore[assignment]
+        prec = _prec(b)
+        level = MULT if prec == MUL else ALL
+        left = _child(b.left, prec, followed=level)
+        right = _child(b.right, prec + 1) if prec == ADD else _child(b.right, UNARY)
+        if prec == ADD and isinstance(b.right, A.UnaryOp):
+            right = _wrap(_p(b.right))
+        return f"{left} {b.op} {right}"
+    if t is A.UnaryOp:
+        u: A.UnaryOp = node  # type: ignore[assignment]
+        return f"{u.op} {_child(u.operand, UNARY)}"
+    if t is A.Product:
+        factors = node.factors  # type: ignore[attr-defined]
+        parts = []
+        for i, f in enumerate(factors):
+            last = i == len(factors) - 1
+            if last and _absorbs(f) and not isinstance(f, (A.Relation, A.Sequence, A.Empty, A.Symbol,
+                                                             A.BinOp, A.UnaryOp, A.Product)):
+                parts.append(_p(f))
+            else:
+                parts.append(_child(f, ATOM, followed=0 if last else JUXT))
+        return " ".join(parts)
+    if t is A.Apply:
+        return _apply(node)  # type: ignore[arg-type]
+    if t is A.Divergence:
+        d: A.Divergence = node  # type: ignore[assignment]
+        func = "" if isinstance(d.func, A.Empty) else _script_base(d.func, "call")
+        return f"{func}({_child(d.left, REL)} \\| {_child(d.right, REL)})"
+    if t is A.Reduction:
+        return _reduction(node)  # type: ignore[arg-type]
+    if t is A.Derivative:
+        return _derivative(node)  # type: ignore[arg-type]
+    if t is A.Differential:
+        mark = "\\partial" if node.kind == "partial" else "d"  # type: ignore[attr-defined]
+        return mark + " " + _child(node.body, ATOM, followed=JUXT)  # type: ignore[attr-defined]
+    if t is A.Gradient:
+        g: A.Gradient = node  # type: ignore[assignment]
+        out = "\\nabla"
+        if g.wrt is not None:
+            out += "_" + _script(g.wrt)
+        if g.order is not None:
+            out += "^" + _script(g.order)
+        if g.body is not None:
+            out += " " + _child(g.body, PROD)
+        return out
+    if t is A.Relation:
+        r: A.Relation = node  # type: ignore[assignment]
+        parts = []
+        for i, operand in enumerate(r.operands):
+            if i:
+                op = r.ops[i - 1]
+                note = r.notes[i - 1] if r.notes else None
+                parts.append("\\overset{" + _p(note) + "}{" + op + "}" if note is not None else op)
+            if not isinstance(operand, A.Empty):
+                parts.append(_child(operand, ADD))
+        return " ".join(parts)
+    if t is A.Frac:
+        return "\\frac{" + _p(node.num) + "}{" + _p(node.den) + "}"  # type: ignore[attr-defined]
+    if t is A.Root:
+        idx = "" if node.index is None else "[" + _p(node.index) + "]"  # type: ignore[attr-defined]
+        return "\\sqrt" + idx + "{" + _p(node.body) + "}"  # type: ignore[attr-defined]
+    if t is A.Group:
+        g2: A.Group = node  # type: ignore[assignment]
+        return g2.open + ("" if isinstance(g2.body, A.Empty) else _p(g2.body)) + g2.close
+    if t is A.Tuple:
+        tp: A.Tuple = node  # type: ignore[assignment]
+        return tp.open + _items(tp.items) + tp.close
+    if t is A.Interval:
+        iv: A.Interval = node  # type: ignore[assignment]
+        return ("[" if iv.left_closed else "(") + _items((iv.lower, iv.upper)) + ("]" if iv.right_closed else ")")
+    if t is A.Concat:
+        return "[" + _items(node.items, "; ") + "]"  # type: ignore[attr-defined]
+    if t is A.SetLiteral:
+        return "\\{" + _items(node.items) + "\\}"  # type: ignore[attr-defined]
+    if t is A.SetBuilder:
+        sb: A.SetBuilder = node  # type: ignore[assignment]
+        return "\\{" + _seq_items(sb.element) + " \\mid " + _seq_items(sb.condition) + "\\}"
+    if t is A.Abs:
+        return "\\left|" + _p(node.body) + "\\right|"  # type: ignore[attr-defined]
+    if t is A.Norm:
+        nm: A.Norm = node  # type: ignore[assignment]
+        out = "\\|" + _p(nm.body) + "\\|"
+        if nm.order is not None:
+            out += "_" + _script(nm.order)
+        return out
+    if t is A.Delimited:
+        dl: A.Delimited = node  # type: ignore[assignment]
+        pairs = {"floor": ("\\lfloor ", "\\rfloor"), "ceil": ("\\lceil ", "\\rceil"),
+                 "angle": ("\\langle ", "\\rangle"), "[[": ("\\llbracket ", "\\rrbracket")}
+        o, c = pairs[dl.kind]
+        body = _seq_items(dl.body)
+        return o + body + c
+    if t is A.Indicator:
+        ind: A.Indicator = node  # type: ignore[assignment]
+        sym = _p(ind.symbol)
+        if ind.brackets == "_":
+            return sym + "_" + _script(ind.condition)
+        o, c = {"[]": ("[", "]"), "()": ("(", ")"), "{}": ("\\{", "\\}")}[ind.brackets]
+        return sym + o + _seq_items(ind.condition) + c
+    if t is A.Cases:
+        rows = []
+        for value, cond in node.rows:  # type: ignore[attr-defined]
+            cell = _cell(value)
+            if cond is not None:
+                cell += " & " + _cell(cond)
+            rows.append(cell)
+        return "\\begin{cases}" + " \\\\ ".join(rows) + "\\end{cases}"
+    if t is A.Matrix:
+        mx: A.Matrix = node  # type: ignore[assignment]
+        env = mx.env
+        spec = ""
+        if env in T.ENV_ARGS:
+            width = max((len(r) for r in mx.rows), default=1)
+            spec = "{" + "c" * max(width, 1) + "}" * T.ENV_ARGS[env] if T.ENV_ARGS[env] else ""
+        body = " \\\\ ".join(" & ".join(_cell(c) for c in row) for row in mx.rows)
+        return "\\begin{" + env + "}" + spec + body + "\\end{" + env + "}"
+    if t is A.Binom:
+        return "\\binom{" + _p(node.n) + "}{" + _p(node.k) + "}"  # type: ignore[attr-defined]
+    if t is A.Factorial:
+        return _script_base(node.body, "fact") + "!"  # type: ignore[attr-defined]
+    if t is A.Annotated:
+        an: A.Annotated = node  # type: ignore[assignment]
+        if an.kind == "accent":
+            accent = an.note.text if isinstance(an.note, A.Text) else "bar"
+            return "\\" + T.ACCENT_LATEX.get(accent, accent) + "{" + _p(an.body) + "}"
+        if an.kind == "underbrace":
+            return "\\underbrace{" + _p(an.body) + "}" + ("" if isinstance(an.note, A.Empty) else
+                                                          "_" + _script(an.note))
+        if an.kind == "overbrace":
+            return "\\overbrace{" + _p(an.body) + "}" + ("" if isinstance(an.note, A.Empty) else
+                                                         "^" + _script(an.note))
+        return "\\" + an.kind + "{" + _p(an.note) + "}{" + _p(an.body) + "}"
+    if t is A.Sequence:
+        sq: A.Sequence = node  # type: ignore[assignment]
+        if sq.separators and all(s == "\\\\" for s in sq.separators):
+            return "\\substack{" + " \\\\ ".join(_child(i, REL) for i in sq.items) + "}"
+        out = _child(sq.items[0], REL)
+        for sep, item in zip(sq.separators, sq.items[1:]):
+            if sep == "\\\\":
+                out = "\\substack{" + out + " \\\\ " + _child(item, REL) + "}"
+            else:
+                out += sep + " " + _child(item, REL)
+        return out
+    if t is A.Rows:
+        return " \\\\ ".join(_p(s) for s in node.statements)  # type: ignore[attr-defined]
+    raise TypeError(f"no printer for {t.__name__}")
+
+
+def _seq_items(node: A.Node) -> str:
+    if isinstance(node, A.Tuple) and node.open == "(":
+        return _items(node.items)
+    return _p(node) if not isinstance(node, A.Sequence) else _wrap(_p(node))
+
+
+def _cell(node: A.Node) -> str:
+    if isinstance(node, A.Empty):
+        return ""
+    if isinstance(node, A.Sequence) and node.separators and all(s == "&" for s in node.separators):
+        return " & ".join(_cell(i) for i in node.items)
+    return _p(node)
+
+
+def _index(node: A.Node) -> str:
+    if isinstance(node, A.Slice):
+        return _p(node)
+    if isinstance(node, A.Sequence):
+        return _wrap(_p(node))
+    return _child(node, REL)
+
+
+def _apply(node: A.Apply) -> str:
+    func = "" if isinstance(node.func, A.Empty) else _script_base(node.func, "call")
+    if node.brackets == "":
+        arg = node.args[0]
+        return func + " " + _child(arg, PROD)
+    o, c = _bracket_pair(node.brackets)
+    inner = _items(node.args)
+    if node.given:
+        inner += " \\mid " + _items(node.given)
+    if node.params:
+        inner += "; " + _items(node.params)
+    return func + o + inner + c
+
+
+def _reduction(node: A.Reduction) -> str:
+    op = _p(node.operator)
+    if isinstance(node.operator, A.Symbol) and node.operator.font is not None and \
+            len(node.operator.name) > 1 and node.op not in ("E",):
+        op = "\\operatorname*{" + node.operator.name + "}"
+    if _has_sub(node.operator) or _has_sup(node.operator):
+        op = _wrap(op)
+    if node.under is not None:
+        op += "_" + _script(node.under)
+    if node.over is not None:
+        op += "^" + _script(node.over)
+    body = node.body
+    if node.op == "int" and node.variables:
+        dvars = [v for v in node.variables if not (isinstance(node.under, A.Relation) and v in
+                                                    _under_vars(node.under))]
+        parts = [op]
+        if body is not None and not isinstance(body, A.Empty):
+            parts.append(_child(body, MUL, followed=JUXT))
+        parts.extend("d " + _child(v, ATOM) for v in dvars)
+        if body is None or isinstance(body, A.Empty):
+            pass
+        return " ".join(parts)
+    if body is None:
+        return op
+    if node.brackets:
+        o, c = _bracket_pair(node.brackets)
+        return op + o + _p(body) + c
+    if node.op == "E" and isinstance(body, (A.Group, A.Tuple, A.Interval, A.Concat, A.SetLiteral, A.SetBuilder)):
+        return op + " {" + _p(body) + "}"
+    if isinstance(body, A.Apply) and isinstance(body.func, A.Empty) and node.op == "E":
+        return op + " {" + _p(body) + "}"
+    if node.op in ("softmax",) and T.LIMIT_OPERATORS.get(node.op):
+        return op + " " + _child(body, PROD)
+    if isinstance(body, A.UnaryOp):
+        return op + " " + _child(body, MUL)
+    return op + " " + _child(body, MUL)
+
+
+def _under_vars(under: A.Relation) -> tuple:
+    return under.operands[:1]
+
+
+def _derivative(node: A.Derivative) -> str:
+    mark = "\\partial" if node.kind == "partial" else "d"
+    top = mark
+    if node.order is not None:
+        top += "^" + _script(node.order)
+    wrt = " ".join(mark + " " + _child(v, ATOM) for v in node.wrt)
+    if node.body is not None and False:
+        pass
+    frac = "\\frac{" + top + "}{" + wrt + "}"
+    if node.body is None:
+        return frac
+    return frac + " " + _child(node.body, PROD)
