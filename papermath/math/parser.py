@@ -164,6 +164,14 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
             out.append(tok)
             i += 1
             continue
+        if kind == PUNCT and tok.text == "." and i + 2 < n and tokens[i + 1].text == "." and \
+                tokens[i + 2].text == "." and tokens[i + 1].kind == PUNCT and tokens[i + 2].kind == PUNCT:
+            out.append(Token(CMD, "\\ldots", tok.start, tokens[i + 2].end, tok.space_before))
+            i += 3
+            continue
+        if kind == PUNCT and tok.text == "$":
+            i += 1
+            continue
         if kind == AMP:
             if env_stack[-1] == "rows":
                 i += 1
@@ -241,6 +249,7 @@ class Parser:
         self.pos = 0
         self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
         self._pending_under: Optional[A.Node] = None
+        self.script_depth = 0      # >0 inside a sub/superscript: a bar there is a relation
 
     # --- errors ----------------------------------------------------------------------------------
     def error(self, message: str, offset: Optional[int] = None) -> MathParseError:
@@ -397,8 +406,8 @@ class Parser:
                 nxt = self.peek(1)
                 if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
                     return "\\ne", 2
-            if text == "|" and not self.bar_stop and self.peek(1).kind == PUNCT and self.peek(1).text == "=":
-                return None
+            if text == "|" and self.script_depth and not self.bar_stop:
+                return "\\mid", 1
             return None
         if kind == CMD:
             if text in T.RELATIONS:
@@ -619,7 +628,7 @@ class Parser:
             if text in "([":
                 return True
             if text == "|":
-                return not self.bar_stop
+                return not self.bar_stop and not self.script_depth
             return text in "?@\"`"
         if kind == CMD:
             text = tok.text
@@ -689,13 +698,36 @@ class Parser:
                 certainty = self._call_candidate(atom)
                 if certainty is None:
                     break
-                if tok.text == "[" and certainty not in ("known", "declared"):
+                if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
                     break
                 group = self._bracketed()
                 atom = self._apply(atom, group, certainty, start)
                 continue
             break
         return atom
+
+    def _bracket_has_bar(self) -> bool:
+        """Does the bracket group starting here hold a top-level `\\|`, `||`, `|` or `\\mid`?"""
+        depth = 0
+        toks = self.tokens
+        i = self.pos
+        while i < len(toks):
+            tok = toks[i]
+            if tok.kind == EOF:
+                return False
+            if tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
+                    (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN)):
+                depth += 1
+            elif tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
+                    (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE)):
+                depth -= 1
+                if depth <= 0:
+                    return False
+            elif depth == 1 and ((tok.kind == PUNCT and tok.text == "|") or
+                                 (tok.kind == CMD and (tok.text in T.DIVERGENCE_BARS or tok.text == "\\mid"))):
+                return True
+            i += 1
+        return False
 
     def _read_scripts(self) -> tuple[Optional[A.Node], Optional[A.Node], int]:
         sub: Optional[A.Node] = None
@@ -731,7 +763,11 @@ class Parser:
             self.next()
             saved = self.bar_stop
             self.bar_stop = 0
-            node = self._group_content(tok)
+            self.script_depth += 1
+            try:
+                node = self._group_content(tok)
+            finally:
+                self.script_depth -= 1
             self.bar_stop = saved
             return node
         if kind == LETTER:
@@ -861,12 +897,25 @@ class Parser:
             self.next()
             return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
         if kind == LBRACE:
+            inner = self.peek(1)
+            if inner.kind == CMD:
+                # `{\mathbb{E}}_{x}`, `{\sum}`: a group holding one operator keeps its role
+                save = self.pos
+                self.next()
+                try:
+                    node, role = self.parse_atom()
+                except MathParseError:
+                    node, role = None, "plain"
+                if node is not None and role != "plain" and self.peek().kind == RBRACE:
+                    self.next()
+                    return node, role
+                self.pos = save
             self.next()
             saved = self.bar_stop
             self.bar_stop = 0
             node = self._group_content(tok)
             self.bar_stop = saved
-            return node, self._role_of(node)
+            return node, "plain"
         if kind == TEXT:
             self.next()
             return A.Text(tok.text, span=(tok.start, tok.end)), "plain"
@@ -1061,7 +1110,9 @@ class Parser:
             return A.Symbol(text, span=(start, tok.end)), "plain"
         if name == "mathop" or name == "mathbin" or name == "mathrel" or name == "mathord":
             self.next()
-            inner = self.parse_arg()
+            inner, role = self._arg_with_role()
+            if role != "plain":
+                return self._respan(inner, (start, self.last_end())), role
             if isinstance(inner, A.Symbol):
                 role = self._symbol_role(inner)
                 if role == "plain" and name == "mathop":
@@ -1318,9 +1369,24 @@ class Parser:
                 self._close(group)
                 return group
             while True:
-                if self.peek().kind == EOF:
-                    raise self.error(f"missing closing delimiter for {text}", tok.start)
-                item = self.parse_relation()
+                while self.peek().kind in (NEWLINE, AMP):
+                    self.next()
+                nxt = self.peek()
+                if nxt.kind in (EOF, RBRACE, END):
+                    if self.strict or nxt.kind == EOF and False:
+                        raise self.error(f"missing closing delimiter for {text}", tok.start)
+                    self.warn(f"missing closing delimiter for {text}", tok.start)
+                    group.close = ""
+                    group.end = self.last_end()
+                    return group
+                if self._closes(group):
+                    self._close(group)
+                    return group
+                if (nxt.kind == PUNCT and nxt.text in ",;|") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS):
+                    # an empty item: `\pi(|s)`, `a,;b`
+                    item = A.Empty(span=(nxt.start, nxt.start))
+                else:
+                    item = self.parse_relation()
                 target.append(item)
                 nxt = self.peek()
                 if self._closes(group):
@@ -1363,8 +1429,8 @@ class Parser:
                 if nxt.kind == PUNCT and ntext == ".":
                     self.next()
                     continue
-                if nxt.kind == RBRACE or nxt.kind == END:
-                    raise self.error(f"missing closing delimiter for {text}", tok.start)
+                if nxt.kind in (RBRACE, END, EOF):
+                    continue
                 if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
                                                                                 ntext == NULL_CLOSE)):
                     # a mismatched closer: an interval such as (0,1] or [0, 1)
@@ -1533,7 +1599,8 @@ class Parser:
         if group.open in ("|", "||", "floor", "ceil", "<", "[[", "."):
             node = self._group_node(group)
             return A.Product((func, node), span=span)
-        mism = (group.open, group.close) not in (("(", ")"), ("[", "]"))
+        mism = (group.open, group.close) not in (("(", ")"), ("[", "]"), ("(", "."), ("[", "."), ("(", ""),
+                                                 ("[", ""))
         if mism and not group.given:
             node = self._group_node(group)
             return A.Product((func, node), span=span)
@@ -1862,6 +1929,9 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
             return "label", sup
         if sup.font in ("rm", "op", "text", "sf", "tt", "cal", "frak", "bb"):
+            return "label", sup
+        if len(name) == 1 and name.isalpha() and isinstance(base, A.Symbol) and base.font == "bf" and \
+                sup.font is None and name not in "nkm":
             return "label", sup
         if len(name) == 1 and name.isupper() and not isinstance(base, A.Number) and not (
                 isinstance(base, A.Symbol) and base.name in ("e", "\\exp")):

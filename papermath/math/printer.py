@@ -154,6 +154,17 @@ def _script_base(node: A.Node, adding: str) -> str:
     if adding == "call" and isinstance(node, (A.Symbol, A.Indexed, A.Power, A.Labeled, A.Primed, A.Text,
                                               A.Opaque)):
         return text
+    if adding in ("sub", "sup") and isinstance(node, A.Symbol):
+        if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None:
+            return _wrap(text)
+        if (adding == "sub" and node.sub_label is not None) or (adding == "sup" and _has_sup(node)):
+            return _wrap(text)
+        if node.name in ("\\partial", "\\nabla", "d", "1"):
+            return _wrap(text)
+        return text
+    if adding == "sub" and isinstance(node, (A.Power, A.Transpose, A.Inverse, A.Primed)) or \
+            (adding == "sub" and isinstance(node, A.Labeled) and node.position == "sup"):
+        return _wrap(text)
     if _prec(node) < ATOM or _absorbs(node) or isinstance(node, (A.Empty, A.Number, A.Frac, A.Binom,
                                                                    A.Factorial, A.Annotated)):
         if isinstance(node, A.Number) and adding == "sup" and len(node.value) == 1:

@@ -20,7 +20,7 @@ ell infty hbar hslash imath jmath aleph beth gimel wp Re Im emptyset varnothing 
 forall exists nexists complement Box square blacksquare triangle triangledown diamond lozenge
 star dagger ddagger flat natural sharp clubsuit diamondsuit heartsuit spadesuit checkmark
 angle measuredangle eth mho Finv Game Bbbk backprime varclubsuit S P pounds copyright
-circledR yen maltese degree
+circledR yen maltese degree prime dprime intercal transpose_ ast
 """.split())
 """Other macros that stand for one symbol, as a letter does."""
 
@@ -34,7 +34,8 @@ FONTS: dict[str, str] = {
     "mathrm": "rm", "rm": "rm", "mathup": "rm", "textrm": "rm", "textup": "rm", "upright": "rm",
     "mathsf": "sf", "sf": "sf", "textsf": "sf", "mathsfit": "sf",
     "mathit": "it", "it": "it", "mathnormal": "it", "textit": "it", "textsl": "it", "emph": "it",
-    "mathfrak": "frak", "frak": "frak", "mathtt": "tt", "tt": "tt", "texttt": "tt",
+    "mathfrak": "frak", "frak": "frak", "mathtt": "tt", "tt": "tt", "texttt": "tt", "textsc": "rm",
+    "textnormal": "rm", "textmd": "rm", "mathsc_": "rm",
     "operatorname": "op", "operatornamewithlimits": "op",
 }
 """Font macro → font code. `op` is `\\operatorname`: an upright multi-letter name."""
@@ -43,7 +44,7 @@ FONT_SWITCHES: frozenset[str] = frozenset("rm bf it sf tt cal bb frak boldmath u
 """Old-style `{\\rm x}` switches: they restyle the rest of the group."""
 
 TEXT_MACROS: frozenset[str] = frozenset("""
-text textnormal mbox hbox textmd intertext shortintertext textup_ mathtext fbox
+text textnormal mbox hbox textmd textup_ mathtext fbox
 """.split())
 """Macros whose argument is prose, not math."""
 
@@ -53,7 +54,9 @@ ACCENTS: dict[str, str] = {
     "overrightarrow": "vec", "overleftarrow": "leftvec", "check": "check", "widecheck": "check",
     "breve": "breve", "acute": "acute", "grave": "grave", "mathring": "ring", "underline": "underline",
     "utilde": "utilde", "underbar": "underline", "overleftrightarrow": "leftrightvec", "wideparen": "paren",
-    "vb*": "bf",
+    "vb*": "bf", "Tilde": "tilde", "Hat": "hat", "Bar": "bar", "Vec": "vec", "Dot": "dot", "Ddot": "ddot",
+    "Check": "check", "Breve": "breve", "Acute": "acute", "Grave": "grave", "overset_": "hat",
+    "wtilde": "tilde", "what": "hat", "wbar": "bar", "ubar": "underline", "underaccent_": "underline",
 }
 """Accent macro → accent code. An accent on a letter becomes part of the symbol's identity."""
 
@@ -81,7 +84,8 @@ mathstrut strut allowbreak nobreak relax cr hline toprule midrule bottomrule noi
 left_ right_ protect centering par newline linebreak break hfill hfil vfill smallskip medskip bigskip
 mathopen mathclose mathpunct mathinner mathord mathrel mathbin nulldelimiterspace
 displaybreak leavevmode ignorespaces unskip ensuremath_ normalsize small footnotesize scriptsize tiny
-large Large LARGE huge Huge selectfont boldmath_ unboldmath
+large Large LARGE huge Huge selectfont boldmath_ unboldmath xspace addlinespace
+abovedisplayskip belowdisplayskip jot medmuskip thinmuskip thickmuskip
 """.split()) | {" ", "/", "@", "-", "\n", "\t"}
 """Spacing, sizing and numbering macros without arguments."""
 
@@ -91,7 +95,8 @@ LAYOUT_ARGS: dict[str, int] = {
     "eqref": 1, "color_": 1, "ref": 1, "cite": 1, "citep": 1, "citet": 1, "footnote": 1, "hyperref": 1,
     "rule": 2, "cline": 1, "cmidrule": 1, "arrayrulecolor": 1, "rowcolor": 1, "columncolor": 1,
     "cellcolor": 1, "setlength": 2, "addtolength": 2, "index": 1, "zref": 1, "autoref": 1, "cref": 1,
-    "Cref": 1, "nameref": 1, "pageref": 1, "marginpar": 1, "url": 1, "href": 1, "specialrule": 3,
+    "Cref": 1, "nameref": 1, "pageref": 1, "marginpar": 1, "url": 1, "href": 1, "specialrule": 3, "addtocounter": 2, "setcounter": 2, "stepcounter": 1, "refstepcounter": 1,
+    "vadjust": 1, "addvspace": 1, "enlargethispage": 1, "pagebreak": 0, "intertext": 1, "shortintertext": 1,
 }
 """Layout macros and how many brace arguments they swallow (dropped with them)."""
 
