@@ -10,8 +10,9 @@ from ..errors import Diagnostic
 from ..latex.document import PaperInfo
 
 ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample", "index",
-         "function", "defined here", "unknown")
-"""Roles a symbol can have; "defined here" is the quantity on the left-hand side of the equation."""
+         "function", "defined here", "computed", "unknown")
+"""Roles a symbol can have: "defined here" is the quantity on the left-hand side of this equation, "computed"
+one that another equation's left-hand side defines, "unknown" when no words in the paper decide it."""
 
 KINDS = ("computation", "definition", "objective", "update rule", "constraint", "bound", "estimator",
          "empirical fit")

@@ -1,0 +1,232 @@
+"""Find the sentences that define symbols: "where X is …", "Let X denote …", "X ∈ ℝ^{…} is …", "denoted as X",
+"called X", an appositive ("the query matrix Q"), a parenthesis ("(X)"), "the $i$-th …".
+
+The linker reads prose the way a careful reader does: each inline formula is parsed with the same parser
+as the equations, so `\\mathbf{u}_t` in a sentence and in an equation get the same symbol key. Patterns are
+data (regular expressions in tables), each with a strength; quotes are verbatim clauses of the paper text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..errors import MathParseError
+from ..latex.document import Document, Paragraph
+from ..math import ast, parse, to_latex
+from .symbols import collect, principal_keys, symbol_key
+
+_MATH = re.compile(r"\$\$.*?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.*?)\\\)", re.S)
+_VERB = (r"(?:is|are|was|were|denotes?|denoted|represents?|indicates?|stands?\s+for|refers?\s+to|means|"
+         r"corresponds?\s+to|describes?|signif(?:y|ies)|measures?|controls?|captures?|specif(?:y|ies)|"
+         r"defines?|encodes?|gives?|holds?|contains?|tracks?|serves?\s+as|acts?\s+as|be)")
+# (pattern name, strength, regex on the text before the formula, regex on the text after it).
+PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
+    ("let", 3, re.compile(r"(?:^|[\s(,;:])(?:let|Let)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"), None),
+    ("where", 3, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|here|in which|with)\s*,?\s*"
+                            r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I),
+     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
+    ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
+                              r"(?:as|by|with)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+    ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
+    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I),
+     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
+                re.I)),
+    ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
+    ("dimension", 2, re.compile(r"(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
+    ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
+                                 r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
+                                 re.I), re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|"
+                                                   r"that\b|which\b|at\b|is\b|are\b|via\b|by\b|on\b)", re.I)),
+    ("appositive", 2, re.compile(r"\b(?:matri(?:x|ces)|vectors?|scalars?|tensors?|sets?|functions?|parameters?|"
+                                 r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
+                                 r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
+                                 r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+    ("ordinal", 1, None, re.compile(r"^\s*(?:-|\^\{?)th\b")),
+)
+_APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|use|used|using|apply|applies|add|"
+                              r"adds|let|we|it|they|then|so|thus|which|that|to|and|or|of|with|in|on|for|by|as|"
+                              r"over|from|into|when|while|where|if)\s*$", re.I)
+_TRAILING_LIST = re.compile(r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$")
+_CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?=(?:and\s+)?\$)|\s+(?=where\s)")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A formula in the prose and how its sentence treats it."""
+
+    keys: tuple[str, ...]
+    """Symbol keys the formula is about."""
+    bases: tuple[str, ...]
+    """The same symbols with every subscript stripped (for matching an index written as a label)."""
+    pattern: str | None
+    """Definition pattern matched (None: a plain use)."""
+    strength: int
+    """3 explicit, 2 appositive/parenthesis, 1 ordinal, 0 a plain use."""
+    quote: str
+    """The clause holding the formula (verbatim, whitespace collapsed)."""
+    math: str
+    """The formula as written."""
+    paragraph_index: int
+    """Index of the paragraph in the document."""
+    sentence_index: int
+    """Index of the sentence in the paragraph."""
+
+
+@lru_cache(maxsize=20000)
+def _parse(latex: str):
+    try:
+        return parse(latex).tree
+    except (MathParseError, RecursionError):
+        return None
+
+
+def split_membership(tree: ast.Node) -> tuple[tuple[ast.Node, ...], str | None, ast.Node | None]:
+    """The subjects of a prose formula, its relation and right side: `A, B \\in \\mathbb{R}^{n}` → ((A, B), \\in, R^n)."""
+    node = tree
+    if isinstance(node, ast.Rows) and node.statements:
+        node = node.statements[0]
+    if isinstance(node, ast.Sequence) and node.items and isinstance(node.items[-1], ast.Relation):
+        last = node.items[-1]
+        return tuple(node.items[:-1]) + (last.operands[0],), last.ops[0], last.operands[1]
+    if isinstance(node, ast.Relation) and node.operands:
+        head = node.operands[0]
+        items = head.items if isinstance(head, ast.Sequence) or (isinstance(head, ast.Tuple) and head.open == "") \
+            else (head,)
+        return tuple(items), node.ops[0], node.operands[1]
+    items = node.items if isinstance(node, ast.Sequence) or (isinstance(node, ast.Tuple) and node.open == "") \
+        else (node,)
+    return tuple(items), None, None
+
+
+def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    items, _, _ = split_membership(tree)
+    keys: list[str] = []
+    bases: list[str] = []
+    for item in items:
+        target = item.func if isinstance(item, ast.Apply) else item
+        if isinstance(target, ast.Indexed):
+            info = collect(target, ordinals)
+            if info.uses and info.uses[0].kind != "index":
+                keys.append(info.uses[0].key)
+                bases.append(symbol_key(target) or info.uses[0].key)
+                continue
+        key = symbol_key(target)
+        if key is not None:
+            keys.append(key)
+            bases.append(key)
+    return tuple(keys), tuple(bases)
+
+
+def _clauses(sentence: str) -> list[tuple[int, int]]:
+    """Clause ranges of a sentence: split at top-level `;`, before ", $X$" and before "where" (never in math)."""
+    masked = _MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 2) + "$", sentence)
+    cuts = [0]
+    for m in _CLAUSE_SPLIT.finditer(masked):
+        cuts.append(m.end() if masked[m.start()] == ";" else m.start() + (1 if masked[m.start()] == "," else 0))
+    cuts.append(len(sentence))
+    spans = []
+    for a, b in zip(cuts, cuts[1:]):
+        if sentence[a:b].strip():
+            spans.append((a, b))
+    return spans
+
+
+def ordinal_indices(doc: Document) -> frozenset[str]:
+    """Letters the paper uses as positions: "the $t$-th token", "$i$-th expert"."""
+    found = set()
+    for m in re.finditer(r"\$([A-Za-z]|\\[a-z]+)\$\s*(?:-|\^\{?)th\b", "\n".join(p.text for p in doc.paragraphs)):
+        found.add(m.group(1))
+    return frozenset(found)
+
+
+def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
+    """Every inline formula in the paper's prose, with the definition pattern its clause matches (if any)."""
+    mentions: list[Mention] = []
+    for p_index, para in enumerate(doc.paragraphs):
+        for s_index, sentence in enumerate(para.sentences):
+            text = sentence.text
+            if "$" not in text and "\\(" not in text:
+                continue
+            where_state = False
+            for a, b in _clauses(text):
+                clause = text[a:b]
+                stripped = clause.strip()
+                if re.match(r"(?:where|wherein|here)\b", stripped, re.I):
+                    where_state = True
+                for m in _MATH.finditer(clause):
+                    latex = (m.group(1) or m.group(2) or "").strip()
+                    if not latex or latex.startswith("$"):
+                        continue
+                    tree = _parse(latex)
+                    if tree is None:
+                        continue
+                    keys, bases = _mention_keys(tree, ordinals)
+                    if not keys:
+                        continue
+                    before = clause[:m.start()]
+                    after = clause[m.end():]
+                    pattern, strength = _classify(before, after, latex, where_state)
+                    quote = _quote_for(clause, text, pattern)
+                    mentions.append(Mention(keys, bases, pattern, strength, quote, latex, p_index, s_index))
+    return mentions
+
+
+def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[str | None, int]:
+    in_set = re.search(r"\\in\s*\\mathbb\s*\{?R\}?|\\in\s*\\R\b|\\in\s*\\mathbb\{[RN]\}", latex)
+    if re.match(r"^\s*(?:-|\^\{?)th\b", after):
+        return "ordinal", 1
+    for name, strength, before_re, after_re in PATTERNS:
+        if name == "ordinal":
+            continue
+        if before_re is not None and not before_re.search(before):
+            continue
+        if after_re is not None and not after_re.search(after):
+            continue
+        if name == "where" and not re.search(r"(?:where|wherein|here|in which|with)", before, re.I):
+            continue
+        if name == "is" and where_state:
+            name = "where"
+        if name == "appositive" and _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)):
+            continue
+        if name in ("is", "where") and in_set:
+            name = "in-set"
+        return name, strength
+    if in_set:
+        return "in-set", 3
+    return None, 0
+
+
+def _quote_for(clause: str, sentence: str, pattern: str | None) -> str:
+    quote = clause.strip()
+    quote = re.sub(r"^(?:;|,)\s*", "", quote)
+    quote = quote.rstrip(" ;,")
+    if pattern in ("appositive", "parenthesis", "dimension", "ordinal", "called", "denoted") and len(quote) < 40:
+        return sentence.strip()
+    return quote
+
+
+@dataclass(frozen=True)
+class LinkedDefinition:
+    """A definition found for one symbol key."""
+
+    mention: Mention
+    """The mention that defines it."""
+    paragraph: Paragraph
+    """The paragraph it stands in."""
+
+
+def link_definitions(text: str) -> list[tuple[str, str, str]]:
+    """Link symbols to their defining clauses in a bare paragraph: [(symbol key, pattern, quote)].
+
+    This is how the linker is benchmarked (SemEval-2022 Task 12): one paragraph of arXiv LaTeX in, links out.
+    """
+    from ..latex import document_from_string
+    doc = document_from_string(text)
+    ordinals = ordinal_indices(doc)
+    out = []
+    for mention in find_mentions(doc, ordinals):
+        if mention.pattern is not None and mention.pattern != "ordinal":
+            for key in mention.keys:
+                out.append((key, mention.pattern, mention.quote))
+    return out

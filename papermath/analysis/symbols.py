@@ -1,0 +1,336 @@
+"""Symbols of a formula: what is a quantity, what is a function or operator, which indices are bound.
+
+A symbol's *key* is the symbol without its indices (`x_i` and `x_j` share the key `x`; bold `x` is another
+key; `W^{UK}` and `W^{UV}` are different keys). Keys are printed by `papermath.math.to_latex`, so the same
+symbol written in an equation and in the prose gets the same key.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..math import ast, to_latex
+
+# Names the math tables treat as functions/operators by convention (the dictionary gives their meaning).
+CONVENTIONAL_FUNCTIONS = frozenset({
+    "log", "exp", "ln", "softmax", "sigmoid", "tanh", "max", "min", "argmax", "argmin", "sin", "cos", "relu",
+    "ReLU", "GELU", "Softmax", "Sigmoid", "sg", "KL", "Var", "Cov", "det", "tr", "diag", "sign", "sup", "inf",
+    "lim", "sqrt", "abs", "Pr", "P", "Tr", "LayerNorm", "RMSNorm", "Concat", "SiLU", "Swish", "erf", "Top", "Topk",
+    "TopK", "topk", "mean", "std", "norm", "clip", "stopgrad", "exp2", "log2",
+})
+
+
+@dataclass
+class SymbolUse:
+    """Everything one formula says about one symbol key (mutable while collecting)."""
+
+    key: str
+    """The symbol without its indices, labels kept (`s`, `N_{r}`, `W^{UK}`)."""
+    node: ast.Node
+    """The first node that wrote it."""
+    kind: str
+    """symbol, function or index."""
+    indices: list[str] = field(default_factory=list)
+    """Indices of its first occurrence (`s_{i,t}` → [i, t])."""
+    all_indices: set[str] = field(default_factory=set)
+    """Every index it carries anywhere in the formula."""
+    first_written: str = ""
+    sampled: bool = False
+    lhs: bool = False
+
+
+@dataclass(frozen=True)
+class FormulaSymbols:
+    """The symbols of one formula."""
+
+    uses: tuple[SymbolUse, ...]
+    """Distinct symbols, functions and free indices, in order of first appearance."""
+    bound: frozenset[str]
+    """Variables bound by a reduction (never reported as undefined)."""
+    reductions: tuple[ast.Reduction, ...]
+    """Reduction nodes in order."""
+    operators: tuple[str, ...]
+    """Conventional operators used: transpose, norm, indicator, gradient, hadamard, …"""
+    lhs_keys: tuple[str, ...]
+    """Keys on the left-hand side of the first relation (what the formula defines)."""
+    relation_ops: tuple[str, ...]
+    """The relation operators of the top-level statement(s)."""
+
+
+def symbol_key(node: ast.Node) -> str | None:
+    """The key of a symbol-like node (indices stripped), or None if it is not one."""
+    while True:
+        if isinstance(node, ast.Symbol):
+            return to_latex(node)
+        if isinstance(node, (ast.Indexed, ast.Transpose, ast.Inverse, ast.Primed)):
+            node = node.base
+            continue
+        if isinstance(node, ast.Group) and isinstance(node.body, (ast.Symbol, ast.Indexed)):
+            node = node.body
+            continue
+        return None
+
+
+def _index_names(indices) -> list[str]:
+    names = []
+    for idx in indices:
+        if isinstance(idx, ast.Symbol):
+            names.append(to_latex(idx))
+        else:
+            names.append(to_latex(idx))
+    return names
+
+
+def principal_keys(tree: ast.Node) -> list[str]:
+    """The symbols a formula in prose is *about*: `X \\in \\mathbb R^{…}` → X; `a, b` → a, b; `f(x)` → f."""
+    node = tree
+    if isinstance(node, ast.Rows) and node.statements:
+        node = node.statements[0]
+    if isinstance(node, ast.Relation) and node.operands:
+        node = node.operands[0]
+    if isinstance(node, ast.Sequence) or (isinstance(node, ast.Tuple) and node.open == ""):
+        items = node.items
+    else:
+        items = (node,)
+    keys = []
+    for item in items:
+        key = symbol_key(item)
+        if key is None and isinstance(item, ast.Apply):
+            key = symbol_key(item.func)
+        if key is None and isinstance(item, ast.Reduction) and item.op == "softmax":
+            key = None
+        if key is not None:
+            keys.append(key)
+    return keys
+
+
+LHS_RELATIONS = frozenset({"=", ":=", "\\triangleq", "\\coloneqq", "\\equiv", "\\leftarrow", "\\approx",
+                           "\\propto", "\\doteq", "\\stackrel{def}{=}", "\\overset{def}{=}"})
+
+
+def _base_letter(node: ast.Node) -> str | None:
+    while not isinstance(node, ast.Symbol):
+        if isinstance(node, (ast.Indexed, ast.Transpose, ast.Inverse, ast.Primed, ast.Power)):
+            node = node.base
+        elif isinstance(node, ast.Group):
+            node = node.body
+        else:
+            return None
+    return node.name
+
+
+# Bases whose one-letter subscripts are usually labels (N_r, K_r, d_k, n_h, T_max): counts and dimensions.
+_DIMENSION_LIKE = re.compile(r"^(?:[A-Z]|d|n)$")
+
+
+def _walk_names(node: ast.Node):
+    """Like ast.walk, but a Symbol's labels (`W^{DKV}`, `FFN^{(s)}`) are part of its name, not names of their own."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, ast.Symbol):
+            stack.extend(reversed(list(ast.children(current))))
+
+
+def _index_stats(statements, bound: set[str]) -> tuple[dict[str, set[str]], set[str]]:
+    """For each simple index name: the base letters it indexes; and names that also stand alone as symbols."""
+    carriers: dict[str, set[str]] = {}
+    standalone: set[str] = set()
+    index_nodes: set[int] = set()
+    for stmt in statements:
+        for node in _walk_names(stmt):
+            if isinstance(node, ast.Indexed):
+                letter = _base_letter(node.base) or "?"
+                for idx in node.indices:
+                    index_nodes.add(id(idx))
+                    if isinstance(idx, ast.Symbol) and not _DIMENSION_LIKE.match(letter):
+                        carriers.setdefault(to_latex(idx), set()).add(letter)
+            elif isinstance(node, ast.Reduction):
+                for var in node.variables:
+                    index_nodes.add(id(var))
+    for stmt in statements:
+        for node in _walk_names(stmt):
+            if isinstance(node, ast.Symbol) and id(node) not in index_nodes:
+                standalone.add(to_latex(node))
+    return carriers, standalone
+
+
+def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSymbols:
+    """Walk one formula's tree and sort its names into symbols, functions, free and bound indices.
+
+    A one-letter subscript is an *index* when it varies — bound by a reduction, written "the $i$-th …" in the
+    paper (`ordinals`), carried by symbols of two different letters, or standing alone in the formula —
+    and otherwise a *label* that belongs to the name (`N_r`, `d_k`, `K_r`).
+    """
+    statements = tree.statements if isinstance(tree, ast.Rows) else (tree,)
+    bound: set[str] = set()
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Reduction):
+                for var in node.variables:
+                    for sub in ast.walk(var):
+                        if isinstance(sub, ast.Symbol):
+                            bound.add(to_latex(sub))
+            elif isinstance(node, ast.SetBuilder):
+                # {s_{j,t} | 1 <= j <= N}: a one-letter name the condition ranges over is bound by the set.
+                for sub in _walk_names(node.condition):
+                    if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None:
+                        bound.add(to_latex(sub))
+    carriers, standalone = _index_stats(statements, bound)
+
+    def is_index(idx: ast.Node) -> bool:
+        if not isinstance(idx, ast.Symbol):
+            return True  # t+1, <t, 1:T, numbers: positions
+        name = to_latex(idx)
+        return (name in bound or name in ordinals or len(carriers.get(name, ())) >= 2 or name in standalone
+                or len(name) > 1 and not name.startswith("\\"))
+
+    def split(node: ast.Indexed) -> tuple[str | None, list[str], list[ast.Node]]:
+        """(key with label subscripts, index names, index nodes)."""
+        base_key = symbol_key(node.base)
+        if base_key is None:
+            return None, [], list(node.indices)
+        labels = [i for i in node.indices if not is_index(i)]
+        indices = [i for i in node.indices if is_index(i)]
+        if labels and len(labels) == len(node.indices):
+            key = f"{base_key}_{{{','.join(to_latex(i) for i in labels)}}}"
+        elif labels:
+            key = base_key
+            indices = list(node.indices)
+        else:
+            key = base_key
+        return key, [to_latex(i) for i in indices], indices
+
+    uses: dict[str, SymbolUse] = {}
+    reductions: list[ast.Reduction] = []
+    operators: list[str] = []
+    lhs_keys: list[str] = []
+    relation_ops: list[str] = []
+
+    def add(key: str, node: ast.Node, kind: str, indices: list[str] | None = None) -> SymbolUse:
+        use = uses.get(key)
+        if use is None:
+            use = uses[key] = SymbolUse(key, node, kind, indices=list(indices or ()))
+            use.first_written = to_latex(node)
+        if kind == "function" and use.kind != "function":
+            use.kind = "function"
+        use.all_indices.update(indices or ())
+        return use
+
+    def key_of(node: ast.Node) -> str | None:
+        if isinstance(node, ast.Indexed):
+            return split(node)[0]
+        return symbol_key(node)
+
+    for stmt in statements:
+        if isinstance(stmt, ast.Relation):
+            relation_ops.extend(stmt.ops)
+            if stmt.ops and stmt.ops[0] in LHS_RELATIONS:
+                first = stmt.operands[0]
+                if isinstance(first, ast.Concat) and len(stmt.operands) > 2:
+                    first = stmt.operands[1]
+                if isinstance(first, ast.Empty) or first is None:
+                    continue
+                items = first.items if isinstance(first, ast.Sequence) else (first,)
+                for item in items:
+                    target = item.func if isinstance(item, ast.Apply) else item
+                    key = key_of(target)
+                    if key is not None:
+                        lhs_keys.append(key)
+
+    def visit(node: ast.Node | None, in_index: bool = False) -> None:
+        if node is None:
+            return
+        if isinstance(node, ast.Reduction):
+            reductions.append(node)
+            for part in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body):
+                visit(part)
+            return
+        if isinstance(node, ast.Apply):
+            func = node.func
+            if isinstance(func, ast.Indexed):
+                key, indices, index_nodes = split(func)
+            else:
+                key, indices, index_nodes = symbol_key(func), [], []
+            if key is not None:
+                add(key, func, "function", indices)
+                for idx in index_nodes:
+                    visit(idx, in_index=True)
+            else:
+                visit(func)
+            for part in node.args + node.given + node.params:
+                visit(part)
+            return
+        if isinstance(node, ast.Indexed):
+            key, indices, index_nodes = split(node)
+            if key is not None:
+                add(key, node, "symbol", indices)
+                base = node.base
+                while isinstance(base, (ast.Transpose, ast.Inverse, ast.Power, ast.Primed)):
+                    if isinstance(base, ast.Power):
+                        visit(base.exponent)
+                    if isinstance(base, ast.Transpose):
+                        operators.append("transpose")
+                    base = base.base
+            else:
+                visit(node.base)
+            for idx in index_nodes:
+                visit(idx, in_index=True)
+            return
+        if isinstance(node, ast.Symbol):
+            key = to_latex(node)
+            if in_index:
+                if key not in uses and len(key) == 1 or key.startswith("\\") and key not in uses:
+                    uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
+            else:
+                add(key, node, "symbol")
+            return
+        if isinstance(node, ast.Transpose):
+            operators.append("transpose")
+        elif isinstance(node, ast.Norm):
+            operators.append("norm")
+        elif isinstance(node, ast.Indicator):
+            operators.append("indicator")
+            visit(node.condition)
+            return
+        elif isinstance(node, ast.Gradient):
+            operators.append("gradient")
+        elif isinstance(node, ast.BinOp) and node.op in ("\\odot", "\\otimes", "\\circ", "\\oplus"):
+            operators.append(node.op)
+        elif isinstance(node, ast.Divergence):
+            operators.append("divergence")
+            add(to_latex(node.func), node.func, "function")
+            visit(node.left)
+            visit(node.right)
+            return
+        elif isinstance(node, ast.Relation) and "\\sim" in node.ops:
+            for child in ast.children(node):
+                visit(child, in_index)
+            for key in principal_keys(node.operands[0]):
+                if key in uses:
+                    uses[key].sampled = True
+            return
+        elif isinstance(node, (ast.Text, ast.Number, ast.Opaque, ast.Ellipsis_, ast.Empty)):
+            return
+        for child in ast.children(node):
+            visit(child, in_index)
+
+    for stmt in statements:
+        visit(stmt)
+    for key in lhs_keys:
+        if key in uses:
+            uses[key].lhs = True
+    # A bound variable is not a free symbol of the formula.
+    for key in list(uses):
+        if key in bound and uses[key].kind in ("symbol", "index") and not uses[key].lhs:
+            del uses[key]
+    return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
+                          tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops))
+
+
+def written_form(use: SymbolUse) -> str:
+    """`s_{i,t}` for key `s` with indices (i, t): the id form the CLI and JSON share."""
+    if use.indices and use.kind != "index":
+        return f"{use.key}_{{{','.join(use.indices)}}}"
+    return use.key
