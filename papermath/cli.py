@@ -16,10 +16,14 @@ from .errors import PapermathError
 # name -> (module, one-line help). The grammar of the CLI is data.
 COMMANDS: dict[str, tuple[str, str]] = {
     "skim": ("papermath.commands.skim", "triage a paper: title, version, outline, equations, code links"),
+    "read": ("papermath.commands.read", "read equations: quoted definitions, roles, shapes, undefined symbols, kind"),
     "parse": ("papermath.commands.parse", "parse one LaTeX formula into papermath's syntax tree"),
     "compare": ("papermath.commands.compare", "compare two 'mean ± spread' results: intervals and verdict"),
     "passk": ("papermath.commands.passk", "pass@k with the unbiased, numerically stable estimator"),
     "greek": ("papermath.commands.greek", "the Greek-letter reference: name, LaTeX, Unicode, ML meanings"),
+    "html": ("papermath.commands.html", "write the paper as an HTML reader with hover definitions (offline)"),
+    "serve": ("papermath.commands.serve", "serve the HTML reader on 127.0.0.1 and print its URL"),
+    "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
