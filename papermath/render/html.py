@@ -1,0 +1,796 @@
+"""The reader: a paper as one self-contained HTML page with hover definitions and per-equation panels.
+
+`render_page(doc, reading, panels)` returns `index.html`; `write_site(...)` writes it with the bundled assets
+(KaTeX, reader.js, reader.css) into a directory that works from `file://`, offline.
+
+A paper is untrusted input. Every piece of it reaches the page either HTML-escaped (text, attributes) or as
+JSON inside a `<script type="application/json">` block that is never executed (its `<`, `>`, `&` are escaped
+too). The page's Content-Security-Policy allows scripts from the bundled files only; KaTeX renders the formulas
+in the browser with `trust` limited to the one command papermath inserts itself (`\\htmlData{pm=N}`, which tags a
+symbol with the index of its reading in the JSON block).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..analysis.reading import EquationReading, PaperReading, SymbolReading
+from ..latex.document import Document, Equation, Paragraph, Section
+from .jsonout import to_jsonable
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
+       "connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+       "require-trusted-types-for 'script'")
+"""The page's Content-Security-Policy: nothing but the bundled files; no inline script; no network."""
+
+ASSET_FILES = ("reader.js", "reader.css", "katex/katex.min.js", "katex/katex.min.css", "katex/LICENSE")
+"""Bundled files the page loads (plus `katex/fonts/*.woff2`)."""
+
+PANEL_PARTS = ("shapes", "numbers", "code")
+"""Optional per-equation panel parts computed by later stages (shape table, small-number steps, code)."""
+
+# Commands removed before KaTeX sees a formula: the page prints equation numbers itself, and spacing or
+# page-layout commands have no meaning in a browser. name → number of braced arguments dropped with it.
+_DROP_COMMANDS = {"label": 1, "tag": 1, "vspace": 1, "nonumber": 0, "notag": 0, "displaybreak": 0,
+                  "pagebreak": 0, "nopagebreak": 0, "allowdisplaybreaks": 0, "intertext": 1,
+                  "shortintertext": 1}
+# Font and wrapper commands KaTeX lacks, mapped to ones it has.
+_RENAME_COMMANDS = {"mathds": "mathbb", "mathbbm": "mathbb", "bm": "boldsymbol", "ensuremath": "",
+                    "textsc": "text", "mathscr": "mathcal", "bbold": "mathbb", "eqref": "text",
+                    "ref": "text", "cite": "text", "citep": "text", "citet": "text"}
+# KaTeX macros that every page passes (the paper's own definitions are already expanded by the latex stage).
+BASE_MACROS = {"\\mathds": "\\mathbb{#1}", "\\ensuremath": "#1", "\\vspace": "", "\\mathbbm": "\\mathbb{#1}",
+               "\\bm": "\\boldsymbol{#1}", "\\argmax": "\\operatorname*{arg\\,max}",
+               "\\argmin": "\\operatorname*{arg\\,min}", "\\E": "\\mathbb{E}"}
+# Environments that group rows one under the other without alignment points.
+_GATHER_ENVS = {"multline", "multline*", "gather", "gather*"}
+
+_REF_RE = re.compile(r"\\(?:eq|auto|c|C|Eq|fig|sec|tab|name)?ref\s*\{([^{}]*)\}")
+_MATH_RE = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """What the optional later stages say about one equation (shape table, small-number steps, code)."""
+
+    parts: Mapping[str, Any]
+    """part name (one of PANEL_PARTS) → JSON-ready result, or a string saying why it is not available."""
+
+
+# ---------------------------------------------------------------------------------------------- formulas
+
+def _skip_group(latex: str, i: int) -> int:
+    """Index just past the braced group starting at or after `i` (skipping spaces and a `*`); `i` if none."""
+    j = i
+    while j < len(latex) and latex[j] in " \t\n*":
+        j += 1
+    if j >= len(latex) or latex[j] != "{":
+        return i
+    depth = 0
+    for k in range(j, len(latex)):
+        c = latex[k]
+        if c == "\\":
+            continue
+        if c == "{" and (k == 0 or latex[k - 1] != "\\"):
+            depth += 1
+        elif c == "}" and latex[k - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return len(latex)
+
+
+_CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
+
+
+def katex_source(latex: str, env: str = "equation") -> str:
+    """The formula as KaTeX should see it: labels, tags and layout commands removed, unsupported font
+    commands mapped, a row with alignment points (`&`) or line breaks wrapped in `aligned` (`gathered` for
+    multline and gather)."""
+    return katex_layout(katex_body(latex), env)
+
+
+def katex_body(latex: str) -> str:
+    """The formula with labels, tags and layout commands removed and unsupported font commands mapped."""
+    out: list[str] = []
+    i = 0
+    while True:
+        m = _CMD_RE.search(latex, i)
+        if m is None:
+            out.append(latex[i:])
+            break
+        out.append(latex[i:m.start()])
+        name = m.group(1)
+        if name in _DROP_COMMANDS:
+            j = m.end()
+            for _ in range(_DROP_COMMANDS[name]):
+                j = _skip_group(latex, j)
+            i = j
+        elif name in _RENAME_COMMANDS:
+            new = _RENAME_COMMANDS[name]
+            out.append("\\" + new if new else "")
+            i = m.end()
+        else:
+            out.append(m.group(0))
+            i = m.end()
+    return "".join(out).strip()
+
+
+def katex_layout(body: str, env: str = "equation") -> str:
+    """A formula body wrapped in `aligned` when it has top-level `&` or `\\\\` (`gathered` for multline)."""
+    amps, breaks = _top_level_layout(body)
+    if env in _GATHER_ENVS and (breaks or amps):
+        body = body.replace("&", " ")
+        return "\\begin{gathered}" + body + "\\end{gathered}"
+    if amps or breaks:
+        return "\\begin{aligned}" + body + "\\end{aligned}"
+    return body
+
+
+def _top_level_layout(latex: str) -> tuple[bool, bool]:
+    """Whether the formula has `&` or `\\\\` outside braces and outside nested environments."""
+    depth = 0
+    env_depth = 0
+    amps = breaks = False
+    i = 0
+    n = len(latex)
+    while i < n:
+        c = latex[i]
+        if c == "\\":
+            if latex.startswith("\\begin", i):
+                env_depth += 1
+                i += 6
+                continue
+            if latex.startswith("\\end", i):
+                env_depth = max(env_depth - 1, 0)
+                i += 4
+                continue
+            if i + 1 < n and latex[i + 1] == "\\":
+                if depth == 0 and env_depth == 0:
+                    breaks = True
+                i += 2
+                continue
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif c == "&" and depth == 0 and env_depth == 0:
+            amps = True
+        i += 1
+    return amps, breaks
+
+
+def katex_macros(doc: Document) -> dict[str, str]:
+    """KaTeX's `macros` option for this paper: the shims plus the paper's `\\DeclareMathOperator`s."""
+    macros = dict(BASE_MACROS)
+    for command, text in doc.operators.items():
+        name = command.lstrip("\\")
+        if re.fullmatch(r"[A-Za-z]+", name) and re.fullmatch(r"[A-Za-z0-9 ,.\-]+", text or ""):
+            macros["\\" + name] = "\\operatorname{" + text + "}"
+    return macros
+
+
+def norm_symbol(latex: str) -> str:
+    """A key that two spellings of one symbol share: no spaces, no braces around one-character scripts."""
+    s = re.sub(r"\s+", "", latex)
+    s = re.sub(r"([_^])\{([A-Za-z0-9])\}", r"\1\2", s)
+    s = re.sub(r"^\{(.*)\}$", r"\1", s)
+    return s
+
+
+class SymbolIndex:
+    """Symbol readings numbered for the page: the `N` in `\\htmlData{pm=N}` indexes `entries`."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self._by_id: dict[str, int] = {}
+
+    def add(self, sym: SymbolReading, equation: EquationReading) -> int:
+        if sym.id in self._by_id:
+            return self._by_id[sym.id]
+        entry = to_jsonable(sym)
+        entry["equation"] = equation.id
+        entry["equation_number"] = equation.number
+        if sym.definition is not None:
+            entry["quote_parts"] = prose_parts(sym.definition.quote)
+        self._by_id[sym.id] = len(self.entries)
+        self.entries.append(entry)
+        return self._by_id[sym.id]
+
+    def index_of(self, symbol_id: str) -> int | None:
+        return self._by_id.get(symbol_id)
+
+
+Lookup = Callable[[str, str], "int | None"]
+"""(normalized full latex, normalized base symbol) → entry index, or None."""
+
+
+def lookup_for(entries: Iterable[tuple[SymbolReading, int]]) -> Lookup:
+    """A lookup that matches a written symbol to a reading: by its full form first (`s_{i,t}`), then by the
+    symbol without indices (`x_j` is the same `x` as `x_i`)."""
+    by_latex: dict[str, int] = {}
+    by_symbol: dict[str, int] = {}
+    for sym, index in entries:
+        by_latex.setdefault(norm_symbol(sym.latex), index)
+        by_symbol.setdefault(norm_symbol(sym.symbol), index)
+
+    def lookup(full: str, base: str) -> int | None:
+        for key in (full, base):
+            if key in by_latex:
+                return by_latex[key]
+            if key in by_symbol:
+                return by_symbol[key]
+        return None
+    return lookup
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0
+
+
+def _wrappable(text: str) -> bool:
+    return (bool(text.strip()) and _balanced(text) and "&" not in text and "\\\\" not in text
+            and "\\begin" not in text and "\\end" not in text and "\\left" not in text and "\\right" not in text
+            and "%" not in text)
+
+
+def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
+    """Non-overlapping (start, end, entry) spans of the symbols written in `latex`, outermost first wins.
+
+    Uses papermath's formula parser for exact spans; when it cannot parse the formula, falls back to
+    finding the readings' literal spellings."""
+    try:
+        from ..math import ast, parse
+        from ..math.printer import to_latex
+        tree = parse(latex).tree
+    except Exception:  # noqa: BLE001 - a formula the parser rejects still gets its symbols by spelling
+        return []
+    spans: list[tuple[int, int, int]] = []
+
+    def visit(node) -> None:
+        if isinstance(node, (ast.Symbol, ast.Indexed)):
+            start, end = node.span
+            text = latex[start:end]
+            base = node.base if isinstance(node, ast.Indexed) else node
+            try:
+                full_key = norm_symbol(to_latex(node))
+                base_key = norm_symbol(to_latex(base))
+            except Exception:  # noqa: BLE001
+                full_key = base_key = norm_symbol(text)
+            hit = lookup(full_key, base_key)
+            if hit is None:
+                hit = lookup(norm_symbol(text), base_key)
+            if hit is not None and end > start and _wrappable(text):
+                spans.append((start, end, hit))
+                return
+        if isinstance(node, ast.Text):
+            return
+        for child in ast.children(node):
+            visit(child)
+
+    visit(tree)
+    spans.sort()
+    kept: list[tuple[int, int, int]] = []
+    last_end = -1
+    for start, end, hit in spans:
+        if start >= last_end:
+            kept.append((start, end, hit))
+            last_end = end
+    return kept
+
+
+def wrap_symbols(latex: str, lookup: Lookup) -> tuple[str, list[int]]:
+    """The formula with each known symbol wrapped as `\\htmlData{pm=N}{…}`, and the entries used."""
+    spans = symbol_spans(latex, lookup)
+    out: list[str] = []
+    pos = 0
+    used: list[int] = []
+    for start, end, hit in spans:
+        out.append(latex[pos:start])
+        out.append("\\htmlData{pm=%d}{%s}" % (hit, latex[start:end]))
+        used.append(hit)
+        pos = end
+    out.append(latex[pos:])
+    return "".join(out), used
+
+
+# ---------------------------------------------------------------------------------------------- HTML pieces
+
+def esc(text: Any) -> str:
+    """HTML-escaped text (quotes too, so it is safe in attributes)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def math_html(latex: str, lookup: Lookup | None, *, display: bool = False, env: str = "equation") -> str:
+    """A formula for the page: the escaped source as text (shown if KaTeX fails) and, in data attributes,
+    the KaTeX input with symbols tagged and the untagged fallback."""
+    env = env if display else "inline"
+    body = katex_body(latex)
+    plain = katex_layout(body, env)
+    tagged = plain
+    if lookup is not None:
+        tagged = katex_layout(wrap_symbols(body, lookup)[0], env)
+    tag = "div" if display else "span"
+    cls = "pm-math pm-display-math" if display else "pm-math"
+    tagged_attr = f' data-tex="{esc(tagged)}"' if tagged != plain else ""
+    return (f'<{tag} class="{cls}"{tagged_attr} data-plain="{esc(plain)}">'
+            f"{esc(latex)}</{tag}>")
+
+
+def _plain_text(segment: str) -> str:
+    from ..latex.plain import plain_text
+    from ..latex.tokens import tokenize
+    try:
+        text = plain_text(tokenize(segment), segment, keep_math=False)
+    except Exception:  # noqa: BLE001 - odd LaTeX in running text is shown as written, never dropped
+        text = re.sub(r"\s+", " ", segment).strip()
+    text = re.sub(r" ([.,;:)])", r"\1", text)
+    if text and segment[:1].isspace():
+        text = " " + text
+    if text and segment[-1:].isspace() or (segment.endswith("~") and text):
+        text = text + " "
+    return text
+
+
+def prose_html(text: str, lookup: Lookup | None, doc: Document | None = None) -> str:
+    """Running text (LaTeX with math) as HTML: text escaped, `\\ref`s linked, inline math rendered."""
+    out: list[str] = []
+    pos = 0
+    for m in _MATH_RE.finditer(text):
+        out.append(_text_html(text[pos:m.start()], doc))
+        inner = next(g for g in m.groups() if g is not None)
+        display = m.group(1) is not None or m.group(4) is not None
+        out.append(math_html(inner, lookup, display=False) if not display
+                   else math_html(inner, lookup, display=True))
+        pos = m.end()
+    out.append(_text_html(text[pos:], doc))
+    return "".join(out)
+
+
+def prose_parts(text: str) -> list[list[str]]:
+    """Running text split for the browser: `["text", plain text]` and `["math", latex]` pieces."""
+    parts: list[list[str]] = []
+    pos = 0
+    for m in _MATH_RE.finditer(text):
+        if m.start() > pos:
+            parts.append(["text", _plain_text(_REF_RE.sub("??", text[pos:m.start()]))])
+        parts.append(["math", katex_source(next(g for g in m.groups() if g is not None), "inline")])
+        pos = m.end()
+    if pos < len(text):
+        parts.append(["text", _plain_text(_REF_RE.sub("??", text[pos:]))])
+    return [p for p in parts if p[1]]
+
+
+def _text_html(segment: str, doc: Document | None) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _REF_RE.finditer(segment):
+        out.append(esc(_plain_text(segment[pos:m.start()])))
+        label = m.group(1).strip()
+        target = doc.labels.get(label) if doc is not None else None
+        number = _number_of(doc, target) if target else None
+        shown = number or "?"
+        if m.group(0).startswith("\\eqref") and number:
+            shown = f"({number})"
+        if target:
+            out.append(f'<a class="pm-ref" href="#{esc(target)}">{esc(shown)}</a>')
+        else:
+            out.append(f'<span class="pm-ref pm-unresolved" title="{esc(label)}">{esc(shown)}</span>')
+        pos = m.end()
+    out.append(esc(_plain_text(segment[pos:])))
+    return "".join(out)
+
+
+def _number_of(doc: Document | None, target: str) -> str | None:
+    if doc is None:
+        return None
+    for eq in doc.equations:
+        if eq.id == target:
+            return eq.number
+    for sec in doc.sections:
+        if sec.id == target:
+            return sec.number
+    for fl in doc.floats:
+        if fl.id == target:
+            return fl.number
+    for alg in doc.algorithms:
+        if alg.id == target:
+            return alg.number
+    if ":" in target:
+        return target.split(":", 1)[1]
+    return None
+
+
+_HEADING_TAG = {0: "h2", 1: "h2", 2: "h3", 3: "h4", 4: "h5", 5: "h6"}
+
+
+def section_html(sec: Section) -> str:
+    tag = _HEADING_TAG.get(sec.level, "h6")
+    number = f'<span class="pm-secnum">{esc(sec.number)}</span> ' if sec.number else ""
+    return (f'<{tag} class="pm-section" id="{esc(sec.id)}">{number}{esc(sec.title)}'
+            f'<a class="pm-anchor" href="#{esc(sec.id)}" aria-label="link to this section">#</a></{tag}>')
+
+
+def _symbol_cell(entry: dict[str, Any]) -> str:
+    return math_html(entry["latex"], None)
+
+
+def _shape_text(entry: dict[str, Any]) -> str:
+    shape = entry.get("shape")
+    if shape is None:
+        return "—"
+    if not shape:
+        return "scalar"
+    return " × ".join(shape)
+
+
+def _definition_html(entry: dict[str, Any], lookup: Lookup | None, doc: Document | None) -> str:
+    definition = entry.get("definition")
+    if definition:
+        where = _where(definition)
+        return (f'<q class="pm-quote">{prose_html(definition["quote"], lookup, doc)}</q> '
+                f'<span class="pm-where">{where}</span>')
+    conventional = entry.get("conventional")
+    if conventional:
+        return ('<span class="pm-conventional-note">not defined in the paper; standard notation</span> '
+                f'<span class="pm-conventional">conventional meaning (not a definition): {esc(conventional)}</span>')
+    return '<span class="pm-undef-note">not defined in the paper — do not guess</span>'
+
+
+
+def _where(definition: Mapping[str, Any]) -> str:
+    label = f'{esc(definition.get("file"))}:{esc(definition.get("line"))}'
+    section = definition.get("section")
+    if section:
+        label = f"§{esc(section)}, " + label
+    paragraph = definition.get("paragraph")
+    if paragraph:
+        return f'<a class="pm-def-link" href="#{esc(paragraph)}">{label}</a>'
+    return label
+
+
+def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: SymbolIndex,
+               lookup: Lookup, panel: Panel | None, doc: Document | None) -> str:
+    """The panel under a display equation: kind, symbols, reductions, shapes, small numbers, code."""
+    undefined = len(reading.undefined)
+    summary = (f'<span class="pm-kind">{esc(reading.kind)}</span> · {len(reading.symbols)} symbols'
+               + (f' · <span class="pm-undef-count">{undefined} undefined</span>' if undefined else ""))
+    rows = []
+    for sym in reading.symbols:
+        i = index.index_of(sym.id)
+        entry = entries[i] if i is not None else to_jsonable(sym)
+        cls = "" if sym.definition else (' class="pm-conventional-row"' if sym.conventional
+                                         else ' class="pm-undef-row"')
+        rows.append(f'<tr{cls} id="{esc(sym.id)}"><td>{_symbol_cell(entry)}</td><td>{esc(sym.role)}</td>'
+                    f'<td>{esc(_shape_text(entry))}</td><td>{_definition_html(entry, lookup, doc)}</td></tr>')
+    symbols = ('<table class="pm-table"><thead><tr><th>symbol</th><th>role</th><th>shape</th>'
+               '<th>meaning (quoted from the paper)</th></tr></thead><tbody>' + "".join(rows)
+               + "</tbody></table>") if rows else "<p>No symbols found.</p>"
+    red_rows = []
+    for red in reading.reductions:
+        limits = " … ".join(x for x in (red.lower, red.upper) if x)
+        extra = "; ".join(x for x in (red.condition, red.distribution and f"sampled from {red.distribution}") if x)
+        red_rows.append(f"<tr><td>{math_html(red.latex, None)}</td><td>{esc(red.op)}</td>"
+                        f"<td>{esc(', '.join(red.over)) or '—'}</td><td>{esc(limits) or '—'}</td>"
+                        f"<td>{esc(extra) or '—'}</td></tr>")
+    reductions = ('<table class="pm-table"><thead><tr><th>reduction</th><th>op</th><th>runs over</th>'
+                  '<th>limits</th><th>condition</th></tr></thead><tbody>' + "".join(red_rows)
+                  + "</tbody></table>") if red_rows else "<p>No sums, means or other reductions.</p>"
+    parts = [
+        f'<p class="pm-kind-line">Kind: <strong>{esc(reading.kind)}</strong>'
+        + (f' <span class="pm-cue">(cue: {esc(reading.kind_cue)})</span>' if reading.kind_cue else "") + "</p>",
+        "<h4>Symbols</h4>", symbols,
+        "<h4>Reductions</h4>", reductions,
+    ]
+    if reading.undefined:
+        parts.append('<p class="pm-undef-list">Not defined in the paper (do not guess): '
+                     + ", ".join(math_html(u, None) for u in reading.undefined) + "</p>")
+    if reading.warnings:
+        parts.append('<ul class="pm-warnings">' + "".join(f"<li>{esc(w)}</li>" for w in reading.warnings)
+                     + "</ul>")
+    titles = {"shapes": "Shapes", "numbers": "Small numbers, step by step", "code": "Code"}
+    for part in PANEL_PARTS:
+        parts.append(f"<h4>{titles[part]}</h4>")
+        value = panel.parts.get(part) if panel is not None else None
+        parts.append(_part_html(part, value))
+    return (f'<details class="pm-panel" data-eq="{esc(reading.id)}"><summary>{summary}</summary>'
+            + "".join(parts) + "</details>")
+
+
+def _part_html(part: str, value: Any) -> str:
+    if value is None:
+        return f'<p class="pm-na">Not available in this version of papermath ({esc(part)}).</p>'
+    if isinstance(value, str):
+        return f'<p class="pm-na">{esc(value)}</p>'
+    if part == "code":
+        blocks = []
+        items = value.items() if isinstance(value, Mapping) else enumerate(value)
+        for name, code in items:
+            if isinstance(code, str) and code.strip():
+                blocks.append(_code_block(code, str(name)))
+        if blocks:
+            return "".join(blocks)
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        keys: list[str] = []
+        for row in value:
+            for k in row:
+                if k not in keys:
+                    keys.append(str(k))
+        head = "".join(f"<th>{esc(k)}</th>" for k in keys)
+        body = "".join("<tr>" + "".join(f"<td>{esc(_cell(row.get(k)))}</td>" for k in keys) + "</tr>"
+                       for row in value)
+        return f'<table class="pm-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<pre class="pm-json">{esc(json.dumps(value, ensure_ascii=False, indent=2))}</pre>'
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " × ".join(str(v) for v in value) if value else "scalar"
+    if isinstance(value, Mapping):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else str(value)
+
+
+def _code_block(code: str, name: str) -> str:
+    return (f'<div class="pm-code"><div class="pm-code-head"><span>{esc(name)}</span>'
+            f'<button type="button" class="pm-copy">Copy</button></div>'
+            f'<pre><code>{esc(code)}</code></pre></div>')
+
+
+def equation_html(eq: Equation, reading: EquationReading | None, entries: list[dict[str, Any]],
+                  index: SymbolIndex, macros_lookup: Lookup | None, panel: Panel | None,
+                  doc: Document | None) -> str:
+    """A display equation: anchor with its stable id, the formula, its printed number, and its panel."""
+    lookup = None
+    if reading is not None:
+        lookup = lookup_for((s, index.add(s, reading)) for s in reading.symbols)
+    number = f'<span class="pm-eqnum">({esc(eq.number)})</span>' if eq.number else ""
+    body = math_html(eq.latex, lookup, display=True, env=eq.env)
+    panel_part = ""
+    if reading is not None and lookup is not None:
+        panel_part = panel_html(reading, entries, index, lookup, panel, doc)
+    else:
+        panel_part = ('<details class="pm-panel"><summary>reading not available</summary>'
+                      '<p class="pm-na">papermath could not read this equation (see the diagnostics).</p>'
+                      "</details>")
+    return (f'<div class="pm-equation" id="{esc(eq.id)}" tabindex="-1" data-number="{esc(eq.number or "")}">'
+            f'<div class="pm-eqrow">{body}{number}'
+            f'<a class="pm-anchor" href="#{esc(eq.id)}" aria-label="link to this equation">#</a></div>'
+            f"{panel_part}</div>")
+
+
+def glossary_html(glossary: list[tuple[int, list[str]]], entries: list[dict[str, Any]],
+                  lookup: Lookup | None, doc: Document | None) -> str:
+    """All symbols of the paper, one row per distinct symbol, with the equations that use it."""
+    rows = []
+    for i, uses in glossary:
+        entry = entries[i]
+        cls = "" if entry.get("definition") else (' class="pm-conventional-row"' if entry.get("conventional")
+                                                  else ' class="pm-undef-row"')
+        links = ", ".join(f'<a href="#{esc(u)}">{esc(_eq_label(u, doc))}</a>' for u in uses)
+        rows.append(f'<tr{cls} data-search="{esc(entry["latex"] + " " + _quote_of(entry))}">'
+                    f"<td>{math_html(entry['latex'], None)}</td><td>{esc(entry.get('role'))}</td>"
+                    f"<td>{esc(_shape_text(entry))}</td><td>{_definition_html(entry, lookup, doc)}</td>"
+                    f"<td>{links}</td></tr>")
+    return ('<section id="glossary" class="pm-glossary"><h2>Glossary of symbols</h2>'
+            '<table class="pm-table"><thead><tr><th>symbol</th><th>role</th><th>shape</th>'
+            '<th>meaning (quoted from the paper)</th><th>used in</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></section>")
+
+
+def _quote_of(entry: Mapping[str, Any]) -> str:
+    definition = entry.get("definition") or {}
+    return definition.get("quote") or ""
+
+
+def _eq_label(eq_id: str, doc: Document | None) -> str:
+    if doc is not None:
+        eq = doc.equation(eq_id)
+        if eq is not None and eq.number:
+            return f"({eq.number})"
+    return eq_id
+
+
+# ---------------------------------------------------------------------------------------------- the page
+
+def _json_block(data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return f'<script type="application/json" id="pm-data">{text}</script>'
+
+
+def _flow(doc: Document) -> list[tuple[str, Any]]:
+    """Sections, paragraphs and display equations in reading order."""
+    section_order = {s.id: i for i, s in enumerate(doc.sections)}
+    after: dict[str | None, list[Equation]] = {}
+    for eq in doc.equations:
+        after.setdefault(eq.paragraph_before, []).append(eq)
+    items: list[tuple[str, Any]] = []
+    next_section = 0
+
+    def sections_up_to(section_id: str | None) -> None:
+        nonlocal next_section
+        if section_id is None or section_id not in section_order:
+            return
+        target = section_order[section_id]
+        while next_section <= target:
+            items.append(("section", doc.sections[next_section]))
+            next_section += 1
+
+    orphans = [eq for eq in after.pop(None, [])]
+    for paragraph in doc.paragraphs:
+        if paragraph.kind == "abstract":
+            continue
+        sections_up_to(paragraph.section)
+        while orphans and _section_index(orphans[0], section_order) <= section_order.get(paragraph.section or "", -1):
+            items.append(("equation", orphans.pop(0)))
+        items.append(("paragraph", paragraph))
+        for eq in after.pop(paragraph.id, []):
+            sections_up_to(eq.section_id)
+            items.append(("equation", eq))
+    for eq in orphans + [e for rest in after.values() for e in rest]:
+        items.append(("equation", eq))
+    while next_section < len(doc.sections):
+        items.append(("section", doc.sections[next_section]))
+        next_section += 1
+    return items
+
+
+def _section_index(eq: Equation, order: Mapping[str, int]) -> int:
+    return order.get(eq.section_id or "", -1)
+
+
+def _toc_html(doc: Document) -> str:
+    items = []
+    for sec in doc.sections:
+        if sec.level > 3:
+            continue
+        number = f"{esc(sec.number)} " if sec.number else ""
+        items.append(f'<li class="pm-toc-l{sec.level}"><a href="#{esc(sec.id)}">{number}{esc(sec.title)}</a></li>')
+    return '<nav class="pm-toc" aria-label="contents"><h2>Contents</h2><ul>' + "".join(items) + \
+        '<li><a href="#glossary">Glossary of symbols</a></li></ul></nav>'
+
+
+def render_page(doc: Document, reading: PaperReading | None = None,
+                panels: Mapping[str, Panel] | None = None, *, asset_prefix: str = "assets/",
+                notes: Iterable[str] = ()) -> str:
+    """The reader page for `doc`. `reading` gives hover definitions and panels (None: text and math only);
+    `panels` gives each equation's optional shape/number/code parts by equation id."""
+    panels = panels or {}
+    index = SymbolIndex()
+    readings = {r.id: r for r in reading.equations} if reading is not None else {}
+    body: list[str] = []
+    # Equations first, so prose can point at the readings of the symbols they define.
+    equation_parts: dict[str, str] = {}
+    for eq in doc.equations:
+        equation_parts[eq.id] = equation_html(eq, readings.get(eq.id), index.entries, index, None,
+                                              panels.get(eq.id), doc)
+    glossary, prose_lookup = _glossary(reading, index)
+    for kind, item in _flow(doc):
+        if kind == "section":
+            body.append(section_html(item))
+        elif kind == "equation":
+            body.append(equation_parts[item.id])
+        else:
+            body.append(_paragraph_html(item, prose_lookup, doc))
+    title = doc.paper.title or doc.paper.source
+    version = " ".join(x for x in (doc.paper.arxiv_id, doc.paper.version) if x)
+    abstract = ""
+    if doc.abstract:
+        abstract = (f'<section class="pm-abstract" id="abstract"><h2>Abstract</h2>'
+                    f"<p>{prose_html(doc.abstract, prose_lookup, doc)}</p></section>")
+    notes_html = "".join(f'<p class="pm-note">{esc(n)}</p>' for n in notes)
+    data = {"symbols": index.entries, "macros": katex_macros(doc),
+            "equations": [eq.id for eq in doc.equations]}
+    prefix = esc(asset_prefix)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        f"<title>{esc(title)} — papermath reader</title>",
+        f'<link rel="stylesheet" href="{prefix}katex/katex.min.css">',
+        f'<link rel="stylesheet" href="{prefix}reader.css">',
+        "</head><body>",
+        '<header class="pm-header"><div class="pm-brand">papermath reader</div>'
+        '<input type="search" id="pm-search" placeholder="Search symbols and text (/)" '
+        'aria-label="search symbols and text" autocomplete="off">'
+        '<span class="pm-keys">j/k: next/previous equation · /: search · Esc: close</span></header>',
+        '<div id="pm-results" class="pm-results" hidden></div>',
+        '<div class="pm-layout">',
+        _toc_html(doc),
+        '<main class="pm-main">',
+        f'<h1 class="pm-title">{esc(title)}</h1>',
+        f'<p class="pm-meta">{esc(", ".join(doc.authors))}'
+        + (f" · {esc(version)}" if version else "") + f" · source: {esc(doc.paper.source)}</p>",
+        notes_html,
+        abstract,
+        "\n".join(body),
+        glossary_html(glossary, index.entries, prose_lookup, doc),
+        "</main></div>",
+        '<div id="pm-tooltip" class="pm-tooltip" role="tooltip" hidden></div>',
+        _json_block(data),
+        f'<script src="{prefix}katex/katex.min.js"></script>',
+        f'<script src="{prefix}reader.js"></script>',
+        "</body></html>",
+    ]) + "\n"
+
+
+def _glossary(reading: PaperReading | None, index: SymbolIndex) -> tuple[list[tuple[int, list[str]]], Lookup | None]:
+    """Distinct symbols of the paper (first defined reading wins) and the lookup prose uses."""
+    if reading is None:
+        return [], None
+    chosen: dict[str, int] = {}
+    uses: dict[str, list[str]] = {}
+    order: list[str] = []
+    for eq in reading.equations:
+        for sym in eq.symbols:
+            key = norm_symbol(sym.symbol)
+            i = index.add(sym, eq)
+            if key not in chosen:
+                chosen[key] = i
+                order.append(key)
+                uses[key] = []
+            elif not index.entries[chosen[key]].get("definition") and sym.definition is not None:
+                chosen[key] = i
+            if eq.id not in uses[key]:
+                uses[key].append(eq.id)
+    pairs = []
+    by_full: list[tuple[SymbolReading, int]] = []
+    for key in order:
+        pairs.append((chosen[key], uses[key]))
+    for eq in reading.equations:
+        for sym in eq.symbols:
+            i = chosen[norm_symbol(sym.symbol)]
+            by_full.append((sym, i))
+    return pairs, lookup_for(by_full)
+
+
+def _paragraph_html(paragraph: Paragraph, lookup: Lookup | None, doc: Document) -> str:
+    cls = f"pm-p pm-{esc(paragraph.kind)}"
+    return (f'<p class="{cls}" id="{esc(paragraph.id)}" data-line="{paragraph.span.line}">'
+            f"{prose_html(paragraph.text, lookup, doc)}</p>")
+
+
+def asset_dir() -> Path:
+    """The bundled assets (KaTeX and the reader's script and style)."""
+    return Path(str(resources.files("papermath.render") / "html_assets"))
+
+
+def write_site(doc: Document, out_dir: str | Path, reading: PaperReading | None = None,
+               panels: Mapping[str, Panel] | None = None, notes: Iterable[str] = ()) -> Path:
+    """Write `index.html` and `assets/` into `out_dir` (created if missing). Returns the page's path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    assets = out / "assets"
+    if assets.exists():
+        shutil.rmtree(assets)
+    shutil.copytree(asset_dir(), assets, ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
+    page = out / "index.html"
+    page.write_text(render_page(doc, reading, panels, notes=notes), encoding="utf-8")
+    return page

@@ -1,0 +1,309 @@
+/* papermath reader: renders the page's formulas with the bundled KaTeX, shows symbol definitions on hover,
+ * search, keyboard navigation and copy buttons. Paper content only ever reaches the DOM as text nodes
+ * (textContent) or through KaTeX, whose `trust` admits nothing but papermath's own \htmlData{pm=N} tags. */
+(function () {
+  "use strict";
+
+  var dataNode = document.getElementById("pm-data");
+  var DATA = dataNode ? JSON.parse(dataNode.textContent) : { symbols: [], macros: {}, equations: [] };
+  var SYMBOLS = DATA.symbols || [];
+  var MACROS = DATA.macros || {};
+
+  function trust(context) {
+    if (context.command !== "\\htmlData") return false;
+    var keys = Object.keys(context.attributes || {});
+    return keys.length === 1 && keys[0] === "data-pm" && /^[0-9]+$/.test(context.attributes["data-pm"]);
+  }
+
+  function katexOptions(display) {
+    return {
+      displayMode: display, throwOnError: true, strict: "ignore", trust: trust, output: "htmlAndMathml",
+      macros: Object.assign({}, MACROS), maxExpand: 2000, maxSize: 50
+    };
+  }
+
+  /* Render one formula; on failure fall back to the untagged formula, then to the LaTeX source as text. */
+  function renderMath(el) {
+    var source = el.textContent;
+    var display = el.classList.contains("pm-display-math");
+    var attempts = [];
+    if (el.dataset.tex) attempts.push(el.dataset.tex);
+    if (el.dataset.plain) attempts.push(el.dataset.plain);
+    var lastError = null;
+    for (var i = 0; i < attempts.length; i++) {
+      try {
+        window.katex.render(attempts[i], el, katexOptions(display));
+        el.classList.add("pm-rendered");
+        return true;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    el.textContent = source;
+    el.classList.add("pm-math-error");
+    el.title = "KaTeX could not render this formula" + (lastError ? ": " + lastError.message : "");
+    return false;
+  }
+
+  function mathSpan(latex, display) {
+    var span = document.createElement("span");
+    span.className = display ? "pm-math pm-display-math" : "pm-math";
+    span.textContent = latex;
+    span.dataset.plain = latex;
+    renderMath(span);
+    return span;
+  }
+
+  /* Running text with $…$ math: text as text nodes, math through KaTeX. */
+  function appendProse(parent, text) {
+    var re = /\$([^$]+)\$/g;
+    var pos = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      if (m.index > pos) parent.appendChild(document.createTextNode(cleanText(text.slice(pos, m.index))));
+      parent.appendChild(mathSpan(m[1], false));
+      pos = re.lastIndex;
+    }
+    if (pos < text.length) parent.appendChild(document.createTextNode(cleanText(text.slice(pos))));
+  }
+
+  function cleanText(text) {
+    return text.replace(/~/g, " ").replace(/\\citep?\{[^}]*\}/g, "").replace(/[{}]/g, "");
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function shapeText(entry) {
+    if (entry.shape === null || entry.shape === undefined) return null;
+    if (entry.shape.length === 0) return "scalar";
+    return entry.shape.join(" \u00d7 ");
+  }
+
+  /* ------------------------------------------------------------------------------------- tooltip */
+  var tooltip = document.getElementById("pm-tooltip");
+  var pinned = false;
+  var hideTimer = null;
+  var current = null;
+
+  function fillTooltip(entry) {
+    tooltip.textContent = "";
+    var head = el("div", "pm-tt-head");
+    head.appendChild(mathSpan(entry.latex, false));
+    var role = el("span", "pm-tt-role", entry.role || "unknown");
+    head.appendChild(role);
+    var shape = shapeText(entry);
+    if (shape) head.appendChild(el("span", "pm-tt-shape", "shape " + shape));
+    tooltip.appendChild(head);
+    var body = el("div", "pm-tt-body");
+    if (entry.definition) {
+      var quote = el("blockquote", "pm-tt-quote");
+      if (entry.quote_parts) {
+        entry.quote_parts.forEach(function (part) {
+          quote.appendChild(part[0] === "math" ? mathSpan(part[1], false) : document.createTextNode(part[1]));
+        });
+      } else {
+        appendProse(quote, entry.definition.quote);
+      }
+      body.appendChild(quote);
+      var where = el("div", "pm-tt-where");
+      var link = el("a", "pm-tt-link",
+        "defined " + (entry.definition.section ? "in \u00a7" + entry.definition.section + ", " : "") +
+        entry.definition.file + ":" + entry.definition.line);
+      link.href = "#" + (entry.definition.paragraph || entry.equation);
+      where.appendChild(link);
+      body.appendChild(where);
+    } else {
+      if (entry.conventional) {
+        body.appendChild(el("div", "pm-tt-conv", "Not defined in the paper; standard notation."));
+        body.appendChild(el("div", "pm-tt-conventional", "Conventional meaning (not a definition): " +
+          entry.conventional));
+      } else {
+        body.appendChild(el("div", "pm-tt-undef", "Not defined in the paper \u2014 do not guess."));
+      }
+    }
+    if (entry.shape_cue) body.appendChild(el("div", "pm-tt-cue", "shape from: " + entry.shape_cue));
+    if (entry.equation) {
+      var eqLink = el("a", "pm-tt-eq", "reading in equation " +
+        (entry.equation_number ? "(" + entry.equation_number + ")" : entry.equation));
+      eqLink.href = "#" + entry.equation;
+      body.appendChild(eqLink);
+    }
+    tooltip.appendChild(body);
+  }
+
+  function showTooltip(target, pin) {
+    var entry = SYMBOLS[Number(target.dataset.pm)];
+    if (!entry) return;
+    clearTimeout(hideTimer);
+    if (current !== target) {
+      fillTooltip(entry);
+      current = target;
+    }
+    pinned = pinned || !!pin;
+    tooltip.hidden = false;
+    var rect = target.getBoundingClientRect();
+    var top = window.scrollY + rect.bottom + 8;
+    var left = window.scrollX + Math.max(8, Math.min(rect.left, window.innerWidth - tooltip.offsetWidth - 16));
+    tooltip.style.top = top + "px";
+    tooltip.style.left = left + "px";
+  }
+
+  function hideTooltip(force) {
+    if (pinned && !force) return;
+    pinned = false;
+    current = null;
+    tooltip.hidden = true;
+  }
+
+  function symbolTarget(node) {
+    return node && node.closest ? node.closest("[data-pm]") : null;
+  }
+
+  document.addEventListener("mouseover", function (event) {
+    var target = symbolTarget(event.target);
+    if (target) { showTooltip(target, false); return; }
+    if (tooltip.contains(event.target)) { clearTimeout(hideTimer); return; }
+    if (!pinned && !tooltip.hidden) {
+      clearTimeout(hideTimer);
+      hideTimer = setTimeout(function () { hideTooltip(false); }, 400);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var target = symbolTarget(event.target);
+    if (target) { pinned = false; current = null; showTooltip(target, true); return; }
+    if (!tooltip.contains(event.target)) hideTooltip(true);
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var target = symbolTarget(event.target);
+    if (target) showTooltip(target, false);
+  });
+
+  /* ------------------------------------------------------------------------------------- search */
+  var search = document.getElementById("pm-search");
+  var results = document.getElementById("pm-results");
+
+  function runSearch() {
+    var q = search.value.trim().toLowerCase();
+    var rows = document.querySelectorAll(".pm-glossary tbody tr");
+    rows.forEach(function (row) {
+      row.hidden = q !== "" && (row.dataset.search || "").toLowerCase().indexOf(q) < 0;
+    });
+    results.textContent = "";
+    if (q === "") { results.hidden = true; return; }
+    var hits = [];
+    document.querySelectorAll(".pm-equation").forEach(function (eq) {
+      var m = eq.querySelector(".pm-display-math");
+      var tex = m ? (m.dataset.plain || "") : "";
+      if (tex.toLowerCase().indexOf(q) >= 0) hits.push([eq.id, "(" + (eq.dataset.number || eq.id) + ") " + tex]);
+    });
+    document.querySelectorAll(".pm-p, .pm-section").forEach(function (p) {
+      var text = p.textContent;
+      var at = text.toLowerCase().indexOf(q);
+      if (at >= 0) hits.push([p.id, text.slice(Math.max(0, at - 40), at + 80)]);
+    });
+    results.appendChild(el("div", "pm-results-count", hits.length + " matches"));
+    hits.slice(0, 40).forEach(function (hit) {
+      var a = el("a", "pm-result", hit[1]);
+      a.href = "#" + hit[0];
+      results.appendChild(a);
+    });
+    results.hidden = false;
+  }
+  if (search) {
+    search.addEventListener("input", runSearch);
+    search.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { search.value = ""; runSearch(); search.blur(); }
+    });
+  }
+  if (results) results.addEventListener("click", function (event) {
+    if (event.target.closest(".pm-result")) results.hidden = true;
+  });
+
+  /* ------------------------------------------------------------------------------------- keyboard */
+  var equations = Array.prototype.slice.call(document.querySelectorAll(".pm-equation"));
+
+  function currentEquationIndex() {
+    var hash = decodeURIComponent(location.hash.slice(1));
+    for (var i = 0; i < equations.length; i++) if (equations[i].id === hash) return i;
+    for (var j = 0; j < equations.length; j++) {
+      if (equations[j].getBoundingClientRect().top > 4) return j - 1;
+    }
+    return equations.length - 1;
+  }
+
+  function goToEquation(i) {
+    if (!equations.length) return;
+    i = Math.max(0, Math.min(equations.length - 1, i));
+    var target = equations[i];
+    history.replaceState(null, "", "#" + target.id);
+    target.scrollIntoView({ block: "center" });
+    target.focus({ preventScroll: true });
+    equations.forEach(function (e) { e.classList.remove("pm-current"); });
+    target.classList.add("pm-current");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "textarea" || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "j") { goToEquation(currentEquationIndex() + 1); event.preventDefault(); }
+    else if (event.key === "k") { goToEquation(currentEquationIndex() - 1); event.preventDefault(); }
+    else if (event.key === "/") { if (search) { search.focus(); event.preventDefault(); } }
+    else if (event.key === "Escape") { hideTooltip(true); }
+    else if (event.key === "Enter" && symbolTarget(event.target)) { showTooltip(event.target, true); }
+  });
+
+  /* ------------------------------------------------------------------------------------- copy */
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest(".pm-copy") : null;
+    if (!button) return;
+    var code = button.closest(".pm-code").querySelector("code").textContent;
+    function done() { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1500); }
+    function fallback() {
+      var area = document.createElement("textarea");
+      area.value = code;
+      document.body.appendChild(area);
+      area.select();
+      try { document.execCommand("copy"); done(); } catch (e) { button.textContent = "Select and copy"; }
+      document.body.removeChild(area);
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(code).then(done, fallback);
+    } else {
+      fallback();
+    }
+  });
+
+  /* ------------------------------------------------------------------------------------- start */
+  var failures = 0, count = 0;
+  document.querySelectorAll(".pm-math").forEach(function (node) {
+    count += 1;
+    if (!renderMath(node)) failures += 1;
+  });
+  document.querySelectorAll("[data-pm]").forEach(function (node) {
+    var entry = SYMBOLS[Number(node.dataset.pm)];
+    if (!entry) return;
+    node.classList.add("pm-sym");
+    if (!entry.definition) node.classList.add(entry.conventional ? "pm-conv" : "pm-undef");
+    node.tabIndex = 0;
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-label", (entry.latex || "symbol") + (entry.definition ? "" : " (not defined in the paper)"));
+  });
+  if (location.hash) {
+    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target && target.classList.contains("pm-equation")) {
+      target.classList.add("pm-current");
+      var panel = target.querySelector("details");
+      if (panel) panel.open = true;
+      target.scrollIntoView({ block: "center" });
+    }
+  }
+  document.body.dataset.rendered = count + "";
+  document.body.dataset.renderFailures = failures + "";
+  document.body.classList.add("pm-ready");
+})();
