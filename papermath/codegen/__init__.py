@@ -1,0 +1,217 @@
+"""Code it: the ten lines of NumPy (and PyTorch) an equation stands for, with a test on the hand-worked numbers.
+
+    >>> from papermath.evaluate import evaluate
+    >>> from papermath.codegen import generate
+    >>> code = generate(evaluate(latex, values, declared_shapes=shapes), source=Citation(...))
+    >>> print(code.numpy)
+
+The code is written by the same pass that evaluates the equation (`papermath.evaluate.lower`), one line per
+step with the step's shape as a comment; the test's expected values are the evaluator's. A function is named
+after what the equation defines (`attention(Q, K, V)`, `loss_dpo(…)`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from ..evaluate import Evaluation
+
+_SCIPY = ("softmax", "log_softmax", "logsumexp", "expit", "log_expit", "rel_entr", "xlogy", "comb", "gamma", "erf")
+
+_NUMERICAL_GRAD = '''
+
+def numerical_grad(f, x, h=1e-6):
+    """Gradient of the scalar function f at x by central differences."""
+    x = np.asarray(x, dtype=float)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = h
+        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
+    return grad
+'''
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where the equation comes from, for the docstring."""
+
+    paper: str
+    """Paper title (or "formula given on the command line")."""
+    version: Optional[str] = None
+    """arXiv id and version, when known."""
+    equation: Optional[str] = None
+    """The paper's equation number."""
+
+
+@dataclass(frozen=True)
+class GeneratedCode:
+    """Generated source files for one equation."""
+
+    module: str
+    """Module name (`attention`): files are `<module>.py`, `<module>_torch.py`, `test_<module>.py`."""
+    function: str
+    """Function name."""
+    numpy: str
+    """NumPy module source."""
+    torch: str
+    """PyTorch module source."""
+    test: str
+    """pytest file source."""
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Write the three files into `directory` (created if needed); returns their paths."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [out / f"{self.module}.py", out / f"{self.module}_torch.py", out / f"test_{self.module}.py"]
+        for path, text in zip(paths, (self.numpy, self.torch, self.test)):
+            path.write_text(text, encoding="utf-8")
+        return paths
+
+
+def _docstring(ev: Evaluation, citation: Citation) -> str:
+    where = citation.paper
+    if citation.version:
+        where += f" ({citation.version})"
+    if citation.equation:
+        where += f", equation ({citation.equation})"
+    return f'r"""{ev.result_latex} — {where}.\n\n    {ev.latex}\n    """'
+
+
+def _params(ev: Evaluation) -> list[str]:
+    names = []
+    for key in ev.params:
+        names.append(ev.input(key).name)
+    return names
+
+
+def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
+    lines = []
+    names = _params(ev)
+    if torch and names:
+        if len(names) == 1:
+            lines.append((f"{names[0]} = torch.as_tensor({names[0]}, dtype=torch.float64)", "inputs as float64 tensors"))
+        else:
+            joined = ", ".join(names)
+            lines.append((f"{joined} = (torch.as_tensor(t, dtype=torch.float64) for t in ({joined},))",
+                          "inputs as float64 tensors"))
+    for name, np_code, torch_code in ev.dim_lines:
+        lines.append((f"{name} = {torch_code if torch else np_code}", "dimension, read from the input's shape"))
+    for name, np_code, torch_code, comment in ev.lines:
+        lines.append((f"{name} = {torch_code if torch else np_code}", comment))
+    out = []
+    for code, comment in lines:
+        comment = comment.replace("\n", " ")
+        pad = max(column - len(code) - 4, 2)
+        out.append(f"    {code}{' ' * pad}# {comment}" if comment else f"    {code}")
+    out.append(f"    return {ev.result_name}")
+    return out
+
+
+def _signature(ev: Evaluation) -> str:
+    params = _params(ev)
+    params += [f"{name}=lambda x: x" for _, name in ev.standins]
+    return f"def {ev.function}({', '.join(params)}):" if False else f"def {ev.function_name}({', '.join(params)}):"
+
+
+def _imports(source: str, torch: bool) -> str:
+    lines = ["import math", "", "import numpy as np"] if re.search(r"\bmath\.", source) else ["import numpy as np"]
+    used = [name for name in _SCIPY if re.search(rf"(?<![.\w]){name}\(", source)]
+    if used and not torch:
+        lines.append(f"from scipy.special import {', '.join(used)}")
+    if torch:
+        lines.append("import torch")
+        if "F." in source:
+            lines.append("import torch.nn.functional as F")
+    return "\n".join(lines)
+
+
+def generate(ev: Evaluation, citation: Citation | None = None, module: str | None = None) -> GeneratedCode:
+    """NumPy and PyTorch functions for an evaluated equation, and a pytest file with its hand-worked numbers."""
+    citation = citation or Citation("formula given on the command line")
+    module = module or ev.function_name
+    width = max([len(f"{n} = {c}") for n, c, _, _ in ev.lines] + [len(f"{n} = {c}") for n, c, _ in ev.dim_lines] + [0])
+    column = min(max(width + 8, 40), 100)
+    parts = {}
+    for torch in (False, True):
+        body = "\n".join(_body(ev, column, torch))
+        helper = _NUMERICAL_GRAD if "numerical_grad(" in body and not torch else ""
+        header = (f'r"""{"PyTorch" if torch else "NumPy"} code for {ev.result_latex}, generated by papermath.\n\n'
+                  f'Source: {citation.paper}'
+                  + (f", {citation.version}" if citation.version else "")
+                  + (f", equation ({citation.equation})" if citation.equation else "")
+                  + '.\nShapes in the comments are those of the values the code was checked on.\n"""\n')
+        sig = _signature(ev)
+        text = f"{header}{_imports(body, torch)}\n{helper}\n\n{sig}\n    {_docstring(ev, citation)}\n{body}\n"
+        parts[torch] = text
+    return GeneratedCode(module, ev.function_name, parts[False], parts[True], _test(ev, module))
+
+
+def literal_code(value: Any) -> str:
+    """A NumPy literal for a value, exact to the last digit (`np.array([[1.0, 0.0]])`)."""
+    array = np.asarray(value, dtype=float)
+
+    def one(x: float) -> str:
+        if np.isnan(x):
+            return "np.nan"
+        if np.isinf(x):
+            return "np.inf" if x > 0 else "-np.inf"
+        return repr(float(x))
+
+    def nested(a: np.ndarray) -> str:
+        if a.ndim == 0:
+            return one(float(a))
+        return "[" + ", ".join(nested(item) for item in a) + "]"
+
+    if array.ndim == 0:
+        return one(float(array))
+    return f"np.array({nested(array)})"
+
+
+def _test(ev: Evaluation, module: str) -> str:
+    names = _params(ev)
+    setup = [f"    {ev.input(key).name} = {literal_code(ev.input(key).value)}" for key in ev.params]
+    args = ", ".join(names)
+    expected = literal_code(ev.value)
+    shown = ", ".join(f"{ev.input(k).key} = {_short(ev.input(k).value)}" for k in ev.params)
+    lines = [
+        f'r"""Checks {module}.{ev.function_name} on the hand-worked numbers (expected values from papermath\'s evaluator).',
+        "",
+        f"    {ev.latex}",
+        f"    with {shown}" if shown else "",
+        '"""',
+        "import numpy as np",
+        "import pytest",
+        "",
+        f"from {module} import {ev.function_name}",
+        "",
+        "",
+        "def inputs():",
+        *(setup or ["    pass"]),
+        f"    return ({args}{',' if len(names) == 1 else ''})" if names else "    return ()",
+        "",
+        "",
+        f"def test_{ev.function_name}_hand_worked_numbers():",
+        f"    result = {ev.function_name}(*inputs())",
+        f"    expected = {expected}",
+        "    np.testing.assert_allclose(np.asarray(result, dtype=float), expected, rtol=1e-6, atol=1e-9)",
+        "",
+        "",
+        f"def test_{ev.function_name}_torch_agrees_with_numpy():",
+        '    pytest.importorskip("torch")',
+        f"    from {module}_torch import {ev.function_name} as torch_version",
+        f"    result = torch_version(*inputs())",
+        f"    np.testing.assert_allclose(np.asarray(result, dtype=float), {ev.function_name}(*inputs()),"
+        " rtol=1e-6, atol=1e-9)",
+        "",
+    ]
+    return "\n".join(line for line in lines if line is not None)
+
+
+def _short(value: Any) -> str:
+    from ..evaluate import fmt
+    return fmt(value)

@@ -1,0 +1,279 @@
+"""Plug in small numbers: evaluate an equation step by step, inside out, and push it to the extremes.
+
+    >>> from papermath.evaluate import evaluate
+    >>> ev = evaluate(r"\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V",
+    ...               {"Q": [[1, 0]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[10, 0], [0, 10], [5, 5]]},
+    ...               declared_shapes={"Q": ("n", "d_k")})
+    >>> ev.value          # array([[6.017, 3.983]]) rounded
+
+The tree is compiled to NumPy operations (`lower.Lowerer`); nothing is evaluated from strings. Values the
+user does not set are chosen (small integers, dimensions 2–3) and shown; unset dimensions and range bounds
+are inferred from the values that are set, and the evaluation says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+import numpy as np
+
+from ..errors import MathParseError, UsageError
+from ..math import ast as A
+from ..math import parse, to_latex
+from .lower import EvaluationError, Input, Lowerer, Step, _Line, fmt, python_name, shape_text, symbol_key
+from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
+
+__all__ = ["evaluate", "Evaluation", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
+           "symbol_key", "python_name", "parse_assignment", "parse_shape", "literal", "normalize_key",
+           "resolve_keys"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One equation evaluated on values."""
+
+    latex: str
+    """The formula evaluated."""
+    inputs: tuple[Input, ...]
+    """Values the equation took: set, chosen, or inferred dimensions."""
+    steps: tuple[Step, ...]
+    """Each operation, inside out."""
+    value: Any
+    """The result (the right-hand side of the last statement)."""
+    result_latex: str
+    """What the result is (`\\mathrm{Attention}(Q, K, V)`, or the expression)."""
+    function_name: str
+    """Python name for what the equation defines (`attention`, `loss_dpo`)."""
+    params: tuple[str, ...]
+    """Input keys in the generated function's parameter order."""
+    notes: tuple[str, ...]
+    """What was inferred, assumed or stood in for."""
+    checks: tuple[str, ...]
+    """Relations checked on these values (restatements agree, a bound holds, loss before/after a step)."""
+    lines: tuple[tuple[str, str, str, str], ...] = field(repr=False, default=())
+    """Code: (name, numpy code, torch code, shape comment) per line."""
+    dim_lines: tuple[tuple[str, str, str], ...] = field(repr=False, default=())
+    """Dimensions computed from the inputs: (name, numpy code, torch code)."""
+    standins: tuple[tuple[str, str], ...] = ()
+    """Unknown functions stood in by the identity: (LaTeX, parameter name)."""
+    result_name: str = ""
+    """Name of the code variable holding the result."""
+
+    def input(self, key: str) -> Input:
+        for item in self.inputs:
+            if item.key == key:
+                return item
+        raise KeyError(key)
+
+    def step(self, latex: str) -> Step:
+        """The last step whose sub-expression is `latex` (normalized)."""
+        wanted = to_latex(parse(latex).tree)
+        for step in reversed(self.steps):
+            if step.latex == wanted:
+                return step
+        raise KeyError(latex)
+
+
+def statements_of(latex: str, functions: frozenset[str] = frozenset()) -> list[A.Node]:
+    result = parse(latex, functions=functions)
+    return [result.tree]
+
+
+def resolve_keys(values: Mapping[str, Any], tree_nodes: list[A.Node]) -> dict[str, Any]:
+    """Match `--set` keys to the equation's symbols: exact LaTeX first, then the same letter in another font
+    (`h` for `\\mathbf{h}`). `x_i` where `i` is an index the equation binds is refused with a hint."""
+    keys: dict[str, str] = {}
+    bound: set[str] = set()
+    for tree in tree_nodes:
+        for node in A.walk(tree):
+            if isinstance(node, A.Reduction):
+                bound.update(to_latex(v) for v in node.variables)
+            if isinstance(node, (A.Symbol, A.Indexed, A.Apply, A.Labeled)):
+                key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else to_latex(node)
+                keys.setdefault(key, key)
+                if isinstance(node, A.Indexed):
+                    keys.setdefault(to_latex(node), to_latex(node))
+    plain: dict[str, list[str]] = {}
+    for key in keys:
+        plain.setdefault(_plain(key), []).append(key)
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        tree = parse(key).tree
+        if isinstance(tree, A.Indexed) and any(
+                to_latex(i) in bound or isinstance(i, A.Number) for i in tree.indices):
+            base = symbol_key(tree)
+            raise UsageError(f"--set {key}: {key} is one entry of {base} (indexed by "
+                             f"{', '.join(to_latex(i) for i in tree.indices)}); set the whole {base} instead, "
+                             f"e.g. --set '{base}=[…]'")
+        if key in keys:
+            out[key] = value
+            continue
+        candidates = plain.get(_plain(key), [])
+        if len(candidates) == 1:
+            out[candidates[0]] = value
+            continue
+        out[key] = value
+    return out
+
+
+def _plain(key: str) -> str:
+    import re
+    text = re.sub(r"\\(mathbf|boldsymbol|bm|mathit|mathrm|pmb)\{([^{}]*)\}", r"\2", key)
+    text = re.sub(r"\\(mathbf|boldsymbol|bm)\s*", "", text)
+    return text.replace(" ", "")
+
+
+def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
+             declared_shapes: Mapping[str, tuple[str, ...]] | None = None, choose: bool = True,
+             functions: frozenset[str] = frozenset(), dim_sizes: Mapping[str, int] | None = None) -> Evaluation:
+    """Evaluate a formula (LaTeX or a parsed tree) on `values` ({symbol LaTeX → number or nested list}).
+
+    `declared_shapes` maps symbol keys to symbolic shapes (from `read` or `--shape`); they bind dimensions and
+    shape the values chosen for unset symbols. Raises EvaluationError when the equation cannot be computed.
+    """
+    if isinstance(formula, str):
+        try:
+            tree = parse(formula, functions=functions).tree
+        except MathParseError as error:
+            raise EvaluationError(f"the formula does not parse: {error.message}") from None
+    else:
+        tree = formula
+    raw = {normalize_key(k) if not k.startswith("\\") or " " in k else k: v for k, v in (values or {}).items()}
+    given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree])
+    declared = {k: tuple(v) for k, v in (declared_shapes or {}).items()}
+    Lowerer._loop_extent = {}
+    lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dict(dim_sizes or {}))
+    result = lowerer.run()
+    unused = [k for k in given if k not in lowerer.inputs]
+    notes = list(lowerer.notes)
+    if unused:
+        notes.append("not used by this equation: " + ", ".join(unused))
+    # Name the result line.
+    lines = [(line.name, line.np, line.torch, line.comment) for line in lowerer.lines]
+    result_name = lines[-1][0] if lines else ""
+    if lines and result.np != result_name:
+        lines.append(("result", result.np, result.torch, shape_text(result.value)))
+        result_name = "result"
+    target = lowerer.target_node
+    function_name, params = _signature(target, lowerer)
+    for key, item in list(lowerer.inputs.items()):
+        if item.source == "dimension" and item.name not in lowerer.dim_lines and key not in given:
+            pass
+    return Evaluation(
+        latex=to_latex(tree), inputs=tuple(lowerer.inputs.values()), steps=tuple(lowerer.steps),
+        value=np.asarray(result.value), result_latex=to_latex(target) if target is not None else to_latex(tree),
+        function_name=function_name, params=params, notes=tuple(dict.fromkeys(notes)), checks=tuple(lowerer.checks),
+        lines=tuple(lines), dim_lines=tuple((name, code[0], code[1]) for name, code in lowerer.dim_lines.items()),
+        standins=tuple(lowerer.standins.items()), result_name=result_name)
+
+
+def _signature(target: Optional[A.Node], lowerer: Lowerer) -> tuple[str, tuple[str, ...]]:
+    keys = [k for k, item in lowerer.inputs.items() if item.source in ("set", "chosen")]
+    keys += [k for k, item in lowerer.inputs.items()
+             if item.source == "dimension" and item.name not in lowerer.dim_lines]
+    if target is None:
+        return "expression", tuple(keys)
+    if isinstance(target, A.Apply):
+        name = python_name(symbol_key(target.func)).lower()
+        order = [symbol_key(a) if isinstance(a, (A.Symbol, A.Indexed)) else to_latex(a) for a in target.args]
+        first = [k for k in order if k in keys]
+        return name, tuple(first + [k for k in keys if k not in first])
+    key = symbol_key(target)
+    if key.startswith("\\mathcal{L}") or key in ("L", "\\ell", "\\mathcal{J}", "J"):
+        label = key.split("_", 1)[1] if "_" in key else ""
+        name = "loss" + ("_" + python_name(label).lower() if label else "")
+        if key.startswith("\\mathcal{J}") or key == "J":
+            name = "objective" + name[4:]
+    else:
+        name = python_name(key)
+    if name in keys or name in {lowerer.inputs[k].name for k in keys}:
+        name = "compute_" + name
+    return name, tuple(keys)
+
+
+@dataclass(frozen=True)
+class ExtremeRun:
+    """The equation re-run with some inputs scaled."""
+
+    factor: float
+    """10 or 0.1."""
+    scaled: tuple[str, ...]
+    """Keys of the scaled inputs."""
+    evaluation: Evaluation
+    """The re-run."""
+    changes: tuple[str, ...]
+    """What changed, in words."""
+
+
+def extremes(base: Evaluation, *, scale: tuple[str, ...] = (), factors: tuple[float, ...] = (10.0, 0.1),
+             declared_shapes: Mapping[str, tuple[str, ...]] | None = None,
+             functions: frozenset[str] = frozenset()) -> list[ExtremeRun]:
+    """Re-run with inputs scaled by 10 and by 0.1 (guide 000: 'push it to the extremes') and say what changed.
+
+    `scale` names the inputs to scale; by default the first input that is not a dimension or a probability.
+    """
+    candidates = [i for i in base.inputs if i.source in ("set", "chosen") and np.asarray(i.value).size]
+    if scale:
+        keys = tuple(resolve_keys({normalize_key(s): 0 for s in scale}, [parse(base.latex).tree]))
+    else:
+        pick = [i for i in candidates if "\\mid" not in i.key and not i.key.startswith(("p", "q"))]
+        keys = (pick[0].key,) if pick else ()
+    runs = []
+    values = {i.key: i.value for i in base.inputs if i.source in ("set", "chosen")}
+    dims = {i.key: int(i.value) for i in base.inputs if i.source == "dimension"}
+    for factor in factors:
+        scaled = dict(values)
+        for key in keys:
+            scaled[key] = np.asarray(values[key], float) * factor
+        try:
+            run = evaluate(base.latex, scaled, declared_shapes=declared_shapes, functions=functions, dim_sizes=dims)
+        except EvaluationError as error:
+            runs.append(ExtremeRun(factor, keys, base, (f"fails: {error.message}",)))
+            continue
+        runs.append(ExtremeRun(factor, keys, run, tuple(_changes(base, run, factor))))
+    return runs
+
+
+def _changes(base: Evaluation, run: Evaluation, factor: float) -> list[str]:
+    out = []
+    by_latex = {s.latex: s for s in base.steps}
+    for step in run.steps:
+        before = by_latex.get(step.latex)
+        if before is None:
+            continue
+        old, new = np.asarray(before.value, float), np.asarray(step.value, float)
+        if old.shape != new.shape:
+            continue
+        if not np.all(np.isfinite(new)) and np.all(np.isfinite(old)):
+            out.append(f"{step.latex}: overflows to inf/nan")
+            continue
+        if step.op == "softmax" and new.size > 1:
+            peak_old, peak_new = float(old.max()), float(new.max())
+            low_new = float(new.min())
+            if low_new < 0.01 and peak_new - peak_old > 0.05:
+                out.append(f"{step.latex}: softmax saturates toward a hard selection "
+                           f"(weights {fmt(new, 4)}, smallest {fmt(low_new, 4)})")
+            elif new.std() < old.std() * 0.5:
+                out.append(f"{step.latex}: softmax flattens toward uniform (weights {fmt(new, 4)})")
+            continue
+        if step.op in ("sigmoid", "logsigmoid"):
+            if np.all((new > 0.99) | (new < 0.01)) and step.op == "sigmoid":
+                out.append(f"{step.latex}: sigmoid saturates (values {fmt(new, 4)}), gradients vanish")
+            continue
+        with np.errstate(all="ignore"):
+            if np.allclose(new, old):
+                continue
+            if np.allclose(new, old * factor, rtol=1e-6):
+                continue
+            if np.allclose(new, old * factor ** 2, rtol=1e-6):
+                out.append(f"{step.latex}: scales by {factor ** 2:g} (quadratic)")
+                continue
+    if not out:
+        same = np.allclose(np.asarray(run.value, float), np.asarray(base.value, float))
+        linear = np.allclose(np.asarray(run.value, float), np.asarray(base.value, float) * factor)
+        out.append("the result is unchanged" if same else
+                   f"the result scales by {factor:g} (linear in the scaled input)" if linear else
+                   f"the result moves from {fmt(base.value)} to {fmt(run.value)}")
+    else:
+        out.append(f"result: {fmt(base.value)} → {fmt(run.value)}")
+    return out

@@ -1,0 +1,1411 @@
+"""Compile an equation's syntax tree to NumPy operations, evaluating it on values as it goes.
+
+One pass does three jobs, so they cannot drift apart: it computes each sub-expression's value (inside out,
+recording a step per operation), and writes the same operation as a line of NumPy code and a line of PyTorch
+code. Nothing is evaluated from strings: every node maps to an entry of `ops.OPS` or to a NumPy call here.
+
+Index notation follows the papers' conventions (guide 002): an index bound by a sum, product, max or
+expectation selects one entry per term (papers count from 1); an index that no operator binds (`h_t`, `y_i`
+on both sides) names every position at once, so `y_i = \\sum_j W_{ij} x_j` computes the whole vector; an index
+beyond the value's axes is a label (`\\mathbf{h}_t` with `h` one vector).
+"""
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Optional
+
+import numpy as np
+from scipy import special
+
+from ..errors import PapermathError
+from ..math import ast as A
+from ..math import to_latex
+from .ops import FUNCTION_NAMES, OPS
+
+
+class EvaluationError(PapermathError):
+    """The equation cannot be evaluated as written (an integral, a missing value, shapes that do not fit)."""
+
+
+@dataclass
+class Low:
+    """A lowered sub-expression: its value and the code that computes it."""
+
+    value: Any
+    np: str
+    torch: str
+    latex: str
+    simple: bool = False
+    """A leaf or a leaf-like expression: gets no line of its own."""
+    row: bool = False
+    """A transposed vector (a row), for `x^T y` and `x y^T`."""
+    pyscalar: bool = False
+    """The code is a Python number (a literal or a dimension), not an array."""
+    is_set: bool = False
+    """A finite set (`\\{1,2,3\\}`): |S| is its size."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operation of the evaluation, inside out."""
+
+    latex: str
+    """The sub-expression as written (normalized LaTeX)."""
+    value: Any
+    """Its value (float or NumPy array)."""
+    note: str
+    """What the operation did (`[1, 2] @ [2, 3] → [1, 3]`, `softmax over the last axis`, …)."""
+    op: str
+    """Operation kind (matmul, softmax, sum, input, …)."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """A value the equation takes."""
+
+    key: str
+    """The symbol as the paper writes it, without indices (`W^{UK}`, `\\hat{y}`, `\\pi_{\\theta}(y_{w} \\mid x)`)."""
+    name: str
+    """Python parameter name (`W_UK`, `y_hat`)."""
+    value: Any
+    """Its value."""
+    source: str
+    """"set" (--set), "chosen" (papermath chose it), "dimension" (inferred from other values), "function"."""
+    note: str = ""
+    """How it was chosen or inferred."""
+
+
+@dataclass
+class _Loop:
+    key: str
+    name: str
+    value: Any
+    position: int
+    offset: int
+    over: bool
+
+
+@dataclass
+class _Line:
+    name: str
+    np: str
+    torch: str
+    comment: str
+
+
+def python_name(latex: str, taken: set[str] | None = None) -> str:
+    """A Python identifier for a symbol: `W^{DKV}` → `W_DKV`, `\\hat{y}` → `y_hat`, `\\mathcal{L}` → `L`."""
+    text = latex
+    accents = []
+    for accent in ("hat", "tilde", "bar", "dot", "ddot", "vec", "check", "breve", "widehat", "widetilde", "overline"):
+        if f"\\{accent}" in text:
+            accents.append(accent.replace("wide", "").replace("overline", "bar"))
+    text = re.sub(r"\\(mathbf|mathcal|mathbb|mathrm|mathsf|mathit|boldsymbol|bm|operatorname\*?|text|mathscr|mathfrak|"
+                  r"hat|tilde|bar|dot|ddot|vec|check|breve|widehat|widetilde|overline|mathtt)\b", "", text)
+    text = text.replace("\\mid", " given ").replace("\\top", "T").replace("\\prime", "p").replace("'", "p")
+    text = re.sub(r"\\([A-Za-z]+)", r"\1", text)
+    text = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "x"
+    if accents:
+        text += "_" + "_".join(accents)
+    if text[0].isdigit():
+        text = "v_" + text
+    if keyword.iskeyword(text) or text in ("np", "torch", "F", "math", "softmax", "expit", "logsumexp", "sum", "max",
+                                          "min", "range", "len", "float", "int", "abs", "pi", "e"):
+        text += "_"
+    if taken is not None:
+        base, n = text, 2
+        while text in taken:
+            text, n = f"{base}{n}", n + 1
+        taken.add(text)
+    return text
+
+
+def normalize_dim(dim: str) -> str:
+    """A dimension as LaTeX, so `d_k`, `d_{k}` and `d_{ k }` are one name."""
+    if _is_number(dim):
+        return dim
+    try:
+        from ..math import parse as _parse
+        return to_latex(_parse(dim).tree)
+    except PapermathError:
+        return dim
+
+
+def symbol_key(node: A.Node) -> str:
+    """The key of a symbol: its LaTeX with labels, without indices (`\\mathbf{c}_t^{KV}` → `\\mathbf{c}^{KV}`)."""
+    while isinstance(node, (A.Indexed, A.Group)):
+        node = node.base if isinstance(node, A.Indexed) else node.body
+    return to_latex(node)
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A value rounded for the trace: `[[0.707, 0, 0.707]]`, `1001.313`."""
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 0:
+        return _num(float(array), digits)
+    if array.ndim == 1:
+        return "[" + ", ".join(_num(float(v), digits) for v in array) + "]"
+    return "[" + ", ".join(fmt(row, digits) for row in array) + "]"
+
+
+def _num(x: float, digits: int) -> str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    rounded = round(x, digits)
+    if rounded == 0 and x != 0:
+        text = f"{x:.{digits}g}"
+        return text
+    if rounded == int(rounded) and abs(rounded) < 1e15:
+        return str(int(rounded))
+    return f"{rounded:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def shape_text(value: Any) -> str:
+    array = np.asarray(value)
+    return "scalar" if array.ndim == 0 else "[" + ", ".join(str(n) for n in array.shape) + "]"
+
+
+_PROBABILITY_NAMES = {"p", "q", "\\pi", "P", "Q_{prob}"}
+_CONSTANTS = {"e": math.e, "\\pi": math.pi, "\\infty": math.inf}
+_TEMP_NAMES = {"matmul": "prod", "softmax": "weights", "div": "ratio", "add": "total", "sub": "diff",
+               "mul": "scaled", "sum": "total", "E": "expectation", "logsigmoid": "logsig", "sigmoid": "sig",
+               "exp": "expo", "log": "logs", "logsumexp": "lse", "sqrt": "root", "neg": "neg",
+               "power": "power", "prod": "product", "max": "maximum", "min": "minimum", "argmax": "best",
+               "argmin": "best", "indicator": "ind", "grad": "grad", "kl": "kl", "cases": "piecewise",
+               "concat": "stacked", "norm": "norm"}
+
+
+class Lowerer:
+    """Evaluates one equation on values and writes its code. Use `run()` once."""
+
+    def __init__(self, statements: list[A.Node], values: dict[str, Any], *,
+                 declared_shapes: dict[str, tuple[str, ...]] | None = None,
+                 choose: bool = True, dim_sizes: dict[str, int] | None = None) -> None:
+        self.statements = statements
+        self.given = dict(values)
+        self.declared = {k: tuple(normalize_dim(d) for d in v) for k, v in (declared_shapes or {}).items()}
+        self.choose = choose
+        self.inputs: dict[str, Input] = {}
+        self.input_nodes: dict[str, A.Node] = {}
+        self.dims: dict[str, int] = dict(dim_sizes or {})
+        self.dim_notes: dict[str, str] = {}
+        self.dim_lines: dict[str, tuple[str, str]] = {}
+        self.targets: dict[str, Low] = {}
+        self.definitions: dict[str, A.Node] = {}
+        self.steps: list[Step] = []
+        self.lines: list[_Line] = []
+        self.notes: list[str] = []
+        self.loops: dict[str, _Loop] = {}
+        self.quiet = 0
+        self.positive = 0
+        self.samples = 0
+        self.names: set[str] = set()
+        self.temp_names: set[str] = set()
+        self.standins: dict[str, str] = {}
+        self.bound = self._bound_variables()
+        self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
+                                                                    for i in n.indices)
+                                   for s in statements for n in A.walk(s))
+        self.result: Optional[Low] = None
+        self.result_key: Optional[str] = None
+        self.target_node: Optional[A.Node] = None
+        self.checks: list[str] = []
+        self._bind_dimensions()
+
+    # --- set-up -------------------------------------------------------------------------------------
+    def _bound_variables(self) -> set[str]:
+        bound = set()
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if isinstance(node, A.Reduction):
+                    for variable in node.variables:
+                        bound.add(to_latex(variable))
+        return bound
+
+    def _bind_dimensions(self) -> None:
+        for key, value in self.given.items():
+            shape = self.declared.get(key)
+            array = np.asarray(value)
+            if shape is None or len(shape) != array.ndim:
+                continue
+            for axis, dim in enumerate(shape):
+                if _is_number(dim):
+                    continue
+                size = int(array.shape[axis])
+                if dim in self.dims and self.dims[dim] != size and dim not in self.given:
+                    self.notes.append(f"{dim} is {self.dims[dim]} from one value and {size} from {key}")
+                self.dims.setdefault(dim, size)
+                self.dim_notes.setdefault(dim, f"{dim} = {size}, inferred from {key} {list(shape)}")
+
+    # --- entry point ------------------------------------------------------------------------------------
+    def run(self) -> Low:
+        last: Optional[Low] = None
+        for statement in self.statements:
+            last = self.statement(statement)
+        if last is None:
+            raise EvaluationError("nothing to evaluate")
+        self.result = last
+        return last
+
+    def statement(self, node: A.Node) -> Optional[Low]:
+        if isinstance(node, (A.Rows, A.Sequence)):
+            items = node.statements if isinstance(node, A.Rows) else node.items
+            last = None
+            for item in items:
+                last = self.statement(item) or last
+            return last
+        if isinstance(node, A.Relation):
+            return self.relation(node)
+        value = self.lower(node)
+        self.result_key = None
+        return self.finish(value, node)
+
+    def finish(self, value: Low, node: A.Node) -> Low:
+        """Make sure the result has a name and a line."""
+        if value.simple and not self.lines:
+            name = self.fresh("result")
+            self.lines.append(_Line(name, value.np, value.torch, shape_text(value.value)))
+            value = replace(value, np=name, torch=name)
+        return value
+
+    def relation(self, node: A.Relation) -> Optional[Low]:
+        ops = node.ops
+        if all(op in ("\\in", "\\notin", "\\subset", "\\subseteq") for op in ops):
+            right = node.operands[-1]
+            if isinstance(right, A.Power) and isinstance(right.base, A.Symbol) and right.base.font == "bb":
+                raise EvaluationError("a shape or set declaration, not a computation")
+        if ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets", "\\approx",
+                      "\\doteq", "=:", "\\eqqcolon"):
+            target = node.operands[0]
+            defining = ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets",
+                                  "\\doteq")
+            if all(o in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\approx", "\\leftarrow", "\\gets")
+                   for o in ops):
+                return self.definition(node, target)
+        # A comparison, bound or constraint: evaluate each side and say whether it holds.
+        sides = [self.lower(operand) for operand in node.operands]
+        holds = True
+        for op, left, right in zip(ops, sides, sides[1:]):
+            fn = _COMPARE.get(op)
+            if fn is None:
+                raise EvaluationError(f"the relation {op} is not evaluated")
+            result = bool(np.all(fn(np.asarray(left.value), np.asarray(right.value))))
+            holds = holds and result
+        verdict = "holds" if holds else "does not hold"
+        self.checks.append(f"{to_latex(node)}: {verdict} on these values")
+        self.record(to_latex(node), float(holds), f"the relation {verdict}", "relation")
+        value = Low(np.asarray(float(holds)), "", "", to_latex(node))
+        name = self.fresh("holds")
+        codes = [(_COMPARE_CODE[op].format(l.np, r.np), _COMPARE_CODE[op].format(l.torch, r.torch))
+                 for op, l, r in zip(ops, sides, sides[1:])]
+        self.lines.append(_Line(name, " and ".join(f"bool(np.all({c}))" for c, _ in codes),
+                                " and ".join(f"bool(torch.all(torch.as_tensor({c})))" for _, c in codes),
+                                "True when the relation holds"))
+        return replace(value, np=name, torch=name)
+
+    def definition(self, node: A.Relation, target: A.Node) -> Low:
+        operands = list(node.operands)
+        # The right-most operand that can be computed is the computation; the others name it or restate it.
+        candidates = [i for i in range(len(operands) - 1, 0, -1)]
+        error: Optional[PapermathError] = None
+        for index in candidates:
+            try:
+                snapshot = self._snapshot()
+                value = self.lower(operands[index])
+                break
+            except EvaluationError as exc:
+                self._restore(snapshot)
+                error = error or exc
+        else:
+            raise error or EvaluationError("nothing to evaluate")
+        # Restatements between the target and the computation: evaluate them too when possible, as a check.
+        for other in operands[1:index]:
+            try:
+                snapshot = self._snapshot()
+                restated = self.lower(other)
+                same = np.allclose(np.asarray(restated.value, float), np.asarray(value.value, float),
+                                   rtol=1e-6, atol=1e-9, equal_nan=True) \
+                    if np.shape(restated.value) == np.shape(value.value) else False
+                self.checks.append(f"{to_latex(other)} {'agrees' if same else 'DIFFERS'} with {to_latex(operands[index])}")
+            except (EvaluationError, ValueError):
+                self._restore(snapshot)
+        key = self.target_key(target)
+        value = self.finish(value, operands[index])
+        if node.ops[0] in ("\\leftarrow", "\\gets"):
+            self.notes.append(f"update rule: {to_latex(target)} becomes {fmt(value.value)}")
+            self._after_update(target, value)
+        self.targets[key] = value
+        self.definitions[key] = operands[index]
+        self.result_key = key
+        self.target_node = target
+        self.record(to_latex(target), value.value, f"{to_latex(target)} = {fmt(value.value)}", "result")
+        return value
+
+    def _after_update(self, target: A.Node, value: Low) -> None:
+        """After `θ ← θ - η∇L`, evaluate the loss before and after the step (guide 002: 7 → 3.04)."""
+        key = self.target_key(target)
+        for loss_key, definition in list(self.definitions.items()):
+            if key in {self.target_key(n) for n in A.walk(definition) if isinstance(n, (A.Symbol, A.Indexed))}:
+                before = self.targets[loss_key].value
+                saved = self.inputs.get(key)
+                if saved is None:
+                    continue
+                self.inputs[key] = replace(saved, value=np.asarray(value.value))
+                self.quiet += 1
+                try:
+                    after = self.lower(definition).value
+                finally:
+                    self.quiet -= 1
+                    self.inputs[key] = saved
+                self.notes.append(f"{loss_key}: {fmt(before)} before the step, {fmt(after)} after")
+                self.checks.append(f"{loss_key} {fmt(before)} → {fmt(after)}")
+
+    def target_key(self, node: A.Node) -> str:
+        if isinstance(node, A.Apply):
+            return symbol_key(node.func)
+        if isinstance(node, A.Indexed) and all(self._free(i) for i in node.indices):
+            return symbol_key(node)
+        return to_latex(node) if not isinstance(node, A.Symbol) else symbol_key(node)
+
+    def _snapshot(self) -> tuple:
+        return (len(self.steps), len(self.lines), dict(self.inputs), set(self.names), dict(self.dim_lines),
+                list(self.notes), dict(self.standins))
+
+    def _restore(self, snap: tuple) -> None:
+        del self.steps[snap[0]:]
+        del self.lines[snap[1]:]
+        self.inputs, self.names, self.dim_lines, self.notes, self.standins = (
+            snap[2], snap[3], snap[4], snap[5], snap[6])
+
+    # --- helpers ---------------------------------------------------------------------------------------
+    def fresh(self, hint: str) -> str:
+        return python_name(hint, self.names)
+
+    def record(self, latex: str, value: Any, note: str, op: str) -> None:
+        if not self.quiet:
+            self.steps.append(Step(latex, np.asarray(value, dtype=float) if not isinstance(value, bool) else value,
+                                   note, op))
+
+    def emit(self, low: Low, op: str, note: str) -> Low:
+        """Give a computed sub-expression its own line and step (outside loops)."""
+        if self.quiet or low.simple:
+            return low
+        self.record(low.latex, low.value, note, op)
+        name = self.fresh(_TEMP_NAMES.get(op, op))
+        self.lines.append(_Line(name, low.np, low.torch, f"{shape_text(low.value)}  {note}".strip()))
+        return replace(low, np=name, torch=name, pyscalar=False)
+
+    def _free(self, index: A.Node) -> bool:
+        return (isinstance(index, A.Symbol) and to_latex(index) not in self.bound
+                and to_latex(index) not in self.loops)
+
+    # --- values of symbols -------------------------------------------------------------------------------
+    def lookup(self, key: str, node: A.Node, *, rank_hint: Optional[int] = None,
+               sizes: Optional[list[int]] = None) -> Low:
+        if key in self.loops:
+            loop = self.loops[key]
+            return Low(np.asarray(loop.value, float), loop.name, loop.name, key, simple=True, pyscalar=not loop.over)
+        if key in self.targets:
+            t = self.targets[key]
+            return replace(t, latex=key, simple=True)
+        if key in self.inputs:
+            item = self.inputs[key]
+            if item.source == "dimension":
+                return Low(np.asarray(float(item.value)), item.name, item.name, key, simple=True, pyscalar=True)
+            return Low(np.asarray(item.value), item.name, item.name, key, simple=True)
+        if key in self.given:
+            value = np.asarray(self.given[key], dtype=float)
+            return self._new_input(key, node, value, "set")
+        if key in self.dims or key in self.dim_notes:
+            return self._dimension(key)
+        if key in _CONSTANTS:
+            value = _CONSTANTS[key]
+            code = {"e": "np.e", "\\pi": "np.pi", "\\infty": "np.inf"}[key]
+            return Low(np.asarray(value), code, code.replace("np.", "math."), key, simple=True, pyscalar=True)
+        if not self.choose:
+            raise EvaluationError(f"no value for {key}: give one with --set '{key}=…'")
+        value = self.choose_value(key, node, rank_hint, sizes)
+        return self._new_input(key, node, value, "chosen")
+
+    def _new_input(self, key: str, node: A.Node, value: Any, source: str, note: str = "") -> Low:
+        name = python_name(key, self.names)
+        self.inputs[key] = Input(key, name, np.asarray(value, float), source, note)
+        self.input_nodes[key] = node
+        return Low(np.asarray(value, float), name, name, key, simple=True)
+
+    def _dimension(self, key: str) -> Low:
+        if key not in self.dims:
+            raise EvaluationError(f"no value for the dimension {key}")
+        size = self.dims[key]
+        name = python_name(key, self.names) if key not in self.inputs else self.inputs[key].name
+        source = self._dim_source(key)
+        if source is not None:
+            self.dim_lines[name] = source
+        note = self.dim_notes.get(key, f"{key} = {size}")
+        self.inputs[key] = Input(key, name, size, "dimension", note)
+        return Low(np.asarray(float(size)), name, name, key, simple=True, pyscalar=True)
+
+    def _dim_source(self, dim: str) -> Optional[tuple[str, str]]:
+        for key, shape in self.declared.items():
+            if key in self.inputs and self.inputs[key].source in ("set", "chosen"):
+                value = np.asarray(self.inputs[key].value)
+                if len(shape) == value.ndim and dim in shape:
+                    axis = shape.index(dim)
+                    name = self.inputs[key].name
+                    return (f"{name}.shape[{axis}]", f"{name}.shape[{axis}]")
+        return None
+
+    def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]]) -> np.ndarray:
+        """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
+        shape: tuple[int, ...]
+        declared = self.declared.get(key)
+        if declared is not None:
+            shape = tuple(self.dim_size(d) for d in declared)
+        elif sizes is not None:
+            shape = tuple(sizes)
+        elif rank_hint:
+            shape = (3,) * rank_hint
+        elif self.samples:
+            shape = (3,)
+        else:
+            shape = ()
+        base = key.split("(")[0].split("_")[0].split("^")[0].strip()
+        probability = base in _PROBABILITY_NAMES or "\\mid" in key
+        size = int(np.prod(shape)) if shape else 1
+        if probability:
+            raw = np.arange(1, size + 1, dtype=float)
+            flat = raw / raw.sum() if shape and "\\mid" not in key else (raw / (size + 1))
+            if "\\mid" in key:
+                flat = np.linspace(0.2, 0.7, size) if size > 1 else np.array([0.4])
+                if key.startswith("\\pi_{\\mathrm{ref}}") or "ref" in key:
+                    flat = flat[::-1].copy() if size > 1 else np.array([0.5])
+            value = flat.reshape(shape) if shape else np.asarray(0.5 if "\\mid" not in key else flat[0])
+            note = "chosen: probabilities" + (" summing to 1" if shape and "\\mid" not in key else "")
+        else:
+            flat = np.array([1.0 + ((k * 7 + len(key)) % 3) for k in range(size)])
+            if not self.positive and len(shape) >= 1 and size > 2:
+                flat[1] = 0.0 if len(shape) == 2 else flat[1]
+            value = flat.reshape(shape) if shape else np.asarray(flat[0])
+            note = "chosen: small integers"
+        self._pending_note = note
+        return value
+
+    def dim_size(self, dim: str) -> int:
+        if _is_number(dim):
+            return int(float(dim))
+        if dim in self.given:
+            return int(np.asarray(self.given[dim]))
+        if dim not in self.dims:
+            self.dims[dim] = (2, 3)[len(self.dims) % 2]
+            self.dim_notes[dim] = f"{dim} = {self.dims[dim]} (chosen)"
+        return self.dims[dim]
+
+    # --- the lowering proper ---------------------------------------------------------------------------------
+    def lower(self, node: A.Node) -> Low:
+        method = getattr(self, "lower_" + type(node).__name__.rstrip("_"), None)
+        if method is None:
+            raise EvaluationError(f"{_describe(node)} is not evaluated: {to_latex(node)}")
+        return method(node)
+
+    def lower_Number(self, node: A.Number) -> Low:
+        value = float(node.value)
+        text = repr(value) if not value.is_integer() else f"{int(value)}.0"
+        return Low(np.asarray(value), text, text, node.value, simple=True, pyscalar=True)
+
+    def lower_Symbol(self, node: A.Symbol) -> Low:
+        key = symbol_key(node)
+        return self.lookup(key, node)
+
+    def lower_Labeled(self, node: A.Node) -> Low:
+        return self.lookup(to_latex(node), node)
+
+    lower_Primed = lower_Labeled
+
+    def lower_Group(self, node: A.Group) -> Low:
+        inner = self.lower(node.body)
+        if node.open == "[" and node.close == "]" and isinstance(node.body, A.Sequence):
+            raise EvaluationError("a bracketed list is not evaluated")
+        return replace(inner, np=f"({inner.np})" if not inner.simple else inner.np,
+                       torch=f"({inner.torch})" if not inner.simple else inner.torch)
+
+    def lower_Annotated(self, node: A.Annotated) -> Low:
+        return self.lower(node.body)
+
+    def lower_Empty(self, node: A.Empty) -> Low:
+        raise EvaluationError("an empty expression")
+
+    def lower_Indexed(self, node: A.Indexed) -> Low:
+        whole = to_latex(node)
+        if whole in self.given or whole in self.inputs or whole in self.targets or whole in self.dims \
+                or whole in self.dim_notes:
+            if all(self._free(i) for i in node.indices) or whole in self.given:
+                return self.lookup(whole, node)
+        if isinstance(node.base, A.Apply) or not isinstance(node.base, (A.Symbol, A.Labeled, A.Primed)):
+            base = self.lower(node.base)
+        else:
+            key = symbol_key(node.base)
+            if key not in self.given and key not in self.inputs and key not in self.targets and key not in self.loops \
+                    and all(self._free(i) for i in node.indices) and key not in self.declared:
+                # `d_k`, `y_w`, `\mathbf{h}_t`: a name in its own right unless the bare letter has a value.
+                return self.lookup(whole, node)
+            sizes = None
+            if key not in self.given and key not in self.inputs and key not in self.targets:
+                sizes = [self._index_extent(i) for i in node.indices if not self._free(i)]
+            base = self.lookup(key, node.base, rank_hint=len(sizes) if sizes else None, sizes=sizes)
+        return self.index(base, node)
+
+    def _index_extent(self, index: A.Node) -> int:
+        if isinstance(index, A.Number):
+            return max(int(float(index.value)) + (1 if self.uses_zero_index else 0), 2)
+        key = to_latex(index)
+        if key in self.loops:
+            return self._loop_extent.get(key, 3)
+        return 3
+
+    _loop_extent: dict[str, int] = {}
+
+    def index(self, base: Low, node: A.Indexed) -> Low:
+        value = np.asarray(base.value)
+        indices = list(node.indices)
+        while len(indices) > value.ndim and any(self._free(i) for i in indices):
+            position = next(k for k, i in enumerate(indices) if self._free(i))
+            indices.pop(position)
+        if len(indices) > value.ndim:
+            raise EvaluationError(f"{to_latex(node)} has more indices than {to_latex(node.base)} has axes "
+                                  f"({shape_text(value)})")
+        selectors: list[Any] = []
+        codes: list[str] = []
+        tcodes: list[str] = []
+        for index in indices:
+            if self._free(index):
+                selectors.append(slice(None))
+                codes.append(":")
+                tcodes.append(":")
+                continue
+            if isinstance(index, A.Slice):
+                raise EvaluationError(f"ranges in indices are not evaluated: {to_latex(node)}")
+            position, code = self._position(index)
+            selectors.append(position)
+            codes.append(code)
+            tcodes.append(code)
+        if all(c == ":" for c in codes):
+            return replace(base, latex=to_latex(node))
+        try:
+            picked = value[tuple(selectors)]
+        except IndexError:
+            raise EvaluationError(f"{to_latex(node)}: index out of range for {to_latex(node.base)} "
+                                  f"{shape_text(value)}") from None
+        while codes and codes[-1] == ":":
+            codes.pop()
+            tcodes.pop()
+        return Low(np.asarray(picked), f"{base.np}[{', '.join(codes)}]", f"{base.torch}[{', '.join(tcodes)}]",
+                   to_latex(node), simple=True)
+
+    def _position(self, index: A.Node) -> tuple[int, str]:
+        key = to_latex(index)
+        if key in self.loops:
+            loop = self.loops[key]
+            if loop.over:
+                return loop.position, f"{loop.name}_pos"
+            shift = loop.offset
+            return int(loop.value) - shift, (f"int({loop.name}) - {shift}" if shift else f"int({loop.name})")
+        offset = 0 if self.uses_zero_index else 1
+        low = self.lower(index)
+        scalar = float(np.asarray(low.value))
+        if not scalar.is_integer():
+            raise EvaluationError(f"the index {key} is not a whole number ({scalar})")
+        code = f"int({low.np}) - {offset}" if offset else f"int({low.np})"
+        if isinstance(index, A.Number):
+            code = str(int(scalar) - offset)
+        return int(scalar) - offset, code
+
+    # --- arithmetic -----------------------------------------------------------------------------------------
+    def lower_Transpose(self, node: A.Transpose) -> Low:
+        base = self.lower(node.base)
+        value = np.asarray(base.value)
+        if value.ndim <= 1:
+            return replace(base, latex=to_latex(node), row=value.ndim == 1)
+        if value.ndim > 2:
+            raise EvaluationError(f"transpose of a {value.ndim}-axis array is ambiguous: {to_latex(node)}")
+        return Low(value.T, f"{_wrap(base.np)}.T", f"{_wrap(base.torch)}.T", to_latex(node), simple=base.simple)
+
+    def lower_Inverse(self, node: A.Inverse) -> Low:
+        base = self.lower(node.base)
+        value = np.asarray(base.value)
+        if value.ndim == 0:
+            return self.emit(Low(1.0 / value, f"1.0 / {_wrap(base.np)}", f"1.0 / {_wrap(base.torch)}", to_latex(node)),
+                             "div", "reciprocal")
+        return self.apply_op("inverse", [base], to_latex(node), "matrix inverse")
+
+    def apply_op(self, name: str, args: list[Low], latex: str, note: str = "") -> Low:
+        op = OPS[name]
+        values = [np.asarray(a.value, float) for a in args]
+        with np.errstate(all="ignore"):
+            value = op.function(*values)
+        npc = op.numpy.format(*[a.np for a in args])
+        if all(a.pyscalar for a in args) and name in ("sqrt", "log", "exp"):
+            return Low(np.asarray(value), npc, f"math.{name}({args[0].torch})", latex, simple=True, pyscalar=True)
+        tcodes = [f"torch.as_tensor({a.torch}, dtype=torch.float64)" if a.pyscalar else a.torch for a in args]
+        tc = op.torch.format(*tcodes)
+        if name == "neg":
+            npc, tc = f"-{_wrap(args[0].np)}", f"-{_wrap(args[0].torch)}"
+        shape_note = note or op.label or name
+        return self.emit(Low(np.asarray(value), npc, tc, latex), name, shape_note)
+
+    def lower_Root(self, node: A.Root) -> Low:
+        body = self.lower(node.body)
+        if node.index is None:
+            return self.apply_op("sqrt", [body], to_latex(node), "square root")
+        index = self.lower(node.index)
+        return self.binary("**", body, Low(1.0 / np.asarray(index.value), f"(1.0 / {index.np})",
+                                             f"(1.0 / {index.torch})", "", simple=True, pyscalar=True), to_latex(node))
+
+    def lower_Power(self, node: A.Power) -> Low:
+        if isinstance(node.base, A.Symbol) and node.base.name == "e" and "e" not in self.given and node.base.font in (None, "rm"):
+            return self.apply_op("exp", [self.lower(node.exponent)], to_latex(node))
+        if isinstance(node.base, A.Symbol) and node.base.font == "bb":
+            raise EvaluationError(f"{to_latex(node)} is a set of vectors (a shape), not a value")
+        base = self.lower(node.base)
+        exponent = self.lower(node.exponent)
+        return self.binary("**", base, exponent, to_latex(node))
+
+    def lower_Frac(self, node: A.Frac) -> Low:
+        num = self.lower(node.num)
+        self.positive += 1
+        try:
+            den = self.lower(node.den)
+        finally:
+            self.positive -= 1
+        return self.binary("/", num, den, to_latex(node))
+
+    def lower_UnaryOp(self, node: A.UnaryOp) -> Low:
+        operand = self.lower(node.operand)
+        if node.op == "-":
+            return self.apply_op("neg", [operand], to_latex(node), "negate")
+        if node.op == "+":
+            return operand
+        if node.op in ("\\neg", "\\lnot"):
+            return self.apply_op("not", [operand], to_latex(node), "logical not")
+        raise EvaluationError(f"the prefix {node.op} is not evaluated")
+
+    def lower_BinOp(self, node: A.BinOp) -> Low:
+        op = node.op
+        if op in ("\\cup", "\\cap", "\\setminus", "\\pm", "\\mp", "\\circ" if False else "\\ast_"):
+            raise EvaluationError(f"the operator {op} is not evaluated")
+        left = self.lower(node.left)
+        if op == "/":
+            self.positive += 1
+        try:
+            right = self.lower(node.right)
+        finally:
+            if op == "/":
+                self.positive -= 1
+        latex = to_latex(node)
+        if op in ("+", "-", "/", "*", "\\odot", "\\circ", "\\ast", "\\oslash"):
+            symbol = {"\\odot": "*", "\\circ": "*", "\\ast": "*", "\\oslash": "/"}.get(op, op)
+            return self.binary(symbol, left, right, latex)
+        if op in ("\\cdot", "\\times", "\\bullet"):
+            lv, rv = np.asarray(left.value), np.asarray(right.value)
+            if lv.ndim == 0 or rv.ndim == 0:
+                return self.binary("*", left, right, latex)
+            if op == "\\cdot" and lv.ndim == 1 and rv.ndim == 1:
+                return self.matmul(replace(left, row=True), right, latex)
+            return self.matmul(left, right, latex)
+        if op == "\\otimes":
+            lv, rv = np.asarray(left.value), np.asarray(right.value)
+            value = np.kron(lv, rv) if lv.ndim == 2 else np.multiply.outer(lv, rv)
+            npc = f"np.kron({left.np}, {right.np})" if lv.ndim == 2 else f"np.multiply.outer({left.np}, {right.np})"
+            tc = f"torch.kron({left.torch}, {right.torch})" if lv.ndim == 2 else f"torch.outer({left.torch}, {right.torch})"
+            return self.emit(Low(value, npc, tc, latex), "mul", "outer product")
+        raise EvaluationError(f"the operator {op} is not evaluated")
+
+    def binary(self, op: str, left: Low, right: Low, latex: str) -> Low:
+        lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
+        note = ""
+        if lv.ndim and rv.ndim and lv.shape != rv.shape:
+            try:
+                out_shape = np.broadcast_shapes(lv.shape, rv.shape)
+            except ValueError:
+                raise EvaluationError(f"{latex}: {shape_text(lv)} {op} {shape_text(rv)} do not line up "
+                                      f"(papers do not inherit NumPy broadcasting; no shared trailing axis)") from None
+            note = f"broadcast {shape_text(lv)} {op} {shape_text(rv)} → {list(out_shape)} (stated, not implied)"
+        elif lv.ndim == 0 and rv.ndim:
+            note = "scalar " + {"+": "added to", "-": "minus", "*": "times", "/": "divided by", "**": "power"}[op] + " every entry"
+        elif rv.ndim == 0 and lv.ndim:
+            note = {"+": "scalar added", "-": "scalar subtracted", "*": "scalar multiple", "/": "a scalar divide",
+                    "**": "entrywise power"}[op] + ", shape unchanged"
+        with np.errstate(all="ignore"):
+            value = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power}[op](lv, rv)
+        kind = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "power"}[op]
+        sep = f" {op} "
+        tl = left.torch if not (left.pyscalar and right.pyscalar) else left.torch
+        npc = f"{_wrap(left.np, op)}{sep}{_wrap(right.np, op, right=True)}"
+        tc = f"{_wrap(tl, op)}{sep}{_wrap(right.torch, op, right=True)}"
+        low = Low(np.asarray(value), npc, tc, latex, pyscalar=left.pyscalar and right.pyscalar)
+        if left.pyscalar and right.pyscalar:
+            low.simple = True
+            return low
+        return self.emit(low, kind, note or ("entrywise" if lv.ndim else ""))
+
+    def matmul(self, left: Low, right: Low, latex: str) -> Low:
+        lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
+        if lv.ndim == 0 or rv.ndim == 0:
+            return self.binary("*", left, right, latex)
+        if left.row and rv.ndim == 1:
+            if lv.shape[0] != rv.shape[0]:
+                raise EvaluationError(f"{latex}: {shape_text(lv)}ᵀ · {shape_text(rv)}: lengths differ")
+            value = lv @ rv
+            return self.emit(Low(np.asarray(value), f"{_wrap(left.np)} @ {_wrap(right.np)}",
+                                 f"{_wrap(left.torch)} @ {_wrap(right.torch)}", latex),
+                             "matmul", f"dot product of two length-{lv.shape[0]} vectors → scalar")
+        if lv.ndim == 1 and right.row and not left.row:
+            value = np.outer(lv, rv)
+            return self.emit(Low(value, f"np.outer({left.np}, {right.np})", f"torch.outer({left.torch}, {right.torch})",
+                                 latex), "matmul", f"outer product → {shape_text(value)}")
+        if lv.ndim == 1 and rv.ndim == 1 and not left.row:
+            if lv.shape != rv.shape:
+                raise EvaluationError(f"{latex}: two vectors {shape_text(lv)} and {shape_text(rv)} side by side")
+            return self.binary("*", left, right, latex)
+        inner_l = lv.shape[-1]
+        inner_r = rv.shape[0] if rv.ndim == 1 else rv.shape[-2]
+        if inner_l != inner_r:
+            hint = ""
+            if rv.ndim >= 2 and lv.shape[-1] == rv.shape[-1]:
+                hint = " — did you mean the transpose of the right factor?"
+            if lv.ndim >= 2 and lv.shape == rv.shape:
+                hint = " — did you mean the transpose of the right factor?"
+            raise EvaluationError(f"{latex}: {shape_text(lv)} @ {shape_text(rv)}: inner dimensions "
+                                  f"{inner_l} ≠ {inner_r}{hint}")
+        value = lv @ rv
+        note = f"{shape_text(lv)} @ {shape_text(rv)} → {shape_text(value)}"
+        if lv.ndim == 1:
+            note += " (row vector times matrix)"
+        return self.emit(Low(np.asarray(value), f"{_wrap(left.np, '@')} @ {_wrap(right.np, '@', right=True)}",
+                             f"{_wrap(left.torch, '@')} @ {_wrap(right.torch, '@', right=True)}", latex), "matmul", note)
+
+    def lower_Product(self, node: A.Product) -> Low:
+        factors = list(node.factors)
+        current = self.lower(factors[0])
+        latex_parts = [to_latex(factors[0])]
+        for factor in factors[1:]:
+            if isinstance(factor, A.Differential):
+                raise EvaluationError("an integral's differential is not evaluated")
+            nxt = self.lower(factor)
+            latex_parts.append(to_latex(factor))
+            latex = " ".join(latex_parts) if factor is not factors[-1] else to_latex(node)
+            current = self.matmul(current, nxt, latex)
+        return current
+
+    # --- functions ---------------------------------------------------------------------------------------------
+    def lower_Apply(self, node: A.Apply) -> Low:
+        whole = to_latex(node)
+        if whole in self.given or whole in self.inputs:
+            return self.lookup(whole, node)
+        func = node.func
+        name = _function_name(func)
+        key = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else to_latex(func)
+        if node.given or node.params or (isinstance(func, A.Symbol) and key in _PROBABILITY_NAMES | {"\\pi"} and
+                                         key not in self.given and func.sub_label is not None):
+            # A probability the paper's model assigns: a quantity in its own right.
+            return self.lookup(whole, node)
+        if key in self.given or key in self.inputs or key in self.loops:
+            base = self.lookup(key, func)
+            if len(node.args) == 1 and to_latex(node.args[0]) in self.loops and np.asarray(base.value).ndim >= 1:
+                loop = self.loops[to_latex(node.args[0])]
+                position = loop.position if loop.over else int(loop.value) - loop.offset
+                code = f"{loop.name}_pos" if loop.over else f"int({loop.name}) - {loop.offset}"
+                return Low(np.asarray(base.value)[position], f"{base.np}[{code}]", f"{base.torch}[{code}]", whole,
+                           simple=True)
+            if np.asarray(base.value).ndim == 0 or node.certainty == "ambiguous":
+                args = [self.lower(a) for a in node.args]
+                if len(args) == 1:
+                    self.notes.append(f"{whole}: {key} has a value, so this is read as a product")
+                    return self.matmul(base, args[0], whole)
+            raise EvaluationError(f"{whole}: {key} has a value but is applied like a function")
+        op = FUNCTION_NAMES.get(name)
+        if op is not None:
+            return self.known_function(op, node, name)
+        # An unknown function: computed by a stand-in the user can see, never guessed.
+        args = [self.lower(a) for a in node.args]
+        if len(args) != 1:
+            raise EvaluationError(f"{whole}: the function {to_latex(func)} is not defined here (unknown shape)")
+        param = python_name(name or key, self.names) if key not in self.standins else self.standins[key]
+        self.standins[key] = param
+        self.notes.append(f"{to_latex(func)} is not defined in the equation: stood in by the identity "
+                          f"(pass your own as {param}=…)")
+        return self.emit(Low(args[0].value, f"{param}({args[0].np})", f"{param}({args[0].torch})", whole),
+                         "apply", f"{to_latex(func)}: unknown function, identity stand-in")
+
+    def known_function(self, op: str, node: A.Apply, name: str) -> Low:
+        whole = to_latex(node)
+        if op == "log" and len(node.args) == 1:
+            inner = _strip(node.args[0])
+            if isinstance(inner, A.Apply) and FUNCTION_NAMES.get(_function_name(inner.func)) == "sigmoid" \
+                    and not inner.given and len(inner.args) == 1:
+                if _function_name(inner.func) == "sigma":
+                    self.notes.append("σ read as the sigmoid (the usual reading; check the paper says so)")
+                return self.apply_op("logsigmoid", [self.lower(inner.args[0])], whole,
+                                     "log σ(z) = -log(1 + e^{-z}), stable")
+            if isinstance(inner, A.Reduction) and inner.op == "sum" and isinstance(_strip(inner.body), A.Power) \
+                    and _is_e(_strip(inner.body).base):
+                return self.reduction(inner, body=_strip(inner.body).exponent, combine="logsumexp", latex=whole)
+            if isinstance(inner, A.Apply) and FUNCTION_NAMES.get(_function_name(inner.func)) == "softmax" \
+                    and len(inner.args) == 1:
+                return self.apply_op("log_softmax", [self.lower(inner.args[0])], whole, "log-softmax, stable")
+        if op == "sigmoid" and name == "sigma":
+            self.notes.append("σ read as the sigmoid (the usual reading; check the paper says so)")
+        self.positive += op in ("log", "log2", "sqrt")
+        try:
+            args = [self.lower(a) for a in node.args]
+        finally:
+            self.positive -= op in ("log", "log2", "sqrt")
+        if op in ("max2", "min2") and len(args) >= 2:
+            current = args[0]
+            for arg in args[1:]:
+                current = self.apply_op(op, [current, arg], whole)
+            return current
+        if op in ("max2", "min2") and len(args) == 1:
+            fn = np.max if op == "max2" else np.min
+            word = "max" if op == "max2" else "min"
+            value = fn(np.asarray(args[0].value))
+            return self.emit(Low(np.asarray(value), f"np.{word}({args[0].np})", f"torch.{word}({args[0].torch})",
+                                 whole), word, f"{word} over all entries")
+        if op == "kl" and len(args) == 2:
+            return self.apply_op("kl", args, whole)
+        expected = 3 if op == "clip" else 1
+        if len(args) != expected:
+            raise EvaluationError(f"{whole}: {name} takes {expected} argument(s) here, got {len(args)}")
+        if op in ("logsumexp", "mean", "sum", "var", "std") and np.asarray(args[0].value).ndim >= 1:
+            return self.apply_op(op, args, whole)
+        return self.apply_op(op, args, whole)
+
+    def lower_Divergence(self, node: A.Divergence) -> Low:
+        left = self.lower(node.left)
+        self.positive += 1
+        try:
+            right = self.lower(node.right)
+        finally:
+            self.positive -= 1
+        return self.apply_op("kl", [left, right], to_latex(node), "KL divergence Σ p log(p/q), 0 log 0 = 0")
+
+    def lower_Norm(self, node: A.Norm) -> Low:
+        body = self.lower(node.body)
+        order = to_latex(node.order) if node.order is not None else None
+        ord_code = {None: "", "2": "", "F": "", "1": ", ord=1", "\\infty": ", ord=np.inf"}.get(order)
+        if ord_code is None:
+            raise EvaluationError(f"the norm order {order} is not evaluated")
+        value = np.linalg.norm(np.asarray(body.value), ord={"": None, ", ord=1": 1, ", ord=np.inf": np.inf}[ord_code])
+        tord = ord_code.replace("np.inf", "float('inf')")
+        return self.emit(Low(np.asarray(value), f"np.linalg.norm({body.np}{ord_code})",
+                             f"torch.linalg.norm({body.torch}{tord})", to_latex(node)), "norm", "length → scalar")
+
+    def lower_Abs(self, node: A.Abs) -> Low:
+        body = self.lower(node.body)
+        if body.is_set:
+            size = np.asarray(body.value).shape[0]
+            return Low(np.asarray(float(size)), f"len({body.np})", f"len({body.torch})", to_latex(node), pyscalar=True)
+        return self.apply_op("abs", [body], to_latex(node))
+
+    def lower_Tuple(self, node: A.Tuple) -> Low:
+        items = [self.lower(i) for i in node.items]
+        values = [np.asarray(i.value, float) for i in items]
+        if any(v.shape != values[0].shape for v in values):
+            raise EvaluationError(f"{to_latex(node)}: items of different shapes")
+        return self.emit(Low(np.stack(values), f"np.array([{', '.join(i.np for i in items)}])",
+                             f"torch.stack([torch.as_tensor({i.torch}, dtype=torch.float64) for _ in [0]][0:0] + "
+                             f"[torch.as_tensor(v, dtype=torch.float64) for v in ({', '.join(i.torch for i in items)},)])",
+                             to_latex(node)), "stack", "a vector of the items")
+
+    def lower_Matrix(self, node: A.Matrix) -> Low:
+        rows = [[self.lower(c) for c in row] for row in node.rows]
+        value = np.array([[float(np.asarray(c.value)) for c in row] for row in rows])
+        npc = "np.array([" + ", ".join("[" + ", ".join(c.np for c in row) + "]" for row in rows) + "])"
+        tc = "torch.tensor([" + ", ".join("[" + ", ".join(f"float({c.torch})" for c in row) + "]" for row in rows) \
+             + "], dtype=torch.float64)"
+        if value.shape[1] == 1:
+            value = value[:, 0]
+            npc += "[:, 0]"
+            tc += "[:, 0]"
+        return self.emit(Low(value, npc, tc, to_latex(node)), "matrix", "written out in the equation")
+
+    def lower_SetLiteral(self, node: A.SetLiteral) -> Low:
+        items = [self.lower(i) for i in node.items]
+        value = np.unique(np.array([float(np.asarray(i.value)) for i in items]))
+        npc = "np.unique(np.array([" + ", ".join(i.np for i in items) + "]))"
+        tc = "torch.unique(torch.tensor([" + ", ".join(f"float({i.torch})" for i in items) + "], dtype=torch.float64))"
+        low = Low(value, npc, tc, to_latex(node))
+        low = self.emit(low, "set", "a finite set (repeats count once)")
+        low.is_set = True
+        return low
+
+    def lower_SetBuilder(self, node: A.SetBuilder) -> Low:
+        element = node.element
+        if not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
+            raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} is evaluated")
+        var = to_latex(element.operands[0])
+        domain = self.lower(element.operands[1])
+        kept, codes = [], None
+        self.quiet += 1
+        try:
+            for position, item in enumerate(np.asarray(domain.value).reshape(-1)):
+                self.loops[var] = _Loop(var, python_name(var) + "_", item, position, 0, True)
+                cond = self.lower(node.condition)
+                codes = codes or (cond.np, cond.torch)
+                if bool(np.asarray(cond.value)):
+                    kept.append(item)
+        finally:
+            self.loops.pop(var, None)
+            self.quiet -= 1
+        name = python_name(var) + "_"
+        npc = f"np.array([{name} for {name}_pos, {name} in enumerate({domain.np}) if {codes[0] if codes else 'True'}])"
+        tc = f"torch.tensor([float({name}) for {name}_pos, {name} in enumerate({domain.torch}) if {codes[1] if codes else 'True'}], dtype=torch.float64)"
+        low = self.emit(Low(np.array(kept, float), npc, tc, to_latex(node)), "set", f"{len(kept)} members satisfy the condition")
+        low.is_set = True
+        return low
+
+    def lower_Indicator(self, node: A.Indicator) -> Low:
+        cond = self.condition(node.condition)
+        value = np.asarray(cond.value, float)
+        return self.emit(Low(value, f"1.0 * ({cond.np})", f"1.0 * ({cond.torch})", to_latex(node)),
+                         "indicator", "1 where the condition holds, else 0")
+
+    def condition(self, node: A.Node) -> Low:
+        node = _strip(node)
+        if isinstance(node, A.Relation):
+            parts = []
+            for op, a, b in zip(node.ops, node.operands, node.operands[1:]):
+                left, right = self.lower(a), self.lower(b)
+                if op == "\\in":
+                    value = np.isin(np.asarray(left.value), np.asarray(right.value))
+                    parts.append(Low(value, f"np.isin({left.np}, {right.np})", f"torch.isin(torch.as_tensor({left.torch}), {right.torch})", ""))
+                    continue
+                if op not in _COMPARE:
+                    raise EvaluationError(f"the condition {op} is not evaluated")
+                value = _COMPARE[op](np.asarray(left.value), np.asarray(right.value))
+                parts.append(Low(value, _COMPARE_CODE[op].format(_wrap(left.np, "<"), _wrap(right.np, "<")),
+                                 _COMPARE_CODE[op].format(_wrap(left.torch, "<"), _wrap(right.torch, "<")), ""))
+            value = parts[0].value
+            npc, tc = f"({parts[0].np})", f"({parts[0].torch})"
+            for part in parts[1:]:
+                value = np.logical_and(value, part.value)
+                npc += f" & ({part.np})"
+                tc += f" & ({part.torch})"
+            return Low(np.asarray(value), npc, tc, to_latex(node))
+        if isinstance(node, A.Text):
+            raise EvaluationError(f"the condition '{node.text}' is prose")
+        low = self.lower(node)
+        return replace(low, value=np.asarray(low.value) != 0, np=f"({low.np}) != 0", torch=f"({low.torch}) != 0")
+
+    def lower_Cases(self, node: A.Cases) -> Low:
+        rows = list(node.rows)
+        default: Optional[Low] = None
+        branches: list[tuple[Low, Low]] = []
+        for value_node, cond_node in rows:
+            value = self.lower(value_node)
+            if cond_node is None or (isinstance(_strip(cond_node), A.Text) and
+                                     re.search(r"otherwise|else|other", _strip(cond_node).text)):
+                default = value
+                continue
+            branches.append((self.condition(cond_node), value))
+        if default is None:
+            if not branches:
+                raise EvaluationError("cases without conditions")
+            *branches, (last_cond, default) = branches
+        value = np.asarray(default.value, float)
+        npc, tc = default.np, f"torch.as_tensor({default.torch}, dtype=torch.float64)"
+        for cond, branch in reversed(branches):
+            value = np.where(cond.value, branch.value, value)
+            npc = f"np.where({cond.np}, {branch.np}, {npc})"
+            tc = f"torch.where(torch.as_tensor({cond.torch}), torch.as_tensor({branch.torch}, dtype=torch.float64), {tc})"
+        return self.emit(Low(np.asarray(value, float), npc, tc, to_latex(node)), "cases",
+                         "the first case whose condition holds")
+
+    def lower_Binom(self, node: A.Binom) -> Low:
+        n, k = self.lower(node.n), self.lower(node.k)
+        value = special.comb(np.asarray(n.value), np.asarray(k.value))
+        return self.emit(Low(np.asarray(value, float), f"comb({n.np}, {k.np})",
+                             f"float(math.comb(int({n.torch}), int({k.torch})))", to_latex(node)),
+                         "binom", "n choose k")
+
+    def lower_Factorial(self, node: A.Factorial) -> Low:
+        body = self.lower(node.body)
+        value = special.gamma(np.asarray(body.value, float) + 1)
+        return self.emit(Low(np.asarray(value), f"gamma({body.np} + 1)",
+                             f"torch.exp(torch.lgamma(torch.as_tensor({body.torch}, dtype=torch.float64) + 1))",
+                             to_latex(node)), "factorial", "n!")
+
+    def lower_Concat(self, node: A.Concat) -> Low:
+        if any(isinstance(i, A.Ellipsis_) for i in node.items):
+            raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' is not evaluated")
+        items = [self.lower(i) for i in node.items]
+        values = [np.atleast_1d(np.asarray(i.value, float)) for i in items]
+        try:
+            value = np.concatenate(values, axis=0)
+        except ValueError:
+            raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} "
+                                  "do not stack") from None
+        return self.emit(Low(value, f"np.concatenate([{', '.join(i.np for i in items)}])",
+                             f"torch.cat([{', '.join(i.torch for i in items)}])", to_latex(node)),
+                         "concat", "stacked: " + " + ".join(shape_text(v) for v in values) + f" → {shape_text(value)}")
+
+    def lower_Relation(self, node: A.Relation) -> Low:
+        cond = self.condition(node)
+        return replace(cond, value=np.asarray(cond.value, float), np=f"1.0 * ({cond.np})", torch=f"1.0 * ({cond.torch})")
+
+    def lower_Gradient(self, node: A.Gradient) -> Low:
+        if node.wrt is None or node.body is None:
+            raise EvaluationError("a gradient needs what it is taken of and with respect to")
+        wrt = symbol_key(node.wrt)
+        if wrt not in self.inputs and wrt not in self.given:
+            raise EvaluationError(f"the gradient is taken with respect to {wrt}, which has no value")
+        body = node.body
+        body_key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else None
+        expression = self.definitions.get(body_key, body) if body_key else body
+        base = self.lower(node.wrt)
+        theta = np.asarray(base.value, float)
+        self.quiet += 1
+        saved = self.inputs.get(wrt)
+        try:
+            def f(point: np.ndarray) -> float:
+                self.inputs[wrt] = replace(self.inputs[wrt], value=point)
+                return float(np.asarray(self.lower(expression).value))
+
+            grad = np.zeros_like(theta)
+            h = 1e-6
+            for index in np.ndindex(theta.shape or (1,)):
+                step = np.zeros_like(theta)
+                if theta.ndim:
+                    step[index] = h
+                else:
+                    step = np.asarray(h)
+                grad[index if theta.ndim else ()] = (f(theta + step) - f(theta - step)) / (2 * h)
+            self.inputs[wrt] = saved
+            code = self.lower(expression)
+        finally:
+            if saved is not None:
+                self.inputs[wrt] = saved
+            self.quiet -= 1
+        name = saved.name
+        npc = f"numerical_grad(lambda {name}: {code.np}, {name})"
+        tc = f"torch.func.grad(lambda {name}: {code.torch})({name})"
+        return self.emit(Low(grad, npc, tc, to_latex(node)), "grad",
+                         f"gradient of {to_latex(body)} with respect to {wrt} (central differences)")
+
+    # --- reductions -----------------------------------------------------------------------------------------------
+    def lower_Reduction(self, node: A.Reduction) -> Low:
+        if node.op == "E":
+            return self.expectation(node)
+        if node.op in ("sum", "prod", "max", "min", "argmax", "argmin", "sup", "inf"):
+            combine = {"sup": "max", "inf": "min"}.get(node.op, node.op)
+            return self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
+        if node.op == "softmax":
+            body = self.lower(node.body)
+            return self.apply_op("softmax", [body], to_latex(node),
+                                 f"softmax over {', '.join(to_latex(v) for v in node.variables) or 'the last axis'}")
+        raise EvaluationError(f"{_reduction_words(node.op)} {to_latex(node)[:40]} is not evaluated numerically")
+
+    def expectation(self, node: A.Reduction) -> Low:
+        latex = to_latex(node)
+        if node.body is None:
+            raise EvaluationError("an expectation of nothing")
+        self.samples += 1
+        try:
+            body = self.lower(node.body)
+        finally:
+            self.samples -= 1
+        value = np.asarray(body.value, float)
+        dist = node.distribution
+        if dist is not None and len(node.variables) == 1:
+            var = symbol_key(node.variables[0])
+            dist_key = symbol_key(dist) if isinstance(dist, (A.Symbol, A.Indexed)) else None
+            if dist_key in self.given and var in self.inputs:
+                weights = self.lookup(dist_key, dist)
+                w = np.asarray(weights.value, float)
+                if w.ndim == 1 and value.ndim >= 1 and w.shape[0] == value.shape[0]:
+                    result = np.tensordot(w, value, axes=1)
+                    return self.emit(Low(np.asarray(result), f"np.tensordot({weights.np}, {body.np}, axes=1)",
+                                         f"torch.tensordot({weights.torch}, {body.torch}, dims=1)", latex), "E",
+                                     f"exact expectation: the values of {var} weighted by {dist_key}")
+        if value.ndim == 0:
+            self.notes.append(f"{latex}: the body has one value (no samples): the expectation is that value")
+            return replace(body, latex=latex)
+        n = value.shape[0]
+        result = value.mean(axis=0)
+        return self.emit(Low(np.asarray(result), f"np.mean({body.np}, axis=0)", f"{_wrap(body.torch)}.mean(0)", latex),
+                         "E", f"Monte Carlo estimate: mean over the {n} given samples")
+
+    def reduction(self, node: A.Reduction, *, body: Optional[A.Node], combine: str, latex: str) -> Low:
+        if body is None:
+            raise EvaluationError(f"{latex}: nothing to reduce")
+        if len(node.variables) != 1:
+            if not node.variables and combine in ("max", "min", "sum"):
+                inner = self.lower(body)
+                word = {"max": "max", "min": "min", "sum": "sum"}[combine]
+                return self.emit(Low(np.asarray(getattr(np, word)(np.asarray(inner.value))), f"np.{word}({inner.np})",
+                                     f"torch.{'amax' if word == 'max' else 'amin' if word == 'min' else 'sum'}({inner.torch})",
+                                     latex), word, f"{word} over all entries")
+            raise EvaluationError(f"{latex}: reductions over {len(node.variables)} variables are not evaluated")
+        var = to_latex(node.variables[0])
+        name = python_name(var) + ("_" if var in self.inputs or var in self.given else "")
+        if name in self.names or name in ("e", "np"):
+            name = python_name(var + "_loop", self.names)
+        # What the variable runs over.
+        items: list[Any]
+        over = False
+        iter_np = iter_torch = ""
+        offset = 1
+        if node.domain is not None:
+            domain = self.lower(node.domain)
+            items = list(np.asarray(domain.value).reshape(-1))
+            over = True
+            iter_np, iter_torch = domain.np, domain.torch
+        elif node.lower is not None or node.upper is not None:
+            lower = self.lower(node.lower) if node.lower is not None else None
+            start = int(float(np.asarray(lower.value))) if lower is not None else 1
+            offset = 0 if start == 0 else 1
+            if node.upper is not None:
+                upper = self._upper(node.upper, var, body)
+                stop = int(float(np.asarray(upper.value)))
+                up_np = upper.np if not upper.np.endswith(".0") else str(stop)
+            else:
+                stop = self._extent(var, body) + start - 1
+                up_np = str(stop)
+            items = list(range(start, stop + 1))
+            lo_np = lower.np if lower is not None else "1"
+            lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
+            iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) + 1)"
+        elif var in self.given or var in self.inputs:
+            values = self.lookup(var, node.variables[0])
+            items = list(np.asarray(values.value).reshape(-1))
+            over = True
+            iter_np, iter_torch = values.np, values.torch
+        else:
+            extent = self._extent(var, body)
+            items = list(range(1, extent + 1))
+            iter_np = iter_torch = f"range(1, {self._extent_code(var, body) or extent} + 1)"
+        if node.condition is not None:
+            pass
+        values, code = [], None
+        Lowerer._loop_extent = {**Lowerer._loop_extent, var: len(items)}
+        self.quiet += 1
+        try:
+            for position, item in enumerate(items):
+                self.loops[var] = _Loop(var, name, item, position, offset, over)
+                if node.condition is not None:
+                    cond = self.condition(node.condition)
+                    if not bool(np.all(cond.value)):
+                        continue
+                term = self.lower(body)
+                values.append(np.asarray(term.value, float))
+                code = code or term
+            if code is None:
+                # No terms: write the code from the first position anyway.
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over)
+                code = self.lower(body)
+            cond_code = None
+            if node.condition is not None:
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over)
+                cond_code = self.condition(node.condition)
+        finally:
+            self.loops.pop(var, None)
+            self.quiet -= 1
+        loop = f"for {name}_pos, {name} in enumerate({iter_np})" if over else f"for {name} in {iter_np}"
+        tloop = f"for {name}_pos, {name} in enumerate({iter_torch})" if over else f"for {name} in {iter_torch}"
+        if cond_code is not None:
+            loop += f" if np.all({cond_code.np})"
+            tloop += f" if torch.all(torch.as_tensor({cond_code.torch}))"
+        term_np, term_t = code.np, f"torch.as_tensor({code.torch}, dtype=torch.float64)"
+        count = len(values)
+        stack = np.stack(values) if values else np.zeros((0,))
+        if combine == "sum":
+            result = stack.sum(axis=0) if values else np.asarray(0.0)
+            npc = f"sum({term_np} {loop})"
+            tc = f"sum({term_t} {tloop})"
+            note = f"sum over {var}: {count} terms"
+        elif combine == "prod":
+            result = stack.prod(axis=0) if values else np.asarray(1.0)
+            npc = f"np.prod([{term_np} {loop}], axis=0)"
+            tc = f"torch.stack([{term_t} {tloop}]).prod(0)"
+            note = f"product over {var}: {count} factors"
+        elif combine in ("max", "min"):
+            if not values:
+                raise EvaluationError(f"{latex}: nothing to take the {combine} of")
+            result = stack.max(axis=0) if combine == "max" else stack.min(axis=0)
+            npc = f"np.{combine}([{term_np} {loop}], axis=0)"
+            tc = f"torch.stack([{term_t} {tloop}]).{'amax' if combine == 'max' else 'amin'}(0)"
+            note = f"{combine} over {var} ({count} candidates)"
+        elif combine in ("argmax", "argmin"):
+            if not values or stack.ndim != 1:
+                raise EvaluationError(f"{latex}: argmax needs one number per candidate")
+            kept = [item for item in items] if node.condition is None else items
+            best = int(np.argmax(stack) if combine == "argmax" else np.argmin(stack))
+            result = np.asarray(float(kept[best]))
+            pick = "max" if combine == "argmax" else "min"
+            if over:
+                npc = f"{pick}(({name} {loop}), key=lambda {name}: {term_np})"
+                npc = f"{pick}([({term_np}, {name}) {loop}])[1]"
+                tc = f"{pick}([(float({code.torch}), {name}) {tloop}])[1]"
+            else:
+                npc = f"{pick}({iter_np}, key=lambda {name}: {term_np})"
+                tc = f"{pick}({iter_torch}, key=lambda {name}: float({code.torch}))"
+            note = f"{combine} over {var}: the argument, not the value ({combine[3:]} value {fmt(stack[best])})"
+        elif combine == "logsumexp":
+            result = special.logsumexp(stack, axis=0)
+            npc = f"logsumexp([{term_np} {loop}], axis=0)"
+            tc = f"torch.logsumexp(torch.stack([{term_t} {tloop}]), dim=0)"
+            note = f"log-sum-exp over {var}: max {fmt(stack.max())} taken out, exponentials never exceed 1"
+        else:
+            raise EvaluationError(f"{latex}: {combine} is not evaluated")
+        if stack.ndim == 1 and 1 < count <= 8 and combine in ("sum", "prod", "logsumexp"):
+            note += " [" + ", ".join(_num(float(v), 3) for v in stack) + "]"
+        if combine in ("argmax", "argmin"):
+            npc_line = npc
+        return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def _upper(self, node: A.Node, var: str, body: A.Node) -> Low:
+        key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
+        if key and key not in self.given and key not in self.inputs and key not in self.dims:
+            extent = self._extent(var, body)
+            name = python_name(key, self.names)
+            code = self._extent_code(var, body) or str(extent)
+            self.inputs[key] = Input(key, name, extent, "dimension",
+                                     f"{key} = {extent}, inferred from {code} (not set)")
+            self.dims[key] = extent
+            self.dim_lines[name] = (code, code)
+            self.notes.append(f"{key} = {extent}: not set, inferred from the values ({code})")
+            return Low(np.asarray(float(extent)), name, name, key, simple=True, pyscalar=True)
+        return self.lower(node)
+
+    def _indexed_by(self, var: str, body: A.Node) -> list[tuple[A.Indexed, int]]:
+        found = []
+        for node in A.walk(body):
+            if isinstance(node, A.Indexed):
+                for axis, index in enumerate(node.indices):
+                    if to_latex(index) == var:
+                        found.append((node, axis))
+            elif isinstance(node, A.Apply) and len(node.args) == 1 and to_latex(node.args[0]) == var:
+                found.append((node, 0))
+        return found
+
+    def _extent(self, var: str, body: A.Node) -> int:
+        for node, axis in self._indexed_by(var, body):
+            base_node = node.base if isinstance(node, A.Indexed) else node.func
+            if isinstance(base_node, (A.Symbol, A.Labeled)):
+                key = symbol_key(base_node)
+                if key in self.given or key in self.inputs or key in self.targets or key in self.declared:
+                    self.quiet += 1
+                    try:
+                        base = self.lookup(key, base_node)
+                    finally:
+                        self.quiet -= 1
+                    shape = np.asarray(base.value).shape
+                    n_idx = len(node.indices) if isinstance(node, A.Indexed) else 1
+                    drop = max(0, n_idx - len(shape))
+                    axis -= drop
+                    if 0 <= axis < len(shape):
+                        return int(shape[axis])
+        if self.choose:
+            return 3
+        raise EvaluationError(f"cannot tell what {var} runs over: set the range or the values it indexes")
+
+    def _extent_code(self, var: str, body: A.Node) -> Optional[str]:
+        for node, axis in self._indexed_by(var, body):
+            base_node = node.base if isinstance(node, A.Indexed) else node.func
+            if isinstance(base_node, (A.Symbol, A.Labeled)):
+                key = symbol_key(base_node)
+                if key in self.inputs and self.inputs[key].source in ("set", "chosen"):
+                    shape = np.asarray(self.inputs[key].value).shape
+                    n_idx = len(node.indices) if isinstance(node, A.Indexed) else 1
+                    axis -= max(0, n_idx - len(shape))
+                    if 0 <= axis < len(shape):
+                        return f"{self.inputs[key].name}.shape[{axis}]"
+        return None
+
+    def lower_Ellipsis(self, node: A.Node) -> Low:
+        raise EvaluationError("'…' stands for terms the equation does not write out")
+
+
+_COMPARE = {"=": np.equal, "<": np.less, ">": np.greater, "\\le": np.less_equal, "\\leq": np.less_equal,
+            "\\ge": np.greater_equal, "\\geq": np.greater_equal, "\\neq": np.not_equal, "\\ne": np.not_equal,
+            "\\approx": lambda a, b: np.isclose(a, b, rtol=1e-2), "\\leqslant": np.less_equal,
+            "\\geqslant": np.greater_equal}
+_COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": "{0} <= {1}", "\\leq": "{0} <= {1}",
+                 "\\ge": "{0} >= {1}", "\\geq": "{0} >= {1}", "\\neq": "{0} != {1}", "\\ne": "{0} != {1}",
+                 "\\approx": "np.isclose({0}, {1}, rtol=1e-2)", "\\leqslant": "{0} <= {1}", "\\geqslant": "{0} >= {1}"}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_e(node: A.Node) -> bool:
+    return isinstance(node, A.Symbol) and node.name == "e"
+
+
+def _strip(node: A.Node) -> A.Node:
+    while isinstance(node, A.Group):
+        node = node.body
+    return node
+
+
+def _function_name(func: A.Node) -> str:
+    if isinstance(func, A.Symbol):
+        name = func.name.lstrip("\\")
+        if func.sub_label is not None and name == "D":
+            return "D_{" + to_latex(func.sub_label).replace("\\mathrm{", "").replace("}", "") + "}"
+        return name
+    return ""
+
+
+def _describe(node: A.Node) -> str:
+    return {"Derivative": "a derivative", "Differential": "a differential", "Interval": "an interval",
+            "Slice": "a range of positions", "Text": "prose", "Opaque": "an unknown macro",
+            "Delimited": "a bracketed expression"}.get(type(node).__name__, type(node).__name__)
+
+
+def _reduction_words(op: str) -> str:
+    return {"int": "the integral", "lim": "the limit"}.get(op, f"the {op}")
+
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3, "<": 0}
+
+
+def _wrap(code: str, op: str = "**", right: bool = False) -> str:
+    """Parenthesize `code` when it is a compound expression that binds looser than `op`."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9.]*(\[[^\[\]]*\])*(\.T)?|\d+(\.\d+)?|\([^()]*\)", code):
+        return code
+    depth, lowest = 0, 99
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            if code.startswith("**", i):
+                lowest = min(lowest, 3)
+                i += 2
+                continue
+            if c in "+-" and i > 0 and code[i - 1] == " ":
+                lowest = min(lowest, 1)
+            elif c in "*/@":
+                lowest = min(lowest, 2)
+            elif c in "<>=!&|" or code.startswith(" if ", i) or code.startswith(" for ", i):
+                lowest = min(lowest, 0)
+        i += 1
+    if code.startswith("-") and op in ("**", "@", "*", "/"):
+        lowest = min(lowest, 1 if op == "**" else lowest)
+    mine = _PRECEDENCE.get(op, 3)
+    if lowest < mine or (right and lowest == mine and op in ("-", "/", "**", "@")):
+        return f"({code})"
+    return code

@@ -1,0 +1,101 @@
+"""The numeric operations an equation compiles to: NumPy implementation, NumPy code and PyTorch code.
+
+A table, not an if-chain: each entry is (function, numpy template, torch template). Templates take the
+arguments' code as `{0}`, `{1}`. Every operation is stable by construction (guide 002): softmax subtracts
+the maximum, log-sum-exp adds it back, log σ(z) is computed as -log(1 + e^{-z}) without overflow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy import special
+
+
+def _kl(p: Any, q: Any) -> Any:
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    return np.sum(special.rel_entr(p, q), axis=-1)
+
+
+def _entropy(p: Any) -> Any:
+    return -np.sum(special.xlogy(p, p), axis=-1)
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation."""
+
+    function: Callable[..., Any]
+    """NumPy implementation."""
+    numpy: str
+    """NumPy code template."""
+    torch: str
+    """PyTorch code template."""
+    elementwise: bool = True
+    """Acts entry by entry (the output has the input's shape)."""
+    label: str = ""
+    """Words for the trace."""
+
+
+OPS: dict[str, Op] = {
+    "exp": Op(np.exp, "np.exp({0})", "torch.exp({0})", label="exponential"),
+    "log": Op(np.log, "np.log({0})", "torch.log({0})", label="natural log"),
+    "log2": Op(np.log2, "np.log2({0})", "torch.log2({0})"),
+    "sqrt": Op(np.sqrt, "np.sqrt({0})", "torch.sqrt({0})"),
+    "sigmoid": Op(special.expit, "expit({0})", "torch.sigmoid({0})", label="sigmoid 1/(1+e^-z)"),
+    "logsigmoid": Op(special.log_expit, "log_expit({0})", "F.logsigmoid({0})",
+                     label="log-sigmoid, computed without overflow"),
+    "tanh": Op(np.tanh, "np.tanh({0})", "torch.tanh({0})"),
+    "relu": Op(lambda x: np.maximum(x, 0.0), "np.maximum({0}, 0.0)", "torch.relu({0})"),
+    "softplus": Op(lambda x: np.logaddexp(0.0, x), "np.logaddexp(0.0, {0})", "F.softplus({0})"),
+    "silu": Op(lambda x: x * special.expit(x), "{0} * expit({0})", "F.silu({0})"),
+    "gelu": Op(lambda x: 0.5 * x * (1 + special.erf(x / np.sqrt(2))), "0.5 * {0} * (1 + erf({0} / np.sqrt(2)))",
+               "F.gelu({0})"),
+    "sin": Op(np.sin, "np.sin({0})", "torch.sin({0})"),
+    "cos": Op(np.cos, "np.cos({0})", "torch.cos({0})"),
+    "abs": Op(np.abs, "np.abs({0})", "torch.abs({0})"),
+    "sign": Op(np.sign, "np.sign({0})", "torch.sign({0})"),
+    "floor": Op(np.floor, "np.floor({0})", "torch.floor({0})"),
+    "ceil": Op(np.ceil, "np.ceil({0})", "torch.ceil({0})"),
+    "neg": Op(np.negative, "-{0}", "-{0}"),
+    "not": Op(lambda x: 1.0 - np.asarray(x, float), "1.0 - {0}", "1.0 - {0}"),
+    "softmax": Op(lambda x: special.softmax(x, axis=-1), "softmax({0}, axis=-1)", "F.softmax({0}, dim=-1)",
+                  elementwise=False, label="softmax over the last axis (max subtracted first)"),
+    "log_softmax": Op(lambda x: special.log_softmax(x, axis=-1), "log_softmax({0}, axis=-1)",
+                      "F.log_softmax({0}, dim=-1)", elementwise=False),
+    "logsumexp": Op(lambda x: special.logsumexp(x, axis=0), "logsumexp({0}, axis=0)",
+                    "torch.logsumexp({0}, dim=0)", elementwise=False,
+                    label="log-sum-exp: max taken out, exponentials never exceed 1"),
+    "mean": Op(lambda x: np.mean(x, axis=0), "np.mean({0}, axis=0)", "{0}.mean(0)", elementwise=False),
+    "sum": Op(lambda x: np.sum(x, axis=0), "np.sum({0}, axis=0)", "{0}.sum(0)", elementwise=False),
+    "var": Op(lambda x: np.var(x, axis=0), "np.var({0}, axis=0)", "{0}.var(0, unbiased=False)", elementwise=False),
+    "std": Op(lambda x: np.std(x, axis=0), "np.std({0}, axis=0)", "{0}.std(0, unbiased=False)", elementwise=False),
+    "norm": Op(lambda x: np.linalg.norm(x), "np.linalg.norm({0})", "torch.linalg.norm({0})", elementwise=False),
+    "trace": Op(np.trace, "np.trace({0})", "torch.trace({0})", elementwise=False),
+    "det": Op(np.linalg.det, "np.linalg.det({0})", "torch.linalg.det({0})", elementwise=False),
+    "diag": Op(np.diag, "np.diag({0})", "torch.diag({0})", elementwise=False),
+    "inverse": Op(np.linalg.inv, "np.linalg.inv({0})", "torch.linalg.inv({0})", elementwise=False),
+    "transpose": Op(lambda x: np.swapaxes(x, -1, -2), "{0}.T", "{0}.T", elementwise=False),
+    "kl": Op(_kl, "np.sum(rel_entr({0}, {1}), axis=-1)", "torch.sum(torch.special.xlogy({0}, {0}) - {0} * torch.log({1}), -1)",
+             elementwise=False, label="KL divergence, 0 log 0 = 0"),
+    "entropy": Op(_entropy, "-np.sum(xlogy({0}, {0}), axis=-1)", "-torch.sum(torch.special.xlogy({0}, {0}), -1)",
+                  elementwise=False),
+    "max2": Op(np.maximum, "np.maximum({0}, {1})", "torch.maximum({0}, {1})"),
+    "min2": Op(np.minimum, "np.minimum({0}, {1})", "torch.minimum({0}, {1})"),
+    "clip": Op(np.clip, "np.clip({0}, {1}, {2})", "torch.clamp({0}, {1}, {2})"),
+}
+"""Operation name → Op."""
+
+FUNCTION_NAMES: dict[str, str] = {
+    "exp": "exp", "log": "log", "ln": "log", "lg": "log2", "sqrt": "sqrt", "sigma": "sigmoid",
+    "sigmoid": "sigmoid", "sigm": "sigmoid", "tanh": "tanh", "relu": "relu", "ReLU": "relu", "softplus": "softplus",
+    "SiLU": "silu", "silu": "silu", "Swish": "silu", "swish": "silu", "GELU": "gelu", "gelu": "gelu", "sin": "sin",
+    "cos": "cos", "abs": "abs", "sign": "sign", "sgn": "sign", "softmax": "softmax", "Softmax": "softmax",
+    "SoftMax": "softmax", "logsumexp": "logsumexp", "LSE": "logsumexp", "LogSumExp": "logsumexp",
+    "mean": "mean", "Mean": "mean", "avg": "mean", "var": "var", "Var": "var", "std": "std", "Std": "std",
+    "tr": "trace", "Tr": "trace", "trace": "trace", "det": "det", "diag": "diag", "Diag": "diag",
+    "max": "max2", "min": "min2", "clip": "clip", "KL": "kl", "D_{KL}": "kl",
+    "floor": "floor", "ceil": "ceil",
+}
+"""A function's name as papers write it (macro or \\mathrm name, no backslash) → operation."""
