@@ -29,7 +29,8 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
                               r"(?:as|by|with)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
     ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
-    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I),
+    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
+                         re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
@@ -81,22 +82,38 @@ def _parse(latex: str):
         return None
 
 
-def split_membership(tree: ast.Node) -> tuple[tuple[ast.Node, ...], str | None, ast.Node | None]:
-    """The subjects of a prose formula, its relation and right side: `A, B \\in \\mathbb{R}^{n}` → ((A, B), \\in, R^n)."""
+def membership_groups(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], str | None, ast.Node | None]]:
+    """Subjects of a prose formula grouped with their relation and right side.
+
+    `A, B \\in \\mathbb{R}^{n}, C \\in \\mathbb{R}^{m}` → [((A, B), \\in, R^n), ((C,), \\in, R^m)];
+    a formula without a relation is one group of subjects with no right side.
+    """
     node = tree
     if isinstance(node, ast.Rows) and node.statements:
         node = node.statements[0]
-    if isinstance(node, ast.Sequence) and node.items and isinstance(node.items[-1], ast.Relation):
-        last = node.items[-1]
-        return tuple(node.items[:-1]) + (last.operands[0],), last.ops[0], last.operands[1]
-    if isinstance(node, ast.Relation) and node.operands:
-        head = node.operands[0]
-        items = head.items if isinstance(head, ast.Sequence) or (isinstance(head, ast.Tuple) and head.open == "") \
-            else (head,)
-        return tuple(items), node.ops[0], node.operands[1]
     items = node.items if isinstance(node, ast.Sequence) or (isinstance(node, ast.Tuple) and node.open == "") \
         else (node,)
-    return tuple(items), None, None
+    groups: list[tuple[tuple[ast.Node, ...], str | None, ast.Node | None]] = []
+    pending: list[ast.Node] = []
+    for item in items:
+        if isinstance(item, ast.Relation) and item.operands:
+            head = item.operands[0]
+            subjects = head.items if isinstance(head, ast.Sequence) else (head,)
+            groups.append((tuple(pending) + tuple(subjects), item.ops[0], item.operands[1]))
+            pending = []
+        else:
+            pending.append(item)
+    if pending:
+        groups.append((tuple(pending), None, None))
+    return groups
+
+
+def split_membership(tree: ast.Node) -> tuple[tuple[ast.Node, ...], str | None, ast.Node | None]:
+    """All subjects of a prose formula, with the first relation and right side (see `membership_groups`)."""
+    groups = membership_groups(tree)
+    subjects = tuple(s for g in groups for s in g[0])
+    first = next((g for g in groups if g[1] is not None), None)
+    return subjects, (first[1] if first else None), (first[2] if first else None)
 
 
 def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -105,6 +122,8 @@ def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, 
     bases: list[str] = []
     for item in items:
         target = item.func if isinstance(item, ast.Apply) else item
+        if isinstance(target, ast.Power) and isinstance(target.base, (ast.Symbol, ast.Indexed)):
+            target = target.base  # "$\\sigma^2$ denotes the variance" is about sigma
         if isinstance(target, ast.Indexed):
             info = collect(target, ordinals)
             if info.uses and info.uses[0].kind != "index":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 from ..errors import MathParseError
@@ -145,12 +145,12 @@ TEMPLATES: dict[str, Template] = {
     "apply:cond:event": ("conditional-probability", "the probability of {args} among the cases where {given} holds",
                          "({args} & {given}).sum() / {given}.sum()"),
     "apply:cond:policy": ("policy", "the probability that the model (the policy) {func} writes {args} given {given}",
-                          "{func}({given}).softmax(-1)[{args}]"),
+                          "{func}({given}).softmax(-1)[{args}]  # for a sequence: the product over its tokens"),
     "apply:cond": ("conditional-model", "the probability that the model {func} assigns to output {args} given input {given}",
-                   "{func}({given}).softmax(-1)[{args}]"),
+                   "{func}({given}).softmax(-1)[{args}]  # for a sequence: the product over its tokens"),
     "apply:log:ratio": ("natural-log", "the log of the ratio {num} / {den}: log {num} − log {den}, a difference of logs",
                         "np.log({num}) - np.log({den})"),
-    "apply:log:sigmoid": ("sigmoid-or-sd", "the log of the sigmoid of {inner}, log σ({inner})",
+    "apply:log:sigmoid": ("sigmoid-or-sd", "the log of the sigmoid of {inner}",
                           "F.logsigmoid({inner})  # stable; not torch.log(torch.sigmoid(...))"),
     "apply:log:sumexp": ("logsumexp", "log-sum-exp of {inner} over {vars}: exponentiate, add, take the log — "
                          "computed stably by subtracting the largest score first",
@@ -159,7 +159,7 @@ TEMPLATES: dict[str, Template] = {
                        "np.log({arg})  # torch: log_softmax(logits)[...]"),
     "apply:log": ("natural-log", "the natural log of {arg}", "np.log({arg})"),
     "apply:exp": ("exp", "the exponential of {arg}, e^{arg}; always positive", "np.exp({arg})"),
-    "apply:sigma": ("sigmoid-or-sd", "the sigmoid of {arg}, 1/(1 + e^(−{arg})): squashes a number into (0, 1)",
+    "apply:sigma": ("sigmoid-or-sd", "the sigmoid 1/(1 + e^(−z)) of z = {arg}: it squashes z into (0, 1)",
                     "torch.sigmoid({arg})"),
     "apply:softmax": ("softmax", "the softmax of {arg}: exponentiate each score and divide by the sum over the row — "
                       "positive weights that sum to 1", "scipy.special.softmax({arg}, axis=-1)  # say which axis"),
@@ -196,8 +196,9 @@ TEMPLATES: dict[str, Template] = {
               "math.comb({n}, {k})"),
     "factorial": ("factorial", "{body} factorial: 1 × 2 × ⋯ × {body}", "math.factorial({body})"),
     # fractions, arithmetic, products
-    "product:mean": (None, "the sum {sum} divided by {den}: an average of {body} over {vars}",
-                     "{sum} / {den}"),
+    "product:mean": (None, "the mean of {body} over {vars} from 1 to {den}: the sum divided by its number of terms",
+                     "{sum} / {den}  # a mean over {vars}"),
+    "product:normalized": (None, "the sum {sum} divided by {den}", "{sum} / {den}"),
     "frac:one": (None, "one over {den}", "1 / {den}"),
     "frac": (None, "{num} divided by {den}", "{num} / {den}"),
     "binop:-": (None, "{left} minus {right}", "{left} - {right}"),
@@ -224,7 +225,8 @@ TEMPLATES: dict[str, Template] = {
                       "np.outer({a}, {b})"),
     "product:scalar": (None, "{a} times {b}", "{a} * {b}"),
     "product:matrix": ("matrix-product", "the matrix product {all}: can be regrouped, not reordered", "{code_matmul}"),
-    "product": (None, "{all} side by side: a product — scalar or matrix, decided by the shapes", "{code_mul}"),
+    "product": (None, "{all} side by side: a product — scalar or matrix, decided by the shapes",
+                "{code_mul}  # @ for matrices, * for numbers"),
     # powers, transposes, roots
     "power:e": ("exp", "e to the power {exp}: the exponential of {exp}, always positive", "np.exp({exp})"),
     "power:reals": ("vector-space", "the real arrays of shape [{exp}]", "np.zeros(({exp},))  # the shape"),
@@ -310,10 +312,10 @@ _BB_TEXT = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "E", "1": "𝟙", "P": "P",
 _ACCENT_MARK = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304", "dot": "\u0307", "ddot": "\u0308",
                 "vec": "\u20d7", "check": "\u030c"}
 _ACCENT_ENTRY = {"hat": "\\hat", "tilde": "\\tilde", "bar": "\\bar"}
-_PROBABILITY_NAMES = frozenset({"p", "P", "q", "Q", "\\Pr", "Pr"})
+_PROBABILITY_NAMES = frozenset({"p", "P", "q", "\\Pr", "Pr"})
 _EVENT_PROBABILITY = frozenset({"P", "\\Pr", "Pr"})
-_LONG = 24  # a step's result longer than this is referred to as [n] inside later steps
-_LONG_CODE = 30
+_LONG = 30  # a step's result longer than this is referred to as [n] inside later steps
+_LONG_CODE = 24
 
 
 @lru_cache(maxsize=1)
@@ -332,7 +334,7 @@ def _patterns() -> dict[A.Node, tuple[NotationEntry, ...]]:
     index: dict[A.Node, list[NotationEntry]] = {}
     for entry in load_notation():
         try:
-            tree = parse(entry.pattern).tree
+            tree = normalize(parse(entry.pattern).tree)
         except MathParseError:  # an example form the parser cannot read is matched by templates only
             continue
         index.setdefault(tree, []).append(entry)
@@ -374,6 +376,9 @@ class _Reader:
         self.steps: list[ExplainStep] = []
         self.ref: dict[int, int] = {}          # id(node) -> step number
         self.step_code: dict[int, str] = {}    # id(node) -> code expression of its step
+        self.shallow = False
+        self.by_value: dict[A.Node, int] = {}
+        self.step_code_by_number: dict[int, str] = {}
         self.bound: set[str] = set()
         self.bound = {self.code(v) for node in A.walk(tree) if isinstance(node, A.Reduction)
                       for v in node.variables}
@@ -381,12 +386,26 @@ class _Reader:
 
     # ---- plain text ----
     def text(self, node: A.Node | None, top: bool = False) -> str:
+        """`node` in plain Unicode; an earlier step's long result becomes `σ([13])` or `[14]`."""
         if node is None:
             return ""
         number = self.ref.get(id(node))
         if number is not None and not top:
+            if self.shallow:
+                return f"[{number}]"
             full = self.text(node, top=True)
-            return full if len(full) <= _LONG else f"[{number}]"
+            if len(full) <= _LONG:
+                return full
+            if not isinstance(node, A.Apply):
+                return f"[{number}]"
+            self.shallow = True
+            try:
+                short = self.text(node, top=True)
+            finally:
+                self.shallow = False
+            # `σ([13])` says more than `[14]`; `[3] [5]` does not
+            informative = re.search(r"[^\W\d_]", re.sub(r"\[\d+\]", "", short))
+            return short if len(short) <= _LONG and informative else f"[{number}]"
         return _TEXT.get(type(node), _text_fallback)(self, node)
 
     # ---- code ----
@@ -400,7 +419,12 @@ class _Reader:
 
     # ---- steps ----
     def visit(self, node: A.Node) -> None:
-        for child in A.children(node):
+        earlier = self.by_value.get(node)
+        if earlier is not None:  # the same sub-expression again (|o_i| in a limit and a factor): one step
+            self.ref[id(node)] = earlier
+            self.step_code[id(node)] = self.step_code_by_number[earlier]
+            return
+        for child in _visited_children(node):
             self.visit(child)
         if isinstance(node, (A.Group,)):
             return
@@ -426,7 +450,9 @@ class _Reader:
         number = len(self.steps) + 1
         self.steps.append(ExplainStep(f"step:{number}", to_latex(node), text, reading, code, notation, also))
         self.ref[id(node)] = number
-        self.step_code[id(node)] = code.split("  #")[0].strip()
+        # inside a later step, a step's code is its value: no comment, and the last of `a; b` statements
+        self.step_code[id(node)] = self.step_code_by_number[number] = code.split("  #")[0].split("; ")[-1].strip()
+        self.by_value[node] = number
 
     def parts(self, node: A.Node) -> tuple[dict[str, str], dict[str, str]]:
         named = _PARTS.get(type(node), lambda r, n: {})(self, node)
@@ -449,6 +475,28 @@ def _fill(template: str, values: dict[str, str]) -> str:
 class _Default(dict):
     def __missing__(self, key: str) -> str:
         return "…"
+
+
+def _visited_children(node: A.Node) -> list[A.Node]:
+    """Children that get steps of their own: a reduction's scripts are read with the reduction, except its
+    limits, set, distribution and condition (which may be expressions: |o_i|, P(Q))."""
+    if isinstance(node, A.Reduction):
+        return [c for c in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body)
+                if c is not None]
+    if isinstance(node, A.Indexed):  # `<t` in x_{<t} is read with the subscript
+        return [node.base] + [i for i in node.indices if not _is_prefix(i)]
+    if isinstance(node, (A.Indicator, A.SetBuilder)):  # a condition is a test, read with its indicator or set
+        condition = node.condition
+        inside = list(A.children(condition)) if isinstance(condition, A.Relation) else [condition]
+        if isinstance(node, A.SetBuilder):
+            element = node.element
+            inside = (list(A.children(element)) if isinstance(element, A.Relation) else [element]) + inside
+        return inside
+    return list(A.children(node))
+
+
+def _is_prefix(node: A.Node) -> bool:
+    return isinstance(node, A.Relation) and isinstance(node.operands[0], A.Empty)
 
 
 def _is_atom(node: A.Node) -> bool:
@@ -542,11 +590,12 @@ def _key_product(reader: _Reader, node: A.Product) -> str:
     if len(factors) == 2:
         first, second = factors
         if isinstance(first, A.Frac) and isinstance(second, A.Reduction) and second.op == "sum":
-            return "product:mean"
-        if isinstance(first, A.Transpose):
-            return "product:dot"
-        if isinstance(second, A.Transpose):
-            return "product:outer"
+            counts_terms = second.upper == first.den and isinstance(second.lower, A.Number) and second.lower.value == "1"
+            return "product:mean" if counts_terms else "product:normalized"
+        if isinstance(first, A.Transpose) or isinstance(second, A.Transpose):
+            if any(_matrix_like(f) for f in factors):
+                return "product:matrix"
+            return "product:dot" if isinstance(first, A.Transpose) else "product:outer"
     if isinstance(factors[0], A.Number) or (isinstance(factors[0], A.Symbol) and factors[0].name.startswith("\\")
                                             and factors[0].name[1:2].islower()):
         return "product:scalar" if len(factors) == 2 else "product"
@@ -699,7 +748,10 @@ def _parts_apply(r: _Reader, n: A.Apply) -> dict:
     if isinstance(arg, A.Reduction):
         out["vars"] = list(arg.variables)
         if isinstance(arg.body, A.Power):
-            out["inner"] = arg.body.exponent
+            inner = arg.body.exponent
+            out["inner"] = inner
+            if isinstance(inner, A.Indexed) and tuple(inner.indices) == tuple(arg.variables):
+                out["inner"] = (r.text(inner), r.code(inner.base))  # Σ_j e^{s_j}: the vector s
     if isinstance(arg, A.BinOp):
         out.update(inner_left=arg.left, inner_right=arg.right)
     return out
@@ -708,7 +760,8 @@ def _parts_apply(r: _Reader, n: A.Apply) -> dict:
 def _parts_product(r: _Reader, n: A.Product) -> dict:
     factors = n.factors
     out: dict = {"all": (" ".join(r.text(f) for f in factors), " * ".join(r.code(f) for f in factors)),
-                 "code_mul": ("", " * ".join(r.code(f) for f in factors)),
+                 "code_mul": ("", (" @ " if any(_matrix_like(f) for f in factors) else " * ").join(
+                     r.code(f) for f in factors)),
                  "code_matmul": ("", " @ ".join(r.code(f) for f in factors)),
                  "a": factors[0], "b": factors[1] if len(factors) == 2 else A.Product(factors[1:])}
     if isinstance(factors[0], A.Transpose):
@@ -720,6 +773,12 @@ def _parts_product(r: _Reader, n: A.Product) -> dict:
         out.update(sum=total, den=factors[0].den, body=total.body,
                    vars=(", ".join(r.text(v) for v in total.variables), ", ".join(r.code(v) for v in total.variables)))
     return out
+
+
+def _matrix_like(node: A.Node) -> bool:
+    """An upper-case Latin letter (W, Q, K): papers' usual name for a matrix."""
+    base = node.base if isinstance(node, (A.Indexed, A.Transpose)) else node
+    return isinstance(base, A.Symbol) and len(base.name) == 1 and base.name.isupper()
 
 
 def _parts_relation(r: _Reader, n: A.Relation) -> dict:
@@ -808,7 +867,7 @@ _PARTS: dict[type, Callable[[_Reader, A.Node], dict]] = {
 # ---- plain text per node type ----
 
 def _wrap_script(text: str) -> str:
-    return text if len(text) <= 1 or re.fullmatch(r"\w", text) else "{" + text + "}"
+    return "{" + text + "}" if re.search(r"[\s:,<>=+\-−∼∈|]", text) else text
 
 
 def _symbol_text(r: _Reader, s: A.Symbol) -> str:
@@ -842,7 +901,7 @@ def _apply_text(r: _Reader, n: A.Apply) -> str:
     if n.params:
         inside += "; " + ", ".join(r.text(p) for p in n.params)
     if n.brackets == "" and len(n.args) == 1 and not n.given:
-        return f"{func} {inside}"
+        return f"{func} {inside}" if " " not in inside or _single_call(inside) else f"{func}({inside})"
     open_, close = (n.brackets or "()")[0], (n.brackets or "()")[-1]
     return f"{func}{open_}{inside}{close}"
 
@@ -850,7 +909,10 @@ def _apply_text(r: _Reader, n: A.Apply) -> str:
 def _reduction_text(r: _Reader, n: A.Reduction) -> str:
     op = _REDUCTION_TEXT.get(n.op) or r.text(n.operator) or n.op
     if n.under is not None:
-        op += "_" + _wrap_script(r.text(n.under))
+        under = r.text(n.under)
+        for sign in ("=", "∼", "∈"):
+            under = under.replace(f" {sign} ", sign)
+        op += "_" + _wrap_script(under)
     if n.over is not None:
         op += "^" + _wrap_script(r.text(n.over))
     body = r.text(n.body) if n.body is not None else ""
@@ -861,16 +923,46 @@ def _reduction_text(r: _Reader, n: A.Reduction) -> str:
 
 def _frac_text(r: _Reader, n: A.Frac) -> str:
     num, den = r.text(n.num), r.text(n.den)
-    num = num if _simple(num) else f"({num})"
-    den = den if _simple(den) else f"({den})"
-    return f"{num}/{den}"
+    num = f"({num})" if _top_level_sum(num) else num
+    den = f"({den})" if _top_level_sum(den) or " " in den and not _bracketed(den) else den
+    return f"{num}/{den}" if " " not in num + den else f"{num} / {den}"
+
+
+def _single_call(text: str) -> bool:
+    """`f(a, b | c)`: one application, its parenthesis closing at the end."""
+    start = text.find("(")
+    if start <= 0 or " " in text[:start]:
+        return False
+    depth = 0
+    for i, char in enumerate(text[start:], start):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
+def _top_level_sum(text: str) -> bool:
+    """True when `text` has a + or − outside brackets (it needs parentheses as a factor)."""
+    depth = 0
+    for i, char in enumerate(text):
+        depth += char in "([{" 
+        depth -= char in ")]}"
+        if depth == 0 and char in "+−±" and i > 0:
+            return True
+    return False
+
+
+def _bracketed(text: str) -> bool:
+    return bool(re.fullmatch(r"[^\s(]*\(.*\)", text))
 
 
 def _simple(text: str) -> bool:
-    return bool(re.fullmatch(r"[\w.\[\]]+|\[\d+\]|\w+\(.*\)", text)) and " " not in text
+    return " " not in text and not _top_level_sum(text)
 
 
 def _relation_text(r: _Reader, n: A.Relation) -> str:
+    if _is_prefix(n):
+        return "".join(f"{_REL_TEXT.get(op, op)}{r.text(o)}" for op, o in zip(n.ops, n.operands[1:]))
     out = r.text(n.operands[0])
     for op, operand in zip(n.ops, n.operands[1:]):
         out += f" {_REL_TEXT.get(op, op)} {r.text(operand)}".rstrip() if out else f"{_REL_TEXT.get(op, op)} {r.text(operand)}"
@@ -879,7 +971,7 @@ def _relation_text(r: _Reader, n: A.Relation) -> str:
 
 def _power_text(r: _Reader, n: A.Power) -> str:
     base = r.text(n.base)
-    base = base if _simple(base) or len(base) == 1 else f"({base})"
+    base = base if _simple(base) else f"({base})"
     return f"{base}^{_wrap_script(r.text(n.exponent))}"
 
 
@@ -910,7 +1002,8 @@ _TEXT: dict[type, Callable[[_Reader, A.Node], str]] = {
     A.Gradient: lambda r, n: f"∇{'_' + _wrap_script(r.text(n.wrt)) if n.wrt is not None else ''} {r.text(n.body)}",
     A.Relation: _relation_text,
     A.Frac: _frac_text,
-    A.Root: lambda r, n: f"√({r.text(n.body)})" if n.index is None else f"{r.text(n.index)}√({r.text(n.body)})",
+    A.Root: lambda r, n: ("√" if n.index is None else f"{r.text(n.index)}√") + (
+        r.text(n.body) if _simple(r.text(n.body)) else f"({r.text(n.body)})"),
     A.Group: lambda r, n: f"{n.open}{r.text(n.body)}{n.close}",
     A.Tuple: lambda r, n: f"{n.open}{', '.join(r.text(i) for i in n.items)}{n.close}",
     A.Interval: lambda r, n: f"{'[' if n.left_closed else '('}{r.text(n.lower)}, {r.text(n.upper)}"
@@ -965,7 +1058,8 @@ def _symbol_code(r: _Reader, s: A.Symbol) -> str:
 def _indexed_code(r: _Reader, n: A.Indexed) -> str:
     indices = [r.code(i) for i in n.indices]
     base = r.code(n.base)
-    if any(isinstance(i, A.Number) or r.code(i) in r.bound for i in n.indices) or not isinstance(n.base, A.Symbol):
+    if any(isinstance(i, A.Number) or r.code(i) in r.bound for i in n.indices) or not isinstance(n.base, A.Symbol) \
+            or not base.isidentifier():
         return f"{base}[{', '.join(indices)}]"
     return base + "_" + "".join(_identifier(i) for i in indices)
 
@@ -1032,12 +1126,14 @@ def _symbol_notes(reader: _Reader, tree: A.Node) -> list[SymbolNote]:
     operators = {id(n.func) for n in A.walk(tree) if isinstance(n, (A.Apply, A.Divergence))}
     operators |= {id(n.operator) for n in A.walk(tree) if isinstance(n, A.Reduction)}
     notes: dict[str, SymbolNote] = {}
+    seen: set[tuple[str, tuple[str, ...]]] = set()
     for node in A.walk(tree):
-        if not isinstance(node, A.Symbol) or id(node) in operators:
-            continue
+        if not isinstance(node, A.Symbol) or id(node) in operators or node.name == "\\cdot":
+            continue  # a `·` in an argument slot is a placeholder: the whole-distribution step says so
         text = reader.text(node)
-        if text in notes:
+        if text in notes or (node.name, tuple(_symbol_lookups(node))) in seen:
             continue
+        seen.add((node.name, tuple(_symbol_lookups(node))))
         meanings, ids, sources = [], [], []
         exact = reader.patterns.get(node, ())
         entries = list(exact) or [e for e in (conventional_meaning(k) for k in _symbol_lookups(node)) if e]
@@ -1046,11 +1142,9 @@ def _symbol_notes(reader: _Reader, tree: A.Node) -> list[SymbolNote]:
                 ids.append(entry.id)
                 meanings.append(entry.reading)
         sources += ["notation dictionary"] if ids else []
-        letter = _greek_by_latex().get(node.name) if node.font is None else None
-        if letter is not None and not any(entry.id in ("sigmoid-or-sd",) for entry in entries):
-            meanings.insert(0, "; or ".join(letter.meanings[:2]))
-            sources.append("Greek-letter reference")
-        elif letter is not None:
+        letter = _greek_by_latex().get(node.name) if node.font is None and node.name.startswith("\\") else None
+        if letter is not None and node.accents == () and node.sup_label is None and not node.optimum:
+            meanings = ["; or ".join(letter.meanings[:2])]  # the Greek reference is the richer of the two
             sources.append("Greek-letter reference")
         if meanings:
             notes[text] = SymbolNote(to_latex(node), text, " — ".join(meanings), tuple(ids), " + ".join(sources))
@@ -1073,10 +1167,30 @@ def _symbol_warnings(notes: Iterable[SymbolNote]) -> list[NotationWarning]:
 
 # --- entry point ----------------------------------------------------------------------------------------
 
+def normalize(node: A.Node) -> A.Node:
+    """Undo a parser reading that `explain` should not show: bars in a script, `\\sum_{t=1}^{|o_i|}`, can come
+    back as the relation `() | o_i | ()`; it is the length |o_i|."""
+    if isinstance(node, A.Relation) and node.ops == ("\\mid", "\\mid") and isinstance(node.operands[0], A.Empty) \
+            and isinstance(node.operands[2], A.Empty):
+        return A.Abs(normalize(node.operands[1]), span=node.span)
+    changes = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, A.Node):
+            new = normalize(value)
+            if new is not value:
+                changes[f.name] = new
+        elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
+            new_items = tuple(normalize(v) if isinstance(v, A.Node) else v for v in value)
+            if any(a is not b for a, b in zip(new_items, value)):
+                changes[f.name] = new_items
+    return replace(node, **changes) if changes else node
+
+
 def explain(latex: str, *, functions: frozenset[str] = frozenset()) -> Explanation:
     """Read `latex` inside out. Raises `MathParseError` when the formula cannot be parsed."""
     result = parse(latex, functions=functions)
-    tree = result.tree
+    tree = normalize(result.tree)
     reader = _Reader(tree)
     reader.visit(tree)
     if not reader.steps:  # a lone symbol or number: say what it is

@@ -17,9 +17,9 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, ROLE_CUES, SHAPE_TUPLE, SHAPE_WORDS)
-from .definitions import Mention, find_mentions, ordinal_indices, split_membership
+from .definitions import Mention, find_mentions, membership_groups, ordinal_indices
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import FormulaSymbols, SymbolUse, collect, written_form
+from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -182,6 +182,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     conventional = None
     if use.kind == "function" and definition is None:
         conventional = _conventional(use.key)
+        if conventional is None and use.known_function:
+            conventional = f"the standard function {use.key} (the paper uses it without defining it)"
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
     elif use.lhs:
@@ -251,8 +253,8 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         para = doc.paragraphs[m.paragraph_index]
         sentence = para.sentences[m.sentence_index]
         section = _section_label(doc, para.section)
-        out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, m.pattern or "use",
-                                  para.id)))
+        line = doc.locate_text(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
+        out.append((m, Definition(m.quote, section, sentence.span.file, line, m.pattern or "use", para.id)))
     return out
 
 
@@ -283,8 +285,11 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
     for mention, definition in found:
         tree = _parse_cached(mention.math)
         if tree is not None:
-            subjects, op, rhs = split_membership(tree)
-            if op == "\\in" and rhs is not None:
+            for subjects, op, rhs in membership_groups(tree):
+                if op != "\\in" or rhs is None:
+                    continue
+                if not any(_same_symbol(subject, use, index.ordinals) for subject in subjects):
+                    continue
                 dims = _real_space_dims(rhs)
                 if dims is not None:
                     return dims, f"${mention.math}$"
@@ -303,6 +308,13 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
             if m:
                 return shape, m.group(0)
     return None, None
+
+
+def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bool:
+    target = node.base if isinstance(node, ast.Power) else node
+    info = collect(target, ordinals)
+    keys = {u.key for u in info.uses if u.kind != "index"}
+    return use.key in keys or symbol_key(target) == use.key
 
 
 def _real_space_dims(node: ast.Node) -> tuple[str, ...] | None:

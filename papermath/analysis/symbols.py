@@ -37,6 +37,8 @@ class SymbolUse:
     first_written: str = ""
     sampled: bool = False
     lhs: bool = False
+    known_function: bool = False
+    """True when the parser's tables know the function (log, tanh, softmax, …)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,18 @@ def _base_letter(node: ast.Node) -> str | None:
 _DIMENSION_LIKE = re.compile(r"^(?:[A-Z]|d|n)$")
 
 
+def _statements(tree: ast.Node) -> tuple[ast.Node, ...]:
+    """Align rows, and `a = b, \\quad c = d` written on one row, are separate statements."""
+    rows = tree.statements if isinstance(tree, ast.Rows) else (tree,)
+    out: list[ast.Node] = []
+    for row in rows:
+        if isinstance(row, ast.Sequence) and any(isinstance(i, ast.Relation) for i in row.items):
+            out.extend(row.items)
+        else:
+            out.append(row)
+    return tuple(out)
+
+
 def _walk_names(node: ast.Node):
     """Like ast.walk, but a Symbol's labels (`W^{DKV}`, `FFN^{(s)}`) are part of its name, not names of their own."""
     stack = [node]
@@ -163,7 +177,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     paper (`ordinals`), carried by symbols of two different letters, or standing alone in the formula —
     and otherwise a *label* that belongs to the name (`N_r`, `d_k`, `K_r`).
     """
-    statements = tree.statements if isinstance(tree, ast.Rows) else (tree,)
+    statements = _statements(tree)
     bound: set[str] = set()
     for stmt in statements:
         for node in ast.walk(stmt):
@@ -180,6 +194,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     carriers, standalone = _index_stats(statements, bound)
 
     def is_index(idx: ast.Node) -> bool:
+        if isinstance(idx, (ast.Indexed, ast.Text)) or (isinstance(idx, ast.Symbol) and idx.font == "rm"):
+            return False  # a subscript with its own subscript, or words: part of the name (\\lambda_{q_1})
         if not isinstance(idx, ast.Symbol):
             return True  # t+1, <t, 1:T, numbers: positions
         name = to_latex(idx)
@@ -229,10 +245,10 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             if stmt.ops and stmt.ops[0] in LHS_RELATIONS:
                 first = stmt.operands[0]
                 if isinstance(first, ast.Concat) and len(stmt.operands) > 2:
-                    first = stmt.operands[1]
+                    first = stmt.operands[1]  # [k_1; …; k_n] = k = W c: the middle term is the one named
                 if isinstance(first, ast.Empty) or first is None:
                     continue
-                items = first.items if isinstance(first, ast.Sequence) else (first,)
+                items = first.items if isinstance(first, (ast.Sequence, ast.Concat)) else (first,)
                 for item in items:
                     target = item.func if isinstance(item, ast.Apply) else item
                     key = key_of(target)
@@ -254,7 +270,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             else:
                 key, indices, index_nodes = symbol_key(func), [], []
             if key is not None:
-                add(key, func, "function", indices)
+                use = add(key, func, "function", indices)
+                use.known_function = use.known_function or node.certainty == "known"
                 for idx in index_nodes:
                     visit(idx, in_index=True)
             else:

@@ -1024,26 +1024,32 @@ def _detok_with_map(toks: list[Token], text: str) -> tuple[str, list[tuple[int, 
     anchors: list[tuple[int, int, bool]] = []
     pos = 0
     run_start = run_end = -1
+    after_word = False  # the last piece ended with a control word: a following letter needs a space
+
+    def emit(piece: str, flat: int, verbatim: bool) -> None:
+        nonlocal pos, after_word
+        if after_word and piece[:1].isalpha():
+            pieces.append(" ")
+            pos += 1
+        anchors.append((pos, flat, verbatim))
+        pieces.append(piece)
+        pos += len(piece)
+
     for tok in toks:
         if not tok.expanded and tok.start == run_end:
             run_end = tok.end
             continue
         if run_start >= 0:
-            piece = text[run_start:run_end]
-            anchors.append((pos, run_start, True))
-            pieces.append(piece)
-            pos += len(piece)
+            emit(text[run_start:run_end], run_start, True)
+            after_word = False
             run_start = run_end = -1
         if not tok.expanded:
             run_start, run_end = tok.start, tok.end
             continue
-        piece = ("\\" + tok.text + (" " if tok.text[:1].isalpha() else "")) if tok.kind == CS else tok.text
-        anchors.append((pos, tok.start, False))
-        pieces.append(piece)
-        pos += len(piece)
+        emit(("\\" + tok.text) if tok.kind == CS else tok.text, tok.start, False)
+        after_word = tok.kind == CS and tok.text[:1].isalpha()
     if run_start >= 0:
-        anchors.append((pos, run_start, True))
-        pieces.append(text[run_start:run_end])
+        emit(text[run_start:run_end], run_start, True)
     return "".join(pieces), anchors
 
 
@@ -1092,7 +1098,7 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
                     tuple(builder.paragraphs), tuple(builder.equations), tuple(builder.inline_math),
                     tuple(builder.footnotes), tuple(builder.floats), tuple(builder.algorithms),
                     dict(builder.labels), tuple(references), dict(operators), intro_items, links,
-                    tuple(builder.diagnostics))
+                    tuple(builder.diagnostics), sources=dict(smap.files))
 
 
 def _contributions(builder: _Builder) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ Ids are stable and used identically in JSON, HTML anchors and CLI output: `sec:3
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
@@ -239,6 +240,8 @@ class Document:
     """Links to code the paper gives (GitHub, GitLab, Hugging Face, project pages)."""
     diagnostics: tuple[Diagnostic, ...]
     """Problems found that did not stop the run."""
+    sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Original text of every source file (to place a quote on its exact line)."""
     _index: dict = field(default_factory=dict, compare=False, repr=False)
 
     def equation(self, key: str) -> Equation | None:
@@ -267,6 +270,18 @@ class Document:
         except ValueError:
             return None
         return self.paragraphs[index] if 0 <= index < len(self.paragraphs) else None
+
+    def locate_text(self, text: str, file: str, near_offset: int) -> int | None:
+        """1-based line where `text` (whitespace-insensitive) starts in `file`, searching from `near_offset`."""
+        source = self.sources.get(file)
+        if not source or not text.strip():
+            return None
+        words = text.split()[:8]
+        pattern = r"\s+".join(re.escape(w) for w in words)
+        m = re.compile(pattern).search(source, max(near_offset, 0))
+        if m is None:
+            return None
+        return source.count("\n", 0, m.start()) + 1
 
     @property
     def unresolved_references(self) -> tuple[Reference, ...]:

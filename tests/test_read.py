@@ -1,0 +1,199 @@
+"""`papermath read`: symbols, quoted definitions, roles, shapes, undefined symbols, reductions, kinds."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papermath.analysis.definitions import link_definitions
+from papermath.analysis.read import read_document
+from papermath.cli import main
+from papermath.latex import document_from_string, load_document
+
+from conftest import EXAMPLE, corpus_paper
+
+DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
+
+
+def reading_of(body: str, number: str = "1"):
+    doc = document_from_string(DOC % body)
+    return read_document(doc, [number]).equations[0]
+
+
+def sym(eq, latex):
+    found = [s for s in eq.symbols if s.latex == latex or s.symbol == latex]
+    assert found, f"{latex} not among {[s.latex for s in eq.symbols]}"
+    return found[0]
+
+
+@pytest.mark.parametrize("body, latex, pattern, quote", [
+    (r"We compute \begin{equation} y = W x \end{equation} where $W$ is the weight matrix and $x$ is the input.",
+     "W", "where", r"where $W$ is the weight matrix and $x$ is the input."),
+    (r"Let $h$ denote the hidden state. \begin{equation} y = f(h) \end{equation}", "h", "let",
+     r"Let $h$ denote the hidden state."),
+    (r"Here $A \in \mathbb{R}^{n \times d}$ is the data. \begin{equation} y = A v \end{equation}", "A", "in-set",
+     r"Here $A \in \mathbb{R}^{n \times d}$ is the data."),
+    (r"The output is denoted as $z$. \begin{equation} z = a + b \end{equation}", "z", "denoted",
+     r"The output is denoted as $z$."),
+    (r"We add a bias term $b$ to the score. \begin{equation} s = q + b \end{equation}", "b", "appositive",
+     r"We add a bias term $b$ to the score."),
+    (r"The attention queries ($q$) are compared. \begin{equation} s = q k \end{equation}", "q", "parenthesis",
+     r"The attention queries ($q$) are compared."),
+    (r"\begin{equation} s = \alpha u \end{equation} where the balance factor $\alpha$ is a hyper-parameter.",
+     r"\alpha", "appositive", r"where the balance factor $\alpha$ is a hyper-parameter."),
+])
+def test_definition_patterns(body, latex, pattern, quote):
+    s = sym(reading_of(body), latex)
+    assert s.definition is not None
+    assert (s.definition.pattern, s.definition.quote) == (pattern, quote)
+
+
+@pytest.mark.parametrize("body, latex, role, cue", [
+    (r"\begin{equation} y = \beta x \end{equation} where $\beta$ is a hyper-parameter.", r"\beta", "fixed setting", "hyper-parameter"),
+    (r"\begin{equation} y = W x \end{equation} where $W$ is a learnable matrix.", "W", "trained weight", "learnable"),
+    (r"\begin{equation} y = \pi_{\mathrm{ref}} x \end{equation} where $\pi_{\mathrm{ref}}$ is the frozen reference model.",
+     r"\pi_{\mathrm{ref}}", "frozen model", "frozen"),
+    (r"\begin{equation} y = x + \epsilon \end{equation} where $\epsilon$ is Gaussian noise.", r"\epsilon", "random sample", "Gaussian noise"),
+    (r"\begin{equation} y = 2 x \end{equation} where $x$ is the input image.", "x", "input data", "input"),
+    (r"\begin{equation} y = 2 x \end{equation}", "y", "defined here", "left-hand side of (1)"),
+])
+def test_roles_come_with_the_words_that_decided_them(body, latex, role, cue):
+    s = sym(reading_of(body), latex)
+    assert (s.role, s.role_cue) == (role, cue)
+
+
+@pytest.mark.parametrize("body, kind", [
+    (r"\begin{equation} y = W x \end{equation}", "computation"),
+    (r"\begin{equation} f(x) := x^2 \end{equation}", "definition"),
+    (r"\begin{equation} \theta \leftarrow \theta - \eta g \end{equation}", "update rule"),
+    (r"The loss is \begin{equation} \mathcal{L} = -\log p \end{equation}", "objective"),
+    (r"\begin{equation} \|x\| \le 1 \end{equation}", "constraint"),
+    (r"This gives the upper bound \begin{equation} R \le C / \sqrt{n} \end{equation}", "bound"),
+    (r"\begin{equation} L \approx A N^{-\alpha} \end{equation} is an empirical fit.", "empirical fit"),
+    (r"\begin{equation} \mu \approx \frac{1}{N}\sum_{i=1}^{N} x_i \end{equation}", "estimator"),
+])
+def test_kinds(body, kind):
+    assert reading_of(body).kind == kind
+
+
+def test_undefined_symbols_are_listed_not_guessed():
+    eq = reading_of(r"\begin{equation} y = \sigma(W x + b) \end{equation} where $W$ is a weight matrix.")
+    assert set(eq.undefined) == {"x", "b"}
+    assert sym(eq, "W").definition is not None
+    # sigma applied to an argument is standard notation: conventional, never "defined".
+    sigma = sym(eq, r"\sigma")
+    assert sigma.definition is None and "sigmoid" in sigma.conventional
+
+
+def test_bound_indices_are_not_undefined_and_reductions_say_what_they_run_over():
+    eq = reading_of(r"\begin{equation} y_i = \sum_{j=1}^{d} W_{ij} x_j \end{equation} where $W$ is a matrix, "
+                    r"$x$ is a vector and $d$ is the width.")
+    assert eq.undefined == ("i",)  # a free index the text never introduces; the bound j is never undefined
+    assert [(r.op, r.over, r.lower, r.upper) for r in eq.reductions] == [("sum", ("j",), "1", "d")]
+    assert sym(eq, "x").shape == ("?",)
+    expectation = reading_of(r"\begin{equation} L = -\mathbb{E}_{(x, y_w, y_l) \sim \mathcal{D}}[\log p] \end{equation}")
+    (red,) = expectation.reductions
+    assert (red.op, red.over, red.distribution) == ("E", ("x", "y_{w}", "y_{l}"), r"\mathcal{D}")
+
+
+def test_link_definitions_on_a_bare_paragraph():
+    links = link_definitions(r"where $s_{i,t}$ is the token-to-expert affinity; $\mathbf{e}_i$ is the centroid "
+                             r"vector of the $i$-th routed expert; and $K_r$ denotes the number of activated experts.")
+    assert [(k, p) for k, p, _ in links] == [("s", "where"), (r"\mathbf{e}", "where"), ("K_{r}", "where")]
+
+
+def test_read_example_paper_cli(capsys):
+    assert main(["read", str(EXAMPLE), "--eq", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "papermath.read/1"
+    (eq,) = data["equations"]
+    assert (eq["id"], eq["number"], eq["section"], eq["kind"]) == ("eq:2", "2", "3", "computation")
+    symbols = {s["latex"]: s for s in eq["symbols"]}
+    assert symbols["s_{i,t}"]["definition"]["quote"] == "where $s_{i,t}$ is the token-to-expert affinity"
+    assert symbols[r"\mathbf{e}_{i}"]["definition"]["quote"] == r"$\mathbf{e}_i$ is the centroid vector of the $i$-th expert"
+    assert symbols[r"\mathbf{u}_{t}"]["shape"] == ["d"]
+    assert symbols[r"\mathbf{u}_{t}"]["definition"]["line"] == 36
+    assert eq["undefined"] == []
+
+
+def test_read_unknown_equation_is_a_clean_error(capsys):
+    assert main(["read", str(EXAMPLE), "--eq", "99"]) == 2
+    assert "no equation '99'" in capsys.readouterr().err
+
+
+def test_read_markdown_layout(capsys):
+    assert main(["read", str(EXAMPLE), "--eq", "1", "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    assert "| symbol | shape or type | meaning | role | quote |" in out
+    assert "### Undefined — not defined in the paper; do not guess" in out
+
+
+# --- real papers -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def deepseek():
+    doc = load_document(str(corpus_paper("deepseek-v3-2412.19437")))
+    reading = read_document(doc)
+    return {e.number: e for e in reading.equations if e.number}
+
+
+def test_deepseek_15(deepseek):
+    eq = deepseek["15"]
+    assert sym(eq, "s_{i,t}").definition.quote == "$s_{i,t}$ is the token-to-expert affinity"
+    e = sym(eq, r"\mathbf{e}_{i}")
+    assert e.definition.quote == r"$\mathbf{e}_{i}$ is the centroid vector of the $i$-th routed expert"
+    assert (e.definition.section, e.definition.file, e.definition.line) == ("2.1.2", "main.tex", 354)
+    u = sym(eq, r"\mathbf{u}_{t}")
+    assert u.definition.quote.startswith(r"Let $\mathbf{u}_{t}$ denote the FFN input of the $t$-th token")
+    assert u.role == "input data"
+    assert eq.kind == "computation"
+    assert eq.undefined == ()
+
+
+def test_deepseek_16_17_1_13(deepseek):
+    b = sym(deepseek["16"], "b_{i}")
+    assert "we introduce a bias term $b_i$ for each expert" in b.definition.quote
+    alpha = sym(deepseek["17"], r"\alpha")
+    assert (alpha.role, alpha.role_cue) == ("fixed setting", "balance factor")
+    assert "the balance factor $\\alpha$ is a hyper-parameter" in alpha.definition.quote
+    assert deepseek["17"].kind == "objective"
+    w = sym(deepseek["1"], "W^{DKV}")
+    assert w.shape == ("d_{c}", "d") and w.role == "trained weight"
+    assert sym(deepseek["1"], r"\mathbf{c}^{KV}_{t}").shape == ("d_{c}",)
+    (red,) = deepseek["13"].reductions
+    assert (red.op, red.over, red.lower, red.upper) == ("sum", ("j",), "1", "N_{r}")
+
+
+def test_attention_equation_1():
+    doc = load_document(str(corpus_paper("attention-1706.03762")))
+    eq = read_document(doc, ["1"]).equations[0]
+    assert eq.kind == "computation"
+    for latex in ("Q", "K", "V", "d_{k}"):
+        s = sym(eq, latex)
+        assert s.definition is not None and s.definition.section == "3.2.1", latex
+    assert sym(eq, "Q").definition.quote.endswith("packed together into a matrix $Q$.")
+    assert sym(eq, "d_{k}").shape == ()
+
+
+@pytest.mark.parametrize("paper, number, expect", [
+    # (paper, equation, {symbol: (role, shape) or "undefined"}) — checked by hand against the papers.
+    ("DyT", "2", {r"\alpha": ("trained weight", ()), r"\mathbf{\gamma}": ("trained weight", ("C",)),
+                  r"\mathbf{x}": ("input data", ("B", "T", "C"))}),
+    ("DyT", "1", {r"\epsilon": ("fixed setting", None), r"\mathbf{\sigma}": ("input data", None)}),
+    ("Diff-Transformer", "2", {r"\lambda_{\text{init}}": ("fixed setting", ()),
+                               r"\mathbf{\lambda}_{q_{1}}": ("trained weight", ("d",))}),
+    ("Diff-Transformer", "1", {"X": ("input data", ("N", r"{d}_{\text{model}}")),
+                               "W^{Q}": ("trained weight", (r"{d}_{\text{model}}", "2 d"))}),
+    ("minp", "2", {r"\mathcal{V}": ("unknown", None)}),
+    ("minp", "eq:u1", {r"\beta": "undefined", r"\sigma": ("unknown", None), "S": ("defined here", None)}),
+    ("attention-1706.03762", "2", {"W_{1}": "undefined", "b_{1}": "undefined"}),
+])
+def test_more_corpus_papers(paper, number, expect):
+    doc = load_document(str(corpus_paper(paper)))
+    eq = read_document(doc, [number]).equations[0]
+    for latex, want in expect.items():
+        if want == "undefined":
+            assert latex in eq.undefined, (latex, eq.undefined)
+        else:
+            s = sym(eq, latex)
+            assert (s.role, s.shape) == want, (latex, s.role, s.shape, s.definition)
