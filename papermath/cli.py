@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("papermath.commands.compare", "compare two 'mean ± spread' results: intervals and verdict"),
     "passk": ("papermath.commands.passk", "pass@k with the unbiased, numerically stable estimator"),
     "greek": ("papermath.commands.greek", "the Greek-letter reference: name, LaTeX, Unicode, ML meanings"),
+    "explain": ("papermath.commands.explain", "read a formula in words, inside out, with code and notation warnings"),
     "html": ("papermath.commands.html", "write the paper as an HTML reader with hover definitions (offline)"),
     "serve": ("papermath.commands.serve", "serve the HTML reader on 127.0.0.1 and print its URL"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),

@@ -1,0 +1,106 @@
+"""`papermath explain`: read one formula in words, inside out, with a code analog per operator."""
+from __future__ import annotations
+
+import argparse
+import shutil
+import textwrap
+
+from ..analysis.explain import Explanation, explain
+
+HELP = "read a formula in words, inside out, with a code analog per operator and notation warnings"
+DESCRIPTION = """\
+Read a LaTeX formula (math mode, no $ signs) the way the guides teach: from the inside out, one line per
+operator or sub-expression, each with a NumPy/PyTorch analog. [n] stands for the result of step n.
+Readings come from papermath's notation dictionary (the same data `read` uses for conventional meanings):
+they are the usual meanings in ML papers, never a paper's own definition — quote the paper for that.
+
+It warns where notation has several meanings: σ (sigmoid or standard deviation), a parenthesised
+superscript (a label, not a power), x_{1:T} (includes T, unlike a Python slice), ‖ in KL vs | in a
+conditional vs ‖x‖, p(·|x) (a whole distribution), ∝ (a constant left out), := (a definition), the scope
+of a sum's index, (a, b) as an interval or a pair, and more.
+
+With --eq, the argument is a paper (directory, .tex/.md file, archive or arXiv id) and the display
+equation with that number is explained (the MCP server's `explain` tool calls it this way).
+
+examples:
+  papermath explain '\\mathbb{E}_{x\\sim p}[f(x)]'
+  papermath explain examples/attention-note --eq 1
+  papermath explain 'y_i=\\sum_{j=1}^{d}W_{ij}x_j'
+  papermath explain --json 'D_{\\mathrm{KL}}(p\\Vert q)'
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("latex", metavar="LATEX", help="the formula, in LaTeX math mode (with --eq: a paper SOURCE)")
+    parser.add_argument("--eq", action="append", metavar="N",
+                        help="explain the paper's equation N (number as printed, or id eq:15); repeatable")
+    parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    parser.add_argument("--width", type=int, default=None,
+                        help="wrap lines at this many columns (default: the terminal's width, at most 120)")
+    parser.add_argument("--function", action="append", default=[], metavar="NAME",
+                        help="a name the paper declares as a function (repeatable)")
+
+
+def render_explanation(explanation: Explanation, width: int = 100) -> str:
+    """The explanation as terminal text: steps inside out, then symbols, then warnings."""
+    width = max(width, 40)
+
+    def wrapped(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
+                             break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+    lines = wrapped(explanation.latex, "formula  ", " " * 9)
+    lines += wrapped(explanation.summary, "aloud    ", " " * 9)
+    lines += ["", "inside out ([n] is the result of step n):"]
+    mark_width = len(str(len(explanation.steps))) + 2
+    for number, step in enumerate(explanation.steps, start=1):
+        mark = f"[{number}]".rjust(mark_width)
+        indent = " " * (mark_width + 3)
+        lines += wrapped(step.text, f"  {mark} ", indent)
+        lines += wrapped(f"{step.reading}: `{step.code}`", indent, indent + "  ")
+        for reading in step.also:
+            lines += wrapped(f"also: {reading}", indent, indent + "  ")
+    if explanation.symbols:
+        lines += ["", "symbols (usual meanings in ML papers; the paper's own definition wins):"]
+        name_width = min(max(len(note.text) for note in explanation.symbols), 12)
+        for note in explanation.symbols:
+            lines += wrapped(note.meaning, f"  {note.text:<{name_width}}  ", " " * (name_width + 4))
+    if explanation.warnings:
+        lines += ["", "warnings:"]
+        for warning in explanation.warnings:
+            lines += wrapped(f"{warning.where}: {warning.message} [{warning.notation}]", "  ! ", "    ")
+    if explanation.parse_warnings:
+        lines += ["", "parser:"] + [f"  {w}" for w in explanation.parse_warnings]
+    return "\n".join(lines)
+
+
+def _paper_equations(source: str, keys: list[str]) -> list[tuple[str, str | None, str]]:
+    """(id, printed number, LaTeX) of the asked-for display equations of a paper."""
+    from ..analysis.read import read_document
+    from ..latex import load_document
+
+    reading = read_document(load_document(source), keys)
+    return [(e.id, e.number, e.latex) for e in reading.equations]
+
+
+def run(args: argparse.Namespace) -> int:
+    functions = frozenset(args.function)
+    width = args.width or min(shutil.get_terminal_size((100, 24)).columns, 120)
+    if args.eq:
+        equations = _paper_equations(args.latex, args.eq)
+        results = [(eq_id, number, explain(latex, functions=functions)) for eq_id, number, latex in equations]
+        if args.json:
+            from ..render.jsonout import dumps
+            print(dumps({"source": args.latex, "equations": [
+                {"id": eq_id, "number": number, "explanation": result} for eq_id, number, result in results]}))
+        else:
+            print("\n\n".join(f"{eq_id} ({number or 'unnumbered'})\n{render_explanation(result, width)}"
+                              for eq_id, number, result in results))
+        return 0
+    result = explain(args.latex, functions=functions)
+    if args.json:
+        from ..render.jsonout import dumps
+        print(dumps(result))
+        return 0
+    print(render_explanation(result, width))
+    return 0
