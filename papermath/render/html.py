@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..analysis.reading import EquationReading, PaperReading, SymbolReading
+from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
 from ..latex.document import Document, Equation, Paragraph, Section
 from .jsonout import to_jsonable
 
@@ -493,7 +493,7 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
     for red in reading.reductions:
         limits = " … ".join(x for x in (red.lower, red.upper) if x)
         extra = "; ".join(x for x in (red.condition, red.distribution and f"sampled from {red.distribution}") if x)
-        red_rows.append(f"<tr><td>{math_html(red.latex, None)}</td><td>{esc(red.op)}</td>"
+        red_rows.append(f"<tr><td>{math_html(reduction_head(red), None)}</td><td>{esc(red.op)}</td>"
                         f"<td>{esc(', '.join(red.over)) or '—'}</td><td>{esc(limits) or '—'}</td>"
                         f"<td>{esc(extra) or '—'}</td></tr>")
     reductions = ('<table class="pm-table"><thead><tr><th>reduction</th><th>op</th><th>runs over</th>'
@@ -518,6 +518,29 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
         parts.append(_part_html(part, value))
     return (f'<details class="pm-panel" data-eq="{esc(reading.id)}"><summary>{summary}</summary>'
             + "".join(parts) + "</details>")
+
+
+_REDUCTION_OPS = {"sum": "\\sum", "prod": "\\prod", "max": "\\max", "min": "\\min", "argmax": "\\arg\\max",
+                  "argmin": "\\arg\\min", "E": "\\mathbb{E}", "int": "\\int", "lim": "\\lim", "sup": "\\sup",
+                  "inf": "\\inf", "softmax": "\\operatorname{softmax}", "mean": "\\operatorname{mean}"}
+
+
+def reduction_head(red: ReductionReading) -> str:
+    """The operator with what it runs over (`\\sum_{j=1}^{N_r}`), for the panel: the whole reduction can be
+    long, and the reading may have shortened it."""
+    op = _REDUCTION_OPS.get(red.op, "\\operatorname{%s}" % re.sub(r"[^A-Za-z]", "", red.op or "op"))
+    if red.distribution:
+        under = ", ".join(red.over) + " \\sim " + red.distribution if red.over else red.distribution
+    elif red.lower is not None:
+        under = (", ".join(red.over) + " = " if red.over else "") + red.lower
+    elif red.condition:
+        under = red.condition
+    else:
+        under = ", ".join(red.over)
+    head = op + ("_{" + under + "}" if under else "")
+    if red.upper is not None:
+        head += "^{" + red.upper + "}"
+    return head if _balanced(head) else op
 
 
 def _part_html(part: str, value: Any) -> str:

@@ -1,0 +1,298 @@
+"""The HTML reader as a string: KaTeX preprocessing, symbol tagging, escaping, anchors, CSP, assets, commands."""
+from __future__ import annotations
+
+import contextlib
+import html as htmllib
+import io
+import json
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE
+from papermath.analysis.reading import (Definition, EquationReading, PaperReading, ReductionReading,
+                                        SymbolReading)
+from papermath.cli import main
+from papermath.latex import document_from_string
+from papermath.render.html import (CSP, Panel, katex_source, lookup_for, norm_symbol, render_page,
+                                   wrap_symbols, write_site)
+
+XSS = "<script>alert(1)</script>"
+
+PAPER = r"""\documentclass{article}
+\title{A <script>alert(1)</script> Note}
+\begin{document}
+\maketitle
+\section{Method}
+Let $x \in \mathbb{R}^{d}$ denote the input and $W$ the weight matrix. It costs \$5 or \$6.
+\begin{equation}\label{eq:lin}
+y_{i} = W x + b + \text{<script>alert(1)</script>}
+\end{equation}
+where $y_{i}$ is the output. See \eqref{eq:lin} \& <b>bold</b>.
+\end{document}
+"""
+
+
+def _definition(quote: str, line: int, paragraph: str) -> Definition:
+    return Definition(quote, "1", "main.tex", line, "where", paragraph)
+
+
+def _symbol(latex, symbol, role, definition=None, shape=None, conventional=None, kind="symbol"):
+    return SymbolReading(f"eq:1/sym:{latex}", latex, symbol, (), kind, role, None, shape, None, conventional,
+                         definition)
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return document_from_string(PAPER, "main.tex")
+
+
+@pytest.fixture(scope="module")
+def reading(doc):
+    """A hand-made reading (the contract), independent of how `read` decides things."""
+    eq = doc.equation("1")
+    symbols = (
+        _symbol("y_{i}", "y", "defined here", _definition("where $y_{i}$ is the output.", 10, "p:2")),
+        _symbol("W", "W", "trained weight", shape=("d", "d")),
+        _symbol("x", "x", "input data",
+                _definition("Let $x \\in \\mathbb{R}^{d}$ denote the input and $W$ the weight matrix.", 6, "p:1"),
+                shape=("d",)),
+        _symbol("b", "b", "unknown", conventional="a bias vector"),
+    )
+    equation = EquationReading("eq:1", "1", "1", eq.latex, "computation", "=", symbols,
+                               (ReductionReading("sum", ("j",), "1", "n", None, None, "\\sum_{j=1}^{n}"),),
+                               ("W",), (), ("y_{i}",), None, None, "main.tex", 8)
+    return PaperReading(doc.paper, (equation,), ())
+
+
+@pytest.fixture(scope="module")
+def page(doc, reading):
+    panels = {"eq:1": Panel({"code": {"numpy": "y = W @ x  # <shape (d,)>"}, "shapes": [{"symbol": "x", "shape": ["d"]}],
+                             "numbers": "not available in this version of papermath (evaluate)"})}
+    return render_page(doc, reading, panels)
+
+
+# ------------------------------------------------------------------------------------------------ KaTeX input
+
+@pytest.mark.parametrize("latex, env, expected", [
+    (r"a = b \label{eq:x}", "equation", "a = b"),
+    (r"a = b \nonumber", "align", "a = b"),
+    (r"a \tag{3a} = b", "equation", "a  = b"),
+    (r"x \in \mathds{R}^{d}", "equation", r"x \in \mathbb{R}^{d}"),
+    (r"\ensuremath{x}", "equation", "{x}"),
+    (r"a \vspace{2mm} b", "equation", "a  b"),
+    (r"\bm{x}", "equation", r"\boldsymbol{x}"),
+    (r"s_{i,t} & = \sigma(u)", "align", r"\begin{aligned}s_{i,t} & = \sigma(u)\end{aligned}"),
+    (r"a = b \\ c = d", "equation", r"\begin{aligned}a = b \\ c = d\end{aligned}"),
+    (r"a + b \\ + c", "multline", r"\begin{gathered}a + b \\ + c\end{gathered}"),
+    (r"A = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", "equation",
+     r"A = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}"),
+    (r"f(x) = \begin{cases} 1 & x > 0 \\ 0 & \text{else} \end{cases}", "equation",
+     r"f(x) = \begin{cases} 1 & x > 0 \\ 0 & \text{else} \end{cases}"),
+])
+def test_katex_source(latex, env, expected):
+    assert katex_source(latex, env) == expected
+
+
+@pytest.mark.parametrize("a, b", [("s_{i,t}", "s_{i, t}"), ("x_{i}", "x_i"), ("W^{O}", "W^O"),
+                                  ("{\\mathbf{u}}", "\\mathbf{u}")])
+def test_norm_symbol_equates_spellings(a, b):
+    assert norm_symbol(a) == norm_symbol(b)
+
+
+def test_wrap_symbols_tags_each_symbol_with_its_reading_index():
+    syms = [SymbolReading("eq:15/sym:s_{i,t}", "s_{i,t}", "s", ("i", "t"), "symbol", "defined here", None, None,
+                          None, None, None),
+            SymbolReading("eq:15/sym:\\mathbf{u}_{t}", "\\mathbf{u}_{t}", "\\mathbf{u}", ("t",), "symbol",
+                          "input data", None, None, None, None, None),
+            SymbolReading("eq:15/sym:\\mathbf{e}_{i}", "\\mathbf{e}_{i}", "\\mathbf{e}", ("i",), "symbol",
+                          "trained weight", None, None, None, None, None)]
+    lookup = lookup_for(zip(syms, (7, 8, 9)))
+    latex = r"s_{i,t} = \operatorname{Sigmoid} \left( {\mathbf{u}_{t}}^{T} \mathbf{e}_{i} \right),"
+    wrapped, used = wrap_symbols(latex, lookup)
+    assert wrapped == (r"\htmlData{pm=7}{s_{i,t}} = \operatorname{Sigmoid} \left( "
+                       r"{\htmlData{pm=8}{\mathbf{u}_{t}}}^{T} \htmlData{pm=9}{\mathbf{e}_{i}} \right),")
+    assert used == [7, 8, 9]
+    # x_j is the same x as x_i: matched by the symbol without its indices.
+    wrapped, used = wrap_symbols(r"s_{j,t} + 1", lookup)
+    assert wrapped == r"\htmlData{pm=7}{s_{j,t}} + 1" and used == [7]
+
+
+def test_wrap_symbols_leaves_text_and_unknown_symbols_alone():
+    lookup = lookup_for([(SymbolReading("eq:1/sym:x", "x", "x", (), "symbol", "input data", None, None, None,
+                                        None, None), 0)])
+    assert wrap_symbols(r"z + \text{x is here}", lookup) == (r"z + \text{x is here}", [])
+
+
+# ------------------------------------------------------------------------------------------------ the page
+
+def test_page_has_strict_csp_and_only_bundled_scripts(page):
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert meta is not None
+    policy = htmllib.unescape(meta.group(1))
+    assert policy == CSP
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["script-src"] == "'self'"
+    assert directives["connect-src"] == "'none'"
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    scripts = re.findall(r"<script\b([^>]*)>", page)
+    assert scripts == [' type="application/json" id="pm-data"', ' src="assets/katex/katex.min.js"',
+                       ' src="assets/reader.js"']
+    # Nothing is loaded from the network: every src/href is a fragment or a bundled file.
+    refs = re.findall(r'\b(?:src|href)="([^"]*)"', page)
+    assert refs and all(r.startswith("#") or r.startswith("assets/") for r in refs), refs
+    assert "http://" not in page and "https://" not in page
+
+
+def test_paper_content_is_escaped(page):
+    assert XSS not in page
+    assert "<b>bold</b>" not in page
+    # The title, as text.
+    assert "<title>A &lt;script&gt;alert(1)&lt;/script&gt; Note — papermath reader</title>" in page
+    assert '<h1 class="pm-title">A &lt;script&gt;alert(1)&lt;/script&gt; Note</h1>' in page
+    # The equation's \text{}, as escaped source in the element and in its KaTeX input attribute.
+    assert r"\text{&lt;script&gt;alert(1)&lt;/script&gt;}" in page
+    assert "&amp; &lt;b&gt;bold&lt;/b&gt;" in page
+    # The JSON block cannot close its <script> element.
+    block = re.search(r'<script type="application/json" id="pm-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in block and ">" not in block
+    data = json.loads(block)
+    assert any("$" in s["definition"]["quote"] for s in data["symbols"] if s["definition"])
+
+
+def test_anchors_use_stable_ids(page):
+    assert '<div class="pm-equation" id="eq:1"' in page
+    assert 'href="#eq:1"' in page
+    assert '<h2 class="pm-section" id="sec:1"><span class="pm-secnum">1</span> Method' in page
+    assert '<p class="pm-p pm-text" id="p:1"' in page
+    assert '<span class="pm-eqnum">(1)</span>' in page
+    # \eqref is a link to the equation's anchor, with the printed number.
+    assert '<a class="pm-ref" href="#eq:1">(1)</a>' in page
+    # The symbol table row carries the symbol's stable id.
+    assert 'id="eq:1/sym:y_{i}"' in page
+
+
+def test_symbols_are_tagged_in_display_and_prose(page):
+    data = json.loads(re.search(r'id="pm-data">(.*?)</script>', page, re.S).group(1))
+    index = {s["id"]: i for i, s in enumerate(data["symbols"])}
+    display = re.search(r'<div class="pm-equation" id="eq:1".*?data-tex="([^"]*)"', page, re.S).group(1)
+    tex = htmllib.unescape(display)
+    assert "\\htmlData{pm=%d}{y_{i}}" % index["eq:1/sym:y_{i}"] in tex
+    assert "\\htmlData{pm=%d}{W}" % index["eq:1/sym:W"] in tex
+    assert "\\htmlData{pm=%d}{x}" % index["eq:1/sym:x"] in tex
+    # Prose: `$W$` in paragraph p:1 points at the same reading.
+    p1 = re.search(r'<p class="pm-p pm-text" id="p:1".*?</p>', page, re.S).group(0)
+    assert 'data-tex="\\htmlData{pm=%d}{W}"' % index["eq:1/sym:W"] in p1
+    # Escaped dollars are money, not math.
+    assert "It costs $5 or $6." in p1
+    entry = data["symbols"][index["eq:1/sym:x"]]
+    assert entry["definition"]["paragraph"] == "p:1" and entry["equation_number"] == "1"
+    assert entry["quote_parts"][0] == ["text", "Let "]
+    assert entry["quote_parts"][1] == ["math", "x \\in \\mathbb{R}^{d}"]
+
+
+def test_panel_lists_kind_symbols_reductions_and_parts(page):
+    panel = re.search(r'<details class="pm-panel" data-eq="eq:1">.*?</details>', page, re.S).group(0)
+    assert '<span class="pm-kind">computation</span> · 4 symbols · <span class="pm-undef-count">1 undefined' \
+           in panel
+    assert "<td>trained weight</td><td>d × d</td>" in panel
+    assert "not defined in the paper — do not guess" in panel          # W
+    assert "conventional meaning (not a definition): a bias vector" in panel  # b
+    assert "<td>sum</td><td>j</td><td>1 … n</td>" in panel
+    assert '<button type="button" class="pm-copy">Copy</button>' in panel
+    assert "y = W @ x  # &lt;shape (d,)&gt;" in panel
+    assert "<th>symbol</th><th>shape</th>" in panel and "<td>x</td><td>d</td>" in panel
+    assert "not available in this version of papermath (evaluate)" in panel
+
+
+def test_glossary_lists_every_symbol_once(page):
+    glossary = re.search(r'<section id="glossary".*?</section>', page, re.S).group(0)
+    assert glossary.count("<tr") == 1 + 4
+    assert 'data-search="x Let $x \\in \\mathbb{R}^{d}$ denote the input' in glossary
+
+
+def test_page_without_reading_still_shows_text_and_math(doc):
+    page = render_page(doc, None)
+    assert '<div class="pm-equation" id="eq:1"' in page
+    assert "reading not available" in page
+    assert "data-tex=" not in page and "data-plain=" in page
+
+
+def test_write_site_bundles_katex_and_fonts(tmp_path, doc, reading):
+    index = write_site(doc, tmp_path / "out", reading)
+    assets = tmp_path / "out" / "assets"
+    assert index == tmp_path / "out" / "index.html"
+    for name in ("katex/katex.min.js", "katex/katex.min.css", "katex/LICENSE", "reader.js", "reader.css"):
+        assert (assets / name).is_file(), name
+    fonts = sorted(p.name for p in (assets / "katex" / "fonts").iterdir())
+    assert "KaTeX_Main-Regular.woff2" in fonts and all(f.endswith(".woff2") for f in fonts)
+    css = (assets / "katex" / "katex.min.css").read_text()
+    for url in re.findall(r"url\(([^)]*)\)", css):
+        assert (assets / "katex" / url).is_file(), url
+    assert "MIT" in (assets / "katex" / "LICENSE").read_text()
+    for ref in re.findall(r'(?:src|href)="(assets/[^"]*)"', index.read_text()):
+        assert (tmp_path / "out" / ref).is_file(), ref
+
+
+# ------------------------------------------------------------------------------------------------ commands
+
+def test_html_command_on_the_example_paper(tmp_path):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["html", str(EXAMPLE), "-o", str(tmp_path / "site")]) == 0
+    text = out.getvalue()
+    assert f"wrote {tmp_path / 'site' / 'index.html'}" in text
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "<h1 class=\"pm-title\">A Small Note on Attention and Routing</h1>" in page
+    assert '<div class="pm-equation" id="eq:1"' in page
+    data = json.loads(re.search(r'id="pm-data">(.*?)</script>', page, re.S).group(1))
+    ids = {s["id"] for s in data["symbols"]}
+    assert "eq:1/sym:Q" in ids
+
+
+def test_html_command_reports_a_missing_source(tmp_path, capsys):
+    assert main(["html", str(tmp_path / "nope"), "-o", str(tmp_path / "site")]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+def test_serve_binds_loopback_only_and_sends_csp(tmp_path, doc, reading):
+    from papermath.commands.serve import make_server
+    write_site(doc, tmp_path, reading)
+    server = make_server(str(tmp_path), 0)
+    host, port = server.server_address[:2]
+    assert host == "127.0.0.1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=10) as response:
+            body = response.read().decode()
+            assert response.headers["Content-Security-Policy"] == CSP
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert '<div class="pm-equation" id="eq:1"' in body
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/assets/katex/katex.min.js", timeout=10) as response:
+            assert response.read(20).startswith(b"!function")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_reports_a_port_in_use(tmp_path):
+    from papermath.commands.serve import make_server
+    from papermath.errors import UsageError
+    first = make_server(str(tmp_path), 0)
+    try:
+        with pytest.raises(UsageError, match=r"cannot listen on 127\.0\.0\.1:\d+"):
+            make_server(str(tmp_path), first.server_address[1])
+    finally:
+        first.server_close()
+
+
+def test_assets_are_package_data():
+    from papermath.render.html import ASSET_FILES, asset_dir
+    for name in ASSET_FILES:
+        assert (asset_dir() / name).is_file(), name
+    assert Path(asset_dir(), "katex", "fonts").is_dir()
