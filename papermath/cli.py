@@ -24,6 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("papermath.commands.explain", "read a formula in words, inside out, with code and notation warnings"),
     "html": ("papermath.commands.html", "write the paper as an HTML reader with hover definitions (offline)"),
     "serve": ("papermath.commands.serve", "serve the HTML reader on 127.0.0.1 and print its URL"),
+    "shapes": ("papermath.commands.shapes", "shapes first: symbolic shapes through an equation, mismatches reported"),
+    "numbers": ("papermath.commands.numbers", "plug in small numbers: evaluate step by step, push to the extremes"),
+    "code": ("papermath.commands.code", "code it: NumPy/PyTorch function with shape comments and its pytest file"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),
 }
 

@@ -550,6 +550,8 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
             for arg in target.args:
                 infer.shape(arg)
             infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
+        elif isinstance(target, A.Concat) and any(isinstance(i, A.Ellipsis_) for i in target.items):
+            infer.steps.append(ShapeStep(to_latex(target), computed, "the same vector, split into parts"))
         else:
             shapes[0] = infer.shape(target)
     else:

@@ -1,0 +1,126 @@
+"""`papermath numbers`: plug in small numbers and compute inside out, then push to the extremes (guide 000)."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from .shapes import add_source_arguments, load_target
+
+HELP = "plug in small numbers: evaluate an equation step by step, inside out, with --extreme scaling"
+DESCRIPTION = """\
+Evaluate one equation on small numbers, one operation per line, inside out, as guide 000 lays it out.
+--set names a symbol as the paper writes it (W^{UK}=…, \\hat{y}=[1,2], epsilon=0 or \\epsilon=0, n=3 for a
+dimension); values are numbers or nested lists (inf and log(3) allowed), never code. Symbols you do not set
+get small structured values that fit their shapes (dimensions 2–3), shown first. A dimension or range bound
+you do not set is inferred from the values that are, and the output says so.
+--extreme re-runs with an input scaled by 10 and by 0.1 (the first input, or --scale SYMBOL) and says what
+changed: a softmax saturating to a hard selection, a sigmoid saturating, an overflow.
+
+examples:
+  papermath numbers --latex '\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V' --set 'Q=[[1,0]]' \\
+      --set 'K=[[1,0],[0,1],[1,1]]' --set 'V=[[10,0],[0,10],[5,5]]' --extreme
+  papermath numbers --latex '\\log\\sum_i e^{z_i}' --set 'z=[1000,1001]'
+  papermath numbers paper/ --eq 1
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_source_arguments(parser)
+    parser.add_argument("--set", action="append", default=[], metavar="SYMBOL=VALUE",
+                        help="a value, e.g. 'Q=[[1,0]]', 'epsilon=0', 'n=3' (repeatable)")
+    parser.add_argument("--extreme", action="store_true", help="re-run with an input scaled by 10 and by 0.1")
+    parser.add_argument("--scale", action="append", default=[], metavar="SYMBOL",
+                        help="the input(s) --extreme scales (default: the first input)")
+
+
+def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Values from --set and shapes (text, --shape, and guide 000's conventional attention shapes)."""
+    from ..analysis.shapes import CONVENTIONAL_SHAPES
+    from ..evaluate import parse_assignment
+    from ..math import ast as A
+    from ..math import parse
+    from ..evaluate import symbol_key
+
+    values = {}
+    for text in args.set:
+        assignment = parse_assignment(text)
+        values[assignment.key] = assignment.value
+    declared = dict(target.declared)
+    keys = {symbol_key(n) for n in A.walk(parse(target.latex, functions=target.functions).tree)
+            if isinstance(n, A.Symbol)}
+    if {"Q", "K", "V"} <= keys and not any(k in declared for k in ("Q", "K", "V")):
+        declared.update(CONVENTIONAL_SHAPES)
+    return values, declared
+
+
+def evaluation_json(ev: Any) -> dict:
+    def value(v: Any) -> Any:
+        array = np.asarray(v, dtype=float)
+        return [value(x) for x in array] if array.ndim else (None if not np.isfinite(array) else float(array))
+
+    return {
+        "latex": ev.latex,
+        "result_latex": ev.result_latex,
+        "value": value(ev.value),
+        "inputs": [{"key": i.key, "name": i.name, "value": value(i.value), "source": i.source, "note": i.note}
+                   for i in ev.inputs],
+        "steps": [{"latex": s.latex, "value": value(s.value), "note": s.note, "op": s.op} for s in ev.steps],
+        "notes": list(ev.notes),
+        "checks": list(ev.checks),
+    }
+
+
+def print_evaluation(ev: Any, width: int = 44) -> None:
+    from ..evaluate import fmt
+
+    print("values")
+    for item in ev.inputs:
+        how = {"set": "set", "chosen": "chosen", "dimension": item.note or "dimension"}.get(item.source, item.source)
+        print(f"  {item.key} = {fmt(item.value)}    ({how})")
+    print()
+    print("steps, inside out")
+    for step in ev.steps:
+        latex = step.latex if len(step.latex) <= width else step.latex[:width - 1] + "…"
+        print(f"  {latex:<{width}} = {fmt(step.value):<24} {step.note}")
+    print()
+    print(f"result: {ev.result_latex} = {fmt(ev.value)}")
+    for check in ev.checks:
+        print(f"check: {check}")
+    for note in ev.notes:
+        print(f"note: {note}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluate import EvaluationError, evaluate, extremes, fmt
+
+    target = load_target(args)
+    values, declared = evaluation_inputs(args, target)
+    try:
+        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
+    except EvaluationError as error:
+        raise UsageError(f"{target.label}: {error.message}") from None
+    runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions) \
+        if args.extreme else []
+    if args.json:
+        out = {"equation": target.label, **evaluation_json(ev)}
+        if args.extreme:
+            out["extremes"] = [{"factor": r.factor, "scaled": list(r.scaled), "changes": list(r.changes),
+                                **evaluation_json(r.evaluation)} for r in runs]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{target.label}   {ev.latex}")
+    print()
+    print_evaluation(ev)
+    for run_ in runs:
+        print()
+        print(f"extreme: {', '.join(run_.scaled) or 'nothing'} × {run_.factor:g}")
+        for step in run_.evaluation.steps:
+            if step.op in ("softmax", "matmul", "result", "sigmoid", "logsigmoid", "E", "sum"):
+                print(f"  {step.latex[:44]:<44} = {fmt(step.value, 4)}")
+        for change in run_.changes:
+            print(f"  changed: {change}")
+    return 0

@@ -1,0 +1,146 @@
+"""`papermath shapes`: write every shape and check that the equation lines up (guide 000, 'shapes first')."""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..errors import MathParseError, UsageError
+
+HELP = "shapes first: propagate symbolic shapes through an equation and report mismatches"
+DESCRIPTION = """\
+Propagate shapes through one equation: each symbol's shape (from the paper's text, or --shape), then each
+operation inside out, as guide 000's table: sub-expression | shape | note. A mismatch is reported naming both
+operands and their shapes, with a hint; an unknown function or an undeclared symbol has an unknown shape,
+said so, never guessed. Exit code 1 when something does not line up.
+
+examples:
+  papermath shapes paper/ --eq 1
+  papermath shapes --latex 'QK' --shape 'Q=n,d_k' --shape 'K=n,d_k'
+  papermath shapes --latex '\\mathrm{DyT}(x) = \\gamma * \\tanh(\\alpha x) + \\beta' \\
+      --shape 'x=B,T,C' --shape '\\gamma=C' --shape '\\beta=C' --shape '\\alpha=scalar'
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The equation a command works on."""
+
+    latex: str
+    """The formula."""
+    label: str
+    """How to name it in output (`eq:1 (1) §2.1.1` or `formula`)."""
+    paper: str
+    """Paper title, or "formula given on the command line"."""
+    version: Optional[str]
+    """arXiv id and version when known."""
+    number: Optional[str]
+    """The paper's equation number."""
+    functions: frozenset[str]
+    """Names the paper declares as operators."""
+    declared: dict[str, tuple[str, ...]]
+    """Shapes: from the text (read), overridden by --shape."""
+    sources: dict[str, str]
+    """Where each shape came from."""
+    notes: tuple[str, ...]
+    """What could not be read."""
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", nargs="?", help="paper: a directory, .tex file, archive or arXiv id")
+    parser.add_argument("--eq", metavar="N", help="the paper's equation number (or id, eq:5)")
+    parser.add_argument("--latex", metavar="FORMULA", help="a formula instead of a paper's equation")
+    parser.add_argument("--shape", action="append", default=[], metavar="SYMBOL=DIMS",
+                        help="a symbol's shape, e.g. 'Q=n,d_k' or 'alpha=scalar' (repeatable; overrides the text)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_source_arguments(parser)
+
+
+def load_target(args: argparse.Namespace) -> Target:
+    from ..analysis.shapes import declared_shapes_for
+    from ..evaluate.values import parse_shape
+
+    overrides = dict(parse_shape(text) for text in args.shape)
+    if args.latex is not None:
+        if args.source is not None or args.eq is not None:
+            raise UsageError("give either SOURCE --eq N or --latex FORMULA, not both")
+        sources = {k: "--shape" for k in overrides}
+        return Target(args.latex, "formula", "formula given on the command line", None, None, frozenset(),
+                      overrides, sources, ())
+    if args.source is None or args.eq is None:
+        raise UsageError("give SOURCE --eq N (a paper's equation) or --latex FORMULA")
+    from ..latex import load_document
+
+    doc = load_document(args.source)
+    wanted = args.eq[3:] if args.eq.startswith("eq:") else args.eq
+    equation = None
+    for eq in doc.equations:
+        if eq.number == wanted or eq.id == args.eq or eq.id == f"eq:{wanted}":
+            equation = eq
+            break
+    if equation is None:
+        numbers = ", ".join(e.number for e in doc.equations if e.number) or "none"
+        raise UsageError(f"{args.source}: no equation {args.eq} (numbered equations: {numbers})")
+    declared, sources, notes = declared_shapes_for(doc, equation)
+    declared.update(overrides)
+    sources.update({k: "--shape" for k in overrides})
+    paper = getattr(doc.paper, "title", None) or str(args.source)
+    version = None
+    if getattr(doc.paper, "arxiv_id", None):
+        version = doc.paper.arxiv_id + (doc.paper.version or "")
+    label = f"{equation.id} ({equation.number})" + (f" §{equation.section}" if equation.section else "")
+    return Target(equation.latex, label, paper, version, equation.number, frozenset(getattr(doc, "operators", {})),
+                  declared, sources, tuple(notes))
+
+
+def report_json(report: Any) -> dict:
+    from ..analysis.shapes import show
+
+    return {
+        "latex": report.latex,
+        "result": list(report.result) if report.result is not None else None,
+        "complete": report.complete,
+        "steps": [{"latex": s.latex, "shape": list(s.shape) if s.shape is not None else None, "shown": show(s.shape),
+                   "note": s.note, "status": s.status} for s in report.steps],
+        "mismatches": [{"latex": m.latex, "left": m.left, "left_shape": list(m.left_shape), "right": m.right,
+                        "right_shape": list(m.right_shape), "message": m.message, "hint": m.hint}
+                       for m in report.mismatches],
+        "unknown": list(report.unknown),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analysis.shapes import infer_shapes, show
+
+    target = load_target(args)
+    try:
+        report = infer_shapes(target.latex, target.declared, sources=target.sources, functions=target.functions)
+    except MathParseError as error:
+        raise UsageError(f"{target.label}: the formula does not parse: {error.message}") from None
+    if args.json:
+        print(json.dumps({"equation": target.label, "notes": list(target.notes), **report_json(report)},
+                         ensure_ascii=False, indent=2))
+        return 1 if report.mismatches else 0
+    print(f"{target.label}   {report.latex}")
+    print()
+    rows = [(s.latex, show(s.shape), s.note) for s in report.steps]
+    width = min(max([len(r[0]) for r in rows] + [14]), 48)
+    shape_width = max([len(r[1]) for r in rows] + [5])
+    print(f"{'sub-expression':<{width}}  {'shape':<{shape_width}}  note")
+    for latex, shape, note in rows:
+        if len(latex) > width:
+            latex = latex[:width - 1] + "…"
+        print(f"{latex:<{width}}  {shape:<{shape_width}}  {note}")
+    print()
+    print(f"result: {show(report.result)}")
+    for mismatch in report.mismatches:
+        print(f"mismatch: {mismatch.message}")
+    for reason in report.unknown:
+        print(f"unknown: {reason}")
+    for note in target.notes:
+        print(f"note: {note}")
+    return 1 if report.mismatches else 0
