@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shapes": ("papermath.commands.shapes", "shapes first: symbolic shapes through an equation, mismatches reported"),
     "numbers": ("papermath.commands.numbers", "plug in small numbers: evaluate step by step, push to the extremes"),
     "code": ("papermath.commands.code", "code it: NumPy/PyTorch function with shape comments and its pytest file"),
+    "check": ("papermath.commands.check", "check a reading against the paper: quotes, symbols, shapes, roles, numbers, claims"),
+    "prompt": ("papermath.commands.prompt", "guide 002's five-step LLM prompt (or guide 004's tasks) filled in for an equation"),
+    "draft": ("papermath.commands.draft", "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"),
+    "exercises": ("papermath.commands.exercises", "practice problems from an equation: plug-in numbers, extremes, shapes"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),
 }
 

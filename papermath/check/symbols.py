@@ -1,0 +1,432 @@
+"""Symbols: each row's quote, guesses, shapes and roles against the paper; coverage of the equation's symbols.
+
+The paper's side of an equation comes from `papermath read` on the LaTeX source (definitions, roles with their
+cue words, shapes from `\\in \\mathbb{R}^{…}`, the undefined list). For a plain-text or PDF paper the symbols come
+from the reading's own formula and only the quotes can be checked against the text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..analysis.cues import ROLE_CUES
+from ..errors import MathParseError
+from .model import EquationEntry, ReadingRow
+from .report import Finding, RowResult
+from .text import PaperText, QuoteMatch, compact
+
+GUIDE_ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample")
+"""Guide 002's five roles: the ones a quote's words can contradict."""
+# Words a reading may use for a role → the role (first match wins).
+ROLE_SYNONYMS: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(p, re.I)) for role, p in (
+    ("defined here", r"defined here|output|left[- ]hand side|result|defined by this"),
+    ("computed", r"computed|intermediate|derived|activation"),
+    ("frozen model", r"frozen|reference model|teacher"),
+    ("fixed setting", r"fixed setting|hyper-?parameter|setting|constant|config"),
+    ("random sample", r"random|sample|noise"),
+    ("trained weight", r"trained|learn|weight|parameter"),
+    ("input data", r"input|data|observ"),
+    ("index", r"^index|loop"),
+    ("function", r"function|operator|notation"),
+    ("unknown", r"unknown|unclear|\?"),
+))
+COMPATIBLE = ({"input data", "random sample"},)
+"""Roles that a quote's words do not separate (data is often sampled)."""
+UNKNOWN_SHAPES = {"", "?", "-", "—", "unknown", "n/a", "not stated", "not given"}
+TYPE_WORDS = {"function", "operator", "set", "distribution", "model", "policy", "notation", "index", "integer set"}
+SCALAR_WORDS = {"scalar", "number", "real", "real number", "integer", "()", "probability", "count"}
+
+
+@dataclass(frozen=True)
+class PaperSymbol:
+    """One symbol of the equation as the paper gives it."""
+
+    latex: str
+    """Written form (`s_{i,t}`)."""
+    id: str
+    """`eq:15/sym:s_{i,t}`."""
+    kind: str
+    """symbol, function, operator or index."""
+    role: str
+    """Role decided by `read` (or "unknown")."""
+    role_cue: str | None
+    """The words that decided it."""
+    shape: tuple[str, ...] | None
+    """Shape from the text, None when the text gives none."""
+    shape_cue: str | None
+    """The text that gave the shape."""
+    definition: str | None
+    """The defining quote `read` found (None: the paper does not define it)."""
+    definition_where: str | None
+    """`§2.1.2, main.tex:349` for that quote."""
+    conventional: str | None
+    """The conventional meaning of standard notation."""
+    lhs: bool
+    """On the left-hand side of this equation."""
+    undefined: bool
+    """Listed by `read` as not defined in the paper."""
+    forms: frozenset[str]
+    """Compact spellings used to match a reading's row (full written form and the bare symbol)."""
+    analysed: bool = True
+    """False when the paper could not be analysed (plain text or PDF): only quotes are checked then."""
+
+
+# --- symbol spellings -----------------------------------------------------------------------------------------
+
+def canonical(latex: str) -> str:
+    """The written form papermath's parser gives a lone symbol (`\\mathbf{c}_{t}^{KV}` → `\\mathbf{c}^{KV}_{t}`)."""
+    from ..analysis.symbols import collect, written_form
+    from ..math import parse
+    text = latex.strip()
+    try:
+        info = collect(parse(text).tree)
+    except (MathParseError, RecursionError, ValueError):
+        return text
+    if len(info.uses) == 1:
+        return written_form(info.uses[0])
+    if not info.uses and info.operators:
+        return {"transpose": "^{\\top}"}.get(info.operators[0], text)
+    return text
+
+
+def _key(latex: str) -> str:
+    c = compact(latex).replace("^\\prime", "'") if latex else ""
+    return re.sub(r"\^t(?![a-z])", lambda _: "^\\top", c)
+
+
+def symbol_forms(latex: str) -> tuple[str, str]:
+    """(full key, base key) of a symbol: the base drops a trailing subscript (`s_{i,t}` → `s`)."""
+    full = canonical(latex)
+    base = re.sub(r"_(?:\{[^{}]*\}|[^{}\s])$", "", full)
+    base = re.sub(r"_(?:\{[^{}]*\}|[^{}\s])(?=\^)", "", base)
+    return _key(full), _key(base)
+
+
+def paper_symbols_from_reading(eq_reading, doc=None) -> list[PaperSymbol]:
+    """The paper's symbols for one equation, from `papermath read`'s EquationReading."""
+    out = []
+    undefined = set(eq_reading.undefined)
+    for s in eq_reading.symbols:
+        where = None
+        if s.definition is not None:
+            d = s.definition
+            where = (f"§{d.section}, " if d.section else "") + f"{d.file}:{d.line}"
+        full, base = symbol_forms(s.latex)
+        forms = {full, _key(s.latex), _key(s.symbol)}
+        if s.kind != "operator":
+            forms.add(base)
+        out.append(PaperSymbol(s.latex, s.id, s.kind, s.role, s.role_cue, s.shape, s.shape_cue,
+                               s.definition.quote if s.definition else None, where, s.conventional,
+                               s.role == "defined here", s.latex in undefined, frozenset(forms)))
+    return out
+
+
+def paper_symbols_from_formula(latex: str, eq_id: str) -> list[PaperSymbol]:
+    """For a plain-text or PDF paper: the symbols of the reading's own formula, nothing else known."""
+    from ..analysis.symbols import collect, written_form
+    from ..math import parse
+    from ..math.printer import to_latex
+    try:
+        info = collect(parse(latex).tree)
+    except (MathParseError, RecursionError):
+        return []
+    out = []
+    for use in info.uses:
+        written = written_form(use)
+        full, base = symbol_forms(written)
+        out.append(PaperSymbol(written, f"{eq_id}/sym:{written}", use.kind, "unknown", None, None, None, None,
+                               None, None, use.lhs, False, frozenset({full, base, _key(use.key)}), analysed=False))
+    for op in info.operators:
+        latex_op = {"transpose": "^{\\top}", "norm": "\\|\\cdot\\|", "gradient": "\\nabla"}.get(op, op)
+        out.append(PaperSymbol(latex_op, f"{eq_id}/sym:{latex_op}", "operator", "function", None, None, None, None,
+                               None, op, False, False, frozenset({_key(latex_op)}), analysed=False))
+    for red in info.reductions:
+        op = to_latex(red.operator)
+        out.append(PaperSymbol(op, f"{eq_id}/sym:{op}", "operator", "function", None, None, None, None, None,
+                               red.op, False, False, frozenset({_key(op)}), analysed=False))
+    return out
+
+
+def match_row(row: ReadingRow, symbols: list[PaperSymbol]) -> PaperSymbol | None:
+    full, base = symbol_forms(row.symbol)
+    for s in symbols:
+        if full in s.forms:
+            return s
+    for s in symbols:
+        if base in s.forms and s.kind != "index":
+            return s
+    return None
+
+
+# --- roles and shapes -----------------------------------------------------------------------------------------
+
+def role_of(text: str) -> str | None:
+    t = text.strip().lower()
+    if not t:
+        return None
+    for role, pattern in ROLE_SYNONYMS:
+        if pattern.search(t):
+            return role
+    return None
+
+
+def parse_shape(text: str) -> tuple[str, ...] | str | None:
+    """A reading's shape cell → dims tuple (`()` a scalar, `?` an unknown size), a type word, or None."""
+    t = " ".join(text.strip().strip("`").split())
+    low = t.lower().strip("$ ")
+    if low in UNKNOWN_SHAPES:
+        return None
+    if low in SCALAR_WORDS or low.startswith("scalar"):
+        return ()
+    if low in TYPE_WORDS or low.split(" ")[0] in TYPE_WORDS:
+        return "function" if low.startswith(("function", "operator", "notation")) else low.split(" ")[0]
+    m = re.search(r"(?:vector|sequence)\s+of\s+(?:length|size|dimension)\s+\$?([^$,]+)\$?", t, re.I)
+    if m:
+        return (_dim(m.group(1)),)
+    m = re.search(r"\$?([^$\s]+)\$?-dimensional", t, re.I)
+    if m:
+        return (_dim(m.group(1)),)
+    body = re.sub(r"\\mathbb\s*\{?R\}?\s*\^|ℝ\s*\^|^R\s*\^", "", t.strip("$ "))
+    body = body.strip()
+    if body.startswith("{") and body.endswith("}"):
+        body = body[1:-1]
+    body = body.strip("[]() ")
+    if low in ("vector",):
+        return ("?",)
+    if low in ("matrix",):
+        return ("?", "?")
+    if not body:
+        return ()
+    parts = [p for p in re.split(r"\s*(?:,|\\times|×|\s+x\s+|\*)\s*", body) if p.strip()]
+    if not parts:
+        return None
+    return tuple(_dim(p) for p in parts)
+
+
+def _dim(text: str) -> str:
+    t = text.strip().strip("$").strip()
+    if t in ("?", "…", "..."):
+        return "?"
+    return compact(t)
+
+
+def shape_text(shape) -> str:
+    if shape is None:
+        return "not stated"
+    if shape == ():
+        return "scalar"
+    if isinstance(shape, str):
+        return shape
+    return "[" + ", ".join(shape) + "]"
+
+
+def _shape_in_quote(quote: str, row_symbol: str) -> tuple[str, ...] | None:
+    """`W^{UK},W^{UV} \\in \\mathbb{R}^{d_h n_h \\times d_c}` in a quote gives the shape of the symbols listed."""
+    _, base = symbol_forms(row_symbol)
+    full, _ = symbol_forms(row_symbol)
+    for math in re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", quote):
+        m_text = math[0] or math[1]
+        m = re.search(r"^(?P<lhs>.*?)\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*\^\s*(?P<dims>\{(?:[^{}]|\{[^{}]*\})*\}|\S)",
+                      m_text)
+        if not m:
+            continue
+        names = [symbol_forms(n)[0] for n in re.split(r",(?![^{]*\})", m.group("lhs")) if n.strip()]
+        if full in names or any(symbol_forms(n)[1] == base for n in re.split(r",(?![^{]*\})", m.group("lhs"))
+                                if n.strip()):
+            dims = m.group("dims").strip("{}")
+            return tuple(compact(d) for d in re.split(r"\\times", dims) if d.strip())
+    return None
+
+
+def _shapes_agree(reading, paper) -> bool:
+    if isinstance(reading, str) or isinstance(paper, str):
+        return True  # a type word: nothing to compare dims with
+    if len(reading) != len(paper):
+        return False
+    return all(a == "?" or b == "?" or a == b for a, b in zip(reading, paper))
+
+
+def _clause_with(quote: str, row_symbol: str) -> str:
+    """The clause of a quote that mentions the symbol (split outside math on `;`, `,` and `and`)."""
+    pieces, depth, cur = [], False, []
+    for ch in quote:
+        if ch == "$":
+            depth = not depth
+        if not depth and ch in ";,":
+            pieces.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    pieces.append("".join(cur))
+    for piece in pieces:
+        if _mentions(piece, row_symbol):
+            return piece
+    return quote
+
+
+def _mentions(text: str, row_symbol: str) -> bool:
+    full, base = symbol_forms(row_symbol)
+    maths = re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", text)
+    haystacks = [compact(a or b) for a, b in maths] or [compact(text)]
+    for key in {full, base, _key(row_symbol)}:
+        if not key:
+            continue
+        pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
+        if any(pattern.search(h) for h in haystacks):
+            return True
+    return False
+
+
+def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
+    clause = _clause_with(quote, row_symbol)
+    plain = re.sub(r"\$[^$]*\$", " ", clause)
+    for role, pattern in ROLE_CUES:
+        m = pattern.search(plain)
+        if m:
+            return role, m.group(0)
+    return None, None
+
+
+# --- the row check --------------------------------------------------------------------------------------------
+
+def check_rows(entry: EquationEntry, symbols: list[PaperSymbol], paper: PaperText,
+               number: str | None) -> tuple[list[RowResult], list[Finding]]:
+    rows: list[RowResult] = []
+    covered: set[str] = set()
+    for row in entry.rows:
+        match = match_row(row, symbols)
+        if match is not None:
+            covered.add(match.id)
+        rows.append(_check_row(row, match, paper, number, bool(symbols)))
+    findings: list[Finding] = []
+    for s in symbols:
+        if s.kind != "symbol" or s.id in covered:
+            continue
+        if any(o.id in covered and s.forms & o.forms for o in symbols if o is not s):
+            continue
+        where = f'; the paper: "{_short(s.definition)}" ({s.definition_where})' if s.definition else ""
+        findings.append(Finding("coverage", "fail", f"${s.latex}$ is in the equation but not in the table{where}",
+                                s.latex, entry.line or None))
+    listed_undefined = {symbol_forms(u)[0] for u in entry.undefined}
+    for u in entry.undefined:
+        s = next((p for p in symbols if symbol_forms(u)[0] in p.forms), None)
+        if s is not None and s.definition and s.analysed:
+            findings.append(Finding("undefined", "warn", f"${u}$ is listed as undefined, but the paper defines it: "
+                                    f'"{_short(s.definition)}" ({s.definition_where})', u, entry.line or None))
+    for s in symbols:
+        if s.undefined and s.analysed and not (s.forms & listed_undefined) and s.kind == "symbol":
+            row = next((r for r in rows if r.paper_symbol == s.id), None)
+            if row is not None and row.status == "guess":
+                continue  # already failed as a guess
+            findings.append(Finding("undefined", "warn", f"the paper never defines ${s.latex}$: list it under "
+                                    "Undefined (guide 002, step 2)", s.latex, entry.line or None))
+    return rows, findings
+
+
+def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number: str | None,
+               have_symbols: bool) -> RowResult:
+    findings: list[Finding] = []
+    line = row.line or None
+    quote: QuoteMatch | None = None
+    sid = s.id if s else None
+    if s is None and have_symbols:
+        findings.append(Finding("coverage", "fail", f"${row.symbol}$ is not a symbol of this equation", row.symbol,
+                                line))
+        return RowResult(row.symbol, "absent", None, tuple(findings), row.line)
+    if row.quote:
+        quote = paper.find(row.quote)
+        if not quote.found:
+            closest = f'; closest ({quote.similarity:.0%}): "{_short(quote.closest or "", 120)}"' \
+                if quote.closest else ""
+            findings.append(Finding("quote", "fail", f"quote NOT FOUND in the paper{closest}", row.symbol, line))
+            if s is not None and s.analysed and s.definition is None and s.conventional is None and \
+                    not s.lhs and s.role != "computed":
+                findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
+            return RowResult(row.symbol, "guess", quote, tuple(findings), row.line, sid)
+        if not _mentions(row.quote, row.symbol) and not (s is not None and s.kind in ("operator",)):
+            findings.append(Finding("quote", "fail", f"the quote is in the paper but does not mention ${row.symbol}$",
+                                    row.symbol, line))
+    meaning = row.meaning.strip()
+    if s is not None and s.analysed and s.definition is None and not row.quote:
+        standard = s.kind in ("function", "operator") or s.conventional is not None
+        if meaning and not standard and not s.lhs and s.role != "computed":
+            findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
+            return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
+    if s is not None and s.analysed and s.definition is not None and not row.quote and meaning and \
+            s.kind == "symbol":
+        findings.append(Finding("guess", "fail", f'a meaning without a quote: the paper says "{_short(s.definition)}"'
+                                f" ({s.definition_where})", row.symbol, line))
+        return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
+    if s is None and not row.quote and meaning:
+        findings.append(Finding("guess", "fail", "a meaning without a quote", row.symbol, line))
+        return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
+    findings.extend(_compare_shape(row, s, quote, line))
+    findings.extend(_compare_role(row, s, quote, number, line))
+    failed = any(f.severity == "fail" for f in findings)
+    if failed:
+        status = "mismatch"
+    elif quote is not None:
+        status = "verified"
+    elif s is not None and (s.kind in ("function", "operator") or s.conventional) and not s.lhs:
+        status = "standard"
+    elif s is not None and (s.lhs or s.role == "computed") or role_of(row.role) in ("defined here", "computed"):
+        status = "by equation"
+    else:
+        status = "unquoted"
+        if s is not None and s.definition:
+            findings.append(Finding("quote", "warn", f'no quote; the paper defines it: "{_short(s.definition)}" '
+                                    f"({s.definition_where})", row.symbol, line))
+    return RowResult(row.symbol, status, quote, tuple(findings), row.line, sid)
+
+
+def _compare_shape(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | None, line) -> list[Finding]:
+    claimed = parse_shape(row.shape)
+    if claimed is None:
+        return []
+    paper_shape, cue = None, None
+    if quote is not None and quote.found:
+        paper_shape = _shape_in_quote(row.quote, row.symbol)
+        cue = "the quote"
+    if paper_shape is None and s is not None and s.shape is not None and s.shape_cue and \
+            s.definition and quote is not None and quote.found and \
+            compact(s.definition).strip(".;, ") == compact(row.quote).strip(".;, "):
+        paper_shape = tuple(compact(d) if d != "?" else "?" for d in s.shape)
+        cue = f'"{_short(s.shape_cue, 80)}"'
+    if paper_shape is None and s is not None and s.shape is not None and s.shape_cue and "\\in" in s.shape_cue:
+        paper_shape = tuple(compact(d) if d != "?" else "?" for d in s.shape)
+        cue = f'"{_short(s.shape_cue, 80)}"'
+    if paper_shape is None:
+        return []
+    if _shapes_agree(claimed, paper_shape):
+        return []
+    return [Finding("shape", "fail", f"the reading says {shape_text(claimed)}; the paper says "
+                    f"{shape_text(paper_shape)} ({cue})", row.symbol, line)]
+
+
+def _compare_role(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | None, number, line) -> list[Finding]:
+    claimed = role_of(row.role)
+    if claimed is None:
+        return []
+    out = []
+    if s is not None and s.analysed:
+        if s.lhs and claimed in GUIDE_ROLES:
+            out.append(Finding("role", "fail", f"the reading says {claimed}; it is the left-hand side of "
+                               f"({number or '?'}): defined here", row.symbol, line))
+            return out
+        if claimed == "defined here" and not s.lhs:
+            out.append(Finding("role", "fail", "the reading says defined here, but it is not on the left-hand side",
+                               row.symbol, line))
+            return out
+    if claimed not in GUIDE_ROLES or quote is None or not quote.found:
+        return out
+    said, cue = quote_role(row.quote, row.symbol)
+    if said is None or said == claimed or any({said, claimed} <= group for group in COMPATIBLE):
+        return out
+    out.append(Finding("role", "fail", f'the reading says {claimed}; the paper\'s words "{cue}" say {said}',
+                       row.symbol, line))
+    return out
+
+
+def _short(text: str | None, n: int = 100) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= n else text[: n - 1] + "…"
