@@ -70,8 +70,11 @@ def reading(doc):
 
 @pytest.fixture(scope="module")
 def page(doc, reading):
-    panels = {"eq:1": Panel({"code": {"numpy": "y = W @ x  # <shape (d,)>"}, "shapes": [{"symbol": "x", "shape": ["d"]}],
-                             "numbers": "not available in this version of papermath (evaluate)"})}
+    panels = {"eq:1": Panel({
+        "code": {"code": {"NumPy": "y = W @ x  # <shape (d,)>"}},
+        "shapes": {"tables": [{"columns": ["sub-expression", "shape", "note"], "math": [0],
+                               "rows": [["W x", "[d]", "[d, d] @ [d] → [d]"]]}], "notes": ["result: [d]"]},
+        "numbers": "not available in this version of papermath (evaluate)"})}
     return render_page(doc, reading, panels)
 
 
@@ -199,13 +202,15 @@ def test_panel_lists_kind_symbols_reductions_and_parts(page):
     panel = re.search(r'<details class="pm-panel" data-eq="eq:1">.*?</details>', page, re.S).group(0)
     assert '<span class="pm-kind">computation</span> · 4 symbols · <span class="pm-undef-count">1 undefined' \
            in panel
-    assert "<td>trained weight</td><td>d × d</td>" in panel
+    assert '<td>trained weight</td><td><span class="pm-math" data-plain="d \\times d">d \\times d</span></td>' in panel
     assert "not defined in the paper — do not guess" in panel          # W
     assert "conventional meaning (not a definition): a bias vector" in panel  # b
     assert "<td>sum</td><td>j</td><td>1 … n</td>" in panel
     assert '<button type="button" class="pm-copy">Copy</button>' in panel
     assert "y = W @ x  # &lt;shape (d,)&gt;" in panel
-    assert "<th>symbol</th><th>shape</th>" in panel and "<td>x</td><td>d</td>" in panel
+    assert "<th>sub-expression</th><th>shape</th><th>note</th>" in panel
+    assert 'data-plain="W x">W x</span></td><td>[d]</td><td>[d, d] @ [d] → [d]</td>' in panel
+    assert "<li>result: [d]</li>" in panel
     assert "not available in this version of papermath (evaluate)" in panel
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +15,8 @@ shapes, small-number steps, code), a glossary, search (/), and j/k to move betwe
 The output directory holds index.html and assets/; open index.html from disk — it makes no network
 requests. Anchors use papermath's stable ids: index.html#eq:15."""
 
-# Optional later stages that fill parts of each equation's panel: part → (module, function names tried).
-PANEL_BACKENDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "shapes": ("papermath.analysis.shapes", ("shape_table", "equation_shapes", "infer_shapes", "shapes")),
-    "numbers": ("papermath.evaluate", ("small_numbers", "evaluate_equation", "steps", "evaluate")),
-    "code": ("papermath.codegen", ("generate_code", "equation_code", "generate", "codegen")),
-}
-
+# The panel's optional parts come from later stages; each is used when its module is installed.
+PANEL_STAGES = {"shapes": "papermath.analysis.shapes", "numbers": "papermath.evaluate", "code": "papermath.codegen"}
 
 def add_arguments(parser) -> None:
     parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
@@ -47,39 +42,86 @@ def read_paper(doc) -> tuple[Any, list[str]]:
     return read_document(doc), []
 
 
-def _backend(part: str) -> Callable | str:
-    module_name, names = PANEL_BACKENDS[part]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return f"not available in this version of papermath ({module_name} is not installed yet)"
-    for name in names:
-        fn = getattr(module, name, None)
-        if callable(fn):
-            return fn
-    return f"not available in this version of papermath ({module_name} has no {' / '.join(names)})"
+def _missing_stages() -> dict[str, str]:
+    missing = {}
+    for part, module in PANEL_STAGES.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing[part] = f"not available in this version of papermath ({module} is not installed)"
+    return missing
+
+
+def _shapes_part(report) -> dict[str, Any]:
+    from ..analysis.shapes import show
+    rows = [[step.latex, show(step.shape), step.note] for step in report.steps]
+    notes = [f"mismatch: {m.message}" + (f" ({m.hint})" if m.hint else "") for m in report.mismatches]
+    notes += [f"unknown: {reason}" for reason in report.unknown]
+    notes.append(f"result: {show(report.result)}")
+    return {"tables": [{"columns": ["sub-expression", "shape", "note"], "rows": rows, "math": [0]}], "notes": notes}
+
+
+def _numbers_part(evaluation) -> dict[str, Any]:
+    from ..evaluate import fmt
+    inputs = [[i.key, fmt(i.value), i.source + (f": {i.note}" if i.note else "")] for i in evaluation.inputs]
+    steps = [[step.latex, fmt(step.value), step.note] for step in evaluation.steps]
+    notes = list(evaluation.notes) + [f"check: {c}" for c in evaluation.checks]
+    return {"tables": [{"title": "values", "columns": ["symbol", "value", "from"], "rows": inputs, "math": [0]},
+                       {"title": "steps, inside out", "columns": ["sub-expression", "value", "operation"],
+                        "rows": steps, "math": [0]}],
+            "notes": notes}
+
+
+def equation_parts(doc, equation, missing: Mapping[str, str]) -> dict[str, Any]:
+    """Shapes, small-number steps and code for one equation, from the stages that exist. A stage that fails on
+    this equation gives a one-line reason instead: one broken equation is a note in its panel, not a crash."""
+    parts: dict[str, Any] = dict(missing)
+    functions = frozenset(getattr(doc, "operators", {}))
+    declared: dict = {}
+    sources: dict = {}
+    if "shapes" not in missing:
+        from ..analysis.shapes import declared_shapes_for, infer_shapes
+        try:
+            declared, sources, notes = declared_shapes_for(doc, equation)
+            report = infer_shapes(equation.latex, declared, sources=sources, functions=functions)
+            parts["shapes"] = _shapes_part(report)
+            parts["shapes"]["notes"].extend(notes)
+        except Exception as error:  # noqa: BLE001 - a stage's failure on one equation is reported, not raised
+            parts["shapes"] = f"shapes could not be worked out for this equation: {error}"
+    evaluation = None
+    if "numbers" not in missing:
+        from ..evaluate import evaluate
+        try:
+            evaluation = evaluate(equation.latex, {}, declared_shapes=declared, functions=functions)
+            parts["numbers"] = _numbers_part(evaluation)
+        except Exception as error:  # noqa: BLE001
+            parts["numbers"] = f"small numbers could not be plugged into this equation: {error}"
+    if "code" not in missing:
+        if evaluation is None:
+            parts["code"] = "no code: the equation could not be evaluated (see small numbers)"
+        else:
+            from ..codegen import Citation, generate
+            try:
+                version = (doc.paper.arxiv_id or "") + (doc.paper.version or "") or None
+                code = generate(evaluation, Citation(doc.paper.title or doc.paper.source, version, equation.number))
+                parts["code"] = {"code": {"NumPy": code.numpy, "PyTorch": code.torch, "test (pytest)": code.test}}
+            except Exception as error:  # noqa: BLE001
+                parts["code"] = f"code could not be generated for this equation: {error}"
+    return parts
 
 
 def gather_panels(doc, reading) -> Mapping[str, Any]:
     """Each equation's optional panel parts (shapes, small numbers, code) from whichever stages exist."""
-    from ..render.html import PANEL_PARTS, Panel
-    from ..render.jsonout import to_jsonable
+    from ..render.html import Panel
 
     if reading is None:
         return {}
-    backends = {part: _backend(part) for part in PANEL_PARTS}
+    missing = _missing_stages()
     panels = {}
     for eq in reading.equations:
-        parts: dict[str, Any] = {}
-        for part, fn in backends.items():
-            if isinstance(fn, str):
-                parts[part] = fn
-                continue
-            try:
-                parts[part] = to_jsonable(fn(doc, eq))
-            except Exception as error:  # noqa: BLE001 - one equation's failure is a note in its panel
-                parts[part] = f"could not compute the {part} for this equation: {error}"
-        panels[eq.id] = Panel(parts)
+        equation = doc.equation(eq.id)
+        if equation is not None:
+            panels[eq.id] = Panel(equation_parts(doc, equation, missing))
     return panels
 
 

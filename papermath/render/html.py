@@ -447,6 +447,13 @@ def _shape_text(entry: dict[str, Any]) -> str:
     return " × ".join(shape)
 
 
+def _shape_html(entry: dict[str, Any]) -> str:
+    shape = entry.get("shape")
+    if not shape:
+        return esc(_shape_text(entry))
+    return math_html(" \\times ".join(shape), None)
+
+
 def _definition_html(entry: dict[str, Any], lookup: Lookup | None, doc: Document | None) -> str:
     definition = entry.get("definition")
     if definition:
@@ -485,7 +492,7 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
         cls = "" if sym.definition else (' class="pm-conventional-row"' if sym.conventional
                                          else ' class="pm-undef-row"')
         rows.append(f'<tr{cls} id="{esc(sym.id)}"><td>{_symbol_cell(entry)}</td><td>{esc(sym.role)}</td>'
-                    f'<td>{esc(_shape_text(entry))}</td><td>{_definition_html(entry, lookup, doc)}</td></tr>')
+                    f'<td>{_shape_html(entry)}</td><td>{_definition_html(entry, lookup, doc)}</td></tr>')
     symbols = ('<table class="pm-table"><thead><tr><th>symbol</th><th>role</th><th>shape</th>'
                '<th>meaning (quoted from the paper)</th></tr></thead><tbody>' + "".join(rows)
                + "</tbody></table>") if rows else "<p>No symbols found.</p>"
@@ -544,29 +551,40 @@ def reduction_head(red: ReductionReading) -> str:
 
 
 def _part_html(part: str, value: Any) -> str:
+    """A panel part: None (stage missing), a string (why there is nothing), or a dict with `tables`
+    (columns, rows, `math`: indices of LaTeX columns, optional title), `notes` and `code` (name → source)."""
     if value is None:
         return f'<p class="pm-na">Not available in this version of papermath ({esc(part)}).</p>'
     if isinstance(value, str):
         return f'<p class="pm-na">{esc(value)}</p>'
-    if part == "code":
-        blocks = []
-        items = value.items() if isinstance(value, Mapping) else enumerate(value)
-        for name, code in items:
-            if isinstance(code, str) and code.strip():
-                blocks.append(_code_block(code, str(name)))
-        if blocks:
-            return "".join(blocks)
-    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-        keys: list[str] = []
-        for row in value:
-            for k in row:
-                if k not in keys:
-                    keys.append(str(k))
-        head = "".join(f"<th>{esc(k)}</th>" for k in keys)
-        body = "".join("<tr>" + "".join(f"<td>{esc(_cell(row.get(k)))}</td>" for k in keys) + "</tr>"
-                       for row in value)
-        return f'<table class="pm-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    return f'<pre class="pm-json">{esc(json.dumps(value, ensure_ascii=False, indent=2))}</pre>'
+    if not isinstance(value, Mapping):
+        return f'<pre class="pm-json">{esc(json.dumps(value, ensure_ascii=False, indent=2))}</pre>'
+    out: list[str] = []
+    for table in value.get("tables", ()):
+        math_columns = set(table.get("math", ()))
+        if table.get("title"):
+            out.append(f'<p class="pm-table-title">{esc(table["title"])}</p>')
+        head = "".join(f"<th>{esc(c)}</th>" for c in table.get("columns", ()))
+        rows = []
+        for row in table.get("rows", ()):
+            cells = []
+            for i, cell in enumerate(row):
+                text = _cell(cell)
+                if i in math_columns and text:
+                    cells.append(f"<td>{math_html(text, None)}</td>")
+                elif "\n" in text:
+                    cells.append(f'<td><pre class="pm-cell">{esc(text)}</pre></td>')
+                else:
+                    cells.append(f"<td>{esc(text)}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        out.append(f'<table class="pm-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    notes = value.get("notes") or ()
+    if notes:
+        out.append('<ul class="pm-notes">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    for name, code in (value.get("code") or {}).items():
+        if isinstance(code, str) and code.strip():
+            out.append(_code_block(code, str(name)))
+    return "".join(out) or f'<p class="pm-na">Nothing to show ({esc(part)}).</p>'
 
 
 def _cell(value: Any) -> str:
@@ -616,7 +634,7 @@ def glossary_html(glossary: list[tuple[int, list[str]]], entries: list[dict[str,
         links = ", ".join(f'<a href="#{esc(u)}">{esc(_eq_label(u, doc))}</a>' for u in uses)
         rows.append(f'<tr{cls} data-search="{esc(entry["latex"] + " " + _quote_of(entry))}">'
                     f"<td>{math_html(entry['latex'], None)}</td><td>{esc(entry.get('role'))}</td>"
-                    f"<td>{esc(_shape_text(entry))}</td><td>{_definition_html(entry, lookup, doc)}</td>"
+                    f"<td>{_shape_html(entry)}</td><td>{_definition_html(entry, lookup, doc)}</td>"
                     f"<td>{links}</td></tr>")
     return ('<section id="glossary" class="pm-glossary"><h2>Glossary of symbols</h2>'
             '<table class="pm-table"><thead><tr><th>symbol</th><th>role</th><th>shape</th>'

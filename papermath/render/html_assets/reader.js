@@ -96,7 +96,12 @@
     var role = el("span", "pm-tt-role", entry.role || "unknown");
     head.appendChild(role);
     var shape = shapeText(entry);
-    if (shape) head.appendChild(el("span", "pm-tt-shape", "shape " + shape));
+    if (shape) {
+      var shapeNode = el("span", "pm-tt-shape", "shape ");
+      if (entry.shape.length) shapeNode.appendChild(mathSpan(entry.shape.join(" \\times "), false));
+      else shapeNode.appendChild(document.createTextNode(shape));
+      head.appendChild(shapeNode);
+    }
     tooltip.appendChild(head);
     var body = el("div", "pm-tt-body");
     if (entry.definition) {
