@@ -211,6 +211,12 @@ class Lowerer:
         self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
                                                                     for i in n.indices)
                                    for s in statements for n in A.walk(s))
+        self.upper_bounds: dict[str, tuple[A.Node, str, A.Node]] = {}
+        for statement in statements:
+            for n in A.walk(statement):
+                if isinstance(n, A.Reduction) and isinstance(n.upper, (A.Symbol, A.Indexed)) and n.body is not None \
+                        and len(n.variables) == 1:
+                    self.upper_bounds.setdefault(symbol_key(n.upper), (n.upper, to_latex(n.variables[0]), n.body))
         self.result: Optional[Low] = None
         self.result_key: Optional[str] = None
         self.target_node: Optional[A.Node] = None
@@ -257,6 +263,8 @@ class Lowerer:
             items = node.statements if isinstance(node, A.Rows) else node.items
             last = None
             for item in items:
+                if isinstance(item, A.Empty):
+                    continue
                 last = self.statement(item) or last
             return last
         if isinstance(node, A.Relation):
@@ -427,6 +435,9 @@ class Lowerer:
             value = _CONSTANTS[key]
             code = {"e": "np.e", "\\pi": "np.pi", "\\infty": "np.inf"}[key]
             return Low(np.asarray(value), code, code.replace("np.", "math."), key, simple=True, pyscalar=True)
+        if key in self.upper_bounds:
+            upper, var, body = self.upper_bounds[key]
+            return self._upper(upper, var, body)
         if not self.choose:
             raise EvaluationError(f"no value for {key}: give one with --set '{key}=…'")
         value = self.choose_value(key, node, rank_hint, sizes)
@@ -916,9 +927,8 @@ class Lowerer:
         values = [np.asarray(i.value, float) for i in items]
         if any(v.shape != values[0].shape for v in values):
             raise EvaluationError(f"{to_latex(node)}: items of different shapes")
-        return self.emit(Low(np.stack(values), f"np.array([{', '.join(i.np for i in items)}])",
-                             f"torch.stack([torch.as_tensor({i.torch}, dtype=torch.float64) for _ in [0]][0:0] + "
-                             f"[torch.as_tensor(v, dtype=torch.float64) for v in ({', '.join(i.torch for i in items)},)])",
+        tcode = "torch.stack([" + ", ".join(f"torch.as_tensor({i.torch}, dtype=torch.float64)" for i in items) + "])"
+        return self.emit(Low(np.stack(values), f"np.array([{', '.join(i.np for i in items)}])", tcode,
                              to_latex(node)), "stack", "a vector of the items")
 
     def lower_Matrix(self, node: A.Matrix) -> Low:
@@ -1061,7 +1071,7 @@ class Lowerer:
         if node.wrt is None or node.body is None:
             raise EvaluationError("a gradient needs what it is taken of and with respect to")
         wrt = symbol_key(node.wrt)
-        if wrt not in self.inputs and wrt not in self.given:
+        if wrt not in self.inputs and wrt not in self.given and not self.choose:
             raise EvaluationError(f"the gradient is taken with respect to {wrt}, which has no value")
         body = node.body
         body_key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else None

@@ -1,0 +1,154 @@
+"""Plug in small numbers: guides 000 and 002's worked numbers, reproduced by the evaluator and the CLI."""
+import json
+
+import numpy as np
+import pytest
+
+from papermath.cli import main
+from papermath.errors import UsageError
+from papermath.evaluate import EvaluationError, evaluate, extremes, parse_assignment
+
+ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+SHAPES = {"Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v")}
+GUIDE_000 = {"Q": [[1, 0]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[10, 0], [0, 10], [5, 5]]}
+DPO = (r"\mathcal{L}_{\mathrm{DPO}} = -\mathbb{E}_{(x,y_w,y_l)\sim\mathcal{D}}\left[\log\sigma\left(\beta\log"
+       r"\frac{\pi_\theta(y_w\mid x)}{\pi_{\mathrm{ref}}(y_w\mid x)}-\beta\log\frac{\pi_\theta(y_l\mid x)}"
+       r"{\pi_{\mathrm{ref}}(y_l\mid x)}\right)\right]")
+
+
+def test_guide_000_attention():
+    ev = evaluate(ATTENTION, GUIDE_000, declared_shapes=SHAPES)
+    np.testing.assert_allclose(np.round(ev.value, 3), [[6.017, 3.983]])
+    steps = [np.round(s.value, 3).tolist() for s in ev.steps]
+    assert [[1.0, 0.0, 1.0]] in steps and [[0.707, 0.0, 0.707]] in steps and [[0.401, 0.198, 0.401]] in steps
+    assert ev.input("d_{k}").source == "dimension" and "inferred from Q" in ev.input("d_{k}").note
+
+
+def test_guide_000_extreme_saturates():
+    ev = evaluate(ATTENTION, GUIDE_000, declared_shapes=SHAPES)
+    ten, tenth = extremes(ev, declared_shapes=SHAPES)
+    assert ten.scaled == ("Q",)
+    weights = [s for s in ten.evaluation.steps if s.op == "softmax"][0].value
+    np.testing.assert_allclose(np.round(weights, 4), [[0.4998, 0.0004, 0.4998]])
+    assert any("hard selection" in c for c in ten.changes)
+    assert any("uniform" in c for c in tenth.changes)
+
+
+def test_guide_002_two_keys():
+    ev = evaluate(ATTENTION, {"Q": [[1.0]], "K": [[0.0], [np.log(3.0)]], "V": [[2, 0], [0, 4]]}, declared_shapes=SHAPES)
+    weights = [s for s in ev.steps if s.op == "softmax"][0].value
+    np.testing.assert_allclose(weights, [[0.25, 0.75]])
+    np.testing.assert_allclose(ev.value, [[0.5, 3.0]])
+
+
+def test_guide_002_causal_mask():
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    mask = np.where(np.tril(np.ones((3, 3))) > 0, 0.0, -np.inf)
+    ev = evaluate(r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V", {"Q": x, "K": x, "V": x, "M": mask},
+                  declared_shapes=SHAPES)
+    weights = [s for s in ev.steps if s.op == "softmax"][0].value
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0)
+    assert np.all(weights[np.triu_indices(3, k=1)] == 0)
+    assert ev.value.shape == (3, 4)
+
+
+@pytest.mark.parametrize("formula, values, expected", [
+    (r"\log\sum_i e^{z_i}", {"z": [1000, 1001]}, 1001.313),
+    (r"\mathrm{LSE}(z) = m + \log\sum_i e^{z_i - m}", {"z": [1000, 1001], "m": 1001}, 1001.313),
+    (r"\mathbb{E}[X]=\sum_x x\,p(x)", {"x": [1, 3], "p": [0.75, 0.25]}, 1.5),
+    (r"\mathbb{E}[X]", {"X": [1, 1, 1, 3]}, 1.5),
+    (r"\mathbb{E}_{x\sim p}[x]", {"x": [1, 3], "p": [0.75, 0.25]}, 1.5),
+    (r"D_{\mathrm{KL}}(p\|q)=\sum_i p_i\log\frac{p_i}{q_i}", {"p": [0.9, 0.1], "q": [0.5, 0.5]}, 0.368),
+    (r"D_{\mathrm{KL}}(p\|q)", {"p": [0.9, 0.1], "q": [0.5, 0.5]}, 0.368),
+    (r"H(p)=-\sum_i p_i\log p_i", {"p": [0.9, 0.1]}, 0.325),
+    (r"\frac{1}{N}\sum_{i=1}^{N}\mathbf{1}[\hat y_i=y_i]", {"\\hat{y}": [0, 1, 1], "y": [0, 0, 1]}, 0.667),
+    (r"\binom{5}{2}", {}, 10.0),
+    (r"f(\theta) = (\theta-3)^2", {"theta": 3}, 0.0),
+    (r"\hat{\theta}=\arg\max_{\theta \in S} -(\theta-3)^2", {"S": [1, 2, 3, 4]}, 3.0),
+    (r"\max_i z_i", {"z": [1, 5, 2]}, 5.0),
+    (r"\prod_{i=1}^{3} i", {}, 6.0),
+    (r"f(x)=\begin{cases} x & x>0 \\ 0 & \text{otherwise}\end{cases}", {"x": [-1, 2]}, [0.0, 2.0]),
+    (r"\sum_{t} \log p_t", {"p": [0.5, 0.2, 0.1]}, -4.605),
+])
+def test_worked_numbers(formula, values, expected):
+    ev = evaluate(formula, values)
+    np.testing.assert_allclose(np.round(ev.value, 3), expected, atol=1e-3)
+
+
+def test_lse_is_stable():
+    ev = evaluate(r"\log\sum_i e^{z_i}", {"z": [1000, 1001]})
+    assert np.isfinite(ev.value) and "log-sum-exp" in ev.steps[0].note
+
+
+def test_gradient_step_guide_002():
+    ev = evaluate(r"\mathcal{L}=\theta_1^2+3\theta_2^2 \\ \theta \leftarrow \theta - \eta\nabla_\theta\mathcal{L}",
+                  {"theta": [2, 1], "eta": 0.1})
+    np.testing.assert_allclose(ev.value, [1.6, 0.4], atol=1e-8)
+    assert "\\mathcal{L} 7 → 3.04" in ev.checks
+
+
+def guide_dpo(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    """Guide 000's four-line function, in NumPy (log-sigmoid written stably)."""
+    margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+    return -(-np.logaddexp(0.0, -margin)).mean()
+
+
+def test_dpo_from_its_equation_agrees_with_guide_000():
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        logs = rng.normal(-2.0, 1.0, size=(4, 6))
+        values = {"beta": 0.1, r"\pi_\theta(y_w\mid x)": np.exp(logs[0]), r"\pi_{\mathrm{ref}}(y_w\mid x)": np.exp(logs[2]),
+                  r"\pi_\theta(y_l\mid x)": np.exp(logs[1]), r"\pi_{\mathrm{ref}}(y_l\mid x)": np.exp(logs[3])}
+        ev = evaluate(DPO, values)
+        np.testing.assert_allclose(ev.value, guide_dpo(*logs), rtol=1e-10)
+    assert any("Monte Carlo" in s.note for s in ev.steps)
+
+
+def test_chosen_values_are_shown():
+    ev = evaluate(r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta",
+                  declared_shapes={"x": ("B", "T", "C"), "\\gamma": ("C",), "\\beta": ("C",), "\\alpha": ()})
+    assert {i.source for i in ev.inputs} == {"chosen"}
+    assert ev.value.shape == ev.input("x").value.shape
+
+
+def test_range_bound_inferred_and_said():
+    ev = evaluate(r"\sum_{i=1}^{N} y_i", {"y": [1, 2, 3]})
+    assert ev.value == 6 and any("N = 3" in n for n in ev.notes)
+
+
+@pytest.mark.parametrize("text, key", [("epsilon=0", "\\epsilon"), ("\\epsilon=0", "\\epsilon"),
+                                       ("\\hat{y}=[1,2]", "\\hat{y}"), ("W^{UK}=[[1,2]]", "W^{UK}"),
+                                       ("n=3", "n")])
+def test_set_keys(text, key):
+    assert parse_assignment(text).key == key
+
+
+@pytest.mark.parametrize("bad", ["Q", "Q=__import__('os')", "Q=[[1,2],[3]]", "=3", "x=open('f')"])
+def test_bad_set_values_fail_cleanly(bad):
+    with pytest.raises(UsageError):
+        parse_assignment(bad)
+
+
+def test_indexed_set_is_refused_with_hint():
+    with pytest.raises(UsageError, match="set the whole x"):
+        evaluate(r"\sum_i x_i", {"x_i": [1, 2]})
+
+
+def test_integral_is_not_evaluated():
+    with pytest.raises(EvaluationError):
+        evaluate(r"\int_0^1 x\,dx", {})
+
+
+def test_cli_guide_000(capsys):
+    assert main(["numbers", "--latex", ATTENTION, "--set", "Q=[[1,0]]", "--set", "K=[[1,0],[0,1],[1,1]]",
+                 "--set", "V=[[10,0],[0,10],[5,5]]", "--extreme"]) == 0
+    out = capsys.readouterr().out
+    assert "[[6.017, 3.983]]" in out and "[[0.4998, 0.0004, 0.4998]]" in out and "d_{k} = 2" in out
+
+
+def test_cli_json_and_errors(capsys):
+    assert main(["numbers", "--latex", r"\log\sum_i e^{z_i}", "--set", "z=[1000,1001]", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert round(data["value"], 3) == 1001.313
+    assert main(["numbers", "--latex", r"\sum_i x_i", "--set", "x_i=[1,2]"]) == 2
+    assert "set the whole x" in capsys.readouterr().err

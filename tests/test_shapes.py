@@ -1,0 +1,102 @@
+"""Shapes first: symbolic shape inference, stated broadcasting, mismatch messages; real papers' declarations."""
+from pathlib import Path
+
+import pytest
+
+from papermath.analysis.shapes import declared_shapes_for, infer_shapes, show
+from papermath.cli import main
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
+ATTENTION = r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+
+CASES = [
+    # (formula, declared shapes, expected result shape)
+    (ATTENTION, {"Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v")}, ("n", "d_{v}")),
+    (r"QK^\top", {"Q": ("n", "d_k"), "K": ("m", "d_k")}, ("n", "m")),
+    (r"W h", {"W": ("d_c", "d"), "h": ("d",)}, ("d_{c}",)),
+    (r"x^\top y", {"x": ("n",), "y": ("n",)}, ()),
+    (r"x y^\top", {"x": ("n",), "y": ("m",)}, ("n", "m")),
+    (r"y_i = \sum_{j=1}^{d} W_{ij} x_j", {"W": ("n", "d"), "x": ("d",)}, ("n",)),
+    (r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta",
+     {"x": ("B", "T", "C"), "\\gamma": ("C",), "\\beta": ("C",), "\\alpha": ()}, ("B", "T", "C")),
+    (r"\|x\|_2", {"x": ("n",)}, ()),
+    (r"[a; b]", {"a": ("n",), "b": ("m",)}, ("n + m",)),
+    (r"\sigma(W x + b)", {"W": ("m", "n"), "x": ("n",), "b": ("m",)}, ("m",)),
+]
+
+
+@pytest.mark.parametrize("formula, declared, expected", CASES)
+def test_shapes_table(formula, declared, expected):
+    report = infer_shapes(formula, declared)
+    assert not report.mismatches
+    assert report.result == expected
+
+
+def test_attention_table_reads_like_guide_000():
+    report = infer_shapes(ATTENTION, {"Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v")})
+    rows = {s.latex: (show(s.shape), s.note) for s in report.steps}
+    assert rows["Q K^{\\top}"] == ("[n, m]", "[n, d_k] @ [d_k, m] → [n, m]")
+    assert "each row sums to 1" in rows["\\mathrm{softmax}(\\frac{Q K^{\\top}}{\\sqrt{d_{k}}})"][1]
+
+
+def test_transposition_error_names_both_operands_and_hints():
+    report = infer_shapes("QK", {"Q": ("n", "d_k"), "K": ("n", "d_k")})
+    (mismatch,) = report.mismatches
+    assert mismatch.left == "Q" and mismatch.right == "K"
+    assert mismatch.left_shape == ("n", "d_{k}") and mismatch.right_shape == ("n", "d_{k}")
+    assert mismatch.hint == "inner dimensions d_k ≠ n — did you mean K^T?"
+    assert "Q [n, d_k] @ K [n, d_k]" in mismatch.message
+
+
+def test_broadcast_is_stated():
+    report = infer_shapes(r"\gamma * x", {"x": ("B", "T", "C"), "\\gamma": ("C",)})
+    assert any("broadcast" in s.note and "B, T" in s.note for s in report.steps)
+
+
+def test_unknown_function_is_said_never_guessed():
+    report = infer_shapes(r"f(W x)", {"W": ("m", "n"), "x": ("n",)})
+    assert report.result is None
+    assert any("unknown function" in u for u in report.unknown)
+
+
+def test_undeclared_symbol_is_unknown():
+    report = infer_shapes(r"W x", {"W": ("m", "n")})
+    assert report.result is None and any("x" in u for u in report.unknown)
+
+
+def test_cli_mismatch_exit_code(capsys):
+    assert main(["shapes", "--latex", "QK", "--shape", "Q=n,d_k", "--shape", "K=n,d_k"]) == 1
+    out = capsys.readouterr().out
+    assert "inner dimensions d_k ≠ n — did you mean K^T?" in out
+
+
+def test_cli_dyt_with_overrides(capsys):
+    assert main(["shapes", "--latex", r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta", "--shape", "x=B,T,C",
+                 "--shape", r"\gamma=C", "--shape", "beta=C", "--shape", "alpha=scalar"]) == 0
+    assert "result: [B, T, C]" in capsys.readouterr().out
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_deepseek_v3_mla_shapes_from_the_text():
+    from papermath.latex import load_document
+
+    doc = load_document(CORPUS / "deepseek-v3-2412.19437")
+    results = {}
+    for number in ("1", "2", "5"):
+        eq = doc.equation(number)
+        declared, sources, notes = declared_shapes_for(doc, eq)
+        report = infer_shapes(eq.latex, declared, sources=sources, functions=frozenset(doc.operators))
+        assert not report.mismatches
+        results[number] = report
+    assert results["1"].result == ("d_{c}",)
+    assert results["1"].symbols["\\mathbf{c}^{KV}"] == ("d_{c}",)
+    assert show(results["2"].result) == "[d_h n_h]"
+    assert show(results["2"].symbols["\\mathbf{k}^{C}"]) == "[d_h n_h]"
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_dyt_paper_equation(capsys):
+    assert main(["shapes", str(CORPUS / "DyT"), "--eq", "2", "--shape", r"\mathbf{\beta}=C"]) == 0
+    assert "result: [B, T, C]" in capsys.readouterr().out
