@@ -87,7 +87,11 @@ def check_reading(reading: Reading, paper: PaperText, equations: list[str] | Non
             if not latex:
                 eq_findings.append(Finding("formula", "warn", "the reading gives no formula: symbols not checked "
                                            "against the equation", None, entry.line or None))
-        rows, row_findings = check_rows(entry, symbols, paper, number)
+        context = frozenset()
+        if eq is not None:
+            context = frozenset(int(pid[2:]) for pid in (eq.paragraph_before, eq.paragraph_after)
+                                if pid and pid.startswith("p:") and pid[2:].isdigit())
+        rows, row_findings = check_rows(entry, symbols, paper, number, context)
         eq_findings.extend(row_findings)
         numbers = None
         if entry.numbers is not None:

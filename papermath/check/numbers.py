@@ -105,7 +105,9 @@ def rerun(check: NumberCheck, latex: str, rows: tuple[ReadingRow, ...] = (),
         return NumbersResult(check.inputs, check.result, computed, False,
                              f"shape differs: re-run gives {list(got.shape)}, the reading claims {list(want.shape)}",
                              steps)
-    tolerance = 0.5 * 10.0 ** (-_decimals(claimed_text)) + 1e-9
+    places = _decimals(claimed_text)
+    # Half a unit in the last written decimal place; whole numbers are claimed exactly.
+    tolerance = 0.5 * 10.0 ** (-places) + 1e-9 if places else 1e-6
     ok = bool(np.allclose(np.squeeze(got), np.squeeze(want), rtol=1e-6, atol=tolerance, equal_nan=True))
     how = f"re-run with papermath's evaluator; agreement to ±{tolerance:.3g}"
     return NumbersResult(check.inputs, check.result, computed, ok, how if ok else "MISMATCH: " + how, steps)

@@ -213,11 +213,13 @@ def report_text(report: CheckReport, width: int = 100) -> str:
                                          f'"{_short(r.quote.closest, 160)}"', width - 6,
                                          initial_indent="      ", subsequent_indent="        "))
             for f in r.findings:
-                if f.check == "quote" and f.severity == "fail":
+                if f.check == "quote" and f.severity == "fail" and r.quote is not None and not r.quote.found:
                     continue  # shown by the NOT FOUND line
                 out.extend(textwrap.wrap(f"{_mark(f)} {f.check}: {f.message}", width - 6,
                                          initial_indent="      ", subsequent_indent="        "))
         for f in e.findings:
+            if f.check in ("numbers", "claim"):
+                continue  # shown by the numbers and claim lines below
             out.extend(textwrap.wrap(f"{_mark(f)} {f.check}: {f.message}", width - 2,
                                      initial_indent="  ", subsequent_indent="    "))
         if e.numbers is not None:

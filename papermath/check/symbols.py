@@ -267,12 +267,19 @@ def _clause_with(quote: str, row_symbol: str) -> str:
 def _mentions(text: str, row_symbol: str) -> bool:
     full, base = symbol_forms(row_symbol)
     maths = re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", text)
-    haystacks = [compact(a or b) for a, b in maths] or [compact(text)]
-    for key in {full, base, _key(row_symbol)}:
-        if not key:
-            continue
-        pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
-        if any(pattern.search(h) for h in haystacks):
+    keys = {k for k in (full, base, _key(row_symbol)) if k}
+    if maths:
+        haystacks = [compact(a or b) for a, b in maths]
+        for key in keys:
+            pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
+            if any(pattern.search(h) for h in haystacks):
+                return True
+        return False
+    # Plain text (a guide, a PDF): words keep their spaces, so match the symbol as a word.
+    words = " ".join(compact(w) for w in text.split())
+    for key in keys:
+        bare = key.lstrip("\\")
+        if re.search(r"(?<![a-z\\])\\?" + re.escape(bare) + r"(?![a-z])", words):
             return True
     return False
 
@@ -290,14 +297,14 @@ def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
 # --- the row check --------------------------------------------------------------------------------------------
 
 def check_rows(entry: EquationEntry, symbols: list[PaperSymbol], paper: PaperText,
-               number: str | None) -> tuple[list[RowResult], list[Finding]]:
+               number: str | None, context: frozenset[int] = frozenset()) -> tuple[list[RowResult], list[Finding]]:
     rows: list[RowResult] = []
     covered: set[str] = set()
     for row in entry.rows:
         match = match_row(row, symbols)
         if match is not None:
             covered.add(match.id)
-        rows.append(_check_row(row, match, paper, number, bool(symbols)))
+        rows.append(_check_row(row, match, paper, number, bool(symbols), context))
     findings: list[Finding] = []
     for s in symbols:
         if s.kind != "symbol" or s.id in covered:
@@ -324,7 +331,9 @@ def check_rows(entry: EquationEntry, symbols: list[PaperSymbol], paper: PaperTex
 
 
 def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number: str | None,
-               have_symbols: bool) -> RowResult:
+               have_symbols: bool, context: frozenset[int]) -> RowResult:
+    """`context`: passages next to the equation (the paragraph before, the "where" after); a quote from them may
+    describe the left-hand side or a function in words without writing the symbol."""
     findings: list[Finding] = []
     line = row.line or None
     quote: QuoteMatch | None = None
@@ -343,7 +352,12 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
                     not s.lhs and s.role != "computed":
                 findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
             return RowResult(row.symbol, "guess", quote, tuple(findings), row.line, sid)
-        if not _mentions(row.quote, row.symbol) and not (s is not None and s.kind in ("operator",)):
+        in_context = quote.passage is not None and quote.passage in context
+        if quote.how == "LaTeX source":
+            findings.append(Finding("quote", "info", "found in the LaTeX source with the paper's own macros: "
+                                    "whether it names the symbol, and its role words, are not checked", row.symbol,
+                                    line))
+        elif not in_context and not _mentions(row.quote, row.symbol) and not (s is not None and s.kind == "operator"):
             findings.append(Finding("quote", "fail", f"the quote is in the paper but does not mention ${row.symbol}$",
                                     row.symbol, line))
     meaning = row.meaning.strip()
@@ -353,7 +367,7 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
             findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
             return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
     if s is not None and s.analysed and s.definition is not None and not row.quote and meaning and \
-            s.kind == "symbol":
+            s.kind == "symbol" and not s.lhs and s.role != "computed":
         findings.append(Finding("guess", "fail", f'a meaning without a quote: the paper says "{_short(s.definition)}"'
                                 f" ({s.definition_where})", row.symbol, line))
         return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
@@ -384,7 +398,7 @@ def _compare_shape(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | N
     if claimed is None:
         return []
     paper_shape, cue = None, None
-    if quote is not None and quote.found:
+    if quote is not None and quote.found and quote.how != "LaTeX source":
         paper_shape = _shape_in_quote(row.quote, row.symbol)
         cue = "the quote"
     if paper_shape is None and s is not None and s.shape is not None and s.shape_cue and \
@@ -417,7 +431,7 @@ def _compare_role(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | No
             out.append(Finding("role", "fail", "the reading says defined here, but it is not on the left-hand side",
                                row.symbol, line))
             return out
-    if claimed not in GUIDE_ROLES or quote is None or not quote.found:
+    if claimed not in GUIDE_ROLES or quote is None or not quote.found or quote.how == "LaTeX source":
         return out
     said, cue = quote_role(row.quote, row.symbol)
     if said is None or said == claimed or any({said, claimed} <= group for group in COMPATIBLE):

@@ -129,6 +129,8 @@ class Passage:
     """Offsets in `text` where a new source line or sentence begins (to give the line of a match)."""
     lines: tuple[int, ...] = ()
     """The line of each entry of `starts`."""
+    raw: bool = False
+    """Raw LaTeX source (the paper's own macros unexpanded), searched after the expanded text."""
 
     def line_at(self, offset: int) -> int:
         if not self.lines:
@@ -190,6 +192,8 @@ class PaperText:
                 continue
             p = self.passages[k]
             how = "verbatim" if raw.strip(_TRAILING) in self._raw[k] else "normalised"
+            if p.raw:
+                how = "LaTeX source"
             return QuoteMatch(quote, True, how, p.section, p.file, p.line_at(where[at]), 1.0, None, k)
         return self._closest(quote, q)
 
@@ -294,11 +298,35 @@ def open_paper_text(source: str) -> PaperText:
         return _pdf_text(path)
     if suffix == ".txt":
         return _plain_text(path)
-    from ..latex import load_document
-    return paper_text_from_document(load_document(source))
+    from ..latex import document_from_tree
+    from ..source import flatten, open_source
+    tree = open_source(source)
+    doc = document_from_tree(tree)
+    text = paper_text_from_document(doc, source_passages(flatten(tree)) if doc.paper.format == "latex" else ())
+    return text
 
 
-def paper_text_from_document(doc) -> PaperText:
+def source_passages(flat) -> list[Passage]:
+    """The flattened LaTeX (comments already stripped) by blank-line paragraphs: a quote copied from the .tex,
+    with the paper's own macros (`$\\vx$`), is found here when the expanded text does not have it."""
+    smap = flat.source_map
+    out = []
+    for m in re.finditer(r"\S(?:.*?)(?=\n[ \t]*\n|\Z)", smap.text, re.S):
+        body = m.group(0)
+        if len(body.strip()) < 20:
+            continue
+        pos = smap.locate(m.start())
+        starts, lines = [0], [pos.line]
+        for nl in re.finditer(r"\n", body):
+            starts.append(nl.end())
+            lines.append(pos.line + len(lines))
+        out.append(Passage(body, None, pos.file, pos.line, tuple(starts), tuple(lines), raw=True))
+    return out
+
+
+def paper_text_from_document(doc, source: list[Passage] | tuple = ()) -> PaperText:
+    """Passages of a document model: paragraphs (in order, so passage k is paragraph `p:k`), footnotes,
+    captions, then the raw LaTeX source (`source`) for quotes that keep the paper's macros."""
     passages: list[Passage] = []
     labels: dict[str | None, str | None] = {}
 
@@ -336,6 +364,7 @@ def paper_text_from_document(doc) -> PaperText:
     for fl in doc.floats:
         if fl.caption:
             passages.append(Passage(fl.caption, None, fl.span.file, fl.span.line))
+    passages.extend(source)
     return PaperText(passages, kind=doc.paper.format, name=doc.paper.source, document=doc)
 
 
