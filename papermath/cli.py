@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "passk": ("papermath.commands.passk", "pass@k with the unbiased, numerically stable estimator"),
     "greek": ("papermath.commands.greek", "the Greek-letter reference: name, LaTeX, Unicode, ML meanings"),
     "explain": ("papermath.commands.explain", "read a formula in words, inside out, with code and notation warnings"),
+    "readings": ("papermath.commands.readings", "list the guides' worked readings (attention, DPO, KL, pass@k, …)"),
+    "reading": ("papermath.commands.readings", "show one worked reading: symbols, numbers re-run, code and its test"),
     "html": ("papermath.commands.html", "write the paper as an HTML reader with hover definitions (offline)"),
     "serve": ("papermath.commands.serve", "serve the HTML reader on 127.0.0.1 and print its URL"),
     "shapes": ("papermath.commands.shapes", "shapes first: symbolic shapes through an equation, mismatches reported"),
