@@ -556,6 +556,8 @@ class Lowerer:
                 or whole in self.dim_notes:
             if all(self._free(i) for i in node.indices) or whole in self.given:
                 return self.lookup(whole, node)
+        if whole in self.declared and symbol_key(node) not in self.given:
+            return self.lookup(whole, node)
         if isinstance(node.base, A.Apply) or not isinstance(node.base, (A.Symbol, A.Labeled, A.Primed)):
             base = self.lower(node.base)
         else:
