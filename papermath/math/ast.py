@@ -590,3 +590,84 @@ NODE_TYPES: tuple[type, ...] = tuple(
     cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, Node) and cls is not Node)
 """Every node class, for schema documentation and tests."""
+
+
+def sexpr(node: Any) -> str:
+    """A compact one-line view of a tree, for tests and debugging: `(Product Q (Transpose K))`.
+
+    Symbols print as their name, with decorations in braces when present
+    (`W{^DKV}`, `x{bf,hat}`, `\\theta{*}`); other nodes as `(Type child… key=value…)`.
+    """
+    if node is None:
+        return "_"
+    if isinstance(node, tuple):
+        return "[" + " ".join(sexpr(item) for item in node) + "]"
+    if isinstance(node, Symbol):
+        decorations = []
+        if node.font:
+            decorations.append(node.font)
+        decorations.extend(node.accents)
+        if node.sub_label is not None:
+            decorations.append("_" + sexpr(node.sub_label))
+        if node.sup_label is not None:
+            decorations.append("^" + sexpr(node.sup_label))
+        if node.primes:
+            decorations.append("'" * node.primes)
+        if node.optimum:
+            decorations.append("*")
+        return node.name + ("{" + ",".join(decorations) + "}" if decorations else "")
+    if isinstance(node, Number):
+        return node.value
+    if isinstance(node, Empty):
+        return "()"
+    if isinstance(node, Text):
+        return repr(node.text)
+    if not isinstance(node, Node):
+        return str(node)
+    if isinstance(node, BinOp):
+        return f"({node.op} {sexpr(node.left)} {sexpr(node.right)})"
+    if isinstance(node, UnaryOp):
+        return f"({node.op} {sexpr(node.operand)})"
+    if isinstance(node, Relation):
+        out = [sexpr(node.operands[0])]
+        for op, operand in zip(node.ops, node.operands[1:]):
+            out += [op, sexpr(operand)]
+        return "(Relation " + " ".join(out) + ")"
+    if isinstance(node, Reduction):
+        keyed = [f"{name}={sexpr(getattr(node, name))}" for name in
+                 ("variables", "lower", "upper", "domain", "distribution", "condition")
+                 if getattr(node, name) not in (None, ())]
+        return "(" + " ".join([node.op, sexpr(node.body)] + keyed) + ")"
+    parts = [type(node).__name__.rstrip("_")]
+    keyed = []
+    defaults = {f.name: f.default for f in fields(node)}
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        default = defaults.get(name)
+        if isinstance(value, Node) or (isinstance(value, tuple) and name in _POSITIONAL.get(type(node), ())):
+            if name in _POSITIONAL.get(type(node), ()):
+                parts.append(sexpr(value))
+            else:
+                keyed.append(f"{name}={sexpr(value)}")
+        elif value is None or value == () or (value == default and not isinstance(default, type(field))):
+            continue
+        else:
+            keyed.append(f"{name}={sexpr(value) if isinstance(value, tuple) else value}")
+    return "(" + " ".join(parts + keyed) + ")"
+
+
+def _positional() -> dict[type, tuple[str, ...]]:
+    return {
+        Indexed: ("base", "indices"), Labeled: ("base", "label"), Primed: ("base",), Power: ("base", "exponent"),
+        Transpose: ("base",), Inverse: ("base",), Slice: ("start", "stop"), BinOp: ("left", "right"),
+        UnaryOp: ("operand",), Product: ("factors",), Apply: ("func", "args"), Divergence: ("func", "left", "right"),
+        Reduction: ("body",), Derivative: ("body",), Differential: ("body",), Gradient: ("body",),
+        Relation: ("operands",), Frac: ("num", "den"), Root: ("body",), Group: ("body",), Tuple: ("items",),
+        Interval: ("lower", "upper"), Concat: ("items",), SetLiteral: ("items",),
+        SetBuilder: ("element", "condition"), Abs: ("body",), Norm: ("body",), Delimited: ("body",),
+        Indicator: ("condition",), Binom: ("n", "k"), Factorial: ("body",), Annotated: ("body",),
+        Sequence: ("items",), Rows: ("statements",), Matrix: ("rows",), Cases: ("rows",),
+    }
+
+
+_POSITIONAL = _positional()

@@ -87,6 +87,9 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
                 if nxt is not None and nxt.kind == CMD and nxt.text in ("\\middle", "\\big"):
                     i += 1
                     continue
+                if nxt is not None and name in T.SIZED_OPEN:
+                    # the delimiter's span starts at \left
+                    tokens[i + 1] = Token(nxt.kind, nxt.text, tok.start, nxt.end, tok.space_before)
                 i += 1
                 continue
             if name == "middle":
@@ -96,8 +99,9 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
                 j = i + 1
                 if j < n and tokens[j].kind == LBRACE:
                     k = _brace_end(tokens, j)
-                    raw = source[tokens[j].end:tokens[k].start] if tokens[k].kind == RBRACE else \
-                        source[tokens[j].end:]
+                    if tokens[k].kind != RBRACE:
+                        raise MathParseError(f"missing }} to close {tok.text}{{", source, tokens[j].start)
+                    raw = source[tokens[j].end:tokens[k].start]
                     out.append(Token(TEXT, " ".join(raw.split()) if raw.strip() else raw and " ",
                                      tok.start, tokens[k].end, tok.space_before))
                     i = k + 1
@@ -126,7 +130,7 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
                 out.append(tok)
                 i += 1
                 continue
-            if name == "operatorname" and i + 1 < n and tokens[i + 1].text == "*":
+            if name == "operatorname" and i + 1 < n and tokens[i + 1].text == "*" and not tokens[i + 1].space_before:
                 out.append(Token(CMD, "\\operatorname*", tok.start, tokens[i + 1].end, tok.space_before))
                 i += 2
                 continue
@@ -210,6 +214,8 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
             continue
         out.append(tok)
         i += 1
+    if not out or out[-1].kind != EOF:
+        out.append(tokens[-1])
     return out
 
 
@@ -249,6 +255,7 @@ class Parser:
         self.pos = 0
         self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
         self._pending_under: Optional[A.Node] = None
+        self._pending_over: Optional[A.Node] = None
         self.script_depth = 0      # >0 inside a sub/superscript: a bar there is a relation
 
     # --- errors ----------------------------------------------------------------------------------
@@ -402,10 +409,6 @@ class Parser:
                 if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
                     return ("\\le" if text == "<" else "\\ge"), 2
                 return text, 1
-            if text == "!":
-                nxt = self.peek(1)
-                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
-                    return "\\ne", 2
             if text == "|" and self.script_depth and not self.bar_stop:
                 return "\\mid", 1
             return None
@@ -421,7 +424,7 @@ class Parser:
                 if rel is not None:
                     return T.NEGATABLE.get(rel, "\\not" + rel if rel.startswith("\\") else "\\not" + rel), 2
                 return None
-            if text in ("\\mid", "\\vert", "\\divides") and not self.bar_stop:
+            if text in ("\\mid", "\\divides") and not self.bar_stop:
                 return "\\mid", 1
             if text in ("\\parallel",):
                 return "\\parallel", 1
@@ -432,10 +435,13 @@ class Parser:
         tok = self.peek()
         if tok.kind != CMD or tok.text not in ("\\overset", "\\stackrel", "\\underset"):
             return False
-        if self.peek(1).kind != LBRACE:
-            return False
-        j = _brace_end(self.tokens, self.pos + 1) + 1
         toks = self.tokens
+        first = self.pos + 1
+        if first >= len(toks) or toks[first].kind == EOF:
+            return False
+        if toks[first].kind == CMD and (toks[first].text in T.OPEN_DELIMS or toks[first].text == NULL_OPEN):
+            return False
+        j = _brace_end(toks, first) + 1 if toks[first].kind == LBRACE else first + 1
         if j >= len(toks):
             return False
         if toks[j].kind == LBRACE:
@@ -478,18 +484,14 @@ class Parser:
                 opened = self.peek()
                 if opened.kind == LBRACE:
                     self.next()
-                    rel2 = self._relation_at()
-                    assert rel2 is not None
-                    op = rel2[0]
-                    for _ in range(rel2[1]):
-                        self.next()
+                rel2 = self._relation_at()
+                if rel2 is None:
+                    raise self.error("\\overset/\\stackrel: expected a relation to stack on")
+                op = rel2[0]
+                for _ in range(rel2[1]):
+                    self.next()
+                if opened.kind == LBRACE:
                     self.expect_rbrace(opened)
-                else:
-                    rel2 = self._relation_at()
-                    assert rel2 is not None
-                    op = rel2[0]
-                    for _ in range(rel2[1]):
-                        self.next()
             else:
                 break
             ops.append(op)
@@ -501,6 +503,12 @@ class Parser:
                 operands.append(A.Empty(span=(here, here)))
         if not ops:
             return left
+        for i, op in enumerate(ops):
+            # `\alpha_t \in (0,1)`: after a membership sign, a pair in parentheses is an open interval
+            right = operands[i + 1]
+            if op in ("\\in", "\\notin") and isinstance(right, A.Tuple) and len(right.items) == 2 and \
+                    right.open == "(" and right.close == ")":
+                operands[i + 1] = A.Interval(right.items[0], right.items[1], False, False, span=right.span)
         end = self.last_end()
         return A.Relation(tuple(operands), tuple(ops),
                           tuple(notes) if any(n is not None for n in notes) else (), span=(start, end))
@@ -537,11 +545,8 @@ class Parser:
                 break
             optok = self.next()
             if not self._starts_operand(self.peek()):
-                if self._ends_statement(self.peek()) or self.peek().kind == EOF:
-                    self.recoverable(f"missing operand after {optok.text}", optok.start)
-                    right: A.Node = A.Empty(span=(optok.end, optok.end))
-                else:
-                    right = self.parse_multiplicative()
+                self.recoverable(f"missing operand after {optok.text}", optok.start)
+                right: A.Node = A.Empty(span=(optok.end, optok.end))
             else:
                 right = self.parse_multiplicative()
             left = A.BinOp(op, left, right, span=(start, self.last_end()))
@@ -579,10 +584,6 @@ class Parser:
             # a lone sign used as a placeholder or a superscript mark (`x^+`, `(\cdot)`)
             self.next()
             return A.Symbol(tok.text, span=(tok.start, tok.end))
-        if tok.kind in (PUNCT, CMD) and tok.text in T.BINARY_OPS and tok.text != "/":
-            # an operator used as a placeholder: f(\cdot), (\cdot\mid x)
-            self.next()
-            return A.Symbol(T.BINARY_OPS[tok.text][0], span=(tok.start, tok.end))
         return self.parse_product()
 
     def _starts_operand(self, tok: Token) -> bool:
@@ -638,9 +639,11 @@ class Parser:
                 return False
             if text in (NULL_CLOSE, "\\not", "\\mid", "\\parallel"):
                 return False
-            if text in ("\\|", "\\Vert", "\\vert", "\\lVert", "\\lvert") and self.bar_stop:
+            if text in ("\\|", "\\Vert", "\\vert") and self.bar_stop:
                 return False
             if text[1:] in T.INFIX_GENFRAC:
+                return False
+            if text[1:] in T.STACK_MACROS and self._stacked_relation_at():
                 return False
             return True
         return False
@@ -668,6 +671,7 @@ class Parser:
     # --- postfix -------------------------------------------------------------------------------------
     def parse_postfix(self) -> A.Node:
         start = self.peek().start
+        braced = self.peek().kind == LBRACE
         atom, role = self.parse_atom()
         if role.startswith(("bigop", "limop", "expect")):
             return self._reduction(atom, role, start)
@@ -677,24 +681,22 @@ class Parser:
             return self._function(atom, start)
         if role == "indicator":
             return self._indicator(atom, start)
-        return self._postfix_loop(atom, start)
+        return self._postfix_loop(atom, start, callable_=not braced)
 
-    def _postfix_loop(self, atom: A.Node, start: int) -> A.Node:
+    def _postfix_loop(self, atom: A.Node, start: int, callable_: bool = True) -> A.Node:
         while True:
             tok = self.peek()
             kind = tok.kind
             if kind in (SUB, SUP, PRIME):
                 sub, sup, primes = self._read_scripts()
                 atom = self._attach(atom, sub, sup, primes, start)
+                callable_ = True
                 continue
             if kind == PUNCT and tok.text == "!":
-                nxt = self.peek(1)
-                if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
-                    break
                 self.next()
                 atom = A.Factorial(atom, span=(start, tok.end))
                 continue
-            if kind == PUNCT and tok.text in "([" or (kind == CMD and tok.text == "\\{" and False):
+            if kind == PUNCT and tok.text in "([" and callable_:
                 certainty = self._call_candidate(atom)
                 if certainty is None:
                     break
@@ -778,7 +780,7 @@ class Parser:
         if kind == PRIME:
             self.next()
             return A.Symbol("\\prime", span=(tok.start, tok.end))
-        if kind == PUNCT and tok.text in "*+-<>=|.,;:!?()[]":
+        if kind == PUNCT:
             self.next()
             return A.Symbol(tok.text, span=(tok.start, tok.end))
         if kind == CMD:
@@ -906,7 +908,8 @@ class Parser:
                     node, role = self.parse_atom()
                 except MathParseError:
                     node, role = None, "plain"
-                if node is not None and role != "plain" and self.peek().kind == RBRACE:
+                if node is not None and role != "plain" and self.peek().kind == RBRACE and \
+                        self.peek(1).kind in (SUB, SUP):
                     self.next()
                     return node, role
                 self.pos = save
@@ -932,6 +935,10 @@ class Parser:
             if text in "?@\"`":
                 self.next()
                 return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+            if text in T.BINARY_OPS:
+                # an operator used as a placeholder: f(*)
+                self.next()
+                return A.Symbol(T.BINARY_OPS[text][0], span=(tok.start, tok.end)), "plain"
             if text == "<":
                 group = self._bracketed()
                 return self._group_node(group), "plain"
@@ -991,7 +998,7 @@ class Parser:
             return "indicator"
         if sym.font in ("op", "rm", "sf", None, "it", "bf", "tt") and not sym.accents:
             if bare in T.LIMIT_OPERATORS and (len(bare) > 1):
-                if sym.font is not None or name.startswith("\\") or len(bare) > 2:
+                if sym.font is not None or name.startswith("\\"):
                     return "limop"
             if len(bare) > 1 and (bare in T.FUNCTION_MACROS and (name.startswith("\\") or sym.font in
                                                                   ("op", "rm") or len(bare) > 2)):
@@ -1023,6 +1030,10 @@ class Parser:
             self.next()
             sym = A.Symbol(text, span=(start, tok.end))
             return sym, "plain"
+        if (text in T.OPEN_DELIMS or text in T.CLOSE_DELIMS) and self.peek(1).kind == EOF and self.pos == 0:
+            # a delimiter named on its own (`$\\Vert$` in prose)
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "plain"
         if text in T.OPEN_DELIMS or text == NULL_OPEN:
             group = self._bracketed()
             return self._group_node(group), "plain"
@@ -1035,11 +1046,13 @@ class Parser:
             return node, role
         if name in T.ACCENTS:
             self.next()
-            arg = self.parse_arg()
+            arg, _ = self._arg_with_role()
             accent = T.ACCENTS[name]
             span = (start, self.last_end())
             if isinstance(arg, A.Symbol):
                 sym = replace(arg, accents=(accent,) + arg.accents, span=span)
+                if len(sym.name.lstrip("\\")) > 1:
+                    return sym, self._word_role(sym, False)
                 return sym, self._symbol_role(sym)
             return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
         if name in T.FRACTIONS:
@@ -1120,16 +1133,26 @@ class Parser:
                         if inner.name.lstrip("\\") in T.KNOWN_FUNCTIONS else "plain"
                 return replace(inner, span=(start, self.last_end())), role
             return inner, "plain"
+        if name in T.STACK_MACROS and self._stacked_relation_at():
+            return self.parse_relation(), "plain"
         if name in T.STACK_MACROS:
             self.next()
             note = self.parse_arg()
             body_start = self.peek().start
             body, role = self._arg_with_role()
             if role in ("limop", "bigop", "expect"):
-                # \underset{\theta}{\arg\max}: the note is the under-script
-                self._pending_under = note
-                return body, role + ":under" if name == "underset" else role
+                # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
+                if name == "underset":
+                    self._pending_under = note
+                else:
+                    self._pending_over = note
+                return body, role
             del body_start
+            if isinstance(body, A.Symbol) and body.name in T.RELATIONS and not body.accents and body.font is None:
+                # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
+                here = (start, self.last_end())
+                return A.Relation((A.Empty(span=(start, start)), A.Empty(span=here)), (T.RELATIONS[body.name],),
+                                  (note,), span=here), "plain"
             return A.Annotated(body, note, name if name != "stackrel" else "overset",
                                span=(start, self.last_end())), "plain"
         if name in T.BRACES:
@@ -1144,15 +1167,19 @@ class Parser:
         if name == "substack" or name == "atop_":
             self.next()
             return self._substack(tok), "plain"
-        if name in ("not",):
+        if name == "not" or text in T.UNARY_OPS:
             self.next()
-            return A.Symbol("\\neg", span=(start, tok.end)), "plain"
+            return A.Symbol("\\neg" if name == "not" else T.UNARY_OPS[text], span=(start, tok.end)), "plain"
         if name in ("mathbb_",):
             pass
         if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
             self.next()
             return A.Symbol(text, span=(start, tok.end)), "plain"
-        if text in T.BINARY_OPS or text in T.RELATIONS:
+        if text in T.BINARY_OPS:
+            # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
+            self.next()
+            return A.Symbol(T.BINARY_OPS[text][0], span=(start, tok.end)), "plain"
+        if text in T.RELATIONS:
             self.next()
             return A.Symbol(text, span=(start, tok.end)), "plain"
         if text in T.CLOSE_DELIMS or text in T.CONDITION_BARS or text in T.DIVERGENCE_BARS:
@@ -1293,8 +1320,13 @@ class Parser:
                     pass
                 role = self._word_role(sym, limits)
                 return sym, role
-            self.next()
-            node = self._group_content(arg_tok)
+            if self.peek(1).kind == CMD and self.peek(2).kind == RBRACE:
+                self.next()
+                node, _ = self.parse_atom()
+                self.expect_rbrace(arg_tok)
+            else:
+                self.next()
+                node = self._group_content(arg_tok)
         else:
             node = self.parse_arg()
         node = self._apply_font(node, font)
@@ -1349,6 +1381,9 @@ class Parser:
 
     # --- brackets ------------------------------------------------------------------------------------
     def _bracketed(self) -> _Bracketed:
+        return self._finish(self._bracketed_raw())
+
+    def _bracketed_raw(self) -> _Bracketed:
         """Read a bracket group: ( … ), [ … ], \\{ … \\}, | … |, \\| … \\|, \\langle … \\rangle, \\left. …"""
         tok = self.next()
         text = tok.text
@@ -1376,7 +1411,7 @@ class Parser:
                     if self.strict or nxt.kind == EOF and False:
                         raise self.error(f"missing closing delimiter for {text}", tok.start)
                     self.warn(f"missing closing delimiter for {text}", tok.start)
-                    group.close = ""
+                    group.close = T.MATCHING.get(group.open, ".")
                     group.end = self.last_end()
                     return group
                 if self._closes(group):
@@ -1441,6 +1476,11 @@ class Parser:
                 raise self.error(f"unexpected {ntext or nxt.kind} inside {text} … ", nxt.start)
         finally:
             self.bar_stop = saved
+
+    def _finish(self, group: _Bracketed) -> _Bracketed:
+        if group.bar and not group.given:
+            group.given.append(A.Empty(span=(group.end, group.end)))
+        return group
 
     def _closes(self, group: _Bracketed) -> bool:
         tok = self.peek()
@@ -1510,13 +1550,13 @@ class Parser:
             return A.Concat(tuple(items + group.params), span=span)
         all_items = items + group.params
         if not all_items:
-            return A.Group(A.Empty(span=span), o if o != "." else "(", c if c != "." else ")", span=span)
+            return A.Group(A.Empty(span=span), o if o in "([." else "(", c, span=span)
         mismatched = (o, c) not in (("(", ")"), ("[", "]"))
         if len(all_items) == 2 and o in "([" and c in ")]" and (mismatched or o == "["):
             return A.Interval(all_items[0], all_items[1], o == "[", c == "]", span=span)
         if len(all_items) == 1:
-            return A.Group(all_items[0], o if o in "([" else "(", c if c in ")]" else ")", span=span)
-        return A.Tuple(tuple(all_items), o if o in "([" else "(", c if c in ")]" else ")", span=span)
+            return A.Group(all_items[0], o if o in "([." else "(", c, span=span)
+        return A.Tuple(tuple(all_items), o if o in "([." else "(", c, span=span)
 
     def _colon_builder(self, rel: A.Relation, span: A.Span) -> A.Node:
         i = rel.ops.index(":")
@@ -1541,50 +1581,10 @@ class Parser:
 
     # --- calls -----------------------------------------------------------------------------------------
     def _call_candidate(self, atom: A.Node) -> Optional[str]:
-        """Could `atom(` start a call? Returns the certainty it would have, or None for a product."""
-        name_node = atom
-        while isinstance(name_node, (A.Power, A.Indexed, A.Primed, A.Labeled)):
-            if isinstance(name_node, A.Indexed):
-                inner = name_node.base
-                if isinstance(inner, A.Symbol) and self._function_status(inner) in ("known", "declared"):
-                    return self._function_status(inner)
-                return "indexed"
-            if isinstance(name_node, A.Power):
-                inner = name_node.base
-                if isinstance(inner, A.Symbol) and self._function_status(inner) in ("known", "declared"):
-                    return self._function_status(inner)
-                return None
-            name_node = name_node.base
-        if isinstance(name_node, A.Symbol):
-            return self._function_status(name_node)
-        if isinstance(name_node, A.Text):
-            word = name_node.text.strip()
-            if word in T.KNOWN_FUNCTIONS:
-                return "known"
-            if word in self.functions:
-                return "declared"
-            return None
-        if isinstance(name_node, A.Opaque):
-            return "ambiguous"
-        return None
+        return call_certainty(atom, self.functions)
 
     def _function_status(self, sym: A.Symbol) -> Optional[str]:
-        bare = sym.name.lstrip("\\")
-        if bare in self.functions or sym.name in self.functions:
-            return "declared"
-        if len(bare) > 1 and bare in T.KNOWN_FUNCTIONS and not (sym.name.startswith("\\") and bare in T.GREEK):
-            return "known"
-        if sym.font == "cal" and bare in T.DISTRIBUTIONS:
-            return "known"
-        if bare in ("1",):
-            return None
-        if sym.name in T.SCALAR_LETTERS and sym.font is None:
-            return "scalar"
-        if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS:
-            return None
-        if sym.optimum and False:
-            return None
-        return "ambiguous"
+        return function_status(sym, self.functions)
 
     def _apply(self, func: A.Node, group: _Bracketed, certainty: str, start: int) -> A.Node:
         span = (start, group.end)
@@ -1627,19 +1627,27 @@ class Parser:
 
     # --- reductions --------------------------------------------------------------------------------------
     def _reduction(self, operator: A.Node, role: str, start: int) -> A.Node:
-        under_pending = getattr(self, "_pending_under", None)
-        self._pending_under = None
-        if role.endswith(":under"):
-            role = role.split(":")[0]
+        under_pending, over_pending = self._pending_under, self._pending_over
+        self._pending_under = self._pending_over = None
         sub, sup, primes = self._read_scripts()
         if under_pending is not None:
             sub = under_pending if sub is None else sub
+        if over_pending is not None:
+            sup = over_pending if sup is None else sup
         op = self._op_name(operator, role)
         tok = self.peek()
         if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and tok.text == "(":
             # \max(a, b), \operatorname{softmax}(x): an application
             group = self._bracketed()
             return self._postfix_loop(self._apply(operator, group, "known", start), start)
+        if role == "limop" and tok.kind == PUNCT and tok.text == "(" and not self._bracket_has_bar():
+            # \operatorname{Softmax}_j(z): the body in parentheses
+            group = self._bracketed()
+            inner = group.items + group.params
+            if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
+                return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
+            body = self._group_node(group)
+            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
         brackets = ""
         body: Optional[A.Node]
         if role == "expect" and ((tok.kind == PUNCT and tok.text in "([") or
@@ -1648,7 +1656,10 @@ class Parser:
             o = group.open
             brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
             inner = group.items + group.params
-            if group.given or group.bar:
+            if o == "{":
+                body = self._group_node(group)
+                brackets = ""
+            elif group.given or group.bar:
                 body = A.Apply(A.Empty(span=(group.start, group.start)), tuple(group.items), tuple(group.given),
                                tuple(group.params), "conditional", brackets, span=(group.start, group.end))
                 brackets = ""
@@ -1665,8 +1676,9 @@ class Parser:
                 self.parse_product(stop_at_operators=True)
         else:
             body = None
-            if op in ("sum", "prod", "int") and self.strict and self.peek().kind == EOF:
-                raise self.error(f"{operator.name if isinstance(operator, A.Symbol) else op} without a body")
+            if sub is None and sup is None:
+                # the operator named on its own (`$\\sum$` in prose)
+                return operator
         node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
         return node
 
@@ -1941,6 +1953,8 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         return "label", sup
     if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
             sup.operand.value == "1":
+        if isinstance(base, A.Symbol) and base.name in ("e", "\\exp") and base.font in (None, "rm"):
+            return "power", sup
         return "inverse", None
     if isinstance(sup, A.Group) and sup.open == "(":
         return "label", sup
@@ -2055,3 +2069,53 @@ def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...]]:
                 return body.left, vars_
             return A.BinOp(body.op, body.left, right, span=body.span), vars_
     return body, ()
+
+
+def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> Optional[str]:
+    """How a symbol followed by `(` reads: known, declared, ambiguous, scalar (a product) or None."""
+    bare = sym.name.lstrip("\\")
+    if bare in functions or sym.name in functions:
+        return "declared"
+    if len(bare) > 1 and bare in T.KNOWN_FUNCTIONS and not (sym.name.startswith("\\") and bare in T.GREEK):
+        return "known"
+    if sym.font == "cal" and bare in T.DISTRIBUTIONS:
+        return "known"
+    if not any(ch.isalnum() for ch in bare):
+        return None  # a placeholder operator or a mark: `(\cdot)`, `/`
+    if bare == "1":
+        return None
+    if sym.name in T.SCALAR_LETTERS and sym.font is None:
+        return "scalar"
+    if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS:
+        return None
+    return "ambiguous"
+
+
+def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Optional[str]:
+    """Could `atom(` start a call? The certainty it would have (known, declared, ambiguous, or scalar /
+    indexed for what reads as a product unless the parentheses hold a condition), None for a product."""
+    name_node = atom
+    while isinstance(name_node, (A.Power, A.Indexed, A.Primed, A.Labeled)):
+        if isinstance(name_node, A.Indexed):
+            inner = name_node.base
+            if isinstance(inner, A.Symbol) and function_status(inner, functions) in ("known", "declared"):
+                return function_status(inner, functions)
+            return "indexed"
+        if isinstance(name_node, A.Power):
+            inner = name_node.base
+            if isinstance(inner, A.Symbol) and function_status(inner, functions) in ("known", "declared"):
+                return function_status(inner, functions)
+            return None
+        name_node = name_node.base
+    if isinstance(name_node, A.Symbol):
+        return function_status(name_node, functions)
+    if isinstance(name_node, A.Text):
+        word = name_node.text.strip()
+        if word in T.KNOWN_FUNCTIONS:
+            return "known"
+        if word in functions:
+            return "declared"
+        return None
+    if isinstance(name_node, A.Opaque):
+        return "ambiguous"
+    return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tables as T
+from .parser import call_certainty
 
 _ADD = {op for op, (_, p) in T.BINARY_OPS.items() if p == T.ADDITIVE}
 _CANON_ADD = {T.BINARY_OPS[op][0] for op in _ADD}
@@ -20,8 +21,15 @@ SEQ, REL, ADD, MUL, UNARY, PROD, ATOM = 0, 1, 2, 3, 4, 5, 9
 JUXT, MULT, ALL = 1, 2, 3
 
 
+_CLOSERS = {".": "\\right.", "floor": "\\rfloor ", "ceil": "\\rceil ", ">": "\\rangle ", "}": "\\}",
+            "||": "\\rVert ", "|": "\\rvert ", "]]": "\\rrbracket "}
+
+
 def to_latex(node: A.Node) -> str:
     """Normalized LaTeX for a tree (or any subtree)."""
+    if isinstance(node, A.Rows):
+        # one statement per row, braced so that no row reads as the continuation of another
+        return " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)
     return _p(node)
 
 
@@ -83,6 +91,11 @@ def _absorbs(node: A.Node) -> int:
         return ALL if _prefix_capable(node) else 0
     if isinstance(node, A.Differential):
         return 0
+    if isinstance(node, (A.Indexed, A.Power, A.Labeled, A.Primed, A.Transpose, A.Inverse)):
+        base = node.base
+        while isinstance(base, (A.Indexed, A.Power, A.Labeled, A.Primed, A.Transpose, A.Inverse)):
+            base = base.base
+        return ALL if isinstance(base, A.Symbol) and _prefix_capable(base) else 0
     if isinstance(node, A.Empty):
         return ALL
     return 0
@@ -97,7 +110,7 @@ def _prefix_capable(sym: A.Symbol) -> bool:
         return True
     if sym.name == "I" and sym.font == "bb":
         return True
-    if sym.name in ("\\partial", "\\nabla"):
+    if sym.name in ("\\partial", "\\nabla") or sym.name in T.UNARY_OPS:
         return True
     if len(bare) > 1 and (bare in T.FUNCTION_MACROS or bare in T.LIMIT_OPERATORS or bare in T.BIG_OPERATORS
                           or bare in T.KNOWN_FUNCTIONS or bare == "arg" or bare.startswith("arg")):
@@ -113,12 +126,52 @@ def _child(node: A.Node, min_prec: int, followed: int = 0) -> str:
     """Print `node` as a child that must bind at least `min_prec`, followed by material that an
     open-ended node would absorb at level `followed` (0: nothing follows)."""
     text = _p(node)
-    if _prec(node) < min_prec or (followed and _absorbs(node) >= followed):
+    if _prec(node) < min_prec or (followed and _absorbs(node) >= followed) or \
+            (min_prec > REL and _mark(node)):
         return _wrap(text)
     return text
 
 
+def _simple_token(node: A.Node) -> bool:
+    """Can this node be printed as a one-token macro argument / script (`x^\\le`, `\\sqrt<`)?"""
+    if isinstance(node, A.Symbol):
+        if node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum:
+            return False
+        return len(node.name) == 1 or node.name.startswith("\\") and node.font is None and not node.accents
+    return isinstance(node, A.Number) and len(node.value) == 1
+
+
+def _mark(node: A.Node) -> bool:
+    """A symbol that would read as an operator, relation or delimiter inside braces."""
+    return isinstance(node, A.Symbol) and _simple_token(node) and not node.name.isalnum() and \
+        node.name.lstrip("\\") not in T.GREEK and node.name.lstrip("\\") not in T.LETTER_LIKE
+
+
+def _token_arg(text: str) -> str:
+    return text + " " if text[-1:].isalpha() and text.startswith("\\") else text
+
+
+def _one_token(node: A.Node) -> bool:
+    """A symbol that prints as one macro argument without braces (`\\alpha`, `\\mathbb{E}`, `\\hat{x}`)."""
+    if not isinstance(node, A.Symbol):
+        return False
+    if node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum:
+        return False
+    return len(node.name) == 1 or node.name.startswith("\\") or node.font is not None
+
+
 def _script(node: A.Node) -> str:
+    if _one_token(node) and (_mark(node) or node.name.startswith("\\") or node.font is not None or
+                             node.accents):
+        return _token_arg(_symbol_core(node))
+    return "{" + _p(node) + "}"
+
+
+def _arg(node: A.Node) -> str:
+    """A macro argument."""
+    if _one_token(node) and (_mark(node) or _prefix_capable(node)):  # type: ignore[arg-type]
+        text = _token_arg(_symbol_core(node))  # type: ignore[arg-type]
+        return " " + text if text[:1].isalnum() else text
     return "{" + _p(node) + "}"
 
 
@@ -159,14 +212,14 @@ def _script_base(node: A.Node, adding: str) -> str:
             return _wrap(text)
         if (adding == "sub" and node.sub_label is not None) or (adding == "sup" and _has_sup(node)):
             return _wrap(text)
-        if node.name in ("\\partial", "\\nabla", "d", "1"):
+        if node.name in ("\\partial", "\\nabla") or node.name in T.UNARY_OPS:
             return _wrap(text)
         return text
     if adding == "sub" and isinstance(node, (A.Power, A.Transpose, A.Inverse, A.Primed)) or \
             (adding == "sub" and isinstance(node, A.Labeled) and node.position == "sup"):
         return _wrap(text)
     if _prec(node) < ATOM or _absorbs(node) or isinstance(node, (A.Empty, A.Number, A.Frac, A.Binom,
-                                                                   A.Factorial, A.Annotated)):
+                                                                   A.Factorial, A.Annotated, A.Differential)):
         if isinstance(node, A.Number) and adding == "sup" and len(node.value) == 1:
             return text
         return _wrap(text)
@@ -192,17 +245,25 @@ def _script_base(node: A.Node, adding: str) -> str:
 def _symbol_core(node: A.Symbol) -> str:
     name = node.name
     if node.font is not None:
+        macro = T.FONT_LATEX.get(node.font, "mathrm")
         if node.font == "text":
             core = "\\text{" + name + "}"
+        elif name.startswith("\\"):
+            core = "\\" + macro + _token_arg(name)
+        elif not name.isalnum() and len(name) == 1:
+            core = "\\" + macro + " " + name
         else:
-            macro = T.FONT_LATEX.get(node.font, "mathrm")
             core = "\\" + macro + "{" + name + "}"
     else:
         core = name
         if name in ("'", "\\prime"):
             core = "\\prime"
-    for accent in reversed(node.accents):
-        core = "\\" + T.ACCENT_LATEX.get(accent, accent) + "{" + core + "}"
+    for i, accent in enumerate(reversed(node.accents)):
+        macro = "\\" + T.ACCENT_LATEX.get(accent, accent)
+        if i == 0 and node.font is None and not name.isalnum() and name.lstrip("\\") not in T.GREEK:
+            core = macro + _token_arg(core) if core.startswith("\\") else macro + core
+        else:
+            core = macro + "{" + core + "}"
     return core
 
 
@@ -213,8 +274,11 @@ def _symbol(node: A.Symbol) -> str:
         core = _wrap(core)
     elif node.name in ("\\partial", "\\nabla", "d") and (node.sub_label is not None or node.sup_label is not None):
         core = _wrap(core)
-    elif node.name.lstrip("\\") in T.BIG_OPERATORS or node.name.lstrip("\\") in T.LIMIT_OPERATORS or \
-            node.name.lstrip("\\") in T.FUNCTION_MACROS or node.name == "\\arg":
+    elif node.name in T.UNARY_OPS and (node.sub_label is not None or node.sup_label is not None or node.primes
+                                       or node.optimum):
+        core = _wrap(core)
+    elif node.name.lstrip("\\") in T.BIG_OPERATORS or (node.name.lstrip("\\") in T.LIMIT_OPERATORS and
+                                                        not node.accents):
         if node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum:
             core = _wrap(core)
     if node.primes:
@@ -260,6 +324,8 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
     if t is A.Indexed:
         n: A.Indexed = node  # type: ignore[assignment]
         base = _script_base(n.base, "sub")
+        if len(n.indices) == 1 and _one_token(n.indices[0]):
+            return base + "_" + _script(n.indices[0])
         inner = ", ".join(_index(i) for i in n.indices)
         return base + "_{" + inner + "}"
     if t is A.Labeled:
@@ -295,6 +361,11 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         parts = []
         for i, f in enumerate(factors):
             last = i == len(factors) - 1
+            if i and isinstance(f, (A.Group, A.Tuple, A.Interval, A.Concat)) and \
+                    call_certainty(factors[i - 1]) is not None and not parts[-1].endswith("}"):
+                # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
+                parts.append(_wrap(_p(f)))
+                continue
             if last and _absorbs(f) and not isinstance(f, (A.Relation, A.Sequence, A.Empty, A.Symbol,
                                                              A.BinOp, A.UnaryOp, A.Product)):
                 parts.append(_p(f))
@@ -305,7 +376,9 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         return _apply(node)  # type: ignore[arg-type]
     if t is A.Divergence:
         d: A.Divergence = node  # type: ignore[assignment]
-        func = "" if isinstance(d.func, A.Empty) else _script_base(d.func, "call")
+        if isinstance(d.func, A.Empty):
+            return f"\\{{{_child(d.left, REL)} \\| {_child(d.right, REL)}\\}}"
+        func = _script_base(d.func, "call")
         return f"{func}({_child(d.left, REL)} \\| {_child(d.right, REL)})"
     if t is A.Reduction:
         return _reduction(node)  # type: ignore[arg-type]
@@ -331,36 +404,42 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
             if i:
                 op = r.ops[i - 1]
                 note = r.notes[i - 1] if r.notes else None
-                parts.append("\\overset{" + _p(note) + "}{" + op + "}" if note is not None else op)
+                parts.append("\\overset" + (_arg(note) if _mark(note) else "{" + _p(note) + "}") + "{" + op + "}"
+                             if note is not None else op)
             if not isinstance(operand, A.Empty):
                 parts.append(_child(operand, ADD))
         return " ".join(parts)
     if t is A.Frac:
-        return "\\frac{" + _p(node.num) + "}{" + _p(node.den) + "}"  # type: ignore[attr-defined]
+        return "\\frac" + _arg(node.num) + _arg(node.den)  # type: ignore[attr-defined]
     if t is A.Root:
         idx = "" if node.index is None else "[" + _p(node.index) + "]"  # type: ignore[attr-defined]
-        return "\\sqrt" + idx + "{" + _p(node.body) + "}"  # type: ignore[attr-defined]
+        return "\\sqrt" + idx + _arg(node.body)  # type: ignore[attr-defined]
     if t is A.Group:
         g2: A.Group = node  # type: ignore[assignment]
-        return g2.open + ("" if isinstance(g2.body, A.Empty) else _p(g2.body)) + g2.close
+        o = "\\left." if g2.open == "." else g2.open
+        c = _CLOSERS.get(g2.close, g2.close)
+        return o + ("" if isinstance(g2.body, A.Empty) else _p(g2.body)) + c
     if t is A.Tuple:
         tp: A.Tuple = node  # type: ignore[assignment]
-        return tp.open + _items(tp.items) + tp.close
+        o = "\\left." if tp.open == "." else tp.open
+        c = _CLOSERS.get(tp.close, tp.close)
+        return o + _items(tp.items) + c
     if t is A.Interval:
         iv: A.Interval = node  # type: ignore[assignment]
         return ("[" if iv.left_closed else "(") + _items((iv.lower, iv.upper)) + ("]" if iv.right_closed else ")")
     if t is A.Concat:
-        return "[" + _items(node.items, "; ") + "]"  # type: ignore[attr-defined]
+        items = node.items  # type: ignore[attr-defined]
+        return "[" + _items(items, "; ") + (";" if len(items) == 1 else "") + "]"
     if t is A.SetLiteral:
         return "\\{" + _items(node.items) + "\\}"  # type: ignore[attr-defined]
     if t is A.SetBuilder:
         sb: A.SetBuilder = node  # type: ignore[assignment]
         return "\\{" + _seq_items(sb.element) + " \\mid " + _seq_items(sb.condition) + "\\}"
     if t is A.Abs:
-        return "\\left|" + _p(node.body) + "\\right|"  # type: ignore[attr-defined]
+        return "\\lvert " + _p(node.body) + "\\rvert "  # type: ignore[attr-defined]
     if t is A.Norm:
         nm: A.Norm = node  # type: ignore[assignment]
-        out = "\\|" + _p(nm.body) + "\\|"
+        out = "\\lVert " + _p(nm.body) + "\\rVert "
         if nm.order is not None:
             out += "_" + _script(nm.order)
         return out
@@ -396,7 +475,7 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         body = " \\\\ ".join(" & ".join(_cell(c) for c in row) for row in mx.rows)
         return "\\begin{" + env + "}" + spec + body + "\\end{" + env + "}"
     if t is A.Binom:
-        return "\\binom{" + _p(node.n) + "}{" + _p(node.k) + "}"  # type: ignore[attr-defined]
+        return "\\binom" + _arg(node.n) + _arg(node.k)  # type: ignore[attr-defined]
     if t is A.Factorial:
         return _script_base(node.body, "fact") + "!"  # type: ignore[attr-defined]
     if t is A.Annotated:
@@ -405,12 +484,12 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
             accent = an.note.text if isinstance(an.note, A.Text) else "bar"
             return "\\" + T.ACCENT_LATEX.get(accent, accent) + "{" + _p(an.body) + "}"
         if an.kind == "underbrace":
-            return "\\underbrace{" + _p(an.body) + "}" + ("" if isinstance(an.note, A.Empty) else
+            return "\\underbrace" + _arg(an.body) + ("" if isinstance(an.note, A.Empty) else
                                                           "_" + _script(an.note))
         if an.kind == "overbrace":
-            return "\\overbrace{" + _p(an.body) + "}" + ("" if isinstance(an.note, A.Empty) else
+            return "\\overbrace" + _arg(an.body) + ("" if isinstance(an.note, A.Empty) else
                                                          "^" + _script(an.note))
-        return "\\" + an.kind + "{" + _p(an.note) + "}{" + _p(an.body) + "}"
+        return "\\" + an.kind + _arg(an.note) + _arg(an.body)
     if t is A.Sequence:
         sq: A.Sequence = node  # type: ignore[assignment]
         if sq.separators and all(s == "\\\\" for s in sq.separators):
@@ -423,7 +502,8 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                 out += sep + " " + _child(item, REL)
         return out
     if t is A.Rows:
-        return " \\\\ ".join(_p(s) for s in node.statements)  # type: ignore[attr-defined]
+        rows = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
+        return "\\begin{aligned}" + rows + "\\end{aligned}"
     raise TypeError(f"no printer for {t.__name__}")
 
 
@@ -450,7 +530,12 @@ def _index(node: A.Node) -> str:
 
 
 def _apply(node: A.Apply) -> str:
-    func = "" if isinstance(node.func, A.Empty) else _script_base(node.func, "call")
+    if isinstance(node.func, A.Empty):
+        return "{" + _apply_parts(node, "") + "}"
+    return _apply_parts(node, _script_base(node.func, "call"))
+
+
+def _apply_parts(node: A.Apply, func: str) -> str:
     if node.brackets == "":
         arg = node.args[0]
         return func + " " + _child(arg, PROD)
@@ -465,8 +550,9 @@ def _apply(node: A.Apply) -> str:
 
 def _reduction(node: A.Reduction) -> str:
     op = _p(node.operator)
-    if isinstance(node.operator, A.Symbol) and node.operator.font is not None and \
-            len(node.operator.name) > 1 and node.op not in ("E",):
+    if isinstance(node.operator, A.Symbol) and node.operator.font == "op" and \
+            len(node.operator.name) > 1 and node.op not in ("E",) and not node.operator.name.startswith("\\") \
+            and not node.operator.accents:
         op = "\\operatorname*{" + node.operator.name + "}"
     if _has_sub(node.operator) or _has_sup(node.operator):
         op = _wrap(op)
@@ -496,9 +582,10 @@ def _reduction(node: A.Reduction) -> str:
         return op + " {" + _p(body) + "}"
     if node.op in ("softmax",) and T.LIMIT_OPERATORS.get(node.op):
         return op + " " + _child(body, PROD)
-    if isinstance(body, A.UnaryOp):
-        return op + " " + _child(body, MUL)
-    return op + " " + _child(body, MUL)
+    text = _child(body, MUL)
+    if text.startswith(("(", "[", "\\{", "\\left")):
+        text = _wrap(text)
+    return op + " " + text
 
 
 def _under_vars(under: A.Relation) -> tuple:

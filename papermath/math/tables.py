@@ -228,13 +228,16 @@ NEGATABLE: dict[str, str] = {"=": "\\ne", "\\in": "\\notin", "<": "\\nless", ">"
                              "\\to": "\\nrightarrow", "\\exists": "\\nexists"}
 """`\\not` followed by a relation → the negated relation."""
 
+for _negated in NEGATABLE.values():
+    RELATIONS.setdefault(_negated, _negated)
+
 CONDITION_BARS: frozenset[str] = frozenset({"|", "\\mid", "\\vert", "\\middle|", "\\middle\\vert",
-                                             "\\middle\\mid", "\\lvert", "\\rvert", "\\bigm|", "\\Bigm|",
+                                             "\\middle\\mid", "\\bigm|", "\\Bigm|",
                                              "\\big|", "\\Big|", "\\bigg|", "\\Bigg|", "\\biggm|"})
 """Tokens that separate an event from its condition inside `p( … )` or a set builder."""
 
 DIVERGENCE_BARS: frozenset[str] = frozenset({"\\|", "\\Vert", "\\parallel", "||", "\\middle\\|",
-                                              "\\middle\\Vert", "\\lVert", "\\rVert", "\\big\\|",
+                                              "\\middle\\Vert", "\\big\\|",
                                               "\\Big\\|", "\\bigm\\|", "\\|_"})
 """Tokens that separate the two arguments of a divergence (`D_{KL}(p \\| q)`)."""
 

@@ -1,0 +1,76 @@
+"""Property tests for the math parser: any string parses or raises MathParseError (never anything else),
+in both modes, and printing a parsed tree then re-parsing it gives the same tree."""
+from __future__ import annotations
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from papermath.errors import MathParseError  # noqa: E402
+from papermath.math import parse, to_latex  # noqa: E402
+
+# Pieces of real notation, so that generated strings reach deep into the grammar.
+PIECES = [
+    "x", "y", "i", "j", "k", "d", "e", "f", "p", "q", "E", "T", "W", "K", "Q", "1", "2", "10", "0.5",
+    " ", "+", "-", "=", "<", ">", "(", ")", "[", "]", "{", "}", "^", "_", "'", ",", ";", ":", "|", "!", "/", "*",
+    ".", "&", "\\\\", "\\{", "\\}", "\\|", "\\,", "\\quad",
+    "\\alpha", "\\theta", "\\sigma", "\\pi", "\\ell", "\\infty", "\\cdot", "\\times", "\\odot", "\\pm",
+    "\\le", "\\ge", "\\in", "\\sim", "\\to", "\\leftarrow", "\\approx", "\\mid", "\\Vert", "\\vert",
+    "\\frac", "\\sqrt", "\\sum", "\\prod", "\\int", "\\max", "\\min", "\\arg", "\\lim", "\\log", "\\exp",
+    "\\nabla", "\\partial", "\\mathbb", "\\mathbf", "\\mathcal", "\\mathrm", "\\operatorname", "\\text",
+    "\\hat", "\\bar", "\\tilde", "\\left", "\\right", "\\big", "\\top", "\\prime", "\\ldots", "\\cdots",
+    "\\binom", "\\begin{pmatrix}", "\\end{pmatrix}", "\\begin{cases}", "\\end{cases}", "\\begin{aligned}",
+    "\\end{aligned}", "\\mathbb{E}", "\\mathbb 1", "\\mathrm{softmax}", "\\operatorname*{arg\\,max}",
+    "\\underbrace", "\\overset", "\\substack", "\\langle", "\\rangle", "\\lfloor", "\\rfloor", "\\not",
+    "\\unknownmacro", "\\label{x}", "\\color{red}", "\\over", "\\choose", "\\left.", "\\right.", "%", "\n",
+]
+
+formulas = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
+any_text = st.text(max_size=40)
+
+SETTINGS = settings(max_examples=400, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _parse_or_none(latex: str, strict: bool):
+    try:
+        return parse(latex, strict=strict)
+    except MathParseError:
+        return None
+
+
+@SETTINGS
+@given(st.one_of(formulas, any_text), st.booleans())
+def test_any_string_parses_or_raises_math_parse_error(latex: str, strict: bool) -> None:
+    result = _parse_or_none(latex, strict)
+    if result is not None:
+        assert result.source == latex
+        if strict:
+            assert result.warnings == ()
+
+
+@SETTINGS
+@given(formulas)
+def test_print_then_reparse_gives_the_same_tree(latex: str) -> None:
+    result = _parse_or_none(latex, strict=False)
+    if result is None:
+        return
+    printed = to_latex(result.tree)
+    again = parse(printed)
+    assert again.tree == result.tree, printed
+
+
+@SETTINGS
+@given(formulas)
+def test_strict_success_implies_tolerant_success_with_the_same_tree(latex: str) -> None:
+    strict = _parse_or_none(latex, strict=True)
+    if strict is None:
+        return
+    assert parse(latex).tree == strict.tree
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    with pytest.raises(MathParseError):
+        parse("(" * 5000 + ")" * 5000)
