@@ -36,7 +36,8 @@ TOOL_COMMANDS: dict[str, tuple[str, Callable[..., list[str]]]] = {
     "shapes": ("shapes", lambda source, equation: [source, "--eq", equation]),
     "numbers": ("numbers", lambda source, equation: [source, "--eq", equation]),
     "code": ("code", lambda source, equation: [source, "--eq", equation]),
-    "check_reading": ("check", lambda source, reading: [source, reading]),
+    "check_reading": ("check", lambda source, reading, equation=None:
+                      [reading, "--paper", source] + (["--eq", equation] if equation else [])),
 }
 
 _CLI_LOCK = threading.Lock()
@@ -57,6 +58,9 @@ def run_command(tool: str, *args: str) -> Any:
             code = cli_main(argv)
         except SystemExit as exit_:  # argparse's usage errors
             code = exit_.code if isinstance(exit_.code, int) else 2
+        except Exception as error:  # noqa: BLE001 - a stage's bug is an error result, never a dead server
+            raise ToolFailure(f"papermath {command} failed with an internal error: "
+                              f"{type(error).__name__}: {error}") from None
     text = out.getvalue()
     if code not in (0, 1):
         message = err.getvalue().strip() or text.strip() or f"exit status {code}"
@@ -105,17 +109,19 @@ def build_server():
         return run_command("explain", source, equation)
 
     @server.tool()
-    def check_reading(source: str, reading: str) -> dict:
-        """Check a reading of the paper (Markdown text, or the path of a file holding it) against the paper:
-        every quote searched for, every number re-run, every 'definition' of a symbol the paper never defines
-        flagged as a guess. Same JSON as `papermath check SOURCE READING --json`."""
-        path = Path(reading)
-        if len(reading) < 4096 and "\n" not in reading and path.is_file():
-            return run_command("check_reading", source, reading)
+    def check_reading(source: str, reading: str, equation: str | None = None) -> dict:
+        """Check a reading of the paper against the paper: every quote searched for, every number re-run, every
+        'definition' of a symbol the paper never defines flagged as a guess, claims stronger or weaker than the
+        paper's wording flagged. `reading` is the reading itself (Markdown, or the JSON of read_equation) or
+        the path of a file holding it; `equation` limits the check to one equation. Same JSON as
+        `papermath check READING --paper SOURCE --json`."""
+        if len(reading) < 4096 and "\n" not in reading and Path(reading).is_file():
+            return run_command("check_reading", source, reading, equation)
+        suffix = ".json" if reading.lstrip().startswith("{") else ".md"
         with tempfile.TemporaryDirectory(prefix="papermath-mcp-") as tmp:
-            file = Path(tmp) / "reading.md"
+            file = Path(tmp) / ("reading" + suffix)
             file.write_text(reading, encoding="utf-8")
-            return run_command("check_reading", source, str(file))
+            return run_command("check_reading", source, str(file), equation)
 
     return server
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import sys
@@ -9,6 +11,7 @@ import sys
 import pytest
 
 from conftest import EXAMPLE, REPO
+from papermath.cli import main
 
 mcp = pytest.importorskip("mcp", reason="the 'mcp' extra is not installed (pip install 'papermath[mcp]')")
 
@@ -55,9 +58,6 @@ def test_lists_tools_and_reads_equation_1_of_the_example_paper():
     assert not result.isError, result.content[0].text
     data = _payload(result)
     # The same JSON as `papermath read SOURCE --eq 1 --json`.
-    from papermath.cli import main
-    import contextlib
-    import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["read", str(EXAMPLE), "--eq", "1", "--json"]) == 0
@@ -88,6 +88,34 @@ def test_errors_are_error_results_not_crashes():
         assert _payload(missing_eq)["equations"] == []
 
 
+def test_shapes_and_check_reading_through_the_server():
+    from papermath.cli import COMMANDS
+    if not {"shapes", "check", "read"} <= set(COMMANDS):
+        pytest.skip("the shapes, check or read stage is not in this version")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["read", str(EXAMPLE), "--eq", "1", "--format", "md"]) == 0
+    reading = out.getvalue()
+    # A made-up quote is a guess the check must catch.
+    forged = reading.replace("We pack the queries into a matrix", "We stack the queries in a tensor", 1)
+    assert forged != reading
+    _, (shapes, good, bad) = _run([
+        ("shapes", {"source": str(EXAMPLE), "equation": "1"}),
+        ("check_reading", {"source": str(EXAMPLE), "reading": reading}),
+        ("check_reading", {"source": str(EXAMPLE), "reading": forged, "equation": "1"}),
+    ])
+    assert not shapes.isError, shapes.content[0].text
+    assert [d.replace("{", "").replace("}", "") for d in _payload(shapes)["result"]] == ["n", "d_v"]
+    assert not good.isError, good.content[0].text
+    good = _payload(good)
+    assert good["schema"] == "papermath.check/1" and good["passed"] is True
+    assert good["summary"]["failures"] == 0
+    bad = _payload(bad)
+    assert bad["passed"] is False and bad["summary"]["failures"] >= 1
+    rows = [row for eq in bad["equations"] for row in eq["rows"] if row["quote"]]
+    assert any(row["quote"]["found"] is False for row in rows)
+
+
 def test_tools_whose_stage_is_missing_say_so():
     from papermath.cli import COMMANDS
     from papermath.mcp_server import TOOL_COMMANDS
@@ -99,3 +127,35 @@ def test_tools_whose_stage_is_missing_say_so():
     _, (result,) = _run([(missing[0], args)])
     assert result.isError
     assert "not available in this version of papermath" in result.content[0].text
+
+
+# ------------------------------------------------------------------------------------------------ skills
+
+SKILLS = sorted((REPO / "skills").glob("*/SKILL.md"))
+
+
+def test_skills_are_the_two_guide_002_describes():
+    assert [p.parent.name for p in SKILLS] == ["check-paper-math", "read-paper-math"]
+
+
+@pytest.mark.parametrize("path", SKILLS, ids=lambda p: p.parent.name)
+def test_skill_frontmatter_and_commands_are_real(path):
+    import re
+    from papermath.cli import COMMANDS, build_parser
+    text = path.read_text()
+    front = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    assert front, "SKILL.md must start with YAML frontmatter"
+    fields = dict(line.split(": ", 1) for line in front.group(1).splitlines())
+    assert fields["name"] == path.parent.name
+    assert 80 < len(fields["description"]) < 1024
+    # Every `papermath COMMAND --flag …` the skill tells an agent to run exists, flags included.
+    invocations = re.findall(r"`papermath ([a-z]+)([^`]*)`", text)
+    commands = {command for command, _ in invocations}
+    assert commands >= ({"skim", "read", "shapes", "numbers", "code"} if path.parent.name == "read-paper-math"
+                        else {"check", "read", "shapes", "numbers"})
+    for command, rest in invocations:
+        assert command in COMMANDS, command
+        sub = build_parser(only=command)._subparsers._group_actions[0].choices[command]
+        known = {opt for action in sub._actions for opt in action.option_strings}
+        for flag in re.findall(r"(?<!\S)(--?[a-z][a-z-]*)", rest):
+            assert flag in known, f"papermath {command} has no {flag}"
