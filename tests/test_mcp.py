@@ -116,17 +116,25 @@ def test_shapes_and_check_reading_through_the_server():
     assert any(row["quote"]["found"] is False for row in rows)
 
 
-def test_tools_whose_stage_is_missing_say_so():
-    from papermath.cli import COMMANDS
-    from papermath.mcp_server import TOOL_COMMANDS
-    missing = [tool for tool, (command, _) in TOOL_COMMANDS.items() if command not in COMMANDS]
-    if not missing:
-        pytest.skip("every tool's stage is present in this version")
-    args = {"source": str(EXAMPLE), "equation": "1"} if missing[0] != "check_reading" else \
-        {"source": str(EXAMPLE), "reading": "x"}
-    _, (result,) = _run([(missing[0], args)])
-    assert result.isError
-    assert "not available in this version of papermath" in result.content[0].text
+def test_tools_whose_stage_is_missing_say_so(monkeypatch):
+    from papermath import mcp_server
+    commands = {k: v for k, v in mcp_server.COMMANDS.items() if k != "code"}
+    monkeypatch.setattr(mcp_server, "COMMANDS", commands)
+    with pytest.raises(mcp_server.ToolFailure) as failure:
+        mcp_server.run_command("code", str(EXAMPLE), "1")
+    message = str(failure.value)
+    assert message.startswith("'code' is not available in this version of papermath: the `papermath code` stage")
+    assert "read_equation" in message and "code," not in message
+
+
+def test_a_stage_crash_is_an_error_result(monkeypatch):
+    from papermath import mcp_server
+
+    def broken(argv):
+        raise NameError("name '_X' is not defined")
+    monkeypatch.setattr(mcp_server, "cli_main", broken)
+    with pytest.raises(mcp_server.ToolFailure, match=r"papermath read failed with an internal error: NameError"):
+        mcp_server.run_command("read_equation", str(EXAMPLE), "1")
 
 
 # ------------------------------------------------------------------------------------------------ skills
