@@ -100,7 +100,7 @@ def resolve_keys(values: Mapping[str, Any], tree_nodes: list[A.Node]) -> dict[st
     for key, value in values.items():
         tree = parse(key).tree
         if isinstance(tree, A.Indexed) and any(
-                to_latex(i) in bound or isinstance(i, A.Number) for i in tree.indices):
+                to_latex(i) in bound for i in tree.indices):
             base = symbol_key(tree)
             raise UsageError(f"--set {key}: {key} is one entry of {base} (indexed by "
                              f"{', '.join(to_latex(i) for i in tree.indices)}); set the whole {base} instead, "
