@@ -43,8 +43,39 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
                                  r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+    ("appositive", 2, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"),
+     re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|that\b|which\b|at\b|"
+                r"is\b|are\b|via\b|by\b|on\b|correctly\b|has\b|have\b)", re.I)),
     ("ordinal", 1, None, re.compile(r"^\s*(?:-|\^\{?)th\b")),
 )
+_COPULA_WITHOUT_NOUN = re.compile(
+    r"^\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
+    r"(?:not|also|then|now|only|still|just|very|so|too|positive|negative|non-negative|nonnegative|zero|"
+    r"large|larger|small|smaller|close|often|usually|always|typically|never|independent|"
+    r"\w+ed|\w+ly|\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
+SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
+
+
+def _symbol_like(latex: str) -> bool:
+    """True when a prose formula can name a symbol (`W`, `x_i`, `f(x)`, `A, B`, `X \\in …`, a paper macro),
+    False for a number, a comparison or a claim (`\\alpha < 1`, `46\\%`, `0 \\leq 0`, `\\epsilon = 10^{-5}`)."""
+    tree = _parse(latex)
+    if tree is None:
+        return False
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    if isinstance(node, ast.Relation):
+        if node.ops[0] not in ("\\in", "\\sim", ":", "\\colon", "\\subset", "\\subseteq") or not node.operands:
+            return False
+        node = node.operands[0]
+    if isinstance(node, ast.Sequence) and node.items and isinstance(node.items[-1], ast.Relation):
+        return all(not isinstance(i, ast.Number) for i in node.items)
+    if isinstance(node, (ast.Number, ast.Text, ast.Empty)):
+        return False
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)) and any(isinstance(c, ast.Number) for c in ast.children(node)):
+        return False
+    return True
+
+
 _APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|use|used|using|apply|applies|add|"
                               r"adds|let|we|it|they|then|so|thus|which|that|to|and|or|of|with|in|on|for|by|as|"
                               r"over|from|into|when|while|where|if)\s*$", re.I)
@@ -159,6 +190,108 @@ def ordinal_indices(doc: Document) -> frozenset[str]:
     return frozenset(found)
 
 
+@dataclass(frozen=True)
+class FormulaInProse:
+    """One inline formula of a sentence, classified. Offsets are into the sentence string."""
+
+    latex: str
+    """The formula without its delimiters."""
+    start: int
+    """Offset of the formula's first character (after `$`)."""
+    end: int
+    """Offset one past its last character (before `$`)."""
+    pattern: str | None
+    """Definition pattern matched, or None."""
+    strength: int
+    """3 explicit, 2 appositive/parenthesis/dimension, 1 ordinal, 0 none."""
+    clause: tuple[int, int]
+    """The clause holding it."""
+    description: tuple[int, int] | None
+    """The words that describe the symbol (the definiens), when a pattern matched."""
+
+
+def classify_sentence(text: str) -> list[FormulaInProse]:
+    """Every inline formula in one sentence, with the definition pattern its clause matches."""
+    found: list[FormulaInProse] = []
+    where_state = False
+    for a, b in _clauses(text):
+        clause = text[a:b]
+        if re.match(r"\s*(?:where|wherein|here)\b", clause, re.I):
+            where_state = True
+        for m in _MATH.finditer(clause):
+            inner = 1 if m.group(1) is not None else 2
+            latex = (m.group(inner) or "").strip()
+            if not latex:
+                continue
+            before, after = clause[:m.start()], clause[m.end():]
+            pattern, strength = _classify(before, after, latex, where_state)
+            description = _description(clause, m.start(), m.end(), pattern) if pattern else None
+            if description is not None:
+                description = (a + description[0], a + description[1])
+            found.append(FormulaInProse(latex, a + m.start(inner), a + m.end(inner), pattern, strength, (a, b),
+                                        description))
+    return found
+
+
+_DESCRIPTION_END = re.compile(r"\s*(?:,\s*(?:which|that|where|and\s+(?=\$)|while|so|i\.e\.)|;|\.\s*$|:|\s+\((?:see|cf|e\.g)|$)")
+_LEAD_VERB = re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB +
+                        r"\b\s*(?:to\s+be\s+|as\s+|by\s+)?", re.I)
+_NOUN_BEFORE = re.compile(r"((?:\b(?:the|a|an|each|our|its|their|this|these|those|all|every)\s+)?"
+                          r"(?:[A-Za-z][\w\-]*\s+){0,5}[A-Za-z][\w\-]*)\s*(?:\(\s*)?(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I)
+
+
+def _description(clause: str, math_start: int, math_end: int, pattern: str) -> tuple[int, int] | None:
+    """The words that describe the symbol: after the verb ("is the …"), or the noun before it ("the matrix Q")."""
+    if pattern in ("where", "is", "let", "in-set"):
+        after = clause[math_end:]
+        m = _LEAD_VERB.match(after)
+        if m is None:
+            m = re.match(r"^\s*(?:denote|be|represent)s?\b\s*", after, re.I)
+        if m is None:
+            return None
+        start = math_end + m.end()
+        end_m = _DESCRIPTION_END.search(clause, start)
+        end = end_m.start() if end_m else len(clause)
+        while end > start and clause[end - 1] in " ,;.":
+            end -= 1
+        return (start, end) if end > start else None
+    if pattern in ("appositive", "parenthesis", "dimension", "denoted", "called"):
+        before = clause[:math_start]
+        if pattern in ("denoted", "called"):
+            before = re.sub(r"(?:,\s*)?(?:is\s+|are\s+)?(?:denoted|written|represented|abbreviated|parameterized|"
+                            r"parametrized|called|named|termed|referred\s+to|known|dubbed)\s*(?:as|by|with)?\s*"
+                            r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", "", before, flags=re.I)
+        return _noun_phrase_before(before)
+    return None
+
+
+_DETERMINERS = frozenset("the a an each our its their this these those all every some any".split())
+_PHRASE_STOP = frozenset("""is are was were be been we they it he she introduce introduces add adds use uses into
+    onto to of in on for by with from as at over under via than then and or but also which that where when while
+    if so thus hence let denote denotes define defines call called named given""".split())
+
+
+def _noun_phrase_before(before: str) -> tuple[int, int] | None:
+    """The noun phrase that ends right before a formula (a list of formulas and an opening parenthesis skipped)."""
+    head = _TRAILING_LIST.sub("", before)
+    head = re.sub(r"\(\s*$", "", head).rstrip()
+    words = list(re.finditer(r"[A-Za-z][\w\-]*", head))
+    if not words or words[-1].end() < len(head.rstrip(" ,")):
+        return None
+    chosen = []
+    for w in reversed(words[-6:]):
+        word = w.group().lower()
+        if word in _DETERMINERS:
+            chosen.append(w)
+            break
+        if word in _PHRASE_STOP or (len(word) > 4 and word.endswith(("ed", "ly")) and word not in ("embed", "speed")):
+            break
+        chosen.append(w)
+    if not chosen or (len(chosen) == 1 and chosen[0].group().lower() in _DETERMINERS):
+        return None
+    return chosen[-1].start(), chosen[0].end()
+
+
 def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
     """Every inline formula in the paper's prose, with the definition pattern its clause matches (if any)."""
     mentions: list[Mention] = []
@@ -167,34 +300,29 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
             text = sentence.text
             if "$" not in text and "\\(" not in text:
                 continue
-            where_state = False
-            for a, b in _clauses(text):
-                clause = text[a:b]
-                stripped = clause.strip()
-                if re.match(r"(?:where|wherein|here)\b", stripped, re.I):
-                    where_state = True
-                for m in _MATH.finditer(clause):
-                    latex = (m.group(1) or m.group(2) or "").strip()
-                    if not latex or latex.startswith("$"):
-                        continue
-                    tree = _parse(latex)
-                    if tree is None:
-                        continue
-                    keys, bases = _mention_keys(tree, ordinals)
-                    if not keys:
-                        continue
-                    before = clause[:m.start()]
-                    after = clause[m.end():]
-                    pattern, strength = _classify(before, after, latex, where_state)
-                    quote = _quote_for(clause, text, pattern)
-                    mentions.append(Mention(keys, bases, pattern, strength, quote, latex, p_index, s_index))
+            for f in classify_sentence(text):
+                tree = _parse(f.latex)
+                if tree is None:
+                    continue
+                keys, bases = _mention_keys(tree, ordinals)
+                if not keys:
+                    continue
+                clause = text[f.clause[0]:f.clause[1]]
+                quote = _quote_for(clause, text, f.pattern)
+                mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index))
     return mentions
 
 
 def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[str | None, int]:
+    # Patterns look at most a few words each way; bounding the text keeps every regex linear.
+    if len(before) > 160:
+        before = "\u2026" + before[-160:]
+    after = after[:160]
     in_set = re.search(r"\\in\s*\\mathbb\s*\{?R\}?|\\in\s*\\R\b|\\in\s*\\mathbb\{[RN]\}", latex)
     if re.match(r"^\s*(?:-|\^\{?)th\b", after):
         return "ordinal", 1
+    if not _symbol_like(latex):
+        return (None, 0)
     for name, strength, before_re, after_re in PATTERNS:
         if name == "ordinal":
             continue
@@ -206,7 +334,10 @@ def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[s
             continue
         if name == "is" and where_state:
             name = "where"
-        if name == "appositive" and _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)):
+        if name == "appositive" and (_APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)) or
+                                     _noun_phrase_before(before) is None):
+            continue
+        if name in ("is", "where") and _COPULA_WITHOUT_NOUN.match(after) and not in_set:
             continue
         if name in ("is", "where") and in_set:
             name = "in-set"
@@ -233,6 +364,33 @@ class LinkedDefinition:
     """The mention that defines it."""
     paragraph: Paragraph
     """The paragraph it stands in."""
+
+
+def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """Symbol → description links in raw paragraph text: [((symbol start, end), (description start, end), pattern)].
+
+    Offsets index `text` itself (no normalisation), which is what span-level benchmarks need. A formula
+    that names several symbols (`$W^Q, W^K \\in \\mathbb{R}^{d}$`) gives one link per symbol.
+    """
+    from ..latex.sentences import split_sentences
+    links = []
+    for a, b in split_sentences(text):
+        sentence = text[a:b]
+        for f in classify_sentence(sentence):
+            if f.pattern in (None, "ordinal") or f.description is None:
+                continue
+            raw = sentence[f.start:f.end]
+            base = a + f.start + (len(raw) - len(raw.lstrip()))
+            description = (a + f.description[0], a + f.description[1])
+            spans = [(base, base + len(f.latex))]
+            tree = _parse(f.latex)
+            if tree is not None and f.pattern in ("where", "is", "let", "in-set"):
+                subjects = [node for group in membership_groups(tree) for node in group[0]]
+                if len(subjects) > 1:
+                    spans = [(base + n.span[0], base + n.span[1]) for n in subjects if n.span[1] > n.span[0]]
+            for span in spans:
+                links.append((span, description, f.pattern))
+    return links
 
 
 def link_definitions(text: str) -> list[tuple[str, str, str]]:
