@@ -17,7 +17,7 @@ from papermath.analysis.reading import (Definition, EquationReading, PaperReadin
                                         SymbolReading)
 from papermath.cli import main
 from papermath.latex import document_from_string
-from papermath.render.html import (CSP, Panel, katex_source, lookup_for, norm_symbol, render_page,
+from papermath.render.html import (CSP, Panel, katex_source, lookup_for, norm_symbol, reduction_head, render_page,
                                    wrap_symbols, write_site)
 
 XSS = "<script>alert(1)</script>"
@@ -91,6 +91,9 @@ def page(doc, reading):
     (r"s_{i,t} & = \sigma(u)", "align", r"\begin{aligned}s_{i,t} & = \sigma(u)\end{aligned}"),
     (r"a = b \\ c = d", "equation", r"\begin{aligned}a = b \\ c = d\end{aligned}"),
     (r"a + b \\ + c", "multline", r"\begin{gathered}a + b \\ + c\end{gathered}"),
+    (r"a = b \addtocounter{equation}{1}", "align", "a = b"),
+    (r"a = b \\", "equation", r"\begin{aligned}a = b \\\end{aligned}"),
+    ("a = b \\", "multline", "a = b"),
     (r"A = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", "equation",
      r"A = \begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}"),
     (r"f(x) = \begin{cases} 1 & x > 0 \\ 0 & \text{else} \end{cases}", "equation",
@@ -104,6 +107,18 @@ def test_katex_source(latex, env, expected):
                                   ("{\\mathbf{u}}", "\\mathbf{u}")])
 def test_norm_symbol_equates_spellings(a, b):
     assert norm_symbol(a) == norm_symbol(b)
+
+
+@pytest.mark.parametrize("reduction, head", [
+    (ReductionReading("sum", ("j",), "1", "N_r", None, None, "\\sum_{j=1}^{N_r} x_j"), "\\sum_{j = 1}^{N_r}"),
+    (ReductionReading("E", ("x",), None, None, None, "\\mathcal{D}", "\\mathbb{E}_{x \\sim D} f"),
+     "\\mathbb{E}_{x \\sim \\mathcal{D}}"),
+    (ReductionReading("max", ("v",), None, None, "v \\in V", None, "\\max_{v \\in V} f"), "\\max_{v \\in V}"),
+    (ReductionReading("softmax", (), None, None, None, None, "\\mathrm{softmax}(z)"), "\\operatorname{softmax}"),
+    (ReductionReading("sum", ("i",), "{1", "n", None, None, "\\sum"), "\\sum"),  # unbalanced: the operator alone
+])
+def test_reduction_head(reduction, head):
+    assert reduction_head(reduction) == head
 
 
 def test_wrap_symbols_tags_each_symbol_with_its_reading_index():

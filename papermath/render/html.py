@@ -40,7 +40,8 @@ PANEL_PARTS = ("shapes", "numbers", "code")
 # page-layout commands have no meaning in a browser. name → number of braced arguments dropped with it.
 _DROP_COMMANDS = {"label": 1, "tag": 1, "vspace": 1, "nonumber": 0, "notag": 0, "displaybreak": 0,
                   "pagebreak": 0, "nopagebreak": 0, "allowdisplaybreaks": 0, "intertext": 1,
-                  "shortintertext": 1}
+                  "shortintertext": 1, "addtocounter": 2, "setcounter": 2, "stepcounter": 1,
+                  "refstepcounter": 1}
 # Font and wrapper commands KaTeX lacks, mapped to ones it has.
 _RENAME_COMMANDS = {"mathds": "mathbb", "mathbbm": "mathbb", "bm": "boldsymbol", "ensuremath": "",
                     "textsc": "text", "mathscr": "mathcal", "bbold": "mathbb", "eqref": "text",
@@ -48,7 +49,10 @@ _RENAME_COMMANDS = {"mathds": "mathbb", "mathbbm": "mathbb", "bm": "boldsymbol",
 # KaTeX macros that every page passes (the paper's own definitions are already expanded by the latex stage).
 BASE_MACROS = {"\\mathds": "\\mathbb{#1}", "\\ensuremath": "#1", "\\vspace": "", "\\mathbbm": "\\mathbb{#1}",
                "\\bm": "\\boldsymbol{#1}", "\\argmax": "\\operatorname*{arg\\,max}",
-               "\\argmin": "\\operatorname*{arg\\,min}", "\\E": "\\mathbb{E}"}
+               "\\argmin": "\\operatorname*{arg\\,min}", "\\E": "\\mathbb{E}", "\\nicefrac": "{}^{#1}\\!/{}_{#2}",
+               "\\Tilde": "\\tilde{#1}", "\\hdots": "\\dots", "\\xspace": "", "\\qed": "\\square",
+               "\\hfill": "\\quad", "\\addlinespace": "",
+               "\\blackdiamond": "\\blacklozenge"}
 # Environments that group rows one under the other without alignment points.
 _GATHER_ENVS = {"multline", "multline*", "gather", "gather*"}
 
@@ -120,7 +124,11 @@ def katex_body(latex: str) -> str:
         else:
             out.append(m.group(0))
             i = m.end()
-    return "".join(out).strip()
+    body = "".join(out).strip()
+    # A lone trailing backslash (a line break cut in half) is not a command.
+    if body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2 == 1:
+        body = body[:-1].rstrip()
+    return body
 
 
 def katex_layout(body: str, env: str = "equation") -> str:

@@ -8,6 +8,7 @@
   var DATA = dataNode ? JSON.parse(dataNode.textContent) : { symbols: [], macros: {}, equations: [] };
   var SYMBOLS = DATA.symbols || [];
   var MACROS = DATA.macros || {};
+  var tagFallbacks = 0;
 
   function trust(context) {
     if (context.command !== "\\htmlData") return false;
@@ -34,6 +35,7 @@
       try {
         window.katex.render(attempts[i], el, katexOptions(display));
         el.classList.add("pm-rendered");
+        if (i > 0 && el.dataset.tex) tagFallbacks += 1;
         return true;
       } catch (err) {
         lastError = err;
@@ -310,5 +312,6 @@
   }
   document.body.dataset.rendered = count + "";
   document.body.dataset.renderFailures = failures + "";
+  document.body.dataset.tagFallbacks = tagFallbacks + "";
   document.body.classList.add("pm-ready");
 })();
