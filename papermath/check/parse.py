@@ -311,3 +311,20 @@ def _claim(content: str, lineno: int) -> Claim:
     if m:
         return Claim(m.group("claim").strip(), _strip_quotes(m.group("quote")), lineno)
     return Claim(content, "", lineno)
+
+
+def reading_from_answer(text: str, number: str, eq_id: str, name: str = "<LLM answer>") -> Reading:
+    """A chat model's answer as a reading: code fences around the whole answer removed; a table without an
+    `## Equation` heading gets one for the equation asked about. Raises ReadingFormatError when there is no
+    symbol table at all."""
+    body = text.strip()
+    fence = re.match(r"^```(?:markdown|md)?\s*\n(.*)\n```\s*$", body, re.S)
+    if fence:
+        body = fence.group(1)
+    if not re.search(r"^\|\s*symbol", body, re.M | re.I):
+        raise ReadingFormatError("the answer has no symbol table (| symbol | shape or type | meaning | role | "
+                                 f"quote |): first words {body[:120]!r}", Position(name, 0, 1, 1))
+    if not _EQUATION_HEADING.search("\n".join(line.strip() for line in body.splitlines())) and \
+            not re.search(r"^##\s+Equation", body, re.M | re.I):
+        body = f"## Equation {number} ({eq_id})\n\n" + body
+    return parse_markdown_reading(body, name)
