@@ -265,3 +265,35 @@ def test_compositions_of_dictionary_examples_read(parts, shape):
     assert explanation.steps
     assert all(step.reading and step.code for step in explanation.steps)
     assert explanation.steps[-1].latex == to_latex(normalize(tree))
+
+
+def test_code_analogs_keep_python_precedence():
+    steps = {s.text: s.code for s in explain(r"\hat{A}_{i}=\frac{r_i-\mathrm{mean}(\mathbf{r})}{\mathrm{std}(\mathbf{r})}").steps}
+    assert steps["(r_i − mean(r)) / std(r)"] == "(r[i] - r.mean()) / r.std()" or \
+        steps["(r_i − mean(r)) / std(r)"] == "(r_i - r.mean()) / r.std()"
+    last = explain(r"\mathbb{E}_{t}\left[\|\epsilon-\epsilon_\theta(x_t)\|^2\right]").steps[-1]
+    assert last.code.startswith("(np.linalg.norm([2]) ** 2).mean()")
+    assert explain(r"a/(b c)").steps[-1].code == "a / (b * c)"
+    assert explain(r"a-(b+c)").steps[-1].code == "a - (b + c)"
+
+
+def test_std_warns_about_n_and_n_minus_1():
+    warnings = {w.notation: w.message for w in explain(r"\frac{r-\mathrm{mean}(r)}{\mathrm{std}(r)}").warnings}
+    assert "n − 1" in warnings["variance"]
+
+
+def test_real_formulas_never_crash(corpus):
+    # 1,200 arXiv formulas (im2latex, MIT): explain reads every one the parser can parse.
+    formulas = corpus.parent.parent / "benchmarks" / "formulas" / "im2latex_sample_harvardnlp" / "formulas.lst"
+    if not formulas.exists():
+        pytest.skip(f"{formulas} not found")
+    read = failed = 0
+    for latex in formulas.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            explanation = explain(latex)
+        except MathParseError:
+            failed += 1
+            continue
+        assert explanation.steps and all(step.reading and step.code for step in explanation.steps), latex
+        read += 1
+    assert read >= 1100, (read, failed)

@@ -167,6 +167,9 @@ TEMPLATES: dict[str, Template] = {
     "apply:min": ("max", "the smallest of {args}", "min({args})"),
     "apply:sg": ("stop-gradient", "stop-gradient of {arg}: {arg} forward, no gradient through it", "{arg}.detach()"),
     "apply:var": ("variance", "the variance of {arg}: the average squared difference from its mean", "{arg}.var()"),
+    "apply:std": ("variance", "the standard deviation of {arg}: the square root of its variance",
+                  "{arg}.std()  # np.std divides by n; torch.std by n − 1"),
+    "apply:mean": (None, "the mean of {arg}", "{arg}.mean()"),
     "apply:gauss:cov": ("gaussian-covariance", "a multivariate Gaussian with mean {a} and covariance matrix {b}",
                         "rng.multivariate_normal({a}, {b})"),
     "apply:gauss:std": ("standard-normal", "a vector of independent standard normal numbers (mean 0, variance 1)",
@@ -356,7 +359,8 @@ FUNCTION_FAMILIES: dict[str, str] = {
     "\\log": "log", "log": "log", "\\ln": "log", "ln": "log", "\\exp": "exp", "exp": "exp", "\\sigma": "sigma",
     "sigmoid": "sigma", "softmax": "softmax", "Softmax": "softmax", "\\max": "max", "max": "max", "\\min": "min",
     "min": "min", "sg": "sg", "stopgrad": "sg", "Var": "var", "\\mathbb{V}": "var", "\\mathcal{N}": "gauss",
-    "H": "entropy", "\\mathrm{H}": "entropy",
+    "H": "entropy", "\\mathrm{H}": "entropy", "std": "std", "\\operatorname{std}": "std", "mean": "mean",
+    "\\operatorname{mean}": "mean",
 }
 
 
@@ -443,7 +447,7 @@ class _Reader:
         else:
             entry_id, reading_t, code_t = TEMPLATES[key]
             texts, codes = self.parts(node)
-            reading, code = _fill(reading_t, texts), _fill(code_t, codes)
+            reading, code = _fill(reading_t, texts), _fill(_code_template(code_t), {k: _Code(v) for k, v in codes.items()})
             notation = (entry_id,) if entry_id else ()
             notation += _extra_notation(self, node)
             also = ()
@@ -470,6 +474,39 @@ class _Reader:
 
 def _fill(template: str, values: dict[str, str]) -> str:
     return template.format_map(_Default(values))
+
+
+@lru_cache(maxsize=None)
+def _code_template(template: str) -> str:
+    """Mark the operands that Python's precedence needs parenthesized when they are compound: the object of
+    `.method()` and `**` (`{x:p}`: any operator), the operands of `* / @` and the right of `-` (`{x:s}`: + or -)."""
+    template = re.sub(r"\{(\w+)\}(?=\.\w|\s\*\*)", r"{\1:p}", template)
+    template = re.sub(r"\{(\w+)\}(?=\s[*/@]\s)", r"{\1:s}", template)
+    template = re.sub(r"(?<=\s[*/@-]\s)\{(\w+)\}", r"{\1:s}", template)
+    template = re.sub(r"(?<=\s/\s)\{(\w+):s\}", r"{\1:p}", template)  # a / (b * c)
+    return re.sub(r"(?<=[(\s]-)\{(\w+)\}|^-\{(\w+)\}", lambda m: "-{" + (m.group(1) or m.group(2)) + ":s}", template)
+
+
+class _Code(str):
+    """A code operand that parenthesizes itself on request (see `_code_template`)."""
+
+    def __format__(self, spec: str) -> str:
+        text = str(self)
+        if spec == "p" and _top_level(text, (" ",)):
+            return f"({text})"
+        if spec == "s" and _top_level(text, (" + ", " - ", " if ", " and ", " or ")):
+            return f"({text})"
+        return text
+
+
+def _top_level(text: str, needles: tuple[str, ...]) -> bool:
+    """True when one of `needles` occurs outside brackets in `text`."""
+    depth = 0
+    for i, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 and any(text.startswith(n, i) for n in needles):
+            return True
+    return False
 
 
 class _Default(dict):
@@ -957,7 +994,11 @@ def _bracketed(text: str) -> bool:
 
 
 def _simple(text: str) -> bool:
-    return " " not in text and not _top_level_sum(text)
+    """No spaces outside its own brackets: `x_0`, `f(a, b)`, `‖x − y‖`, `|o_i|`."""
+    for open_, close in (("‖", "‖"), ("|", "|"), ("(", ")"), ("[", "]"), ("{", "}")):
+        if len(text) > 1 and text.startswith(open_) and text.endswith(close) and text.count(open_) <= 2:
+            return True
+    return (" " not in text or _single_call(text)) and not _top_level_sum(text)
 
 
 def _relation_text(r: _Reader, n: A.Relation) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
+import unicodedata
 
 from ..analysis.explain import Explanation, explain
 
@@ -41,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a name the paper declares as a function (repeatable)")
 
 
+def _display_width(text: str) -> int:
+    """Columns `text` takes in a terminal: combining marks (the bar of ᾱ) take none."""
+    return sum(not unicodedata.combining(char) for char in text)
+
+
 def render_explanation(explanation: Explanation, width: int = 100) -> str:
     """The explanation as terminal text: steps inside out, then symbols, then warnings."""
     width = max(width, 40)
@@ -62,9 +68,10 @@ def render_explanation(explanation: Explanation, width: int = 100) -> str:
             lines += wrapped(f"also: {reading}", indent, indent + "  ")
     if explanation.symbols:
         lines += ["", "symbols (usual meanings in ML papers; the paper's own definition wins):"]
-        name_width = min(max(len(note.text) for note in explanation.symbols), 12)
+        name_width = min(max(_display_width(note.text) for note in explanation.symbols), 12)
         for note in explanation.symbols:
-            lines += wrapped(note.meaning, f"  {note.text:<{name_width}}  ", " " * (name_width + 4))
+            pad = " " * max(name_width - _display_width(note.text), 0)
+            lines += wrapped(note.meaning, f"  {note.text}{pad}  ", " " * (name_width + 4))
     if explanation.warnings:
         lines += ["", "warnings:"]
         for warning in explanation.warnings:
