@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import worked
-from .analysis.reading import KINDS, ROLES, ReductionReading
+from .analysis.reading import KINDS, ROLES, Definition, EquationReading, ReductionReading, SymbolReading
 from .errors import PapermathError, UsageError
 
 
@@ -160,6 +160,24 @@ class WorkedReading:
     def code(self) -> str:
         """The function's source: the ten lines the reading shows."""
         return inspect.getsource(getattr(worked, self.function))
+
+    def equation_reading(self) -> EquationReading:
+        """The reading in `read`'s contract, so the `read` renderer and later stages (check, html) take it as is.
+        A quoted symbol's definition is the guide's or paper's sentence; the meaning is its `conventional` text."""
+        eq_id = f"reading:{self.name}"
+        symbols = tuple(SymbolReading(
+            id=f"{eq_id}/sym:{s.latex}", latex=s.latex, symbol=s.symbol, indices=s.indices, kind=s.kind, role=s.role,
+            role_cue=s.role_cue, shape=s.shape, shape_cue=s.shape_cue, conventional=s.meaning,
+            definition=Definition(s.quote.text, s.quote.section, s.quote.file, s.quote.line, "quoted") if s.quote else None)
+            for s in self.symbols)
+        return EquationReading(
+            id=eq_id, number=self.source.equation, section=self.source.paper_section, latex=self.latex, kind=self.kind,
+            kind_cue=self.kind_cue, symbols=symbols, reductions=self.reductions,
+            undefined=tuple(s.latex for s in self.symbols if s.quote is None and s.kind == "symbol"), uses=(),
+            defines=tuple(s.latex for s in self.symbols if s.role == "defined here"), context_before=None,
+            context_after=None, file=self.source.guide, line=min((s.quote.line for s in self.symbols
+                                                                   if s.quote and s.quote.file == self.source.guide),
+                                                                  default=0))
 
 
 @dataclass(frozen=True)

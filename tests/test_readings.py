@@ -284,3 +284,18 @@ def test_every_reading_renders_in_every_format():
         assert render_text(reading, results).count("✓") == len(reading.examples)
         assert render_markdown(reading, results).startswith(f"# {reading.title}")
         json.dumps(reading_json(reading, results))
+
+
+def test_readings_speak_the_read_contract_and_render_through_the_read_renderer():
+    render = pytest.importorskip("papermath.render.reading", reason="the read renderer is not in this checkout")
+    reading = worked_reading("attention")
+    eq = reading.equation_reading()
+    assert eq.id == "reading:attention" and eq.number == "1" and eq.kind == "computation"
+    assert [s.latex for s in eq.symbols][:3] == ["Q", "K", "V"]
+    assert eq.symbols[0].definition.quote == "Queries are “packed together into a matrix $Q$”"
+    assert eq.symbols[0].definition.line == 17 and eq.symbols[0].conventional == "queries, one row per query"
+    text = "\n".join(render.equation_text(eq, 100))
+    assert "kind: computation" in text and "softmax over each row: the key axis" in text
+    assert '"Queries are “packed together into a matrix $Q$”"' in text
+    for worked_one in READINGS:  # every reading converts
+        assert worked_one.equation_reading().symbols
