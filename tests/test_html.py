@@ -139,6 +139,16 @@ def test_wrap_symbols_tags_each_symbol_with_its_reading_index():
     assert wrapped == r"\htmlData{pm=7}{s_{j,t}} + 1" and used == [7]
 
 
+def test_wrap_symbols_braces_bare_scripts_and_skips_large_operators():
+    syms = [SymbolReading(f"eq:1/sym:{x}", x, x, (), "symbol", "index", None, None, None, None, None)
+            for x in ("t", "T", "\\alpha", "\\sum")]
+    lookup = lookup_for(zip(syms, range(4)))
+    wrapped, used = wrap_symbols(r"\alpha_t = \sum_{t=1}^T y_t", lookup)
+    assert wrapped == (r"\htmlData{pm=2}{\alpha_t} = \sum_{\htmlData{pm=0}{t}=1}^{\htmlData{pm=1}{T}} "
+                       r"y_{\htmlData{pm=0}{t}}")
+    assert used == [2, 0, 1, 0]
+
+
 def test_wrap_symbols_leaves_text_and_unknown_symbols_alone():
     lookup = lookup_for([(SymbolReading("eq:1/sym:x", "x", "x", (), "symbol", "input data", None, None, None,
                                         None, None), 0)])

@@ -310,6 +310,11 @@ def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
     return kept
 
 
+_LARGE_OPERATORS = {"\\sum", "\\prod", "\\coprod", "\\int", "\\iint", "\\iiint", "\\oint", "\\bigcup",
+                    "\\bigcap", "\\bigoplus", "\\bigotimes", "\\bigvee", "\\bigwedge", "\\lim", "\\max",
+                    "\\min", "\\sup", "\\inf", "\\argmax", "\\argmin", "\\limsup", "\\liminf"}
+
+
 def wrap_symbols(latex: str, lookup: Lookup) -> tuple[str, list[int]]:
     """The formula with each known symbol wrapped as `\\htmlData{pm=N}{…}`, and the entries used."""
     spans = symbol_spans(latex, lookup)
@@ -317,8 +322,15 @@ def wrap_symbols(latex: str, lookup: Lookup) -> tuple[str, list[int]]:
     pos = 0
     used: list[int] = []
     for start, end, hit in spans:
+        text = latex[start:end]
+        if text.strip() in _LARGE_OPERATORS:
+            continue  # a group would move the operator's limits beside it
         out.append(latex[pos:start])
-        out.append("\\htmlData{pm=%d}{%s}" % (hit, latex[start:end]))
+        tagged = "\\htmlData{pm=%d}{%s}" % (hit, text)
+        # A script written without braces (`x_t`) needs them once its argument is a command with arguments.
+        if latex[:start].rstrip().endswith(("_", "^")):
+            tagged = "{" + tagged + "}"
+        out.append(tagged)
         used.append(hit)
         pos = end
     out.append(latex[pos:])
