@@ -43,7 +43,7 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
                                  r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
-    ("appositive", 2, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"),
+    ("noun", 1, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"),
      re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|that\b|which\b|at\b|"
                 r"is\b|are\b|via\b|by\b|on\b|correctly\b|has\b|have\b)", re.I)),
     ("ordinal", 1, None, re.compile(r"^\s*(?:-|\^\{?)th\b")),
@@ -255,7 +255,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
         while end > start and clause[end - 1] in " ,;.":
             end -= 1
         return (start, end) if end > start else None
-    if pattern in ("appositive", "parenthesis", "dimension", "denoted", "called"):
+    if pattern in ("appositive", "noun", "parenthesis", "dimension", "denoted", "called"):
         before = clause[:math_start]
         if pattern in ("denoted", "called"):
             before = re.sub(r"(?:,\s*)?(?:is\s+|are\s+)?(?:denoted|written|represented|abbreviated|parameterized|"
@@ -334,8 +334,8 @@ def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[s
             continue
         if name == "is" and where_state:
             name = "where"
-        if name == "appositive" and (_APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)) or
-                                     _noun_phrase_before(before) is None):
+        if name in ("appositive", "noun") and (_APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)) or
+                                               _noun_phrase_before(before) is None):
             continue
         if name in ("is", "where") and _COPULA_WITHOUT_NOUN.match(after) and not in_set:
             continue
@@ -351,7 +351,7 @@ def _quote_for(clause: str, sentence: str, pattern: str | None) -> str:
     quote = clause.strip()
     quote = re.sub(r"^(?:;|,)\s*", "", quote)
     quote = quote.rstrip(" ;,")
-    if pattern in ("appositive", "parenthesis", "dimension", "ordinal", "called", "denoted") and len(quote) < 40:
+    if pattern in ("appositive", "noun", "parenthesis", "dimension", "ordinal", "called", "denoted") and len(quote) < 40:
         return sentence.strip()
     return quote
 
