@@ -174,9 +174,11 @@ def test_dpo_loss_reads_correctly_with_the_sigma_warning():
     assert lines["E_{(x, y_w, y_l)∼D}[log σ(β log [3] − β log [8])]"] == (
         "the average of log σ(β log [3] − β log [8]) when (x, y_w, y_l) is drawn from D — a mean over samples",
         "[13].mean()  # over a batch of (x, y_w, y_l) drawn from D")
-    assert explanation.steps[-1].text == "L_DPO = −[14]"
+    assert lines["(x, y_w, y_l) ∼ D"][0] == \
+        "a saved example drawn from the dataset D (DPO: a prompt, a preferred answer and a rejected answer)"
+    assert explanation.steps[-1].text == "L_DPO = −[15]"
     assert explanation.steps[-1].code == "L_DPO = -[13].mean()"
-    assert len(explanation.steps) == 16
+    assert len(explanation.steps) == 17
     sigma = next(w for w in explanation.warnings if w.notation == "sigmoid-or-sd")
     assert "standard deviation" in sigma.message and "DPO" in sigma.message
     assert sigma.where == "σ(β log [3] − β log [8])"
@@ -207,7 +209,7 @@ def test_every_template_names_a_dictionary_entry_that_exists():
         assert reading and code, key
 
 
-@pytest.mark.parametrize("bad", [r"\frac{a}", "x^", "}", "", "   "])
+@pytest.mark.parametrize("bad", [r"\frac{a}", "x^", "}", "", "   ", "{}"])
 def test_bad_formulas_fail_cleanly(bad):
     with pytest.raises(MathParseError):
         explain(bad)
@@ -232,7 +234,7 @@ def test_cli_explain(capsys):
         "    estimates it only if the batch is drawn from that distribution [expectation]\n")
     assert main(["explain", "--json", DPO]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["latex"] == DPO and len(data["steps"]) == 16
+    assert data["latex"] == DPO and len(data["steps"]) == 17
     assert any(w["notation"] == "sigmoid-or-sd" for w in data["warnings"])
     assert main(["explain", r"\frac{a}"]) == 2
     assert "missing argument" in capsys.readouterr().err
@@ -297,3 +299,22 @@ def test_real_formulas_never_crash(corpus):
         assert explanation.steps and all(step.reading and step.code for step in explanation.steps), latex
         read += 1
     assert read >= 1100, (read, failed)
+
+
+def test_grpo_objective_reads_its_sampling_and_averaging():
+    latex = (r"\mathcal{J}(\theta)=\mathbb{E}_{q\sim P(Q),\{o_i\}_{i=1}^{G}\sim\pi_{\theta_{old}}(O\mid q)}"
+             r"\frac{1}{G}\sum_{i=1}^{G}\frac{1}{|o_i|}\sum_{t=1}^{|o_i|}\frac{\pi_\theta(o_{i,t}\mid q,o_{i,<t})}"
+             r"{\pi_{\theta_{old}}(o_{i,t}\mid q,o_{i,<t})}\hat{A}_{i,t}")
+    explanation = explain(latex)
+    readings = [step.reading for step in explanation.steps]
+    assert notation_entry("sample-question").reading in readings  # q ∼ P(Q), from the dictionary
+    assert notation_entry("sample-group").reading in readings     # {o_i} ∼ π_θold(O | q)
+    expectation = next(s for s in explanation.steps if s.text.startswith("E_"))
+    assert "when q is drawn from P(Q) and {o_i}_{i = 1}^G from π_θ_old(O | q)" in expectation.reading
+    prefix = next(s for s in explanation.steps if s.text == "o_{i,<t}")
+    assert prefix.code == "o[i, :t]" and prefix.reading == "every position of o_i before t"
+    assert any(s.reading.startswith("the mean of") and "over t from 1 to |o_i|" in s.reading for s in explanation.steps)
+
+
+def test_juxtaposed_scalars_and_matrices_get_the_right_operator():
+    assert explain(r"h = W_0 x + \frac{\alpha}{r} B A x").steps[-2].code == "W[0] @ x + alpha / r * B @ A @ x"

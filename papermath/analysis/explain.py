@@ -106,8 +106,8 @@ Template = tuple["str | None", str, str]
 
 TEMPLATES: dict[str, Template] = {
     # expectations, sums, products, extrema, integrals
-    "reduce:E:dist": ("expectation", "the average of {body} when {vars} is drawn from {dist} — a mean over samples",
-                      "{body}.mean()  # over a batch of {vars} drawn from {dist}"),
+    "reduce:E:dist": ("expectation", "the average of {body} when {sampling} — a mean over samples",
+                      "{body}.mean()  # over a batch of {sampling}"),
     "reduce:E:sub": ("expectation", "the average of {body} over {vars} — a mean over samples",
                      "{body}.mean()  # over {vars}"),
     "reduce:E": ("expectation-plain", "the average of {body} over its own distribution",
@@ -244,6 +244,7 @@ TEMPLATES: dict[str, Template] = {
                       "{base}[{start_minus_one}:{stop}]  # Python stops before the end; papers include {stop}"),
     "indexed:prefix": ("prefix-subscript", "every position of {base} before {stop}", "{base}[:{stop}]"),
     "indexed:row": ("row-slice", "row {row} of {base}: all columns, as in NumPy slicing", "{base}[{row}, :]"),
+    "indexed:row-prefix": ("prefix-subscript", "every position of {base}_{row} before {stop}", "{base}[{row}, :{stop}]"),
     "indexed:entry": ("subscript-index", "entry {idx} of {base}", "{base}[{idx}]"),
     # derivatives
     "gradient:score": ("score", "the gradient of {body} with respect to the input {wrt}, not the parameters — "
@@ -518,8 +519,13 @@ def _visited_children(node: A.Node) -> list[A.Node]:
     """Children that get steps of their own: a reduction's scripts are read with the reduction, except its
     limits, set, distribution and condition (which may be expressions: |o_i|, P(Q))."""
     if isinstance(node, A.Reduction):
-        return [c for c in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body)
-                if c is not None]
+        # the body first, then how the samples are drawn (`q ∼ P(Q)`, `{o_i} ∼ π_old(O|q)`: dictionary notations),
+        # then the limits; the variables themselves are read with the reduction
+        # (`x ∼ p` between two names says nothing the expectation's own line does not)
+        return [c for c in (node.lower, node.upper, node.domain, node.condition, node.body) if c is not None] + \
+            [rel for rel in _sampling_relations(node) if not all(_is_atom(o) for o in rel.operands)]
+    if isinstance(node, A.Relation) and node.ops == ("\\sim",):  # what is sampled is read with the relation
+        return [node.operands[1]]
     if isinstance(node, A.Indexed):  # `<t` in x_{<t} is read with the subscript
         return [node.base] + [i for i in node.indices if not _is_prefix(i)]
     if isinstance(node, (A.Indicator, A.SetBuilder)):  # a condition is a test, read with its indicator or set
@@ -530,6 +536,14 @@ def _visited_children(node: A.Node) -> list[A.Node]:
             inside = (list(A.children(element)) if isinstance(element, A.Relation) else [element]) + inside
         return inside
     return list(A.children(node))
+
+
+def _sampling_relations(node: A.Reduction) -> list[A.Relation]:
+    """The `x ∼ p` relations in an expectation's under-script."""
+    if node.op != "E" or node.under is None:
+        return []
+    items = node.under.items if isinstance(node.under, A.Sequence) else (node.under,)
+    return [i for i in items if isinstance(i, A.Relation) and i.ops == ("\\sim",)]
 
 
 def _is_prefix(node: A.Node) -> bool:
@@ -696,6 +710,8 @@ def _key_indexed(reader: _Reader, node: A.Indexed) -> str:
         return "indexed:prefix"
     if len(indices) == 2 and isinstance(indices[1], A.Slice) and indices[1].start is None and indices[1].stop is None:
         return "indexed:row"
+    if len(indices) == 2 and _is_prefix(indices[1]):
+        return "indexed:row-prefix"
     return "indexed:entry"
 
 
@@ -763,6 +779,16 @@ def _parts_reduction(r: _Reader, n: A.Reduction) -> dict:
     out = {"body": n.body if n.body is not None else A.Empty(), "vars": (vars_text or "its index", vars_code or "_"),
            "dist": n.distribution, "lower": n.lower, "upper": n.upper, "domain": n.domain,
            "op": (n.op, n.op)}
+    relations = _sampling_relations(n)
+    if relations:
+        said = [f"{r.text(rel.operands[0])} is drawn from {r.text(rel.operands[1])}" if i == 0 else
+                f"{r.text(rel.operands[0])} from {r.text(rel.operands[1])}" for i, rel in enumerate(relations)]
+        # the code comment is prose: it names the samples as the formula writes them
+        told = [f"{r.text(rel.operands[0])} drawn from {r.text(rel.operands[1])}" for rel in relations]
+        out["sampling"] = (" and ".join(said), ", ".join(told))
+    elif n.distribution is not None:
+        out["sampling"] = (f"{vars_text} is drawn from {r.text(n.distribution)}",
+                           f"{vars_text} drawn from {r.text(n.distribution)}")
     if isinstance(n.body, A.Indicator):
         out["cond"] = n.body.condition
     elif n.condition is not None:
@@ -797,8 +823,7 @@ def _parts_apply(r: _Reader, n: A.Apply) -> dict:
 def _parts_product(r: _Reader, n: A.Product) -> dict:
     factors = n.factors
     out: dict = {"all": (" ".join(r.text(f) for f in factors), " * ".join(r.code(f) for f in factors)),
-                 "code_mul": ("", (" @ " if any(_matrix_like(f) for f in factors) else " * ").join(
-                     r.code(f) for f in factors)),
+                 "code_mul": ("", _product_code(r, factors)),
                  "code_matmul": ("", " @ ".join(r.code(f) for f in factors)),
                  "a": factors[0], "b": factors[1] if len(factors) == 2 else A.Product(factors[1:])}
     if isinstance(factors[0], A.Transpose):
@@ -810,6 +835,25 @@ def _parts_product(r: _Reader, n: A.Product) -> dict:
         out.update(sum=total, den=factors[0].den, body=total.body,
                    vars=(", ".join(r.text(v) for v in total.variables), ", ".join(r.code(v) for v in total.variables)))
     return out
+
+
+def _product_code(r: _Reader, factors: tuple[A.Node, ...]) -> str:
+    """Juxtaposed factors as code: `@` between two matrix-like names (W x, B A), `*` next to a scalar (α/r B)."""
+    codes = [format(_Code(r.code(f)), "s") for f in factors]
+    out = codes[0]
+    for left, right, code in zip(factors, factors[1:], codes[1:]):
+        matrix = _matrix_like(right) and (_matrix_like(left) or isinstance(left, A.Product)) or \
+            (_matrix_like(left) and not _scalar_like(right))
+        out += (" @ " if matrix else " * ") + code
+    return out
+
+
+def _scalar_like(node: A.Node) -> bool:
+    """A number, a fraction or a lower-case Greek letter: papers' usual scalars."""
+    if isinstance(node, (A.Number, A.Frac)):
+        return True
+    base = node.base if isinstance(node, A.Indexed) else node
+    return isinstance(base, A.Symbol) and base.name.startswith("\\") and base.name[1:2].islower()
 
 
 def _matrix_like(node: A.Node) -> bool:
@@ -862,6 +906,8 @@ def _parts_indexed(r: _Reader, n: A.Indexed) -> dict:
         out["stop"] = first.operands[-1]
     if len(n.indices) == 2:
         out["row"] = first
+        if _is_prefix(n.indices[1]):
+            out["stop"] = n.indices[1].operands[-1]
     return out
 
 
@@ -1099,6 +1145,9 @@ def _symbol_code(r: _Reader, s: A.Symbol) -> str:
 def _indexed_code(r: _Reader, n: A.Indexed) -> str:
     indices = [r.code(i) for i in n.indices]
     base = r.code(n.base)
+    if any(_is_prefix(i) for i in n.indices):  # o_{i,<t}: o[i, :t]
+        indices = [f":{r.code(i.operands[-1])}" if _is_prefix(i) else r.code(i) for i in n.indices]
+        return f"{base}[{', '.join(indices)}]"
     if any(isinstance(i, A.Number) or r.code(i) in r.bound for i in n.indices) or not isinstance(n.base, A.Symbol) \
             or not base.isidentifier():
         return f"{base}[{', '.join(indices)}]"
@@ -1232,6 +1281,9 @@ def explain(latex: str, *, functions: frozenset[str] = frozenset()) -> Explanati
     """Read `latex` inside out. Raises `MathParseError` when the formula cannot be parsed."""
     result = parse(latex, functions=functions)
     tree = normalize(result.tree)
+    if isinstance(tree, A.Empty):
+        raise MathParseError("nothing to explain: the formula is empty"
+                             + "".join(f"; {w}" for w in result.warnings if "empty formula" not in w), latex, 0)
     reader = _Reader(tree)
     reader.visit(tree)
     if not reader.steps:  # a lone symbol or number: say what it is
