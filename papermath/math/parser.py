@@ -71,12 +71,41 @@ def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
     out: list[Token] = []
     env_stack: list[str] = ["rows"]
+    plain_closers: dict[int, str] = {}
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
         kind = tok.kind
+        if kind == RBRACE and i in plain_closers:
+            out.append(Token(END, plain_closers.pop(i), tok.start, tok.end, tok.space_before))
+            if len(env_stack) > 1:
+                env_stack.pop()
+            i += 1
+            continue
         if kind == CMD:
             name = tok.text[1:]
+            if name in T.SCRIPT_SYNONYMS:
+                mark = T.SCRIPT_SYNONYMS[name]
+                out.append(Token(SUP if mark == "^" else SUB, mark, tok.start, tok.end, tok.space_before))
+                i += 1
+                continue
+            if name in T.PLAIN_TEX_MATRICES and i + 1 < n and tokens[i + 1].kind == LBRACE:
+                k = _brace_end(tokens, i + 1)
+                if tokens[k].kind == RBRACE:
+                    env = T.PLAIN_TEX_MATRICES[name]
+                    plain_closers[k] = env
+                    env_stack.append("matrix")
+                    out.append(Token(BEGIN, env, tok.start, tokens[i + 1].end, tok.space_before))
+                    i += 2
+                    continue
+            if name == "cr" and env_stack[-1] == "matrix":
+                out.append(Token(NEWLINE, "\\\\", tok.start, tok.end, tok.space_before))
+                i += 1
+                continue
+            if name == "cdot" and i + 2 < n and tokens[i + 1].text == "\\cdot" and tokens[i + 2].text == "\\cdot":
+                out.append(Token(CMD, "\\cdots", tok.start, tokens[i + 2].end, tok.space_before))
+                i += 3
+                continue
             if name in T.SIZED_OPEN or name in T.SIZED_CLOSE or name in T.SIZED_ANY:
                 nxt = tokens[i + 1] if i + 1 < n else None
                 if nxt is not None and nxt.kind == PUNCT and nxt.text == ".":
@@ -252,6 +281,7 @@ class Parser:
         self.functions = frozenset(f.lstrip("\\") for f in functions)
         self.warnings: list[str] = []
         self.tokens = _prepare(source, tokenize(source), self.warn)
+        self.tokens.extend([self.tokens[-1]] * 8)
         self.pos = 0
         self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
         self._pending_under: Optional[A.Node] = None
@@ -277,13 +307,12 @@ class Parser:
 
     # --- token access ----------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        i = self.pos + k
-        toks = self.tokens
-        return toks[i] if i < len(toks) else toks[-1]
+        # the token list ends with EOF padding, so a short look-ahead never runs off the end
+        return self.tokens[self.pos + k]
 
     def next(self) -> Token:
-        tok = self.peek()
-        if self.pos < len(self.tokens) - 1:
+        tok = self.tokens[self.pos]
+        if tok.kind != EOF:
             self.pos += 1
         return tok
 
@@ -302,53 +331,50 @@ class Parser:
 
     # --- entry points ----------------------------------------------------------------------------
     def parse_formula(self) -> A.Node:
-        statements = [self.parse_sequence()]
+        statements: list[A.Node] = []
+        pending_row = True          # a new row starts: the next statement is not juxtaposed
         while True:
             tok = self.peek()
-            if tok.kind == NEWLINE:
-                self.next()
-                if self.peek().kind == EOF:
-                    break
-                statements.append(self.parse_sequence())
-                continue
-            if tok.kind == EOF:
+            kind = tok.kind
+            if kind == EOF:
                 break
-            if tok.kind == RBRACE:
-                self.recoverable("unbalanced }: no { to close", tok.start)
+            if kind == NEWLINE:
                 self.next()
-                if self.peek().kind not in (EOF, NEWLINE):
-                    rest = self.parse_sequence()
-                    statements[-1] = self._juxtapose(statements[-1], rest)
+                pending_row = True
                 continue
-            if tok.kind == END:
-                self.recoverable(f"\\end{{{tok.text}}} without \\begin", tok.start)
+            if kind == AMP:
                 self.next()
                 continue
-            if tok.kind == AMP:
+            stray = None
+            if kind == RBRACE:
+                stray = "unbalanced }: no { to close"
+            elif kind == END:
+                stray = f"\\end{{{tok.text}}} without \\begin"
+            elif kind == PUNCT and tok.text in ")]":
+                stray = f"unbalanced {tok.text}: nothing to close"
+            elif kind == CMD and tok.text == NULL_CLOSE:
+                stray = "\\right. without \\left"
+            elif statements and not pending_row and ((kind == PUNCT and tok.text in "|>") or
+                                                      (kind == CMD and (tok.text in T.CLOSE_DELIMS or
+                                                                        tok.text in T.CONDITION_BARS))):
+                stray = f"unexpected {tok.text}"
+            if stray is not None:
+                self.recoverable(stray, tok.start)
                 self.next()
                 continue
-            if tok.kind == PUNCT and tok.text in ")]":
-                self.recoverable(f"unbalanced {tok.text}: nothing to close", tok.start)
-                self.next()
-                if self.peek().kind not in (EOF, NEWLINE):
-                    rest = self.parse_sequence()
-                    statements[-1] = self._juxtapose(statements[-1], rest)
+            if statements and not pending_row:
+                # tolerant recovery only: glue what follows a stray token to the statement before it
+                if self.strict:
+                    raise self.error(f"unexpected {tok.text or tok.kind}")
+                rest = self.parse_sequence()
+                statements[-1] = self._juxtapose(statements[-1], rest)
                 continue
-            if tok.kind == CMD and tok.text in (NULL_CLOSE,):
-                self.recoverable("\\right. without \\left", tok.start)
-                self.next()
-                continue
-            if (tok.kind == PUNCT and tok.text in "|>") or (tok.kind == CMD and tok.text in T.CLOSE_DELIMS) \
-                    or (tok.kind == CMD and tok.text in T.CONDITION_BARS):
-                # a stray closing bar or angle: read it as a relation-like separator
-                self.recoverable(f"unexpected {tok.text}", tok.start)
-                self.next()
-                if self.peek().kind not in (EOF, NEWLINE):
-                    rest = self.parse_sequence()
-                    statements[-1] = self._juxtapose(statements[-1], rest)
-                continue
-            raise self.error(f"unexpected {tok.text or tok.kind}")
-        statements = [s for s in statements if not isinstance(s, A.Empty)] or statements[:1]
+            statements.append(self.parse_sequence())
+            pending_row = False
+        statements = [st for st in statements if not isinstance(st, A.Empty)] or statements[:1]
+        if not statements:
+            self.recoverable("empty formula", 0)
+            return A.Empty(span=(0, len(self.source)))
         if len(statements) == 1:
             return statements[0]
         return A.Rows(tuple(statements), span=(statements[0].span[0], statements[-1].span[1]))
@@ -375,6 +401,8 @@ class Parser:
                     break
                 if tok.text == ".":
                     self.recoverable("unexpected .", tok.start)
+                    seps.append(",")
+                    items.append(self.parse_relation())
                     continue
                 seps.append(tok.text)
                 items.append(self.parse_relation())
@@ -592,10 +620,8 @@ class Parser:
             return True
         if kind == PUNCT:
             text = tok.text
-            if text in "([":
+            if text in "([|":
                 return True
-            if text == "|":
-                return not self.bar_stop
             if text in T.UNARY_OPS:
                 return True
             return text in "?@\"'`"
@@ -607,10 +633,10 @@ class Parser:
                 return False
             if text == NULL_CLOSE:
                 return False
-            if text in ("\\|", "\\Vert", "\\vert", "\\mid") and self.bar_stop:
+            if text == "\\mid":
                 return False
             if text in T.BINARY_OPS:
-                return text in T.UNARY_OPS
+                return text in T.UNARY_OPS or (text[1:] in T.PREFIX_BIG_BINARY and self.peek(1).kind in (SUB, SUP))
             name = text[1:]
             if name in T.INFIX_GENFRAC:
                 return False
@@ -681,7 +707,8 @@ class Parser:
             return self._function(atom, start)
         if role == "indicator":
             return self._indicator(atom, start)
-        return self._postfix_loop(atom, start, callable_=not braced)
+        del braced
+        return self._postfix_loop(atom, start)
 
     def _postfix_loop(self, atom: A.Node, start: int, callable_: bool = True) -> A.Node:
         while True:
@@ -703,6 +730,9 @@ class Parser:
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
                     break
                 group = self._bracketed()
+                if tok.text == "[" and certainty not in ("known", "declared") and not (group.given or group.bar or
+                                                                                    group.divergence):
+                    certainty = "scalar"  # `x[n]`: a bracket after an unknown name is not a call
                 atom = self._apply(atom, group, certainty, start)
                 continue
             break
@@ -727,6 +757,28 @@ class Parser:
                     return False
             elif depth == 1 and ((tok.kind == PUNCT and tok.text == "|") or
                                  (tok.kind == CMD and (tok.text in T.DIVERGENCE_BARS or tok.text == "\\mid"))):
+                return True
+            i += 1
+        return False
+
+    def _bar_pair_ahead(self) -> bool:
+        """Is the `|` here followed by another `|` before the enclosing group closes (an absolute value)?"""
+        depth = 0
+        toks = self.tokens
+        i = self.pos + 1
+        while i < len(toks):
+            tok = toks[i]
+            if tok.kind == EOF:
+                return False
+            if tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
+                    (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN)):
+                depth += 1
+            elif tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
+                    (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE)):
+                depth -= 1
+                if depth < 0:
+                    return False
+            elif depth == 0 and tok.kind == PUNCT and tok.text == "|":
                 return True
             i += 1
         return False
@@ -935,6 +987,11 @@ class Parser:
             if text in "?@\"`":
                 self.next()
                 return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+            if text in ".,;:" and not self.strict:
+                # stray punctuation (prose pasted into a formula): kept as a mark, with a warning
+                self.warn(f"unexpected {text}", tok.start)
+                self.next()
+                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
             if text in T.BINARY_OPS:
                 # an operator used as a placeholder: f(*)
                 self.next()
@@ -1047,6 +1104,8 @@ class Parser:
         if name in T.ACCENTS:
             self.next()
             arg, _ = self._arg_with_role()
+            if isinstance(arg, A.Empty):
+                self.recoverable(f"{text} over nothing", start)
             accent = T.ACCENTS[name]
             span = (start, self.last_end())
             if isinstance(arg, A.Symbol):
@@ -1060,6 +1119,9 @@ class Parser:
             num = self.parse_arg()
             den = self.parse_arg()
             span = (start, self.last_end())
+            if isinstance(num, A.Empty) or isinstance(den, A.Empty):
+                self.recoverable(f"{text} with an empty {'numerator' if isinstance(num, A.Empty) else 'denominator'}",
+                                 start)
             deriv = self._derivative(num, den)
             if deriv is not None:
                 deriv = replace(deriv, span=span)
@@ -1073,6 +1135,8 @@ class Parser:
             self.next()
             n = self.parse_arg()
             k = self.parse_arg()
+            if isinstance(n, A.Empty) or isinstance(k, A.Empty):
+                self.recoverable(f"{text} with an empty argument", start)
             return A.Binom(n, k, span=(start, self.last_end())), "plain"
         if name in T.ROOTS:
             self.next()
@@ -1087,6 +1151,8 @@ class Parser:
                     raise self.error("missing ] after \\sqrt[", open_tok.start)
                 self.next()
             body = self.parse_arg()
+            if isinstance(body, A.Empty):
+                self.recoverable("\\sqrt of nothing", start)
             return A.Root(body, index, span=(start, self.last_end())), "plain"
         if name in T.BIG_OPERATORS:
             self.next()
@@ -1175,6 +1241,9 @@ class Parser:
         if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
             self.next()
             return A.Symbol(text, span=(start, tok.end)), "plain"
+        if name in T.PREFIX_BIG_BINARY and self.peek(1).kind in (SUB, SUP):
+            self.next()
+            return A.Symbol(text, span=(start, tok.end)), "bigop"
         if text in T.BINARY_OPS:
             # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
             self.next()
@@ -1259,6 +1328,11 @@ class Parser:
         if self.peek().kind == RBRACE:
             close = self.next()
             return A.Empty(span=(start, close.end))
+        if self.peek().kind == PUNCT and self.peek().text in ".,;!?" and self.peek(1).kind == RBRACE:
+            # `1{,}000`, `\right){.}`: punctuation kept as a mark
+            tok = self.next()
+            self.next()
+            return A.Symbol(tok.text, span=(tok.start, tok.end))
         font = None
         tok = self.peek()
         if tok.kind == CMD and tok.text[1:] in T.FONT_SWITCHES:
@@ -1417,7 +1491,9 @@ class Parser:
                 if self._closes(group):
                     self._close(group)
                     return group
-                if (nxt.kind == PUNCT and nxt.text in ",;|") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS):
+                if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
+                                                                and nxt.text != "\\vert") or \
+                        (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_pair_ahead()):
                     # an empty item: `\pi(|s)`, `a,;b`
                     item = A.Empty(span=(nxt.start, nxt.start))
                 else:
@@ -1623,6 +1699,10 @@ class Parser:
         if self._starts_factor(tok) and not (tok.kind == PUNCT and tok.text == "|" and self.bar_stop):
             operand = self.parse_product(stop_at_operators=True)
             return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
+        alone = self.tokens[0].start == start and tok.kind == EOF
+        if self.strict and tok.kind == EOF and (sub is not None or sup is not None or not alone):
+            # `\cos^2`, `\cos 1 \cos`: a function with nothing to apply to (named alone, it is notation)
+            raise self.error(f"{_name_of(func)} without an argument", start)
         return func
 
     # --- reductions --------------------------------------------------------------------------------------
@@ -1656,7 +1736,9 @@ class Parser:
             o = group.open
             brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
             inner = group.items + group.params
-            if o == "{":
+            if not inner and not group.given and not group.divergence:
+                body = A.Empty(span=(group.start, group.end))
+            elif o == "{":
                 body = self._group_node(group)
                 brackets = ""
             elif group.given or group.bar:
@@ -1688,7 +1770,7 @@ class Parser:
         if isinstance(operator, A.Symbol):
             bare = operator.name.lstrip("\\")
             if role == "bigop":
-                return T.BIG_OPERATORS.get(bare, bare)
+                return T.BIG_OPERATORS.get(bare) or T.PREFIX_BIG_BINARY.get(bare, bare)
             return T.LIMIT_OPERATORS.get(bare, bare)
         return "op"
 
@@ -2119,3 +2201,9 @@ def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Opt
     if isinstance(name_node, A.Opaque):
         return "ambiguous"
     return None
+
+
+def _name_of(node: A.Node) -> str:
+    while isinstance(node, (A.Indexed, A.Power, A.Labeled, A.Primed)):
+        node = node.base
+    return node.name if isinstance(node, A.Symbol) else type(node).__name__

@@ -169,7 +169,8 @@ def _script(node: A.Node) -> str:
 
 def _arg(node: A.Node) -> str:
     """A macro argument."""
-    if _one_token(node) and (_mark(node) or _prefix_capable(node)):  # type: ignore[arg-type]
+    if _one_token(node) and (_mark(node) or _prefix_capable(node)) and \
+            node.name not in ("\\partial", "\\nabla"):  # type: ignore[attr-defined]
         text = _token_arg(_symbol_core(node))  # type: ignore[arg-type]
         return " " + text if text[:1].isalnum() else text
     return "{" + _p(node) + "}"
@@ -362,7 +363,7 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         for i, f in enumerate(factors):
             last = i == len(factors) - 1
             if i and isinstance(f, (A.Group, A.Tuple, A.Interval, A.Concat)) and \
-                    call_certainty(factors[i - 1]) is not None and not parts[-1].endswith("}"):
+                    call_certainty(factors[i - 1]) in ("known", "declared", "ambiguous"):
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
                 parts.append(_wrap(_p(f)))
                 continue
@@ -377,9 +378,9 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
     if t is A.Divergence:
         d: A.Divergence = node  # type: ignore[assignment]
         if isinstance(d.func, A.Empty):
-            return f"\\{{{_child(d.left, REL)} \\| {_child(d.right, REL)}\\}}"
+            return f"\\{{{_child(d.left, REL, followed=ALL)} \\| {_child(d.right, REL)}\\}}"
         func = _script_base(d.func, "call")
-        return f"{func}({_child(d.left, REL)} \\| {_child(d.right, REL)})"
+        return f"{func}({_child(d.left, REL, followed=ALL)} \\| {_child(d.right, REL)})"
     if t is A.Reduction:
         return _reduction(node)  # type: ignore[arg-type]
     if t is A.Derivative:

@@ -20,7 +20,8 @@ ell infty hbar hslash imath jmath aleph beth gimel wp Re Im emptyset varnothing 
 forall exists nexists complement Box square blacksquare triangle triangledown diamond lozenge
 star dagger ddagger flat natural sharp clubsuit diamondsuit heartsuit spadesuit checkmark
 angle measuredangle eth mho Finv Game Bbbk backprime varclubsuit S P pounds copyright
-circledR yen maltese degree prime dprime intercal transpose_ ast
+circledR yen maltese degree prime dprime intercal transpose_ ast dag ddag bigtriangleup bigtriangledown
+hslash_ Diamond mathsterling wp_ AA aa O o_ l_ i_ j_ slash
 """.split())
 """Other macros that stand for one symbol, as a letter does."""
 
@@ -33,14 +34,14 @@ FONTS: dict[str, str] = {
     "mathbb": "bb", "mathds": "bb", "mathbbm": "bb", "bbm": "bb", "Bbb": "bb", "varmathbb": "bb", "bb": "bb",
     "mathrm": "rm", "rm": "rm", "mathup": "rm", "textrm": "rm", "textup": "rm", "upright": "rm",
     "mathsf": "sf", "sf": "sf", "textsf": "sf", "mathsfit": "sf",
-    "mathit": "it", "it": "it", "mathnormal": "it", "textit": "it", "textsl": "it", "emph": "it",
+    "mathit": "it", "it": "it", "mit": "it", "mathnormal": "it", "textit": "it", "textsl": "it", "emph": "it",
     "mathfrak": "frak", "frak": "frak", "mathtt": "tt", "tt": "tt", "texttt": "tt", "textsc": "rm",
     "textnormal": "rm", "textmd": "rm", "mathsc_": "rm",
     "operatorname": "op", "operatornamewithlimits": "op",
 }
 """Font macro → font code. `op` is `\\operatorname`: an upright multi-letter name."""
 
-FONT_SWITCHES: frozenset[str] = frozenset("rm bf it sf tt cal bb frak boldmath unboldmath".split())
+FONT_SWITCHES: frozenset[str] = frozenset("rm bf it sf tt cal bb frak mit boldmath unboldmath".split())
 """Old-style `{\\rm x}` switches: they restyle the rest of the group."""
 
 TEXT_MACROS: frozenset[str] = frozenset("""
@@ -85,7 +86,7 @@ left_ right_ protect centering par newline linebreak break hfill hfil vfill smal
 mathopen mathclose mathpunct mathinner mathord mathrel mathbin nulldelimiterspace
 displaybreak leavevmode ignorespaces unskip ensuremath_ normalsize small footnotesize scriptsize tiny
 large Large LARGE huge Huge selectfont boldmath_ unboldmath xspace addlinespace
-abovedisplayskip belowdisplayskip jot medmuskip thinmuskip thickmuskip
+abovedisplayskip belowdisplayskip jot medmuskip thinmuskip thickmuskip vline ( ) [ ]
 """.split()) | {" ", "/", "@", "-", "\n", "\t"}
 """Spacing, sizing and numbering macros without arguments."""
 
@@ -105,7 +106,7 @@ TRANSPARENT: dict[str, int] = {
     "rlap": 0, "smash": 0, "cancel": 0, "bcancel": 0, "xcancel": 0, "cancelto": 1,
     "scalebox": 1, "resizebox": 2, "fcolorbox": 2, "colorbox": 1, "textcolor": 1, "raisebox": 1,
     "highlight": 0, "hl": 0, "mathmakebox": 0, "makebox": 0, "vcenter": 0, "lefteqn": 0,
-    "underbracket_": 0, "mathpalette": 0, "displaylimits_": 0,
+    "underbracket_": 0, "mathpalette": 0, "displaylimits_": 0, "vbox": 0, "vtop": 0,
 }
 """Wrappers kept for their content: macro → number of leading brace arguments to skip
 (`\\textcolor{red}{x}` skips `red`, keeps `x`)."""
@@ -243,6 +244,18 @@ DIVERGENCE_BARS: frozenset[str] = frozenset({"\\|", "\\Vert", "\\parallel", "||"
 
 # --- big operators and operators with limits --------------------------------------------------------
 
+PREFIX_BIG_BINARY: dict[str, str] = {"cup": "union", "cap": "intersection", "oplus": "direct_sum",
+                                     "otimes": "tensor_product", "vee": "or", "wedge": "and", "sqcup": "disjoint_union",
+                                     "uplus": "multiset_union", "odot": "hadamard_product"}
+"""Binary operators written with limits in operand position (`\\cup_{k=1}^K M_k`): read as big operators."""
+
+PLAIN_TEX_MATRICES: dict[str, str] = {"matrix": "matrix", "pmatrix": "pmatrix", "bordermatrix": "matrix",
+                                      "cases": "cases"}
+"""Plain-TeX `\\pmatrix{a & b \\cr c & d}` forms → the environment they stand for."""
+
+SCRIPT_SYNONYMS: dict[str, str] = {"sp": "^", "sb": "_"}
+"""Plain-TeX `\\sp`/`\\sb` for `^`/`_`."""
+
 BIG_OPERATORS: dict[str, str] = {
     "sum": "sum", "prod": "prod", "coprod": "coprod", "bigcup": "union", "bigcap": "intersection",
     "bigoplus": "direct_sum", "bigotimes": "tensor_product", "bigvee": "or", "bigwedge": "and",
@@ -277,6 +290,7 @@ FUNCTION_MACROS: frozenset[str] = frozenset("""
 log ln lg exp sin cos tan sec csc cot arcsin arccos arctan arcsec arccsc arccot sinh cosh tanh coth
 sech csch arcsinh arccosh arctanh det dim ker deg hom arg Pr gcd lcm sgn sign erf erfc tr Tr trace
 diag rank Var Cov Cor vol supp span spn softmax sigmoid relu ReLU proj Proj poly polylog logit
+arsinh arcosh artanh arccosh arcsinh arctanh arccot floor ceil sech csch Li Ei erfinv
 """.split())
 """Function macros that exist in LaTeX/amsmath or common packages (`\\log`, `\\exp`, `\\det`)."""
 
