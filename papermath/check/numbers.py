@@ -43,8 +43,9 @@ def split_assignments(text: str) -> list[str]:
 def claimed_value(text: str):
     """The value a result line claims: the part after the last top-level `=` (or `≈`)."""
     from ..evaluate import literal
-    t = text.strip().strip("`").strip()
-    t = re.sub(r"\s*(?:\(|—|–|--).*$", "", t) if not t.startswith(("(", "[")) else t
+    ticks = re.findall(r"`([^`]+)`", text)
+    t = ticks[-1].strip() if ticks else text.strip()
+    t = re.sub(r"\s+(?:\([A-Za-z][^()]*\)|—.*|–.*|--.*)$", "", t)  # a trailing remark in words
     depth, cut = 0, -1
     for k, ch in enumerate(t):
         if ch in "[({":

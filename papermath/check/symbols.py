@@ -274,11 +274,15 @@ def _mentions(text: str, row_symbol: str) -> bool:
             pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
             if any(pattern.search(h) for h in haystacks):
                 return True
-        return False
-    # Plain text (a guide, a PDF): words keep their spaces, so match the symbol as a word.
+        if not any(k.lstrip("\\").isalpha() and len(k.lstrip("\\")) >= 3 for k in keys):
+            return False
+        # A named function (softmax, Sigmoid) may be named in words beside the quote's math.
+    # Plain text (a guide, a PDF) and named functions: words keep their spaces, so match the symbol as a word.
     words = " ".join(compact(w) for w in text.split())
     for key in keys:
         bare = key.lstrip("\\")
+        if maths and not (bare.isalpha() and len(bare) >= 3):
+            continue
         if re.search(r"(?<![a-z\\])\\?" + re.escape(bare) + r"(?![a-z])", words):
             return True
     return False
@@ -370,6 +374,11 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
             s.kind == "symbol" and not s.lhs and s.role != "computed":
         findings.append(Finding("guess", "fail", f'a meaning without a quote: the paper says "{_short(s.definition)}"'
                                 f" ({s.definition_where})", row.symbol, line))
+        return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
+    if s is not None and not s.analysed and not row.quote and meaning and s.kind == "symbol" and not s.lhs and \
+            role_of(row.role) not in ("computed", "defined here"):
+        findings.append(Finding("guess", "fail", "a meaning without a quote: nothing ties it to the paper's text",
+                                row.symbol, line))
         return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
     if s is None and not row.quote and meaning:
         findings.append(Finding("guess", "fail", "a meaning without a quote", row.symbol, line))
