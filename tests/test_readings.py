@@ -299,3 +299,12 @@ def test_readings_speak_the_read_contract_and_render_through_the_read_renderer()
     assert '"Queries are “packed together into a matrix $Q$”"' in text
     for worked_one in READINGS:  # every reading converts
         assert worked_one.equation_reading().symbols
+
+
+def test_cli_reading_in_the_read_layout(capsys):
+    pytest.importorskip("papermath.render.reading", reason="the read renderer is not in this checkout")
+    assert main(["reading", "dpo", "--format", "read"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("reading:dpo (unnumbered)")
+    assert "kind: objective — a loss minimized over θ" in out
+    assert "E over x, y_w, y_l ~ \\mathcal{D}" in out

@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME", help="a reading's name (see `papermath readings`)")
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON")
-    fmt.add_argument("--format", choices=("text", "md", "json"), default="text",
-                     help="text (default), md (Markdown like the guides' symbol tables) or json")
+    fmt.add_argument("--format", choices=("text", "md", "json", "read"), default="text",
+                     help="text (default), md (Markdown like the guides' symbol tables), json, or read (the "
+                          "equation block exactly as `papermath read` prints a paper's equation)")
     parser.add_argument("--width", type=int, default=100, help="wrap the text view at this width (default 100)")
 
 
@@ -72,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(reading_json(reading, results), ensure_ascii=False, indent=2))
     elif fmt == "md":
         print(render_markdown(reading, results), end="")
+    elif fmt == "read":
+        from ..render.reading import equation_text
+        print("\n".join(equation_text(reading.equation_reading(), args.width)))
     else:
         print(render_text(reading, results, width=args.width), end="")
     return 0 if all(r.ok for r in results) else 1
