@@ -285,12 +285,13 @@ def test_std_warns_about_n_and_n_minus_1():
 
 
 def test_real_formulas_never_crash(corpus):
-    # 1,200 arXiv formulas (im2latex, MIT): explain reads every one the parser can parse.
+    # Every 4th of 1,200 arXiv formulas (im2latex, MIT; the whole list takes ~15 s): explain reads every one the
+    # parser can parse.
     formulas = corpus.parent.parent / "benchmarks" / "formulas" / "im2latex_sample_harvardnlp" / "formulas.lst"
     if not formulas.exists():
         pytest.skip(f"{formulas} not found")
     read = failed = 0
-    for latex in formulas.read_text(encoding="utf-8", errors="replace").splitlines():
+    for latex in formulas.read_text(encoding="utf-8", errors="replace").splitlines()[::4]:
         try:
             explanation = explain(latex)
         except MathParseError:
@@ -298,7 +299,7 @@ def test_real_formulas_never_crash(corpus):
             continue
         assert explanation.steps and all(step.reading and step.code for step in explanation.steps), latex
         read += 1
-    assert read >= 1100, (read, failed)
+    assert read >= 275, (read, failed)
 
 
 def test_grpo_objective_reads_its_sampling_and_averaging():
