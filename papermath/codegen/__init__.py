@@ -114,7 +114,7 @@ def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
 
 def _signature(ev: Evaluation) -> str:
     params = _params(ev)
-    params += [f"{name}=lambda x: x" for _, name in ev.standins]
+    params += [f"{name}=lambda *args: args[0]" for _, name in ev.standins]
     return f"def {ev.function}({', '.join(params)}):" if False else f"def {ev.function_name}({', '.join(params)}):"
 
 

@@ -50,8 +50,13 @@ def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, 
         assignment = parse_assignment(text)
         values[assignment.key] = assignment.value
     declared = dict(target.declared)
-    keys = {symbol_key(n) for n in A.walk(parse(target.latex, functions=target.functions).tree)
-            if isinstance(n, A.Symbol)}
+    from ..errors import MathParseError
+
+    try:
+        tree = parse(target.latex, functions=target.functions).tree
+    except MathParseError:
+        return values, declared  # the evaluator reports the parse error with its position
+    keys = {symbol_key(n) for n in A.walk(tree) if isinstance(n, A.Symbol)}
     if {"Q", "K", "V"} <= keys and not any(k in declared for k in ("Q", "K", "V")):
         declared.update(CONVENTIONAL_SHAPES)
     return values, declared

@@ -134,6 +134,14 @@ def normalize_dim(dim: str) -> str:
         return dim
 
 
+def _normalize_key(key: str) -> str:
+    try:
+        from ..math import parse as _parse
+        return to_latex(_parse(key).tree)
+    except PapermathError:
+        return key
+
+
 def symbol_key(node: A.Node) -> str:
     """The key of a symbol: its LaTeX with labels, without indices (`\\mathbf{c}_t^{KV}` → `\\mathbf{c}^{KV}`)."""
     while isinstance(node, (A.Indexed, A.Group)):
@@ -188,7 +196,8 @@ class Lowerer:
                  choose: bool = True, dim_sizes: dict[str, int] | None = None) -> None:
         self.statements = statements
         self.given = dict(values)
-        self.declared = {k: tuple(normalize_dim(d) for d in v) for k, v in (declared_shapes or {}).items()}
+        self.declared = {_normalize_key(k): tuple(normalize_dim(d) for d in v)
+                         for k, v in (declared_shapes or {}).items()}
         self.choose = choose
         self.inputs: dict[str, Input] = {}
         self.input_nodes: dict[str, A.Node] = {}
@@ -475,9 +484,11 @@ class Lowerer:
         """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
         shape: tuple[int, ...]
         declared = self.declared.get(key)
-        if declared is not None:
+        if sizes is not None:
+            shape = tuple(sizes)
+        elif declared is not None:
             shape = tuple(self.dim_size(d) for d in declared)
-        elif sizes is not None:
+        elif False:
             shape = tuple(sizes)
         elif rank_hint:
             shape = (3,) * rank_hint
@@ -558,19 +569,35 @@ class Lowerer:
                 return self.lookup(whole, node)
         if whole in self.declared and symbol_key(node) not in self.given:
             return self.lookup(whole, node)
+        looped = [i for i in node.indices if self._uses_loop(i)]
         if isinstance(node.base, A.Apply) or not isinstance(node.base, (A.Symbol, A.Labeled, A.Primed)):
             base = self.lower(node.base)
         else:
             key = symbol_key(node.base)
-            if key not in self.given and key not in self.inputs and key not in self.targets and key not in self.loops \
-                    and all(self._free(i) for i in node.indices) and key not in self.declared:
-                # `d_k`, `y_w`, `\mathbf{h}_t`: a name in its own right unless the bare letter has a value.
+            known = key in self.given or key in self.inputs or key in self.targets or key in self.loops
+            declared = self.declared.get(key)
+            fixed = [i for i in node.indices if not self._free(i)]
+            if not known and not looped and (declared is None or len(declared) < len(fixed)):
+                # `d_k`, `y_w`, `x_0`, `z_{t+1/2}`: a name in its own right unless the bare letter has a value.
                 return self.lookup(whole, node)
             sizes = None
-            if key not in self.given and key not in self.inputs and key not in self.targets:
-                sizes = [self._index_extent(i) for i in node.indices if not self._free(i)]
+            if not known and fixed:
+                sizes = [self._index_extent(i) for i in fixed]
+                if declared is not None and len(declared) < len(fixed) + len(declared) and len(declared) != len(fixed):
+                    sizes = sizes + [self.dim_size(d) for d in declared]
+                elif declared is not None and len(declared) == len(fixed):
+                    sizes = None
             base = self.lookup(key, node.base, rank_hint=len(sizes) if sizes else None, sizes=sizes)
-        return self.index(base, node)
+        try:
+            return self.index(base, node)
+        except EvaluationError:
+            if looped or whole in self.given or (isinstance(node.base, A.Symbol) and symbol_key(node.base) in self.given):
+                raise
+            self.notes.append(f"{whole} read as a quantity of its own")
+            return self.lookup(whole, node)
+
+    def _uses_loop(self, index: A.Node) -> bool:
+        return any(to_latex(n) in self.loops for n in A.walk(index) if isinstance(n, (A.Symbol, A.Indexed)))
 
     def _index_extent(self, index: A.Node) -> int:
         if isinstance(index, A.Number):
@@ -845,14 +872,17 @@ class Lowerer:
             return self.known_function(op, node, name)
         # An unknown function: computed by a stand-in the user can see, never guessed.
         args = [self.lower(a) for a in node.args]
-        if len(args) != 1:
-            raise EvaluationError(f"{whole}: the function {to_latex(func)} is not defined here (unknown shape)")
+        if not args:
+            raise EvaluationError(f"{whole}: the function {to_latex(func)} has no arguments here")
         param = python_name(name or key, self.names) if key not in self.standins else self.standins[key]
         self.standins[key] = param
-        self.notes.append(f"{to_latex(func)} is not defined in the equation: stood in by the identity "
+        words = "the identity" if len(args) == 1 else "its first argument"
+        self.notes.append(f"{to_latex(func)} is not defined in the equation: stood in by {words} "
                           f"(pass your own as {param}=…)")
-        return self.emit(Low(args[0].value, f"{param}({args[0].np})", f"{param}({args[0].torch})", whole),
-                         "apply", f"{to_latex(func)}: unknown function, identity stand-in")
+        call_np = f"{param}({', '.join(a.np for a in args)})"
+        call_t = f"{param}({', '.join(a.torch for a in args)})"
+        return self.emit(Low(np.asarray(args[0].value), call_np, call_t, whole),
+                         "apply", f"{to_latex(func)}: unknown function, stood in by {words}")
 
     def known_function(self, op: str, node: A.Apply, name: str) -> Low:
         whole = to_latex(node)
@@ -1079,6 +1109,9 @@ class Lowerer:
         body_key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else None
         expression = self.definitions.get(body_key, body) if body_key else body
         base = self.lower(node.wrt)
+        wrt = next((k for k, item in self.inputs.items() if item.name == base.np), wrt)
+        if wrt not in self.inputs:
+            raise EvaluationError(f"the gradient is taken with respect to {to_latex(node.wrt)}, not an input here")
         theta = np.asarray(base.value, float)
         self.quiet += 1
         saved = self.inputs.get(wrt)
@@ -1337,6 +1370,21 @@ class Lowerer:
                     if 0 <= axis < len(shape):
                         return f"{self.inputs[key].name}.shape[{axis}]"
         return None
+
+    def lower_Delimited(self, node: A.Delimited) -> Low:
+        body = _strip(node.body)
+        if node.kind == "angle" and isinstance(body, A.Tuple) and len(body.items) == 2:
+            left, right = self.lower(body.items[0]), self.lower(body.items[1])
+            lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
+            if lv.shape != rv.shape and lv.ndim and rv.ndim:
+                raise EvaluationError(f"{to_latex(node)}: {shape_text(lv)} and {shape_text(rv)} differ")
+            value = np.sum(lv * rv)
+            return self.emit(Low(np.asarray(value), f"np.sum({_wrap(left.np, '*')} * {_wrap(right.np, '*', True)})",
+                                 f"torch.sum({_wrap(left.torch, '*')} * {_wrap(right.torch, '*', True)})",
+                                 to_latex(node)), "dot", "inner product ⟨a, b⟩ = Σ a_i b_i → scalar")
+        if node.kind in ("floor", "ceil"):
+            return self.apply_op(node.kind, [self.lower(node.body)], to_latex(node))
+        raise EvaluationError(f"a bracketed expression is not evaluated: {to_latex(node)[:30]}")
 
     def lower_Ellipsis(self, node: A.Node) -> Low:
         raise EvaluationError("'…' stands for terms the equation does not write out")
