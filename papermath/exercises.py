@@ -83,6 +83,11 @@ def build_exercises(doc: Document, key: str, *, max_shape_questions: int = 3) ->
                      f"{list(np.shape(evaluation.value))}, but the text's shapes give {show(report.result)}")
         evaluation = None
     if evaluation is not None:
+        misfit = _rank_misfit(doc, eq, evaluation)
+        if misfit:
+            notes.append("no number problems: " + misfit)
+            evaluation = None
+    if evaluation is not None:
         keys = [i.key for i in evaluation.inputs if i.source in ("set", "chosen")]
         clash = next(((a, b) for a in keys for b in keys if a != b and b.startswith(a + "_")), None)
         if clash:
@@ -149,3 +154,25 @@ def exercises_text(exercise_set: ExerciseSet, answers: bool) -> str:
         out.append(f"note: {note}")
     return "\n".join(out).rstrip() + "\n"
 
+
+
+def _rank_misfit(doc: Document, eq, evaluation) -> str | None:
+    """A chosen value whose rank contradicts the text ("the centroid vector" chosen as a scalar), or None."""
+    from .analysis.read import index_paper, read_equation
+    from .check.symbols import symbol_forms
+    try:
+        reading = read_equation(index_paper(doc), eq)
+    except (PapermathError, MathParseError):
+        return None
+    ranks = {}
+    for s in reading.symbols:
+        if s.kind == "symbol" and s.shape is not None:
+            ranks[symbol_forms(s.symbol)[1]] = (len(s.shape), s.shape_cue or "the text")
+    for item in evaluation.inputs:
+        if item.source != "chosen":
+            continue
+        known = ranks.get(symbol_forms(item.key)[1])
+        if known is not None and np.ndim(item.value) != known[0]:
+            return (f"papermath chose {item.key} with {np.ndim(item.value)} axes, but the text gives it {known[0]} "
+                    f"({known[1]})")
+    return None
