@@ -118,6 +118,8 @@ GENERAL = [
     (r"z^3", "power", "z to the power 3", "z ** 3"),
     (r"7.1\pm0.3", "pm", "7.1 ± 0.3: a value with a measure of variation", "papermath compare '7.1±0.3'"),
     (r"\frac{1}{N}\sum_{n=1}^{N}g_n", None, "the mean of g_n over n from 1 to N", "/ N"),
+    (r"\mathrm{clip}(\rho, 0.8, 1.2)", "clip", "ρ limited to the range [0.8, 1.2]", "np.clip(rho, 0.8, 1.2)"),
+    (r"\operatorname{TopK}(u, k)", "topk", "the set of the k highest scores among u", "np.argsort(-np.array(u))[:k]"),
 ]
 
 

@@ -170,6 +170,9 @@ TEMPLATES: dict[str, Template] = {
     "apply:std": ("variance", "the standard deviation of {arg}: the square root of its variance",
                   "{arg}.std()  # np.std divides by n; torch.std by n − 1"),
     "apply:mean": (None, "the mean of {arg}", "{arg}.mean()"),
+    "apply:clip": ("clip", "{a} limited to the range [{b}, {c}]: below it becomes {b}, above it {c}",
+                   "np.clip({a}, {b}, {c})"),
+    "apply:topk": ("topk", "the set of the {b} highest scores among {a}", "np.argsort(-np.array({a}))[:{b}]  # which ones"),
     "apply:gauss:cov": ("gaussian-covariance", "a multivariate Gaussian with mean {a} and covariance matrix {b}",
                         "rng.multivariate_normal({a}, {b})"),
     "apply:gauss:std": ("standard-normal", "a vector of independent standard normal numbers (mean 0, variance 1)",
@@ -361,7 +364,7 @@ FUNCTION_FAMILIES: dict[str, str] = {
     "sigmoid": "sigma", "softmax": "softmax", "Softmax": "softmax", "\\max": "max", "max": "max", "\\min": "min",
     "min": "min", "sg": "sg", "stopgrad": "sg", "Var": "var", "\\mathbb{V}": "var", "\\mathcal{N}": "gauss",
     "H": "entropy", "\\mathrm{H}": "entropy", "std": "std", "\\operatorname{std}": "std", "mean": "mean",
-    "\\operatorname{mean}": "mean",
+    "\\operatorname{mean}": "mean", "clip": "clip", "Topk": "topk", "TopK": "topk", "topk": "topk",
 }
 
 
@@ -803,6 +806,8 @@ def _parts_apply(r: _Reader, n: A.Apply) -> dict:
         out["a"] = n.args[0]
     if len(n.args) > 1:
         out["b"] = n.args[1]
+    if len(n.args) > 2:
+        out["c"] = n.args[2]
     arg = n.args[0] if n.args else None
     if isinstance(arg, A.Frac):
         out.update(num=arg.num, den=arg.den)
@@ -1181,6 +1186,7 @@ _CODE: dict[type, Callable[[_Reader, A.Node], str]] = {
     A.Frac: lambda r, n: f"{r.code(n.num)} / {r.code(n.den)}",
     A.Tuple: lambda r, n: f"({', '.join(r.code(i) for i in n.items)})",
     A.Sequence: lambda r, n: ", ".join(r.code(i) for i in n.items),
+    A.SetBuilder: lambda r, n: f"[{r.code(n.element)} for {r.code(n.condition)}]",
     A.Labeled: lambda r, n: r.code(n.base),
     A.Primed: lambda r, n: r.code(n.base) + "_prime" * n.count,
     A.Annotated: lambda r, n: r.code(n.body),
@@ -1215,6 +1221,7 @@ def _symbol_lookups(sym: A.Symbol) -> list[str]:
 def _symbol_notes(reader: _Reader, tree: A.Node) -> list[SymbolNote]:
     operators = {id(n.func) for n in A.walk(tree) if isinstance(n, (A.Apply, A.Divergence))}
     operators |= {id(n.operator) for n in A.walk(tree) if isinstance(n, A.Reduction)}
+    operators |= {id(n.symbol) for n in A.walk(tree) if isinstance(n, A.Indicator)}
     notes: dict[str, SymbolNote] = {}
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for node in A.walk(tree):
