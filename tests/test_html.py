@@ -326,3 +326,26 @@ def test_assets_are_package_data():
     for name in ASSET_FILES:
         assert (asset_dir() / name).is_file(), name
     assert Path(asset_dir(), "katex", "fonts").is_dir()
+
+
+def test_serve_command_prints_the_url_serves_and_stops_cleanly(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from conftest import REPO
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(REPO))
+    process = subprocess.Popen([sys.executable, "-m", "papermath", "serve", str(EXAMPLE), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    try:
+        line = process.stdout.readline()
+        match = re.fullmatch(r"serving .* at (http://127\.0\.0\.1:\d+/)  \(Ctrl-C stops\)\n", line)
+        assert match, line + process.stderr.read() if process.poll() is not None else line
+        with urllib.request.urlopen(match.group(1), timeout=10) as response:
+            assert b'<div class="pm-equation" id="eq:1"' in response.read()
+        assert len(list(tmp_path.glob("papermath-serve-*"))) == 1
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    assert "stopped" in process.stderr.read()
+    assert list(tmp_path.glob("papermath-serve-*")) == []

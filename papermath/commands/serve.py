@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import signal
 import sys
 import tempfile
 
@@ -41,6 +42,10 @@ def make_server(directory: str, port: int = 8000) -> http.server.ThreadingHTTPSe
         raise UsageError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}") from None
 
 
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args) -> int:
     from .html import build_site
 
@@ -51,10 +56,12 @@ def run(args) -> int:
         server = make_server(tmp, args.port)
         host, port = server.server_address[:2]
         print(f"serving {args.source} at http://{host}:{port}/  (Ctrl-C stops)", flush=True)
+        previous = signal.signal(signal.SIGTERM, _stop)  # so the temporary directory is removed on kill too
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             print("stopped", file=sys.stderr)
         finally:
+            signal.signal(signal.SIGTERM, previous)
             server.server_close()
     return 0
