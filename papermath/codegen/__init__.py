@@ -25,14 +25,14 @@ _SCIPY = ("softmax", "log_softmax", "logsumexp", "expit", "log_expit", "rel_entr
 _NUMERICAL_GRAD = '''
 
 def numerical_grad(f, x, h=1e-6):
-    """Gradient of the scalar function f at x by central differences."""
+    """Derivative of f at x by central differences: the gradient of a scalar f, else the Jacobian."""
     x = np.asarray(x, dtype=float)
-    grad = np.zeros_like(x)
+    columns = []
     for index in np.ndindex(x.shape):
         step = np.zeros_like(x)
         step[index] = h
-        grad[index] = (f(x + step) - f(x - step)) / (2 * h)
-    return grad
+        columns.append((np.asarray(f(x + step)) - np.asarray(f(x - step))) / (2 * h))
+    return np.stack(columns, axis=-1).reshape(np.shape(columns[0]) + x.shape)
 '''
 
 

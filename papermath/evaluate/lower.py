@@ -1100,46 +1100,52 @@ class Lowerer:
         return replace(cond, value=np.asarray(cond.value, float), np=f"1.0 * ({cond.np})", torch=f"1.0 * ({cond.torch})")
 
     def lower_Gradient(self, node: A.Gradient) -> Low:
-        if node.wrt is None or node.body is None:
-            raise EvaluationError("a gradient needs what it is taken of and with respect to")
-        wrt = symbol_key(node.wrt)
-        if wrt not in self.inputs and wrt not in self.given and not self.choose:
-            raise EvaluationError(f"the gradient is taken with respect to {wrt}, which has no value")
+        if node.body is None:
+            raise EvaluationError("a gradient of nothing")
+        if node.order is not None:
+            raise EvaluationError(f"{to_latex(node)}: higher derivatives (∇²) are not evaluated")
+        wrt_node = node.wrt
         body = node.body
+        if wrt_node is None:
+            inner = _strip(body)
+            if isinstance(inner, A.Apply) and len(inner.args) == 1:
+                wrt_node = inner.args[0]  # ∇F(z): the derivative with respect to F's argument
+            else:
+                raise EvaluationError("a gradient needs what it is taken with respect to")
         body_key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else None
         expression = self.definitions.get(body_key, body) if body_key else body
-        base = self.lower(node.wrt)
-        wrt = next((k for k, item in self.inputs.items() if item.name == base.np), wrt)
-        if wrt not in self.inputs:
-            raise EvaluationError(f"the gradient is taken with respect to {to_latex(node.wrt)}, not an input here")
+        base = self.lower(wrt_node)
+        wrt = next((k for k, item in self.inputs.items() if item.name == base.np and item.source != "dimension"), None)
+        if wrt is None:
+            raise EvaluationError(f"the gradient is taken with respect to {to_latex(wrt_node)}, not an input here")
         theta = np.asarray(base.value, float)
+        saved = self.inputs[wrt]
         self.quiet += 1
-        saved = self.inputs.get(wrt)
         try:
-            def f(point: np.ndarray) -> float:
-                self.inputs[wrt] = replace(self.inputs[wrt], value=point)
-                return float(np.asarray(self.lower(expression).value))
+            def f(point: np.ndarray) -> np.ndarray:
+                self.inputs[wrt] = replace(saved, value=point)
+                return np.asarray(self.lower(expression).value, float)
 
-            grad = np.zeros_like(theta)
             h = 1e-6
-            for index in np.ndindex(theta.shape or (1,)):
+            columns = []
+            for index in np.ndindex(theta.shape):
                 step = np.zeros_like(theta)
-                if theta.ndim:
-                    step[index] = h
-                else:
-                    step = np.asarray(h)
-                grad[index if theta.ndim else ()] = (f(theta + step) - f(theta - step)) / (2 * h)
+                step[index] = h
+                columns.append((f(theta + step) - f(theta - step)) / (2 * h))
             self.inputs[wrt] = saved
             code = self.lower(expression)
         finally:
-            if saved is not None:
-                self.inputs[wrt] = saved
+            self.inputs[wrt] = saved
             self.quiet -= 1
+        out_shape = np.shape(columns[0]) if columns else ()
+        grad = np.stack(columns, axis=-1).reshape(out_shape + theta.shape) if columns else np.zeros(theta.shape)
         name = saved.name
         npc = f"numerical_grad(lambda {name}: {code.np}, {name})"
-        tc = f"torch.func.grad(lambda {name}: {code.torch})({name})"
+        which = "grad" if out_shape == () else "jacrev"
+        tc = f"torch.func.{which}(lambda {name}: {code.torch})({name})"
+        what = "gradient" if out_shape == () else "Jacobian"
         return self.emit(Low(grad, npc, tc, to_latex(node)), "grad",
-                         f"gradient of {to_latex(body)} with respect to {wrt} (central differences)")
+                         f"{what} of {to_latex(body)} with respect to {wrt} (central differences)")
 
     # --- reductions -----------------------------------------------------------------------------------------------
     def lower_Reduction(self, node: A.Reduction) -> Low:
@@ -1210,20 +1216,36 @@ class Lowerer:
             over = True
             iter_np, iter_torch = domain.np, domain.torch
         elif node.lower is not None or node.upper is not None:
-            lower = self.lower(node.lower) if node.lower is not None else None
+            samples, self.samples = self.samples, 0
+            try:
+                lower = self.lower(node.lower) if node.lower is not None else None
+            finally:
+                self.samples = samples
+            if lower is not None and np.asarray(lower.value).ndim:
+                raise EvaluationError(f"{latex}: the lower limit {lower.latex} is not a number")
             start = int(float(np.asarray(lower.value))) if lower is not None else 1
             offset = 0 if start == 0 else 1
             if node.upper is not None:
-                upper = self._upper(node.upper, var, body)
+                samples, self.samples = self.samples, 0
+                try:
+                    upper = self._upper(node.upper, var, body)
+                finally:
+                    self.samples = samples
+                if np.asarray(upper.value).ndim or not np.isfinite(np.asarray(upper.value)):
+                    raise EvaluationError(f"{latex}: the upper limit {to_latex(node.upper)} is not a finite number")
                 stop = int(float(np.asarray(upper.value)))
                 up_np = upper.np if not upper.np.endswith(".0") else str(stop)
             else:
                 stop = self._extent(var, body) + start - 1
                 up_np = str(stop)
-            items = list(range(start, stop + 1))
             lo_np = lower.np if lower is not None else "1"
             lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
-            iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) + 1)"
+            if stop < start and node.lower is not None and node.upper is not None:
+                items = list(range(start, stop - 1, -1))  # \sum_{t=T}^{0}: counting down
+                iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
+            else:
+                items = list(range(start, stop + 1))
+                iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) + 1)"
         elif var in self.given or var in self.inputs:
             values = self.lookup(var, node.variables[0])
             items = list(np.asarray(values.value).reshape(-1))
