@@ -245,6 +245,44 @@ def test_glossary_lists_every_symbol_once(page):
     assert 'data-search="x Let $x \\in \\mathbb{R}^{d}$ denote the input' in glossary
 
 
+ALGORITHM_PAPER = r"""\documentclass{article}
+\begin{document}
+\section{Method}
+We train with the following loop.
+\begin{algorithm}
+\caption{Training <loop>}
+\begin{algorithmic}[1]
+\Require data $x$
+\For{$t=1$ to $T$}
+\State $y \gets f(x)$ \Comment{forward}
+\EndFor
+\end{algorithmic}
+\end{algorithm}
+Then we stop.
+\end{document}
+"""
+
+
+def test_algorithm_boxes_stand_after_their_paragraph():
+    doc = document_from_string(ALGORITHM_PAPER, "main.tex")
+    page = render_page(doc, None)
+    box = re.search(r'<figure class="pm-algorithm" id="alg:1">.*?</figure>', page, re.S).group(0)
+    assert "<figcaption>Algorithm 1: Training &lt;loop&gt;</figcaption>" in box
+    assert '<strong class="pm-algkw">Require:</strong>' in box
+    assert '<span class="pm-algno">1:</span> <strong class="pm-algkw">for</strong>' in box
+    assert "▷ forward" in box
+    assert page.index("We train with the following loop.") < page.index('id="alg:1"') < page.index("Then we stop.")
+
+
+def test_diagnostics_are_listed():
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n\\section{A}\nSee \\ref{nowhere}.\n"
+                               "\\begin{equation}x = \\frac{1}{\n\\end{equation}\n\\end{document}\n", "main.tex")
+    page = render_page(doc, None)
+    assert doc.diagnostics, "the unclosed brace should be a diagnostic"
+    assert f"{len(doc.diagnostics)} diagnostics" in page
+    assert "main.tex:5:29: error: unbalanced braces: &#x27;{&#x27; is never closed" in page
+
+
 def test_page_without_reading_still_shows_text_and_math(doc):
     page = render_page(doc, None)
     assert '<div class="pm-equation" id="eq:1"' in page

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
-from ..latex.document import Document, Equation, Paragraph, Section
+from ..latex.document import Algorithm, Document, Equation, Paragraph, Section
 from .jsonout import to_jsonable
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
@@ -703,6 +703,7 @@ def _flow(doc: Document) -> list[tuple[str, Any]]:
             next_section += 1
 
     orphans = [eq for eq in after.pop(None, [])]
+    boxes = _algorithms_after(doc)
     for paragraph in doc.paragraphs:
         if paragraph.kind == "abstract":
             continue
@@ -713,12 +714,63 @@ def _flow(doc: Document) -> list[tuple[str, Any]]:
         for eq in after.pop(paragraph.id, []):
             sections_up_to(eq.section_id)
             items.append(("equation", eq))
+        for box in boxes.pop(paragraph.id, []):
+            items.append(("algorithm", box))
     for eq in orphans + [e for rest in after.values() for e in rest]:
         items.append(("equation", eq))
+    for box in [b for rest in boxes.values() for b in rest]:
+        items.append(("algorithm", box))
     while next_section < len(doc.sections):
         items.append(("section", doc.sections[next_section]))
         next_section += 1
     return items
+
+
+def _algorithms_after(doc: Document) -> dict[str | None, list[Algorithm]]:
+    """Each algorithm box under the last paragraph of its file that starts before it (None: at the end)."""
+    placed: dict[str | None, list[Algorithm]] = {}
+    for box in doc.algorithms:
+        before = None
+        for paragraph in doc.paragraphs:
+            if paragraph.span.file == box.span.file and paragraph.span.start < box.span.start:
+                if paragraph.kind not in ("caption", "footnote"):
+                    before = paragraph.id
+        placed.setdefault(before, []).append(box)
+    return placed
+
+
+_ALGORITHM_KEYWORDS = {"Require": "Require:", "Ensure": "Ensure:", "KwIn": "Input:", "KwOut": "Output:",
+                       "KwData": "Data:", "KwResult": "Result:", "Input": "Input:", "Output": "Output:",
+                       "For": "for", "ForAll": "for all", "ForEach": "for each", "While": "while", "If": "if",
+                       "ElsIf": "else if", "ElseIf": "else if", "Else": "else", "Repeat": "repeat",
+                       "Until": "until", "Return": "return", "Function": "function", "Procedure": "procedure",
+                       "EndFor": "end for", "EndWhile": "end while", "EndIf": "end if", "Loop": "loop",
+                       "EndFunction": "end function", "EndProcedure": "end procedure"}
+
+
+def algorithm_html(box: Algorithm, lookup: Lookup | None, doc: Document) -> str:
+    """An algorithm box: its caption and numbered lines, math rendered and symbols hoverable."""
+    rows = []
+    for line in box.lines:
+        text = re.sub(r"^\\s*\\" + re.escape(line.keyword) + r"\b\*?", "", line.text.strip())
+        text = re.sub(r"\\Comment\s*\{", " ▷ {", text)
+        keyword = _ALGORITHM_KEYWORDS.get(line.keyword, "")
+        number = f'<span class="pm-algno">{line.number}:</span> ' if line.number is not None else ""
+        head = f'<strong class="pm-algkw">{esc(keyword)}</strong> ' if keyword else ""
+        rows.append(f'<li>{number}{head}{prose_html(text, lookup, doc)}</li>')
+    title = f"Algorithm {esc(box.number)}: " if box.number else "Algorithm: "
+    return (f'<figure class="pm-algorithm" id="{esc(box.id)}"><figcaption>{title}{esc(box.caption)}'
+            f'</figcaption><ol>{"".join(rows)}</ol></figure>')
+
+
+def diagnostics_html(doc: Document, reading: PaperReading | None) -> str:
+    """What papermath could not settle, said where the reader can see it."""
+    found = list(doc.diagnostics) + (list(reading.diagnostics) if reading is not None else [])
+    if not found:
+        return ""
+    items = "".join(f"<li>{esc(d)}</li>" for d in found)
+    return (f'<details class="pm-diagnostics" id="diagnostics"><summary>{len(found)} diagnostics: what papermath '
+            f"could not settle in this paper</summary><ul>{items}</ul></details>")
 
 
 def _section_index(eq: Equation, order: Mapping[str, int]) -> int:
@@ -756,6 +808,8 @@ def render_page(doc: Document, reading: PaperReading | None = None,
             body.append(section_html(item))
         elif kind == "equation":
             body.append(equation_parts[item.id])
+        elif kind == "algorithm":
+            body.append(algorithm_html(item, prose_lookup, doc))
         else:
             body.append(_paragraph_html(item, prose_lookup, doc))
     title = doc.paper.title or doc.paper.source
@@ -792,6 +846,7 @@ def render_page(doc: Document, reading: PaperReading | None = None,
         notes_html,
         abstract,
         "\n".join(body),
+        diagnostics_html(doc, reading),
         glossary_html(glossary, index.entries, prose_lookup, doc),
         "</main></div>",
         '<div id="pm-tooltip" class="pm-tooltip" role="tooltip" hidden></div>',

@@ -134,9 +134,9 @@
     }
     if (entry.shape_cue) body.appendChild(el("div", "pm-tt-cue", "shape from: " + entry.shape_cue));
     if (entry.equation) {
-      var eqLink = el("a", "pm-tt-eq", "reading in equation " +
+      var eqLink = el("a", "pm-tt-eq", "its row in the reading of equation " +
         (entry.equation_number ? "(" + entry.equation_number + ")" : entry.equation));
-      eqLink.href = "#" + entry.equation;
+      eqLink.href = "#" + entry.id;
       body.appendChild(eqLink);
     }
     tooltip.appendChild(body);
@@ -339,15 +339,20 @@
     setTimeout(batch, 0);
   })();
 
-  if (location.hash) {
+  /* An anchor (#eq:15, #eq:15/sym:s_{i,t}, #p:33): open the panel it is in or belongs to, and show it. */
+  function showTarget() {
+    if (!location.hash) return;
     var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    if (target && target.classList.contains("pm-equation")) {
-      target.classList.add("pm-current");
-      var panel = target.querySelector("details");
-      if (panel) { panel.open = true; renderPending(pendingIn(panel)); }
-      target.scrollIntoView({ block: "center" });
-    }
+    if (!target) return;
+    var panel = target.classList.contains("pm-equation") ? target.querySelector("details.pm-panel")
+      : target.closest("details.pm-panel");
+    if (panel) { panel.open = true; renderPending(pendingIn(panel)); }
+    var equation = target.closest(".pm-equation");
+    equations.forEach(function (e) { e.classList.toggle("pm-current", e === equation); });
+    target.scrollIntoView({ block: "center" });
   }
+  showTarget();
+  window.addEventListener("hashchange", function () { hideTooltip(true); showTarget(); });
 
   /* For tests and for printing: render everything now; returns the counts. */
   window.papermath = Object.freeze({
