@@ -146,6 +146,17 @@ def test_deepseek_v3_hover_shows_the_quoted_definition(browser_context, tmp_path
         assert panel.get_attribute("open") is not None
         assert "token-to-expert affinity" in panel.inner_text()
 
+        # Clicking a symbol pins its tooltip; its link opens the closed panel of (16) at the symbol's row.
+        sixteen = page.locator('[id="eq:16"]')
+        assert sixteen.locator("details.pm-panel").get_attribute("open") is None
+        sixteen.locator(".pm-display-math .pm-sym").first.click()
+        tooltip.locator("a.pm-tt-eq").click()
+        page.wait_for_function("document.querySelector('[id=\"eq:16\"] details.pm-panel').open")
+        row_id = page.evaluate("decodeURIComponent(location.hash.slice(1))")
+        assert row_id.startswith("eq:16/sym:")
+        assert page.evaluate("id => document.getElementById(id).matches(':target')", row_id)
+        assert sixteen.locator("details.pm-panel .katex").count() > 5
+
         # Keyboard: Escape closes the tooltip; j moves to the next equation and updates the anchor.
         page.keyboard.press("Escape")
         assert tooltip.is_hidden()
