@@ -268,8 +268,8 @@ def _wrappable(text: str) -> bool:
 def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
     """Non-overlapping (start, end, entry) spans of the symbols written in `latex`, outermost first wins.
 
-    Uses papermath's formula parser for exact spans; when it cannot parse the formula, falls back to
-    finding the readings' literal spellings."""
+    Uses papermath's formula parser for exact spans; a formula it cannot parse gets no tags (it still renders,
+    and its symbols stay hoverable in the panel's table and the glossary)."""
     try:
         from ..math import ast, parse
         from ..math.printer import to_latex
@@ -622,7 +622,7 @@ def _code_block(code: str, name: str) -> str:
 
 
 def equation_html(eq: Equation, reading: EquationReading | None, entries: list[dict[str, Any]],
-                  index: SymbolIndex, macros_lookup: Lookup | None, panel: Panel | None,
+                  index: SymbolIndex, panel: Panel | None,
                   doc: Document | None) -> str:
     """A display equation: anchor with its stable id, the formula, its printed number, and its panel."""
     lookup = None
@@ -800,7 +800,7 @@ def render_page(doc: Document, reading: PaperReading | None = None,
     # Equations first, so prose can point at the readings of the symbols they define.
     equation_parts: dict[str, str] = {}
     for eq in doc.equations:
-        equation_parts[eq.id] = equation_html(eq, readings.get(eq.id), index.entries, index, None,
+        equation_parts[eq.id] = equation_html(eq, readings.get(eq.id), index.entries, index,
                                               panels.get(eq.id), doc)
     glossary, prose_lookup = _glossary(reading, index)
     for kind, item in _flow(doc):
