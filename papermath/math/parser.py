@@ -1258,7 +1258,9 @@ class Parser:
         if text == NULL_CLOSE:
             raise self.error("\\right. without \\left")
         if text == "\\":
-            raise self.error("lone backslash")
+            self.recoverable("lone backslash", start)
+            self.next()
+            return A.Empty(span=(start, tok.end)), "plain"
         return self._unknown(tok), "plain"
 
     def _starts_operator_blocking(self) -> bool:
@@ -1799,6 +1801,8 @@ class Parser:
         body = None
         if self._starts_operand(self.peek()) and self.peek().kind not in (SUB, SUP, PRIME):
             body = self.parse_product(stop_at_operators=False)
+        if sub is None and sup is None and body is None:
+            return operator  # `$\nabla$` named on its own
         return A.Gradient(sub, sup, body, span=(start, self.last_end()))
 
     def _indicator(self, symbol: A.Node, start: int) -> A.Node:
@@ -1928,8 +1932,16 @@ class Parser:
                 raise self.error(f"unbalanced }} inside \\begin{{{env}}}", t.start)
             statements.append(self.parse_sequence())
             t = self.peek()
-            if t.kind not in (NEWLINE, END, AMP, EOF):
-                raise self.error(f"unexpected {t.text or t.kind} in \\begin{{{env}}}", t.start)
+            while t.kind not in (NEWLINE, END, AMP, EOF):
+                if not (t.kind in (PUNCT, CMD) and (t.text in ")]|" or t.text in T.CLOSE_DELIMS)) and \
+                        t.kind != RBRACE:
+                    raise self.error(f"unexpected {t.text or t.kind} in \\begin{{{env}}}", t.start)
+                # a stray closer inside an align block (unbalanced parentheses in the paper)
+                self.recoverable(f"unexpected {t.text} in \\begin{{{env}}}", t.start)
+                self.next()
+                if self.peek().kind not in (NEWLINE, END, AMP, EOF):
+                    statements[-1] = self._juxtapose(statements[-1], self.parse_sequence())
+                t = self.peek()
         span = (start, self.last_end())
         if len(statements) == 1:
             return replace(statements[0], span=statements[0].span)

@@ -127,7 +127,7 @@ def _child(node: A.Node, min_prec: int, followed: int = 0) -> str:
     open-ended node would absorb at level `followed` (0: nothing follows)."""
     text = _p(node)
     if _prec(node) < min_prec or (followed and _absorbs(node) >= followed) or \
-            (min_prec > REL and _mark(node)):
+            (min_prec > REL and _mark_name(node)):
         return _wrap(text)
     return text
 
@@ -147,6 +147,16 @@ def _mark(node: A.Node) -> bool:
         node.name.lstrip("\\") not in T.GREEK and node.name.lstrip("\\") not in T.LETTER_LIKE
 
 
+def _mark_name(node: A.Node) -> bool:
+    """A symbol named by an operator, relation or punctuation character (with or without scripts)."""
+    return isinstance(node, A.Symbol) and not node.name.isalnum() and len(node.name) >= 1 and \
+        node.name.lstrip("\\") not in T.GREEK and node.name.lstrip("\\") not in T.LETTER_LIKE and \
+        not (node.name.startswith("\\") and node.name[1:].isalpha() and node.name[1:] not in _OPERATOR_NAMES)
+
+
+_OPERATOR_NAMES = {k.lstrip("\\") for k in list(T.BINARY_OPS) + list(T.RELATIONS) + list(T.UNARY_OPS)}
+
+
 def _token_arg(text: str) -> str:
     return text + " " if text[-1:].isalpha() and text.startswith("\\") else text
 
@@ -161,6 +171,8 @@ def _one_token(node: A.Node) -> bool:
 
 
 def _script(node: A.Node) -> str:
+    if isinstance(node, A.Symbol) and node.name in ("\\partial", "\\nabla"):
+        return "{" + _p(node) + "}"
     if _one_token(node) and (_mark(node) or node.name.startswith("\\") or node.font is not None or
                              node.accents):
         return _token_arg(_symbol_core(node))
@@ -205,6 +217,8 @@ def _has_sup(node: A.Node) -> bool:
 def _script_base(node: A.Node, adding: str) -> str:
     """The base of a script, braced when it cannot take the script directly."""
     text = _p(node)
+    if adding != "call" and _mark_name(node):
+        return _wrap(text)
     if adding == "call" and isinstance(node, (A.Symbol, A.Indexed, A.Power, A.Labeled, A.Primed, A.Text,
                                               A.Opaque)):
         return text
@@ -362,6 +376,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         parts = []
         for i, f in enumerate(factors):
             last = i == len(factors) - 1
+            if i and isinstance(f, A.Reduction) and isinstance(f.operator, A.Symbol) and \
+                    f.operator.name.lstrip("\\") in T.PREFIX_BIG_BINARY:
+                parts.append(_wrap(_p(f)))  # `\\cup_k M_k` after a factor would read as a binary \\cup
+                continue
             if i and isinstance(f, (A.Group, A.Tuple, A.Interval, A.Concat)) and \
                     call_certainty(factors[i - 1]) in ("known", "declared", "ambiguous"):
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
@@ -539,7 +557,10 @@ def _apply(node: A.Apply) -> str:
 def _apply_parts(node: A.Apply, func: str) -> str:
     if node.brackets == "":
         arg = node.args[0]
-        return func + " " + _child(arg, PROD)
+        text = _child(arg, PROD)
+        if isinstance(arg, A.Product) and any(_operator_like(f) for f in arg.factors[1:]):
+            text = _wrap(text)  # the operand read back must not stop at an inner operator
+        return func + " " + text
     o, c = _bracket_pair(node.brackets)
     inner = _items(node.args)
     if node.given:
@@ -549,12 +570,20 @@ def _apply_parts(node: A.Apply, func: str) -> str:
     return func + o + inner + c
 
 
+def _operator_like(node: A.Node) -> bool:
+    return isinstance(node, (A.Reduction, A.Gradient)) or (isinstance(node, A.Apply) and node.brackets == "") \
+        or (isinstance(node, A.Symbol) and _prefix_capable(node))
+
+
 def _reduction(node: A.Reduction) -> str:
     op = _p(node.operator)
-    if isinstance(node.operator, A.Symbol) and node.operator.font == "op" and \
-            len(node.operator.name) > 1 and node.op not in ("E",) and not node.operator.name.startswith("\\") \
-            and not node.operator.accents:
-        op = "\\operatorname*{" + node.operator.name + "}"
+    operator = node.operator
+    if isinstance(operator, A.Symbol) and operator.font == "op" and node.op not in ("E",) and \
+            not operator.accents:
+        name = operator.name
+        op = "\\operatorname*" + (_token_arg(name) if name.startswith("\\") else "{" + name + "}")
+        if operator.sub_label is not None or operator.sup_label is not None:
+            op = _p(operator)
     if _has_sub(node.operator) or _has_sup(node.operator):
         op = _wrap(op)
     if node.under is not None:
@@ -576,7 +605,7 @@ def _reduction(node: A.Reduction) -> str:
         return op
     if node.brackets:
         o, c = _bracket_pair(node.brackets)
-        return op + o + _p(body) + c
+        return op + o + ("" if isinstance(body, A.Empty) else _p(body)) + c
     if node.op == "E" and isinstance(body, (A.Group, A.Tuple, A.Interval, A.Concat, A.SetLiteral, A.SetBuilder)):
         return op + " {" + _p(body) + "}"
     if isinstance(body, A.Apply) and isinstance(body.func, A.Empty) and node.op == "E":

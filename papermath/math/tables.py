@@ -163,8 +163,8 @@ BINARY_OPS: dict[str, tuple[str, int]] = {
     "\\ltimes": ("\\ltimes", MULTIPLICATIVE), "\\rtimes": ("\\rtimes", MULTIPLICATIVE),
     "\\amalg": ("\\amalg", ADDITIVE), "\\wr": ("\\wr", MULTIPLICATIVE), "\\bmod": ("\\bmod", MULTIPLICATIVE),
     "\\mod": ("\\bmod", MULTIPLICATIVE), "\\triangleleft": ("\\triangleleft", MULTIPLICATIVE),
-    "\\triangleright": ("\\triangleright", MULTIPLICATIVE), "\\bigtriangleup": ("\\bigtriangleup", MULTIPLICATIVE),
-    "\\bigtriangledown": ("\\bigtriangledown", MULTIPLICATIVE), "\\cdots_": ("\\cdot", MULTIPLICATIVE),
+    "\\triangleright": ("\\triangleright", MULTIPLICATIVE),
+    "\\cdots_": ("\\cdot", MULTIPLICATIVE),
 }
 """Infix operator token → (canonical operator, binding power). `:` and relations are below."""
 
