@@ -193,6 +193,10 @@
 
   /* ------------------------------------------------------------------------------------- search */
   var search = document.getElementById("pm-search");
+  /* The text as the page was written (formulas as LaTeX), taken before KaTeX replaces the formulas. */
+  var textIndex = Array.prototype.map.call(document.querySelectorAll(".pm-p, .pm-section"), function (node) {
+    return [node.id, node.textContent.replace(/\s+/g, " ").trim()];
+  });
   var results = document.getElementById("pm-results");
 
   function runSearch() {
@@ -209,10 +213,9 @@
       var tex = m ? (m.dataset.plain || "") : "";
       if (tex.toLowerCase().indexOf(q) >= 0) hits.push([eq.id, "(" + (eq.dataset.number || eq.id) + ") " + tex]);
     });
-    document.querySelectorAll(".pm-p, .pm-section").forEach(function (p) {
-      var text = p.textContent;
-      var at = text.toLowerCase().indexOf(q);
-      if (at >= 0) hits.push([p.id, text.slice(Math.max(0, at - 40), at + 80)]);
+    textIndex.forEach(function (item) {
+      var at = item[1].toLowerCase().indexOf(q);
+      if (at >= 0) hits.push([item[0], (at > 40 ? "\u2026" : "") + item[1].slice(Math.max(0, at - 40), at + 80)]);
     });
     results.appendChild(el("div", "pm-results-count", hits.length + " matches"));
     hits.slice(0, 40).forEach(function (hit) {
