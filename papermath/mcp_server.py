@@ -104,8 +104,8 @@ def build_server():
 
     @server.tool()
     def explain(source: str, equation: str) -> dict:
-        """A plain-language walk through one equation built from its reading (quotes, shapes, small numbers).
-        Same JSON as `papermath explain SOURCE --eq N --json`."""
+        """Read one equation in words, inside out: one line per operator with its code analog, and warnings
+        where the notation is ambiguous. Same JSON as `papermath explain SOURCE --eq N --json`."""
         return run_command("explain", source, equation)
 
     @server.tool()
