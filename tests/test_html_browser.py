@@ -212,6 +212,11 @@ def test_script_in_title_and_text_renders_as_text(browser_context, tmp_path):
         assert "<script>alert(1)</script>" in equation.locator(".katex-html").inner_text().replace("\n", "")
         prose = page.locator(".pm-p", has_text="denote the input")
         assert "<img src=x onerror=alert(2)>" in prose.inner_text()
+        # The definition quoted in a tooltip is text too.
+        equation.locator(f'[data-pm="{_symbol_index(page, "eq:1/sym:x")}"]').hover()
+        tooltip = page.locator("#pm-tooltip")
+        tooltip.wait_for(state="visible", timeout=5_000)
+        assert "denote the input <img src=x onerror=alert(2)>" in tooltip.inner_text()
         assert page.locator("script").count() == 3
         assert page.locator("img").count() == 0
         page.wait_for_timeout(300)
