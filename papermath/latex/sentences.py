@@ -23,7 +23,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     for m in _BOUNDARY.finditer(masked):
         end = m.end(2)
         if m.group(1) == ".":
-            before = _WORD_BEFORE.search(masked, 0, m.start(1))
+            before = _WORD_BEFORE.search(masked, max(0, m.start(1) - 40), m.start(1))
             if before:
                 word = before.group(1).lower().rstrip(".")
                 if word in ABBREVIATIONS or (len(before.group(1)) == 1 and before.group(1).isupper()):

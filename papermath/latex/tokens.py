@@ -43,28 +43,33 @@ _TOKEN_RE = re.compile(
 _SPECIAL_KIND = {"{": BGROUP, "}": EGROUP, "$": MATH, "&": ALIGN, "#": PARAM, "^": SUP, "_": SUB, "~": TILDE}
 
 
+_new_token = tuple.__new__  # NamedTuple's own __new__ is a Python function: too slow for a million tokens
+_WORD, _SYM, _PAR_GROUP, _SPACE_GROUP, _SPECIAL, _TEXT_GROUP, _LONE = range(1, 8)
+
+
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of `text[start:end]`, positions relative to `text`."""
     out: list[Token] = []
     append = out.append
+    special = _SPECIAL_KIND
     for m in _TOKEN_RE.finditer(text, start, len(text) if end is None else end):
-        group = m.lastgroup
+        group = m.lastindex
         s, e = m.span()
-        if group == "word":
-            append(Token(CS, m.group("word"), s, e))
-        elif group == "text":
-            append(Token(TEXT, m.group(), s, e))
-        elif group == "space":
-            append(Token(SPACE, " ", s, e))
-        elif group == "special":
+        if group == _TEXT_GROUP:
+            append(_new_token(Token, (TEXT, m.group(), s, e, False)))
+        elif group == _WORD:
+            append(_new_token(Token, (CS, m.group(1), s, e, False)))
+        elif group == _SPACE_GROUP:
+            append(_new_token(Token, (SPACE, " ", s, e, False)))
+        elif group == _SPECIAL:
             ch = m.group()
-            append(Token(_SPECIAL_KIND[ch], ch, s, e))
-        elif group == "sym":
-            append(Token(CS, m.group("sym"), s, e))
-        elif group == "par":
-            append(Token(PAR, "\n\n", s, e))
+            append(_new_token(Token, (special[ch], ch, s, e, False)))
+        elif group == _SYM:
+            append(_new_token(Token, (CS, m.group(2), s, e, False)))
+        elif group == _PAR_GROUP:
+            append(_new_token(Token, (PAR, "\n\n", s, e, False)))
         else:
-            append(Token(TEXT, "\\", s, e))
+            append(_new_token(Token, (TEXT, "\\", s, e, False)))
     return out
 
 
