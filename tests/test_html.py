@@ -387,3 +387,17 @@ def test_serve_command_prints_the_url_serves_and_stops_cleanly(tmp_path):
         assert process.wait(timeout=20) == 0
     assert "stopped" in process.stderr.read()
     assert list(tmp_path.glob("papermath-serve-*")) == []
+
+
+def test_a_failing_reader_still_gives_the_text(tmp_path, monkeypatch, capsys):
+    import papermath.analysis.read as read_module
+
+    def broken(doc, keys=None):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(read_module, "read_document", broken)
+    assert main(["html", str(EXAMPLE), "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "note: the symbols could not be read (RuntimeError: boom); showing the text and formulas only" in out
+    page = (tmp_path / "index.html").read_text()
+    assert '<div class="pm-equation" id="eq:1"' in page and "reading not available" in page
+    assert "the symbols could not be read (RuntimeError: boom)" in page

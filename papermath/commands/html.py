@@ -39,7 +39,11 @@ def read_paper(doc) -> tuple[Any, list[str]]:
         from ..analysis.read import read_document
     except ImportError as error:
         return None, [f"symbol readings are not available in this version of papermath ({error})"]
-    return read_document(doc), []
+    try:
+        return read_document(doc), []
+    except Exception as error:  # noqa: BLE001 - the text and formulas are still worth showing
+        return None, [f"the symbols could not be read ({type(error).__name__}: {error}); "
+                      "showing the text and formulas only"]
 
 
 def _missing_stages() -> dict[str, str]:
