@@ -27,8 +27,7 @@ def run_generated(code, ev) -> None:
     """Execute the generated NumPy module in a fresh namespace and compare with the evaluator."""
     namespace: dict = {"__name__": "generated"}
     exec(compile(code.numpy, f"{code.module}.py", "exec"), namespace)  # our own generated code, not the paper's
-    args = [np.asarray(ev.input(k).value, dtype=float) if np.ndim(ev.input(k).value) else float(ev.input(k).value)
-            for k in ev.params]
+    args = [np.asarray(ev.input(k).value, dtype=float) for k in ev.params]
     result = namespace[code.function](*args)
     np.testing.assert_allclose(np.asarray(result, dtype=float), np.asarray(ev.value, dtype=float),
                                rtol=1e-6, atol=1e-9)

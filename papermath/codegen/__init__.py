@@ -121,7 +121,7 @@ def _signature(ev: Evaluation) -> str:
 def _imports(source: str, torch: bool) -> str:
     lines = ["import math", "", "import numpy as np"] if re.search(r"\bmath\.", source) else ["import numpy as np"]
     used = [name for name in _SCIPY if re.search(rf"(?<![.\w]){name}\(", source)]
-    if used and not torch:
+    if used:
         lines.append(f"from scipy.special import {', '.join(used)}")
     if torch:
         lines.append("import torch")
@@ -168,7 +168,7 @@ def literal_code(value: Any) -> str:
         return "[" + ", ".join(nested(item) for item in a) + "]"
 
     if array.ndim == 0:
-        return one(float(array))
+        return f"np.float64({one(float(array))})"
     return f"np.array({nested(array)})"
 
 

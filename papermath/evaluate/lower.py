@@ -509,7 +509,13 @@ class Lowerer:
             value = flat.reshape(shape) if shape else np.asarray(0.5 if "\\mid" not in key else flat[0])
             note = "chosen: probabilities" + (" summing to 1" if shape and "\\mid" not in key else "")
         else:
-            flat = np.array([1.0 + ((k * 7 + len(key)) % 3) for k in range(size)])
+            if not shape:
+                # Distinct scalars (2, 3, 5, 7, …) so that differences like n - k or 1 - β are not zero.
+                self.scalars_chosen = getattr(self, "scalars_chosen", 0) + 1
+                primes = (2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0, 23.0, 29.0)
+                flat = np.array([primes[(self.scalars_chosen - 1) % len(primes)]])
+            else:
+                flat = np.array([1.0 + ((k * 7 + len(key)) % 3) for k in range(size)])
             if not self.positive and len(shape) >= 1 and size > 2:
                 flat[1] = 0.0 if len(shape) == 2 else flat[1]
             value = flat.reshape(shape) if shape else np.asarray(flat[0])
@@ -990,7 +996,7 @@ class Lowerer:
         if not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
             raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} is evaluated")
         var = to_latex(element.operands[0])
-        domain = self.lower(element.operands[1])
+        domain = self.lower_set(element.operands[1])
         kept, codes = [], None
         self.quiet += 1
         try:
@@ -1009,6 +1015,18 @@ class Lowerer:
         low = self.emit(Low(np.array(kept, float), npc, tc, to_latex(node)), "set", f"{len(kept)} members satisfy the condition")
         low.is_set = True
         return low
+
+    def lower_set(self, node: A.Node) -> Low:
+        """A set to run over: a chosen value is a vector of 3 members; a single number is not a set."""
+        if isinstance(node, (A.Symbol, A.Indexed)):
+            key = symbol_key(node) if isinstance(node, A.Symbol) else to_latex(node)
+            if key not in self.given and key not in self.inputs and key not in self.targets and key not in self.loops:
+                value = self.lookup(key, node, rank_hint=1, sizes=[3])
+                return value
+        value = self.lower(node)
+        if np.asarray(value.value).ndim != 1:
+            raise EvaluationError(f"{to_latex(node)} is not a finite set of numbers here ({shape_text(value.value)})")
+        return value
 
     def lower_Indicator(self, node: A.Indicator) -> Low:
         cond = self.condition(node.condition)
@@ -1071,7 +1089,7 @@ class Lowerer:
         n, k = self.lower(node.n), self.lower(node.k)
         value = special.comb(np.asarray(n.value), np.asarray(k.value))
         return self.emit(Low(np.asarray(value, float), f"comb({n.np}, {k.np})",
-                             f"float(math.comb(int({n.torch}), int({k.torch})))", to_latex(node)),
+                             f"torch.as_tensor(comb(float({n.torch}), float({k.torch})), dtype=torch.float64)", to_latex(node)),
                          "binom", "n choose k")
 
     def lower_Factorial(self, node: A.Factorial) -> Low:
@@ -1091,8 +1109,9 @@ class Lowerer:
         except ValueError:
             raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} "
                                   "do not stack") from None
-        return self.emit(Low(value, f"np.concatenate([{', '.join(i.np for i in items)}])",
-                             f"torch.cat([{', '.join(i.torch for i in items)}])", to_latex(node)),
+        return self.emit(Low(value, f"np.concatenate([{', '.join(f'np.atleast_1d({i.np})' for i in items)}])",
+                             f"torch.cat([{', '.join(f'torch.atleast_1d(torch.as_tensor({i.torch}))' for i in items)}])",
+                             to_latex(node)),
                          "concat", "stacked: " + " + ".join(shape_text(v) for v in values) + f" → {shape_text(value)}")
 
     def lower_Relation(self, node: A.Relation) -> Low:
@@ -1211,7 +1230,7 @@ class Lowerer:
         iter_np = iter_torch = ""
         offset = 1
         if node.domain is not None:
-            domain = self.lower(node.domain)
+            domain = self.lower_set(node.domain)
             items = list(np.asarray(domain.value).reshape(-1))
             over = True
             iter_np, iter_torch = domain.np, domain.torch
