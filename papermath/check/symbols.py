@@ -264,11 +264,32 @@ def _clause_with(quote: str, row_symbol: str) -> str:
     return quote
 
 
+def _math_bases(segments: list[str]) -> set[str] | None:
+    """Base keys of every symbol the quote's math writes (`P^{k}_{i+1+k}` → `p^k`); None if one does not parse."""
+    from ..analysis.symbols import collect, written_form
+    from ..math import parse
+    out: set[str] = set()
+    for segment in segments:
+        try:
+            info = collect(parse(segment).tree)
+        except (MathParseError, RecursionError, ValueError):
+            return None
+        for use in info.uses:
+            out.add(symbol_forms(written_form(use))[1])
+            out.add(symbol_forms(written_form(use))[0])
+    return out
+
+
 def _mentions(text: str, row_symbol: str) -> bool:
     full, base = symbol_forms(row_symbol)
     maths = re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", text)
     keys = {k for k in (full, base, _key(row_symbol)) if k}
-    if maths:
+    bases = _math_bases([a or b for a, b in maths]) if maths else None
+    if bases is not None:
+        # The parser tells symbols apart: P_i is not P^{k}_{i+1+k}, s_{i,t} is s_{j,t}'s symbol.
+        if keys & bases:
+            return True
+    elif maths:
         haystacks = [compact(a or b) for a, b in maths]
         for key in keys:
             pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
