@@ -727,6 +727,8 @@ class Parser:
                 certainty = self._call_candidate(atom)
                 if certainty is None:
                     break
+                if certainty in ("scalar", "indexed") and not self._bracket_has_bar():
+                    break  # `x(1-x)`: the parentheses are the next factor, with their own scripts
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
                     break
                 group = self._bracketed()
@@ -1351,7 +1353,9 @@ class Parser:
             if T.INFIX_GENFRAC[tok.text[1:]] == "binom":
                 node = A.Binom(node, den, span=(start, self.peek().end))
             else:
-                node = A.Frac(node, den, span=(start, self.peek().end))
+                deriv = self._derivative(node, den)
+                node = replace(deriv, span=(start, self.peek().end)) if deriv is not None else \
+                    A.Frac(node, den, span=(start, self.peek().end))
         self.expect_rbrace(open_tok)
         if font is not None:
             node = self._apply_font(node, font)
@@ -1444,7 +1448,14 @@ class Parser:
             return replace(node, factors=tuple(self._apply_font(f, font) for f in node.factors))
         if isinstance(node, A.Indexed):
             return replace(node, base=self._apply_font(node.base, font))
-        if isinstance(node, (A.Power, A.Transpose, A.Inverse)):
+        if isinstance(node, A.Power):
+            base = self._apply_font(node.base, font)
+            if isinstance(base, A.Symbol) and base.sup_label is None and not base.optimum and \
+                    classify_sup(node.exponent, base)[0] == "label":
+                # `{\bf x^w}` reads as `\mathbf{x}^w`: the script is classified against the styled base
+                return replace(base, sup_label=node.exponent, span=node.span)
+            return replace(node, base=base)
+        if isinstance(node, (A.Transpose, A.Inverse)):
             return replace(node, base=self._apply_font(node.base, font))
         return node
 

@@ -220,10 +220,11 @@ def _script_base(node: A.Node, adding: str) -> str:
     if adding != "call" and _mark_name(node):
         return _wrap(text)
     if adding == "call" and isinstance(node, (A.Symbol, A.Indexed, A.Power, A.Labeled, A.Primed, A.Text,
-                                              A.Opaque)):
+                                              A.Opaque, A.Inverse, A.Transpose)):
         return text
     if adding in ("sub", "sup") and isinstance(node, A.Symbol):
-        if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None:
+        if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
+                not (node.name in T.KNOWN_FUNCTIONS and not node.accents):
             return _wrap(text)
         if (adding == "sub" and node.sub_label is not None) or (adding == "sup" and _has_sup(node)):
             return _wrap(text)
@@ -346,7 +347,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
     if t is A.Labeled:
         n2: A.Labeled = node  # type: ignore[assignment]
         mark = "_" if n2.position == "sub" else "^"
-        return _script_base(n2.base, n2.position) + mark + _script(n2.label)
+        base = _script_base(n2.base, n2.position)
+        if n2.position == "sup" and isinstance(n2.base, A.Indexed) and not base.startswith("{"):
+            base = _wrap(base)  # `x_i^{(k)}` would give the label to x, not to x_i
+        return base + mark + _script(n2.label)
     if t is A.Primed:
         return _script_base(node.base, "sup") + "'" * node.count  # type: ignore[attr-defined]
     if t is A.Power:
@@ -381,7 +385,7 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                 parts.append(_wrap(_p(f)))  # `\\cup_k M_k` after a factor would read as a binary \\cup
                 continue
             if i and isinstance(f, (A.Group, A.Tuple, A.Interval, A.Concat)) and \
-                    call_certainty(factors[i - 1]) in ("known", "declared", "ambiguous"):
+                    call_certainty(_trailing_atom(factors[i - 1])) in ("known", "declared", "ambiguous"):
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
                 parts.append(_wrap(_p(f)))
                 continue
@@ -437,7 +441,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         g2: A.Group = node  # type: ignore[assignment]
         o = "\\left." if g2.open == "." else g2.open
         c = _CLOSERS.get(g2.close, g2.close)
-        return o + ("" if isinstance(g2.body, A.Empty) else _p(g2.body)) + c
+        body = "" if isinstance(g2.body, A.Empty) else _p(g2.body)
+        if isinstance(g2.body, A.Sequence):
+            body = _wrap(body)  # `({a, b})` is one grouped item, not a pair
+        return o + body + c
     if t is A.Tuple:
         tp: A.Tuple = node  # type: ignore[assignment]
         o = "\\left." if tp.open == "." else tp.open
@@ -534,7 +541,7 @@ def _seq_items(node: A.Node) -> str:
 
 def _cell(node: A.Node) -> str:
     if isinstance(node, A.Empty):
-        return ""
+        return "{}"
     if isinstance(node, A.Sequence) and node.separators and all(s == "&" for s in node.separators):
         return " & ".join(_cell(i) for i in node.items)
     return _p(node)
@@ -558,7 +565,8 @@ def _apply_parts(node: A.Apply, func: str) -> str:
     if node.brackets == "":
         arg = node.args[0]
         text = _child(arg, PROD)
-        if isinstance(arg, A.Product) and any(_operator_like(f) for f in arg.factors[1:]):
+        if isinstance(arg, A.Product) and any(_operator_like(f) for f in arg.factors[1:]) or \
+                text.startswith(("(", "[")):
             text = _wrap(text)  # the operand read back must not stop at an inner operator
         return func + " " + text
     o, c = _bracket_pair(node.brackets)
@@ -568,6 +576,13 @@ def _apply_parts(node: A.Apply, func: str) -> str:
     if node.params:
         inner += "; " + _items(node.params)
     return func + o + inner + c
+
+
+def _trailing_atom(node: A.Node) -> A.Node:
+    """The atom a following `(` would attach to as a call."""
+    while isinstance(node, A.Differential):
+        node = node.body
+    return node
 
 
 def _operator_like(node: A.Node) -> bool:
@@ -611,7 +626,10 @@ def _reduction(node: A.Reduction) -> str:
     if isinstance(body, A.Apply) and isinstance(body.func, A.Empty) and node.op == "E":
         return op + " {" + _p(body) + "}"
     if node.op in ("softmax",) and T.LIMIT_OPERATORS.get(node.op):
-        return op + " " + _child(body, PROD)
+        text = _child(body, PROD)
+        if isinstance(body, A.Product) and any(_operator_like(f) for f in body.factors[1:]):
+            text = _wrap(text)
+        return op + " " + text
     text = _child(body, MUL)
     if text.startswith(("(", "[", "\\{", "\\left")):
         text = _wrap(text)

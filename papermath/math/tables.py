@@ -20,7 +20,7 @@ ell infty hbar hslash imath jmath aleph beth gimel wp Re Im emptyset varnothing 
 forall exists nexists complement Box square blacksquare triangle triangledown diamond lozenge
 star dagger ddagger flat natural sharp clubsuit diamondsuit heartsuit spadesuit checkmark
 angle measuredangle eth mho Finv Game Bbbk backprime varclubsuit S P pounds copyright
-circledR yen maltese degree prime dprime intercal transpose_ ast dag ddag bigtriangleup bigtriangledown
+circledR yen maltese degree prime dprime intercal transpose_ dag ddag bigtriangleup bigtriangledown
 hslash_ Diamond mathsterling wp_ AA aa O o_ l_ i_ j_ slash
 """.split())
 """Other macros that stand for one symbol, as a letter does."""
