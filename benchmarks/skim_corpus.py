@@ -95,7 +95,7 @@ def time_pandoc(paper_dir: Path, main: str, timeout: float) -> dict:
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         return {"ok": False, "seconds": seconds,
-                "error": f"exit {proc.returncode}: " + (" ".join(message[:2])[:100] if message else "")}
+                "error": f"exit {proc.returncode}: " + (" ".join(message)[:110] if message else "")}
     return {"ok": True, "seconds": seconds, "error": None}
 
 
