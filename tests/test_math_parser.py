@@ -777,3 +777,48 @@ def test_concatenation_of_heads() -> None:
     assert tree(r"\mathbf{u}_{t} = W^{O} [\mathbf{o}_{t, 1};\mathbf{o}_{t, 2};...;\mathbf{o}_{t, n_{h}}]") == (
         "(Relation (Indexed u{bf} [t]) = (Product [W{^O} (Concat [(Indexed o{bf} [t 1]) (Indexed o{bf} [t 2]) "
         "(Ellipsis kind=...) (Indexed o{bf} [t (Indexed n [h])])])]))")
+
+
+# --- traversal and JSON ----------------------------------------------------------------------------
+
+def test_walk_and_children_reach_every_node() -> None:
+    root = parse(r"\sum_{i=1}^N \mathbf 1[\hat y_i = y_i]").tree
+    assert isinstance(root, A.Reduction)
+    kinds = [type(n).__name__ for n in walk(root)]
+    assert kinds[0] == "Reduction"
+    assert kinds.count("Indicator") == 1
+    names = sorted({n.name for n in walk(root) if isinstance(n, A.Symbol)})
+    assert names == ["1", "N", "\\sum", "i", "y"]
+    assert list(A.children(A.Number("2"))) == []
+    matrix = parse(r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}").tree
+    assert [n.name for n in A.children(matrix)] == ["a", "b", "c", "d"]
+
+
+def test_to_dict_is_json_ready() -> None:
+    import json
+    data = A.to_dict(parse(r"p_\theta(y \mid x)").tree)
+    assert json.loads(json.dumps(data)) == data
+    assert data["type"] == "Apply" and data["certainty"] == "conditional"
+    assert data["func"]["sub_label"] == {"type": "Symbol", "span": [2, 8], "name": "\\theta", "font": None,
+                                         "accents": [], "sub_label": None, "sup_label": None, "primes": 0,
+                                         "optimum": False}
+    assert [g["name"] for g in data["given"]] == ["x"]
+    ellipsis = A.to_dict(parse(r"\ldots").tree)
+    assert ellipsis["type"] == "Ellipsis"
+
+
+def test_every_node_type_has_a_span_and_prints() -> None:
+    samples = [r"x_i^2", r"\frac{a}{b}", r"\sqrt[3]{x}", r"|x|", r"\|x\|_2", r"\lfloor x\rfloor", r"(0,1]",
+               r"[a;b]", r"\{1,2\}", r"\{x \mid x>0\}", r"\binom nk", r"n!", r"\underbrace{x}_{n}",
+               r"\mathbb 1[x]", r"\begin{cases}1 & x\end{cases}", r"\begin{bmatrix}1\end{bmatrix}", r"a, b",
+               r"a \\ b", r"x_{1:T}", r"\foo", r"\text{if}", r"\ldots", r"A^{-1}", r"x^\top", r"(x)^{(k)}",
+               r"(fg)'", r"D(p\|q)", r"\frac{d}{dx}f", r"\partial x", r"\nabla_\theta L", r"\mathbb E[x]",
+               r"(a, b)", r"-x", r"a + b", r"f(x)", r"{}", r"\langle a \rangle", r"a = b", r"a b"]
+    seen = set()
+    for latex in samples:
+        tree_ = parse(latex).tree
+        for node in walk(tree_):
+            seen.add(type(node))
+        assert parse(to_latex(tree_)).tree == tree_, latex
+    missing = {cls.__name__ for cls in A.NODE_TYPES} - {cls.__name__ for cls in seen}
+    assert missing == set()

@@ -52,7 +52,7 @@ def test_any_string_parses_or_raises_math_parse_error(latex: str, strict: bool) 
 
 
 @SETTINGS
-@given(formulas)
+@given(st.one_of(formulas, any_text))
 def test_print_then_reparse_gives_the_same_tree(latex: str) -> None:
     result = _parse_or_none(latex, strict=False)
     if result is None:
@@ -74,3 +74,15 @@ def test_strict_success_implies_tolerant_success_with_the_same_tree(latex: str) 
 def test_deep_nesting_is_an_error_not_a_crash() -> None:
     with pytest.raises(MathParseError):
         parse("(" * 5000 + ")" * 5000)
+
+
+@SETTINGS
+@given(formulas)
+def test_every_span_lies_inside_the_formula(latex: str) -> None:
+    from papermath.math import walk
+    result = _parse_or_none(latex, strict=False)
+    if result is None:
+        return
+    for node in walk(result.tree):
+        start, end = node.span
+        assert 0 <= start <= end <= len(latex), (type(node).__name__, node.span)
