@@ -306,6 +306,17 @@ class Lowerer:
                 return self.definition(node, target)
         # A comparison, bound or constraint: evaluate each side and say whether it holds.
         sides = [self.lower(operand) for operand in node.operands]
+        if ops == ("\\propto",):
+            left, right = sides
+            with np.errstate(all="ignore"):
+                ratio = np.asarray(left.value, float) / np.asarray(right.value, float)
+            constant = bool(np.allclose(ratio, np.ravel(ratio)[0])) if ratio.size else True
+            self.checks.append(f"{to_latex(node)}: ratio of the sides {fmt(ratio)}"
+                               + (" (constant: proportional on these values)" if constant and ratio.ndim else ""))
+            self.notes.append("∝ leaves out a normalizing constant: the right side is computed, the ratio reported")
+            result = self.finish(right, node.operands[1])
+            self.record(to_latex(node), right.value, f"∝: ratio left/right {fmt(ratio)}", "result")
+            return result
         holds = True
         for op, left, right in zip(ops, sides, sides[1:]):
             fn = _COMPARE.get(op)
@@ -634,7 +645,16 @@ class Lowerer:
                 tcodes.append(":")
                 continue
             if isinstance(index, A.Slice):
-                raise EvaluationError(f"ranges in indices are not evaluated: {to_latex(node)}")
+                start = self.lower(index.start) if index.start is not None else None
+                stop = self.lower(index.stop) if index.stop is not None else None
+                lo = int(float(np.asarray(start.value))) - 1 if start is not None else 0
+                hi = int(float(np.asarray(stop.value))) if stop is not None else None
+                selectors.append(slice(lo, hi))
+                code = f"{'int(' + start.np + ') - 1' if start is not None else ''}:{'int(' + stop.np + ')' if stop is not None else ''}"
+                codes.append(code)
+                tcodes.append(code.replace(start.np if start else "\x00", start.torch if start else "")
+                              .replace(stop.np if stop else "\x00", stop.torch if stop else ""))
+                continue
             position, code = self._position(index)
             selectors.append(position)
             codes.append(code)
@@ -836,6 +856,17 @@ class Lowerer:
 
     def lower_Product(self, node: A.Product) -> Low:
         factors = list(node.factors)
+        merged: list[A.Node] = []
+        for factor in factors:
+            previous = merged[-1] if merged else None
+            if isinstance(factor, A.Tuple) and factor.open == "(" and isinstance(previous, A.Symbol) \
+                    and symbol_key(previous) not in self.given and symbol_key(previous) not in self.inputs:
+                merged[-1] = A.Apply(previous, factor.items, certainty="ambiguous", span=previous.span)
+            else:
+                merged.append(factor)
+        if len(merged) == 1:
+            return self.lower(merged[0])
+        factors = merged
         current = self.lower(factors[0])
         latex_parts = [to_latex(factors[0])]
         for factor in factors[1:]:
@@ -983,6 +1014,8 @@ class Lowerer:
 
     def lower_SetLiteral(self, node: A.SetLiteral) -> Low:
         items = [self.lower(i) for i in node.items]
+        if any(np.asarray(i.value).ndim for i in items):
+            raise EvaluationError(f"{to_latex(node)}: a set of vectors is not evaluated")
         value = np.unique(np.array([float(np.asarray(i.value)) for i in items]))
         npc = "np.unique(np.array([" + ", ".join(i.np for i in items) + "]))"
         tc = "torch.unique(torch.tensor([" + ", ".join(f"float({i.torch})" for i in items) + "], dtype=torch.float64))"
