@@ -401,3 +401,27 @@ def test_a_failing_reader_still_gives_the_text(tmp_path, monkeypatch, capsys):
     page = (tmp_path / "index.html").read_text()
     assert '<div class="pm-equation" id="eq:1"' in page and "reading not available" in page
     assert "the symbols could not be read (RuntimeError: boom)" in page
+
+
+def test_bound_variables_get_a_hover_of_their_own():
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n\\section{A}\nLet $x$ be the input.\n"
+                               "\\begin{equation}\ny = \\sum_{j=1}^{n} x_{j}\n\\end{equation}\n\\end{document}\n",
+                               "main.tex")
+    symbols = (_symbol("y", "y", "defined here"),
+               _symbol("x_{j}", "x", "input data", _definition("Let $x$ be the input.", 4, "p:0")))
+    reading = PaperReading(doc.paper, (EquationReading(
+        "eq:1", "1", "1", doc.equations[0].latex, "computation", "=", symbols,
+        (ReductionReading("sum", ("j",), "1", "n", None, None, "\\sum_{j=1}^{n} x_{j}"),), (), (), ("y",),
+        None, None, "main.tex", 5),), ())
+    page = render_page(doc, reading)
+    data = json.loads(re.search(r'id="pm-data">(.*?)</script>', page, re.S).group(1))
+    ids = [s["id"] for s in data["symbols"]]
+    bound = ids.index("eq:1/bound:j")
+    assert data["symbols"][bound]["bound"] == "\\sum_{j = 1}^{n}"
+    assert data["symbols"][bound]["definition"] is None
+    tex = htmllib.unescape(re.search(r'<div class="pm-equation" id="eq:1".*?data-tex="([^"]*)"', page, re.S).group(1))
+    assert tex == ("\\htmlData{pm=%d}{y} = \\sum_{\\htmlData{pm=%d}{j}=1}^{n} \\htmlData{pm=%d}{x_{j}}"
+                   % (ids.index("eq:1/sym:y"), bound, ids.index("eq:1/sym:x_{j}")))
+    # Not a symbol of the paper: not in the glossary.
+    glossary = re.search(r'<section id="glossary".*?</section>', page, re.S).group(0)
+    assert glossary.count("<tr") == 1 + 2

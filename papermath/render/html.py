@@ -214,6 +214,19 @@ class SymbolIndex:
         self.entries.append(entry)
         return self._by_id[sym.id]
 
+    def add_bound(self, variable: str, reduction: ReductionReading, equation: EquationReading) -> int:
+        """A variable a sum, max or expectation binds: not a symbol of the paper, but worth a hover."""
+        symbol_id = f"{equation.id}/bound:{variable}"
+        if symbol_id in self._by_id:
+            return self._by_id[symbol_id]
+        sym = SymbolReading(symbol_id, variable, variable, (), "index", "index", f"bound by {reduction.op}", None,
+                            None, None, None)
+        entry = to_jsonable(sym)
+        entry.update(equation=equation.id, equation_number=equation.number, bound=reduction_head(reduction))
+        self._by_id[symbol_id] = len(self.entries)
+        self.entries.append(entry)
+        return self._by_id[symbol_id]
+
     def index_of(self, symbol_id: str) -> int | None:
         return self._by_id.get(symbol_id)
 
@@ -627,7 +640,15 @@ def equation_html(eq: Equation, reading: EquationReading | None, entries: list[d
     """A display equation: anchor with its stable id, the formula, its printed number, and its panel."""
     lookup = None
     if reading is not None:
-        lookup = lookup_for((s, index.add(s, reading)) for s in reading.symbols)
+        pairs = [(s, index.add(s, reading)) for s in reading.symbols]
+        known = {norm_symbol(s.latex) for s in reading.symbols} | {norm_symbol(s.symbol) for s in reading.symbols}
+        for red in reading.reductions:
+            for variable in red.over:
+                if norm_symbol(variable) not in known:
+                    i = index.add_bound(variable, red, reading)
+                    pairs.append((SymbolReading("", variable, variable, (), "index", "index", None, None, None,
+                                                None, None), i))
+        lookup = lookup_for(pairs)
     number = f'<span class="pm-eqnum">({esc(eq.number)})</span>' if eq.number else ""
     body = math_html(eq.latex, lookup, display=True, env=eq.env)
     panel_part = ""

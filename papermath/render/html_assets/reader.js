@@ -106,7 +106,12 @@
     }
     tooltip.appendChild(head);
     var body = el("div", "pm-tt-body");
-    if (entry.definition) {
+    if (entry.bound) {
+      var bound = el("div", "pm-tt-bound", "Bound variable of ");
+      bound.appendChild(mathSpan(entry.bound, false));
+      bound.appendChild(document.createTextNode(": it runs over the range written there, inside this equation only."));
+      body.appendChild(bound);
+    } else if (entry.definition) {
       var quote = el("blockquote", "pm-tt-quote");
       if (entry.quote_parts) {
         entry.quote_parts.forEach(function (part) {
@@ -134,9 +139,10 @@
     }
     if (entry.shape_cue) body.appendChild(el("div", "pm-tt-cue", "shape from: " + entry.shape_cue));
     if (entry.equation) {
-      var eqLink = el("a", "pm-tt-eq", "its row in the reading of equation " +
-        (entry.equation_number ? "(" + entry.equation_number + ")" : entry.equation));
-      eqLink.href = "#" + entry.id;
+      var eqName = entry.equation_number ? "(" + entry.equation_number + ")" : entry.equation;
+      var eqLink = el("a", "pm-tt-eq", entry.bound ? "the reading of equation " + eqName
+        : "its row in the reading of equation " + eqName);
+      eqLink.href = "#" + (entry.bound ? entry.equation : entry.id);
       body.appendChild(eqLink);
     }
     tooltip.appendChild(body);
@@ -300,10 +306,12 @@
       var entry = SYMBOLS[Number(node.dataset.pm)];
       if (!entry) return;
       node.classList.add("pm-sym");
-      if (!entry.definition) node.classList.add(entry.conventional ? "pm-conv" : "pm-undef");
+      if (entry.bound) node.classList.add("pm-bound");
+      else if (!entry.definition) node.classList.add(entry.conventional ? "pm-conv" : "pm-undef");
       node.tabIndex = 0;
       node.setAttribute("role", "button");
-      node.setAttribute("aria-label", (entry.latex || "symbol") + (entry.definition ? "" : " (not defined in the paper)"));
+      node.setAttribute("aria-label", (entry.latex || "symbol") + (entry.bound ? " (bound variable)"
+        : entry.definition ? "" : " (not defined in the paper)"));
     });
   }
 
