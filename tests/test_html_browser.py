@@ -157,6 +157,10 @@ def test_deepseek_v3_hover_shows_the_quoted_definition(browser_context, tmp_path
         assert page.evaluate("id => document.getElementById(id).matches(':target')", row_id)
         assert sixteen.locator("details.pm-panel .katex").count() > 5
 
+        # The index bound under the sum in (17) is hoverable (not covered by KaTeX's limit boxes).
+        page.locator('[id="eq:17"] .pm-display-math .pm-bound').first.hover(timeout=5_000)
+        page.wait_for_function("document.getElementById('pm-tooltip').innerText.includes('Bound variable of')")
+
         # Keyboard: Escape closes the tooltip; j moves to the next equation and updates the anchor.
         page.keyboard.press("Escape")
         assert tooltip.is_hidden()
