@@ -1444,6 +1444,14 @@ class Parser:
                     not f.sub_label and not f.sup_label and not f.primes and not f.optimum for f in node.factors):
             word = "".join(f.name for f in node.factors)  # type: ignore[attr-defined]
             return A.Symbol(word, font=font, span=node.span)
+        if isinstance(node, A.Product) and font in ("rm", "op", "sf", "tt", "it", "bf") and \
+                all(_plain_letter(f) for f in node.factors[:-1]) and \
+                isinstance(node.factors[-1], (A.Indexed, A.Power)) and _plain_letter(node.factors[-1].base):
+            # `\mathrm{head_i}`: the letters are one name, the script belongs to it
+            last = node.factors[-1]
+            word = "".join(f.name for f in node.factors[:-1]) + last.base.name  # type: ignore[attr-defined]
+            base = A.Symbol(word, font=font, span=(node.span[0], last.base.span[1]))
+            return replace(last, base=base, span=node.span)
         if isinstance(node, A.Product):
             return replace(node, factors=tuple(self._apply_font(f, font) for f in node.factors))
         if isinstance(node, A.Indexed):
@@ -1763,12 +1771,29 @@ class Parser:
             else:
                 body = self._group_node(group)
                 brackets = ""
+            spec = _sampling_spec(body) if sub is None else None
+            if spec is not None:
+                # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
+                sub, body, brackets = spec, None, ""
+                if self._starts_operand(self.peek()) and not (self.peek().kind == PUNCT and
+                                                              self.peek().text == "|" and self.bar_stop):
+                    body = self.parse_multiplicative()
             node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-            return self._postfix_loop(node, start) if False else node
+            return node
         if self._starts_operand(self.peek()) and not (self.peek().kind == PUNCT and self.peek().text == "|"
                                                       and self.bar_stop):
             body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
                 self.parse_product(stop_at_operators=True)
+            if role == "expect" and sub is None and body is not None:
+                spec = _sampling_spec(body)
+                if spec is not None:
+                    sub = spec
+                    body = self.parse_multiplicative() if self._starts_operand(self.peek()) else None
+                elif isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
+                    # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
+                    sub = _sampling_spec(body.factors[0])
+                    rest = body.factors[1:]
+                    body = rest[0] if len(rest) == 1 else A.Product(rest, span=(rest[0].span[0], rest[-1].span[1]))
         else:
             body = None
             if sub is None and sup is None:
@@ -2185,6 +2210,8 @@ def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> O
         return "known"
     if sym.font == "cal" and bare in T.DISTRIBUTIONS:
         return "known"
+    if sym.font == "op" and len(bare) > 1:
+        return "declared"  # `\operatorname{OutHead}`: the author marked it as an operator
     if not any(ch.isalnum() for ch in bare):
         return None  # a placeholder operator or a mark: `(\cdot)`, `/`
     if bare == "1":
@@ -2230,3 +2257,24 @@ def _name_of(node: A.Node) -> str:
     while isinstance(node, (A.Indexed, A.Power, A.Labeled, A.Primed)):
         node = node.base
     return node.name if isinstance(node, A.Symbol) else type(node).__name__
+
+
+def _sampling_spec(body: Optional[A.Node]) -> Optional[A.Node]:
+    """`[q \\sim P(Q), o \\sim \\pi]` after an expectation: the sampled variables, as an under-script."""
+    if body is None:
+        return None
+    if isinstance(body, A.Interval):
+        items: tuple = (body.lower, body.upper)
+    elif isinstance(body, (A.Tuple, A.Concat)):
+        items = body.items
+    elif isinstance(body, A.Group) and isinstance(body.body, A.Relation):
+        items = (body.body,)
+    elif isinstance(body, A.Relation) and body.ops == ("\\sim",):
+        items = (body,)
+    else:
+        return None
+    if not items or not all(isinstance(i, A.Relation) and i.ops and i.ops[0] == "\\sim" for i in items):
+        return None
+    if len(items) == 1:
+        return items[0]
+    return A.Sequence(tuple(items), tuple("," for _ in items[1:]), span=(items[0].span[0], items[-1].span[1]))

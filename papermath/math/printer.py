@@ -352,7 +352,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
             base = _wrap(base)  # `x_i^{(k)}` would give the label to x, not to x_i
         return base + mark + _script(n2.label)
     if t is A.Primed:
-        return _script_base(node.base, "sup") + "'" * node.count  # type: ignore[attr-defined]
+        base = _script_base(node.base, "sup")  # type: ignore[attr-defined]
+        if isinstance(node.base, A.Indexed) and not base.startswith("{"):  # type: ignore[attr-defined]
+            base = _wrap(base)  # primes read before the subscript: `x'_i` is (x')_i
+        return base + "'" * node.count  # type: ignore[attr-defined]
     if t is A.Power:
         return _script_base(node.base, "sup") + "^" + _script(node.exponent)  # type: ignore[attr-defined]
     if t is A.Transpose:
