@@ -1216,10 +1216,12 @@ class Parser:
                     self._pending_over = note
                 return body, role
             del body_start
-            if isinstance(body, A.Symbol) and body.name in T.RELATIONS and not body.accents and body.font is None:
+            if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
+                    not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
                 # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
                 here = (start, self.last_end())
-                return A.Relation((A.Empty(span=(start, start)), A.Empty(span=here)), (T.RELATIONS[body.name],),
+                return A.Relation((A.Empty(span=(start, start)), A.Empty(span=here)),
+                                  (T.RELATIONS.get(body.name, body.name),),
                                   (note,), span=here), "plain"
             return A.Annotated(body, note, name if name != "stackrel" else "overset",
                                span=(start, self.last_end())), "plain"

@@ -348,12 +348,12 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         n2: A.Labeled = node  # type: ignore[assignment]
         mark = "_" if n2.position == "sub" else "^"
         base = _script_base(n2.base, n2.position)
-        if n2.position == "sup" and isinstance(n2.base, A.Indexed) and not base.startswith("{"):
+        if n2.position == "sup" and isinstance(n2.base, A.Indexed):
             base = _wrap(base)  # `x_i^{(k)}` would give the label to x, not to x_i
         return base + mark + _script(n2.label)
     if t is A.Primed:
         base = _script_base(node.base, "sup")  # type: ignore[attr-defined]
-        if isinstance(node.base, A.Indexed) and not base.startswith("{"):  # type: ignore[attr-defined]
+        if isinstance(node.base, A.Indexed):  # type: ignore[attr-defined]
             base = _wrap(base)  # primes read before the subscript: `x'_i` is (x')_i
         return base + "'" * node.count  # type: ignore[attr-defined]
     if t is A.Power:
