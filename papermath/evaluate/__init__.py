@@ -176,7 +176,7 @@ def _signature(target: Optional[A.Node], lowerer: Lowerer) -> tuple[str, tuple[s
     if isinstance(target, A.Apply):
         name = python_name(symbol_key(target.func)).lower()
         order = [symbol_key(a) if isinstance(a, (A.Symbol, A.Indexed)) else to_latex(a) for a in target.args]
-        first = [k for k in order if k in keys]
+        first = list(dict.fromkeys(k for k in order if k in keys))
         return name, tuple(first + [k for k in keys if k not in first])
     key = symbol_key(target)
     if key.startswith("\\mathcal{L}") or key in ("L", "\\ell", "\\mathcal{J}", "J"):

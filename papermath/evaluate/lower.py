@@ -255,7 +255,7 @@ class Lowerer:
                 if dim in self.dims and self.dims[dim] != size and dim not in self.given:
                     self.notes.append(f"{dim} is {self.dims[dim]} from one value and {size} from {key}")
                 self.dims.setdefault(dim, size)
-                self.dim_notes.setdefault(dim, f"{dim} = {size}, inferred from {key} {list(shape)}")
+                self.dim_notes.setdefault(dim, f"{dim} = {size}, inferred from {key} [{', '.join(shape)}]")
 
     # --- entry point ------------------------------------------------------------------------------------
     def run(self) -> Low:
@@ -1297,7 +1297,9 @@ class Lowerer:
                 iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
             else:
                 items = list(range(start, stop + 1))
-                iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) + 1)"
+                lo_code = lo_np if lo_np.lstrip("-").isdigit() else f"int({lo_np})"
+                up_code = up_np if up_np.lstrip("-").isdigit() else f"int({up_np})"
+                iter_np = iter_torch = f"range({lo_code}, {up_code} + 1)"
         elif var in self.given or var in self.inputs:
             values = self.lookup(var, node.variables[0])
             items = list(np.asarray(values.value).reshape(-1))
@@ -1382,9 +1384,42 @@ class Lowerer:
             raise EvaluationError(f"{latex}: {combine} is not evaluated")
         if stack.ndim == 1 and 1 < count <= 8 and combine in ("sum", "prod", "logsumexp"):
             note += " [" + ", ".join(_num(float(v), 3) for v in stack) + "]"
-        if combine in ("argmax", "argmin"):
-            npc_line = npc
+        vector = self._vectorized(node, var, body, items, stack, over) \
+            if combine in _VECTOR_CODE and values and node.condition is None else None
+        if vector is not None:
+            npc, tc = (template.format(vector.np if i == 0 else vector.torch)
+                       for i, template in enumerate(_VECTOR_CODE[combine]))
         return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def _vectorized(self, node: A.Reduction, var: str, body: A.Node, items: list, stack: np.ndarray,
+                    over: bool) -> Optional[Low]:
+        """The loop as one array operation ('a loop, or an axis argument'), when that computes the same terms:
+        the body is lowered with the index free (`p_i` → all of `p`) and its entries compared with the loop's."""
+        if over or items != list(range(1, len(items) + 1)) or not self._indexed_by(var, body):
+            return None
+        if any(isinstance(n, (A.Reduction, A.Product, A.Gradient, A.Apply, A.Cases)) and not _elementwise_node(n)
+               for n in A.walk(body)):
+            return None
+        if any(to_latex(n) == var for n in A.walk(body) if isinstance(n, A.Symbol)
+               and not any(n is i for m in A.walk(body) if isinstance(m, A.Indexed) for i in m.indices)):
+            return None  # the index is used as a number, not only as a position
+        snapshot = self._snapshot()
+        self.bound.discard(var)
+        self.quiet += 1
+        try:
+            vector = self.lower(body)
+        except (EvaluationError, ValueError, IndexError):
+            vector = None
+        finally:
+            self.bound.add(var)
+            self.quiet -= 1
+        self._restore(snapshot)
+        if vector is None or vector.pyscalar:
+            return None
+        value = np.asarray(vector.value, float)
+        if value.shape != stack.shape or not np.allclose(value, stack, rtol=1e-12, atol=0, equal_nan=True):
+            return None
+        return vector
 
     def _upper(self, node: A.Node, var: str, body: A.Node) -> Low:
         key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
@@ -1462,6 +1497,23 @@ class Lowerer:
 
     def lower_Ellipsis(self, node: A.Node) -> Low:
         raise EvaluationError("'…' stands for terms the equation does not write out")
+
+
+_VECTOR_CODE = {"sum": ("np.sum({0}, axis=0)", "torch.as_tensor({0}).sum(0)"),
+                "prod": ("np.prod({0}, axis=0)", "torch.as_tensor({0}).prod(0)"),
+                "max": ("np.max({0}, axis=0)", "torch.as_tensor({0}).amax(0)"),
+                "min": ("np.min({0}, axis=0)", "torch.as_tensor({0}).amin(0)"),
+                "logsumexp": ("logsumexp({0}, axis=0)", "torch.logsumexp(torch.as_tensor({0}), dim=0)")}
+"""A reduction written as an axis argument, once its terms are checked to be the loop's."""
+
+
+def _elementwise_node(node: A.Node) -> bool:
+    if isinstance(node, A.Apply):
+        op = FUNCTION_NAMES.get(_function_name(node.func))
+        return op is not None and OPS[op].elementwise and len(node.args) == 1 and not node.given
+    if isinstance(node, A.Product):
+        return True  # checked numerically: scalar multiples stay entrywise
+    return False
 
 
 _COMPARE = {"=": np.equal, "<": np.less, ">": np.greater, "\\le": np.less_equal, "\\leq": np.less_equal,
