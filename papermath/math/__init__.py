@@ -6,6 +6,23 @@
 
 `parse` is tolerant by default: an unknown macro becomes an `Opaque` node and a warning. With
 `strict=True` it raises `MathParseError` instead. Syntax errors raise in both modes.
+
+The tree (`ast`, frozen dataclasses, every node with `span = (start, end)` into the formula):
+- names: `Symbol` (name, font, accents, sub/sup *labels*, primes, optimum `^*`), `Number`, `Text`, `Opaque`;
+- classified scripts: `Indexed` (indices, `Slice` for `1:T`), `Power`, `Transpose`, `Inverse`, `Labeled`, `Primed`;
+- arithmetic: `BinOp` (explicit `+ - \\cdot \\times / \\odot`…), `UnaryOp`, `Product` (juxtaposition: matrix or
+  scalar product, decided from shapes), `Frac`, `Root`, `Factorial`, `Binom`;
+- application: `Apply` (func, args, given, params, certainty known/declared/conditional/ambiguous),
+  `Divergence` (`D_{KL}(p\\|q)`);
+- binding: `Reduction` (sum, prod, int, max/min/argmax, sup/inf, lim, E, softmax, topk… with variables,
+  lower, upper, domain, distribution, condition), `Derivative`, `Differential`, `Gradient`;
+- statements: `Relation` (chains `a = b \\le c`, with notes such as `\\overset{\\text{iid}}{\\sim}`), `Sequence`,
+  `Rows` (align rows);
+- structures: `Group`, `Tuple`, `Interval`, `Concat` (`[a; b]`), `SetLiteral`, `SetBuilder`, `Abs`, `Norm`,
+  `Delimited` (floor, ceil, angle), `Indicator`, `Cases`, `Matrix`, `Annotated` (underbrace, overset, accents
+  on expressions), `Ellipsis_`, `Empty`.
+`walk`/`children` traverse it, `to_dict` gives the JSON form (`{"type": …, "span": [s, e], <fields>}`),
+`ast.sexpr` a one-line view for tests and debugging.
 """
 from __future__ import annotations
 
