@@ -11,6 +11,7 @@ symbol with the index of its reading in the JSON block).
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -231,8 +232,8 @@ class SymbolIndex:
         return self._by_id.get(symbol_id)
 
 
-Lookup = Callable[[str, str], "int | None"]
-"""(normalized full latex, normalized base symbol) → entry index, or None."""
+Lookup = Callable[[str, "str | None"], "int | None"]
+"""(normalized full latex, normalized base symbol or None) → entry index, or None."""
 
 
 def lookup_for(entries: Iterable[tuple[SymbolReading, int]]) -> Lookup:
@@ -244,8 +245,10 @@ def lookup_for(entries: Iterable[tuple[SymbolReading, int]]) -> Lookup:
         by_latex.setdefault(norm_symbol(sym.latex), index)
         by_symbol.setdefault(norm_symbol(sym.symbol), index)
 
-    def lookup(full: str, base: str) -> int | None:
+    def lookup(full: str, base: str | None = None) -> int | None:
         for key in (full, base):
+            if key is None:
+                continue
             if key in by_latex:
                 return by_latex[key]
             if key in by_symbol:
@@ -278,16 +281,25 @@ def _wrappable(text: str) -> bool:
             and "%" not in text)
 
 
+@functools.lru_cache(maxsize=8192)
+def _parsed(latex: str):
+    """The formula's syntax tree (None when it does not parse); papers repeat formulas, so parse each once."""
+    from ..math import parse
+    try:
+        return parse(latex).tree
+    except Exception:  # noqa: BLE001 - a formula the parser rejects is rendered untagged
+        return None
+
+
 def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
     """Non-overlapping (start, end, entry) spans of the symbols written in `latex`, outermost first wins.
 
     Uses papermath's formula parser for exact spans; a formula it cannot parse gets no tags (it still renders,
     and its symbols stay hoverable in the panel's table and the glossary)."""
-    try:
-        from ..math import ast, parse
-        from ..math.printer import to_latex
-        tree = parse(latex).tree
-    except Exception:  # noqa: BLE001 - a formula the parser rejects still gets its symbols by spelling
+    from ..math import ast
+    from ..math.printer import to_latex
+    tree = _parsed(latex)
+    if tree is None:
         return []
     spans: list[tuple[int, int, int]] = []
 
@@ -296,14 +308,18 @@ def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
             start, end = node.span
             text = latex[start:end]
             base = node.base if isinstance(node, ast.Indexed) else node
-            try:
-                full_key = norm_symbol(to_latex(node))
-                base_key = norm_symbol(to_latex(base))
-            except Exception:  # noqa: BLE001
-                full_key = base_key = norm_symbol(text)
-            hit = lookup(full_key, base_key)
-            if hit is None:
-                hit = lookup(norm_symbol(text), base_key)
+            # The whole symbol before its base (`\\mathcal{D}_c` before `\\mathcal{D}`); each spelled as written
+            # first, then in the printer's normal form (computed only when needed: printing is the slow part).
+            hit = None
+            for node_, written in ((node, text), (base, latex[base.span[0]:base.span[1]])):
+                hit = lookup(norm_symbol(written), None)
+                if hit is None:
+                    try:
+                        hit = lookup(norm_symbol(to_latex(node_)), None)
+                    except Exception:  # noqa: BLE001 - a node the printer cannot print is simply not tagged
+                        hit = None
+                if hit is not None:
+                    break
             if hit is not None and end > start and _wrappable(text):
                 spans.append((start, end, hit))
                 return
