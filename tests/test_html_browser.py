@@ -227,3 +227,34 @@ def test_script_in_title_and_text_renders_as_text(browser_context, tmp_path):
         watch.assert_clean()
     finally:
         page.close()
+
+
+def test_served_page_copies_generated_code(browser_context, tmp_path):
+    """Over `papermath serve`'s server (CSP also sent as a header): the Copy button puts the code on the
+    clipboard, exactly as shown."""
+    import threading
+    from conftest import EXAMPLE
+    from papermath.commands.serve import make_server
+    _build(EXAMPLE, tmp_path / "site")
+    server = make_server(str(tmp_path / "site"), 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    page = browser_context.new_page()
+    watch = Watch(page)
+    try:
+        browser_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        page.goto(f"{origin}/index.html#eq:1")
+        page.wait_for_selector("body.pm-ready", timeout=30_000)
+        code = page.locator('[id="eq:1"] .pm-code').first
+        assert code.locator(".pm-code-head span").inner_text() == "NumPy"
+        shown = code.locator("code").inner_text()
+        assert "def " in shown and "import numpy as np" in shown
+        code.locator("button.pm-copy").click()
+        page.wait_for_function("document.querySelector('[id=\"eq:1\"] .pm-copy').textContent === 'Copied'")
+        assert page.evaluate("navigator.clipboard.readText()") == shown
+        assert all(url.startswith(origin) for url in watch.requests), watch.requests
+        assert watch.dialogs == [] and watch.errors == []
+    finally:
+        page.close()
+        server.shutdown()
+        server.server_close()

@@ -865,6 +865,7 @@ def render_page(doc: Document, reading: PaperReading | None = None,
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="referrer" content="no-referrer">',
+        '<link rel="icon" href="data:,">',  # no favicon request
         f"<title>{esc(title)} — papermath reader</title>",
         f'<link rel="stylesheet" href="{prefix}katex/katex.min.css">',
         f'<link rel="stylesheet" href="{prefix}reader.css">',
