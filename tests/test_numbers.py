@@ -152,3 +152,52 @@ def test_cli_json_and_errors(capsys):
     assert round(data["value"], 3) == 1001.313
     assert main(["numbers", "--latex", r"\sum_i x_i", "--set", "x_i=[1,2]"]) == 2
     assert "set the whole x" in capsys.readouterr().err
+
+
+def test_dimensions_can_be_set():
+    ev = evaluate(ATTENTION, {"n": 3, "d_k": 4}, declared_shapes=SHAPES)
+    assert ev.input("Q").value.shape == (3, 4) and ev.input("K").value.shape[1] == 4
+    assert not any("not used" in n for n in ev.notes)
+
+
+@pytest.mark.parametrize("formula", [
+    r"\int_0^1 x\,dx", r"\frac{a}", r"\lim_{x\to 0} f(x)", r"x \in \mathbb{R}^{n}", r"a_1 + \cdots + a_n",
+    r"\frac{\partial L}{\partial \theta}", r"\text{only prose}", r"\{ [1, 2] \}",
+])
+def test_bad_formulas_fail_cleanly(formula):
+    with pytest.raises(EvaluationError):
+        evaluate(formula, {})
+
+
+CORPUS = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_every_deepseek_equation_evaluates_or_fails_cleanly():
+    from papermath.latex import load_document
+
+    doc = load_document(CORPUS / "deepseek-v3-2412.19437")
+    evaluated = 0
+    for equation in doc.equations:
+        try:
+            evaluate(equation.latex, {}, functions=frozenset(doc.operators))
+            evaluated += 1
+        except EvaluationError as error:
+            assert error.message
+    assert evaluated >= 15
+
+
+def test_golden_numbers_output(capsys):
+    assert main(["numbers", "--latex", r"\log\sum_i e^{z_i}", "--set", "z=[1000,1001]"]) == 0
+    assert capsys.readouterr().out == (
+        "formula   \\log {\\sum_{i} e^{z_{i}}}\n"
+        "\n"
+        "values\n"
+        "  z = [1000, 1001]    (set)\n"
+        "\n"
+        "steps, inside out\n"
+        "  \\log {\\sum_{i} e^{z_{i}}}                    = 1001.313                 log-sum-exp over i: max 1001 "
+        "taken out, exponentials never exceed 1 [1000, 1001]\n"
+        "\n"
+        "result: \\log {\\sum_{i} e^{z_{i}}} = 1001.313\n")

@@ -100,3 +100,31 @@ def test_deepseek_v3_mla_shapes_from_the_text():
 def test_dyt_paper_equation(capsys):
     assert main(["shapes", str(CORPUS / "DyT"), "--eq", "2", "--shape", r"\mathbf{\beta}=C"]) == 0
     assert "result: [B, T, C]" in capsys.readouterr().out
+
+
+def test_golden_shapes_table(capsys):
+    assert main(["shapes", "--latex", r"\mathrm{softmax}(QK^\top/\sqrt{d_k})V", "--shape", "Q=n,d_k",
+                 "--shape", "K=m,d_k", "--shape", "V=m,d_v"]) == 0
+    assert capsys.readouterr().out == """\
+formula   \\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}}) V
+
+sub-expression                                 shape     note
+Q                                              [n, d_k]  --shape
+K                                              [m, d_k]  --shape
+V                                              [m, d_v]  --shape
+K^{\\top}                                       [d_k, m]  transpose: [m, d_k] → [d_k, m]
+Q K^{\\top}                                     [n, m]    [n, d_k] @ [d_k, m] → [n, m]
+Q K^{\\top} / \\sqrt{d_{k}}                      [n, m]    a scalar divide, shape unchanged
+\\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}})    [n, m]    each row sums to 1 (softmax over the last axis)
+\\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}}) V  [n, d_v]  [n, m] @ [m, d_v] → [n, d_v]
+
+result: [n, d_v]
+"""
+
+
+def test_json_output(capsys):
+    import json
+
+    assert main(["shapes", "--latex", "W h", "--shape", "W=d_c,d", "--shape", "h=d", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"] == ["d_{c}"] and data["complete"] and data["mismatches"] == []

@@ -143,8 +143,13 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     declared = {k: tuple(v) for k, v in (declared_shapes or {}).items()}
     Lowerer._loop_extent = {}
     lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dict(dim_sizes or {}))
-    result = lowerer.run()
-    unused = [k for k in given if k not in lowerer.inputs]
+    try:
+        result = lowerer.run()
+    except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError, RecursionError) as error:
+        # A library error on values this equation cannot take: reported, never a traceback.
+        raise EvaluationError(f"cannot evaluate {to_latex(tree)[:60]}: {type(error).__name__}: {error}") from None
+    dims = {d for shape in lowerer.declared.values() for d in shape}
+    unused = [k for k in given if k not in lowerer.inputs and k not in dims]
     notes = list(lowerer.notes)
     if unused:
         notes.append("not used by this equation: " + ", ".join(unused))
