@@ -14,7 +14,7 @@ ROLE_CUES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern,
     ("fixed setting", r"\b(?:hyper-?parameters?|constants?|temperature|coefficients?|(?:balance|scaling|scale|"
                       r"weighting|discount) factor|dimension(?:ality)?s?|numbers? of|learning rate|step size|"
                       r"threshold|margin|bias update speed|speed|rate|width|depth|size)\b"),
-    ("random sample", r"\b(?:sampled|samples?|noise|random(?:ly)?|drawn|gaussian noise|perturbation)\b"),
+    ("random sample", r"\b(?:sampled|noise|random(?:ly)?|drawn|gaussian noise|perturbation)\b"),
     ("trained weight", r"\b(?:learnable|trainable|learned|learnt|parameters?|weights?|projection|"
                        r"embedding matrix|centroid|kernel|bias (?:term|vector)|gain)\b"),
     ("input data", r"\b(?:inputs?|tokens?|data(?:set)?|observations?|images?|prompts?|sequences?|sentences?|"

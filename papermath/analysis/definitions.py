@@ -56,6 +56,14 @@ _COPULA_WITHOUT_NOUN = re.compile(
 SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
 
 
+def _names_left_side(latex: str) -> bool:
+    """`X = …` or `X := …` with a symbol on the left."""
+    tree = _parse(latex)
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    return isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq") and \
+        isinstance(node.operands[0], SYMBOL_LIKE)
+
+
 def _symbol_like(latex: str) -> bool:
     """True when a prose formula can name a symbol (`W`, `x_i`, `f(x)`, `A, B`, `X \\in …`, a paper macro),
     False for a number, a comparison or a claim (`\\alpha < 1`, `46\\%`, `0 \\leq 0`, `\\epsilon = 10^{-5}`)."""
@@ -80,7 +88,10 @@ _APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|us
                               r"adds|let|we|it|they|then|so|thus|which|that|to|and|or|of|with|in|on|for|by|as|"
                               r"over|from|into|when|while|where|if)\s*$", re.I)
 _TRAILING_LIST = re.compile(r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$")
-_CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?=(?:and\s+)?\$)|\s+(?=where\s)")
+# Split at "; ", before "where", and before ", $X$ denotes …" (a list of definitions) — but not before
+# ", $X \\in …$" that closes an appositive ("a base threshold, $p \\in (0, 1]$").
+_CLAUSE_SPLIT = re.compile(r";\s+|\s+(?=where\s)|,\s+(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*(?:and\s+\$x*\$\s*)?"
+                           + _VERB + r"\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -153,7 +164,8 @@ def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, 
     bases: list[str] = []
     for item in items:
         target = item.func if isinstance(item, ast.Apply) else item
-        if isinstance(target, ast.Power) and isinstance(target.base, (ast.Symbol, ast.Indexed)):
+        if isinstance(target, ast.Power) and isinstance(target.base, (ast.Symbol, ast.Indexed)) and \
+                isinstance(target.exponent, ast.Number):
             target = target.base  # "$\\sigma^2$ denotes the variance" is about sigma
         if isinstance(target, ast.Indexed):
             info = collect(target, ordinals)
@@ -248,6 +260,8 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
         if m is None:
             m = re.match(r"^\s*(?:denote|be|represent)s?\b\s*", after, re.I)
         if m is None:
+            if pattern == "in-set":  # "a threshold, $p \\in (0, 1]$": the noun before the formula
+                return _noun_phrase_before(re.sub(r",\s*$", " ", clause[:math_start]))
             return None
         start = math_end + m.end()
         end_m = _DESCRIPTION_END.search(clause, start)
@@ -319,9 +333,14 @@ def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[s
         before = "\u2026" + before[-160:]
     after = after[:160]
     in_set = re.search(r"\\in\s*\\mathbb\s*\{?R\}?|\\in\s*\\R\b|\\in\s*\\mathbb\{[RN]\}", latex)
+    member = re.search(r"\\in\b", latex)
     if re.match(r"^\s*(?:-|\^\{?)th\b", after):
         return "ordinal", 1
     if not _symbol_like(latex):
+        # "denoted as $p_{max} = \\max_v P(v)$": a named formula, for the explicit naming patterns only.
+        if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before) and \
+                _names_left_side(latex):
+            return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3
         return (None, 0)
     for name, strength, before_re, after_re in PATTERNS:
         if name == "ordinal":
@@ -344,6 +363,9 @@ def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[s
         return name, strength
     if in_set:
         return "in-set", 3
+    if member and _noun_phrase_before(re.sub(r",\s*$", " ", before)) is not None and \
+            not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", re.sub(r",\s*$", " ", before))):
+        return "in-set", 3  # "a base probability threshold, $p_{base} \\in (0, 1]$"
     return None, 0
 
 

@@ -180,7 +180,9 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     mention = found[0][0] if found else None
     redefinitions = tuple(d for _, d in found[1:4])
     conventional = None
-    if use.kind == "function" and definition is None:
+    if definition is None and use.lhs:
+        definition = _introducing_sentence(index, eq)
+    if use.kind == "function" and definition is None and not use.lhs:
         conventional = _conventional(use.key)
         if conventional is None and use.known_function:
             conventional = f"the standard function {use.key} (the paper uses it without defining it)"
@@ -194,7 +196,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         # Words next to the equation decide first ("Let u_t denote the FFN input"); then being the left side
         # of another equation; then words elsewhere; then `~`.
         role, role_cue = _role_from_text(definition.quote if definition else "", mention)
-        near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
+        near = definition is not None and mention is not None and mention.strength >= 3 and \
+            definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
         if not (near and role != "unknown") and use.key in defined_elsewhere and \
                 defined_elsewhere[use.key] != eq.id:
             other = index.doc.equation(defined_elsewhere[use.key])
@@ -205,6 +208,22 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     shape, shape_cue = _shape_from_text(index, use, found) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions)
+
+
+_INTRODUCES = re.compile(r"(?::\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
+                         r"(?:as|by)\s*:?\s*$|\bemploy\b.*:\s*$)", re.I)
+
+
+def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
+    """For what an equation defines: the sentence that introduces the display ("we also employ a … loss:")."""
+    para = index.doc.paragraph(eq.paragraph_before)
+    if para is None or not para.sentences:
+        return None
+    sentence = para.sentences[-1]
+    if not _INTRODUCES.search(sentence.text):
+        return None
+    return Definition(sentence.text, _section_label(index.doc, para.section), sentence.span.file,
+                      sentence.span.line, "introduces", para.id)
 
 
 def _role_from_text(quote: str, mention: Mention | None) -> tuple[str, str | None]:
@@ -370,6 +389,9 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after) -> tuple[str, str]:
         if FIT_WORDS.search(context_words):
             return "empirical fit", f"\\approx with \"{FIT_WORDS.search(context_words).group(0)}\""
         return "estimator", "\\approx (an approximation of the right side)"
+    recurrence = _recurrence(info)
+    if recurrence:
+        return "update rule", recurrence
     top_reductions = [r for r in info.reductions if r.op in ("min", "max", "argmin", "argmax")]
     if lhs and LOSS_NAME.match(lhs):
         return "objective", f"left-hand side {lhs} names a loss"
@@ -388,6 +410,21 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after) -> tuple[str, str]:
     if "=" in ops:
         return "computation", "= (how to get the left side from the right)"
     return "computation", "no relation: an expression to compute"
+
+
+def _recurrence(info: FormulaSymbols) -> str | None:
+    """`x_{t+1} = … x_t …`: the left side at step t+1 computed from the same quantity at step t."""
+    for use in info.uses:
+        if not use.lhs:
+            continue
+        steps = [i for i in use.indices if re.fullmatch(r"([a-z])\s*\+\s*1", i)]
+        if steps:
+            step = steps[0][0]
+            if step in use.all_indices or any(u.key == use.key and step in u.all_indices for u in info.uses):
+                return f"{use.key}_{{{steps[0]}}} from {use.key}_{{{step}}} (a recurrence)"
+            if any(step in u.all_indices for u in info.uses if u.key != use.key and u.kind == "symbol"):
+                return f"{use.key}_{{{steps[0]}}} from step {step} (a recurrence)"
+    return None
 
 
 def _hat(reduction: ast.Reduction) -> bool:

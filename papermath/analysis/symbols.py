@@ -59,8 +59,28 @@ class FormulaSymbols:
     """The relation operators of the top-level statement(s)."""
 
 
+LABEL_EXPONENT_LETTERS = frozenset({"k", "l", "\\ell", "m", "n", "s", "r", "j"})
+
+
+def label_exponent(exponent: ast.Node) -> bool:
+    """`h^{k}`, `h^{\\prime k}`, `h^{k-1}`, `h^{(\\ell)}`: a superscript that numbers a layer or depth, not a power."""
+    names = [n for n in ast.walk(exponent)]
+    if any(isinstance(n, ast.Symbol) and n.name in ("\\prime", "'") for n in names):
+        return True
+    core = exponent.body if isinstance(exponent, ast.Group) else exponent
+    if isinstance(core, ast.Symbol):
+        return core.name in LABEL_EXPONENT_LETTERS and core.font is None
+    if isinstance(core, ast.BinOp) and core.op in ("+", "-"):
+        return isinstance(core.left, ast.Symbol) and core.left.name in LABEL_EXPONENT_LETTERS and \
+            isinstance(core.right, ast.Number)
+    return False
+
+
 def symbol_key(node: ast.Node) -> str | None:
     """The key of a symbol-like node (indices stripped), or None if it is not one."""
+    if isinstance(node, ast.Power) and label_exponent(node.exponent):
+        base = symbol_key(node.base)
+        return None if base is None else f"{base}^{{{_label_text(node.exponent)}}}"
     while True:
         if isinstance(node, ast.Symbol):
             return to_latex(node)
@@ -71,6 +91,14 @@ def symbol_key(node: ast.Node) -> str | None:
             node = node.body
             continue
         return None
+
+
+def _label_text(exponent: ast.Node) -> str:
+    """A depth label without its step: `\\prime k` and `k-1` both name the k-th family (`h^{k}`)."""
+    letters = [n for n in ast.walk(exponent) if isinstance(n, ast.Symbol) and n.name in LABEL_EXPONENT_LETTERS]
+    primes = any(isinstance(n, ast.Symbol) and n.name in ("\\prime", "'") for n in ast.walk(exponent))
+    text = to_latex(letters[0]) if letters else ""
+    return ("\\prime " if primes else "") + text if text or primes else to_latex(exponent)
 
 
 def _index_names(indices) -> list[str]:
@@ -156,6 +184,8 @@ def _index_stats(statements, bound: set[str]) -> tuple[dict[str, set[str]], set[
         for node in _walk_names(stmt):
             if isinstance(node, ast.Indexed):
                 letter = _base_letter(node.base) or "?"
+                if any(not isinstance(i, ast.Number) for i in node.indices):
+                    carriers.setdefault("#letter-indexed", set()).add(letter)
                 for idx in node.indices:
                     index_nodes.add(id(idx))
                     if isinstance(idx, ast.Symbol) and not _DIMENSION_LIKE.match(letter):
@@ -193,7 +223,12 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                         bound.add(to_latex(sub))
     carriers, standalone = _index_stats(statements, bound)
 
-    def is_index(idx: ast.Node) -> bool:
+    letter_indexed = carriers.get("#letter-indexed", set())
+
+    def is_index(idx: ast.Node, base_letter: str | None = None) -> bool:
+        if isinstance(idx, ast.Number):
+            # W_1, W_2, b_1 are different parameters — unless the formula also writes x_i (then x_1 is an entry).
+            return base_letter in letter_indexed
         if isinstance(idx, (ast.Indexed, ast.Text)) or (isinstance(idx, ast.Symbol) and idx.font == "rm"):
             return False  # a subscript with its own subscript, or words: part of the name (\\lambda_{q_1})
         if not isinstance(idx, ast.Symbol):
@@ -207,8 +242,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         base_key = symbol_key(node.base)
         if base_key is None:
             return None, [], list(node.indices)
-        labels = [i for i in node.indices if not is_index(i)]
-        indices = [i for i in node.indices if is_index(i)]
+        letter = _base_letter(node.base)
+        labels = [i for i in node.indices if not is_index(i, letter)]
+        indices = [i for i in node.indices if is_index(i, letter)]
         if labels and len(labels) == len(node.indices):
             key = f"{base_key}_{{{','.join(to_latex(i) for i in labels)}}}"
         elif labels:
@@ -237,6 +273,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     def key_of(node: ast.Node) -> str | None:
         if isinstance(node, ast.Indexed):
             return split(node)[0]
+        if isinstance(node, ast.Power) and label_exponent(node.exponent) and isinstance(node.base, ast.Indexed):
+            return symbol_key(node)
         return symbol_key(node)
 
     for stmt in statements:
@@ -297,12 +335,29 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return
         if isinstance(node, ast.Symbol):
             key = to_latex(node)
+            if node.name in ("\\prime", "'", "\\dagger", "\\ast", "*"):
+                return  # marks, not quantities
+            if key in ordinals and not in_index:
+                uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
+                return
             if in_index:
                 if key not in uses and len(key) == 1 or key.startswith("\\") and key not in uses:
                     uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
             else:
                 add(key, node, "symbol")
             return
+        if isinstance(node, ast.Power) and label_exponent(node.exponent):
+            base = node.base
+            key = symbol_key(node)
+            if isinstance(base, ast.Indexed) and key is not None:
+                _, indices, index_nodes = split(base)
+                add(key, node, "symbol", indices)
+                for idx in index_nodes:
+                    visit(idx, in_index=True)
+                return
+            if key is not None:
+                add(key, node, "symbol")
+                return
         if isinstance(node, ast.Transpose):
             operators.append("transpose")
         elif isinstance(node, ast.Norm):

@@ -425,6 +425,9 @@ class _Builder:
         text = plain_text(group, self.text, keep_math=False)
         if text:
             self.authors.append(text)
+        # \thanks marks use the footnote counter; conference styles (NeurIPS, ICML, …) do not reset it at
+        # \maketitle, so the first footnote of the body is numbered after them (Attention's footnote 4).
+        self.counters.footnote += sum(1 for t in group if t.kind == CS and t.text == "thanks")
         return k
 
     def cmd_abstract_command(self, toks, i, end):
