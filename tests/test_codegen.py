@@ -41,7 +41,8 @@ TABLE = [
     (r"\hat{x} = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}", {"x": ("d",), "\\mu": (), "\\sigma": (), "\\epsilon": ()}),
     (r"h_t = \tanh(W h_{t-1} + U x_t)", {"W": ("d", "d"), "U": ("d", "k"), "h_{t-1}": ("d",), "x": ("k",)}),
     (r"\mathrm{FFN}(x) = \max(0, x W_1 + b_1) W_2 + b_2", {"x": ("n", "d"), "W_{1}": ("d", "f"), "b_{1}": ("f",), "W_{2}": ("f", "d"), "b_{2}": ("d",)}),
-    (r"\mathrm{pass@}k = 1 - \frac{\binom{n-c}{k}}{\binom{n}{k}}", {"n": (), "c": (), "k": ()}),
+    (r"\mathrm{pass@}k = 1 - \frac{\binom{n-c}{k}}{\binom{n}{k}}", {"n": (), "c": (), "k": ()},
+     {"n": 10, "c": 3, "k": 2}),
     (r"h' = W_0 x + B A x", {"W_{0}": ("d", "k"), "B": ("d", "r"), "A": ("r", "k"), "x": ("k",)}),
     (r"\mathcal{L} = -\sum_{t=1}^{T} \log p_t", {"p": ("T",)}),
     (r"\theta \leftarrow \theta - \eta g", {"\\theta": ("n",), "g": ("n",), "\\eta": ()}),
@@ -52,6 +53,11 @@ TABLE = [
 ]
 
 
+def entry(row):
+    """(formula, shapes, values): values are chosen by papermath unless the row gives them."""
+    return row[0], row[1], (row[2] if len(row) > 2 else {})
+
+
 def run_module(code, ev, values=None):
     namespace: dict = {"__name__": "generated"}
     exec(compile(code.numpy, f"{code.module}.py", "exec"), namespace)
@@ -59,9 +65,11 @@ def run_module(code, ev, values=None):
     return namespace[code.function](*args)
 
 
-@pytest.mark.parametrize("formula, shapes", TABLE, ids=[f"eq{i}" for i in range(len(TABLE))])
-def test_generated_code_matches_evaluator_on_chosen_values(formula, shapes):
-    ev = evaluate(formula, {}, declared_shapes=shapes)
+@pytest.mark.parametrize("row", TABLE, ids=[f"eq{i}" for i in range(len(TABLE))])
+def test_generated_code_matches_evaluator_on_chosen_values(row):
+    formula, shapes, given = entry(row)
+    ev = evaluate(formula, given, declared_shapes=shapes)
+    assert np.all(np.isfinite(ev.value))
     code = generate(ev)
     np.testing.assert_allclose(np.asarray(run_module(code, ev), float), ev.value, rtol=1e-9, atol=1e-12)
     assert len(code.numpy.split(f"def {code.function}")[1].splitlines()) <= 30
@@ -70,8 +78,8 @@ def test_generated_code_matches_evaluator_on_chosen_values(formula, shapes):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index=st.integers(0, len(TABLE) - 1), seed=st.integers(0, 2 ** 32 - 1))
 def test_property_generated_code_agrees_with_evaluator_on_random_inputs(index, seed):
-    formula, shapes = TABLE[index]
-    base = evaluate(formula, {}, declared_shapes=shapes)
+    formula, shapes, given = entry(TABLE[index])
+    base = evaluate(formula, given, declared_shapes=shapes)
     rng = np.random.default_rng(seed)
     values = {}
     for item in base.inputs:
@@ -82,9 +90,8 @@ def test_property_generated_code_agrees_with_evaluator_on_random_inputs(index, s
         fresh = rng.uniform(0.1, 2.0, size=value.shape) if positive else rng.normal(size=value.shape)
         if np.all((value > 0) & (value < 1)) and value.ndim:
             fresh = fresh / fresh.sum() if np.isclose(value.sum(), 1) else rng.uniform(0.05, 0.95, size=value.shape)
-        if item.key in ("n", "c", "k"):
-            fresh = value
         values[item.key] = fresh
+    values.update(given)
     try:
         ev = evaluate(formula, values, declared_shapes=shapes)
     except EvaluationError:
@@ -95,8 +102,9 @@ def test_property_generated_code_agrees_with_evaluator_on_random_inputs(index, s
 
 
 def test_generated_files_pass_their_own_tests(tmp_path):
-    for i, (formula, shapes) in enumerate(TABLE):
-        ev = evaluate(formula, {}, declared_shapes=shapes)
+    for i, row in enumerate(TABLE):
+        formula, shapes, given = entry(row)
+        ev = evaluate(formula, given, declared_shapes=shapes)
         generate(ev, Citation("guide table", None, str(i)), module=f"eq{i}_{ev.function_name}").write(tmp_path)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
                             capture_output=True, text=True, cwd=tmp_path, timeout=600)
@@ -117,8 +125,9 @@ def test_attention_code_reads_like_guide_000():
 
 def test_torch_variant_agrees_with_numpy():
     torch = pytest.importorskip("torch")
-    for formula, shapes in TABLE[:12]:
-        ev = evaluate(formula, {}, declared_shapes=shapes)
+    for row in TABLE:
+        formula, shapes, given = entry(row)
+        ev = evaluate(formula, given, declared_shapes=shapes)
         code = generate(ev)
         namespace: dict = {"__name__": "generated_torch"}
         exec(compile(code.torch, "t.py", "exec"), namespace)
