@@ -257,6 +257,10 @@ def parse_equations(xml: str | Path) -> list[dict]:
     def record(element: ET.Element, sections: list[ET.Element], group: ET.Element | None) -> None:
         number = _own_tags(element).get("refnum")
         if not number:
+            # `\tag{\ref{eq:x}}` (an equation repeated under an earlier number): latexml leaves the
+            # <ref> unresolved (latexmlpost fills it), so resolve it below from the label map.
+            number = _tag_reference(element)
+        if not number:
             return
         if element.tag == LTX + "equationgroup":
             rows = list(element.iter(LTX + "equation"))
@@ -288,7 +292,24 @@ def parse_equations(xml: str | Path) -> list[dict]:
         })
 
     walk(root, [], None)
+    numbers = {label: eq["number"] for eq in found if not eq["number"].startswith("\0") for label in eq["labels"]}
+    for eq in found:
+        if eq["number"].startswith("\0"):
+            eq["number"] = numbers.get(eq["number"][1:], "?" + eq["number"][1:])
     return found
+
+
+def _tag_reference(element: ET.Element) -> str | None:
+    """'\\0LABEL' when the element's refnum tag is a bare `\\ref{LABEL}`, else None."""
+    tags = element.find(LTX + "tags")
+    if tags is None:
+        return None
+    for tag in tags.findall(LTX + "tag"):
+        if tag.get("role") == "refnum":
+            ref = tag.find(LTX + "ref")
+            if ref is not None and ref.get("labelref"):
+                return "\0" + ref.get("labelref").removeprefix("LABEL:")
+    return None
 
 
 def latexml_equations(paper_dir: Path, main: str, *, timeout: float = DEFAULT_TIMEOUT,
