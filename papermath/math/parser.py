@@ -2093,6 +2093,9 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
     if isinstance(sup, A.Product) and all(isinstance(f, A.Symbol) and f.name in ("\\prime", "'")
                                           for f in sup.factors):
         return "prime", len(sup.factors)
+    if isinstance(sup, A.Product) and isinstance(sup.factors[0], A.Symbol) and \
+            sup.factors[0].name in ("\\prime", "'"):
+        return "label", sup  # `h^{\prime k}`: a primed, labelled quantity, not a power
     if isinstance(sup, A.Product) and all(_plain_letter(f) for f in sup.factors):
         word = "".join(f.name for f in sup.factors)  # type: ignore[attr-defined]
         if word.isupper() or word in T.LABEL_WORDS:

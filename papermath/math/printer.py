@@ -465,10 +465,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         sb: A.SetBuilder = node  # type: ignore[assignment]
         return "\\{" + _seq_items(sb.element) + " \\mid " + _seq_items(sb.condition) + "\\}"
     if t is A.Abs:
-        return "\\lvert " + _p(node.body) + "\\rvert "  # type: ignore[attr-defined]
+        return "\\lvert " + _inner(node.body) + "\\rvert "  # type: ignore[attr-defined]
     if t is A.Norm:
         nm: A.Norm = node  # type: ignore[assignment]
-        out = "\\lVert " + _p(nm.body) + "\\rVert "
+        out = "\\lVert " + _inner(nm.body) + "\\rVert "
         if nm.order is not None:
             out += "_" + _script(nm.order)
         return out
@@ -534,6 +534,11 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         rows = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
         return "\\begin{aligned}" + rows + "\\end{aligned}"
     raise TypeError(f"no printer for {t.__name__}")
+
+
+def _inner(node: A.Node) -> str:
+    """The content of a delimiter pair: a comma/semicolon sequence is braced so it stays one item."""
+    return _wrap(_p(node)) if isinstance(node, A.Sequence) else _p(node)
 
 
 def _seq_items(node: A.Node) -> str:
@@ -623,7 +628,7 @@ def _reduction(node: A.Reduction) -> str:
         return op
     if node.brackets:
         o, c = _bracket_pair(node.brackets)
-        return op + o + ("" if isinstance(body, A.Empty) else _p(body)) + c
+        return op + o + ("" if isinstance(body, A.Empty) else _inner(body)) + c
     if node.op == "E" and isinstance(body, (A.Group, A.Tuple, A.Interval, A.Concat, A.SetLiteral, A.SetBuilder)):
         return op + " {" + _p(body) + "}"
     if isinstance(body, A.Apply) and isinstance(body.func, A.Empty) and node.op == "E":
