@@ -1196,6 +1196,8 @@ class Parser:
                 return self._respan(inner, (start, self.last_end())), role
             if isinstance(inner, A.Symbol):
                 role = self._symbol_role(inner)
+                if name == "mathop" and inner.name.lstrip("\\") in T.BIG_OPERATORS and inner.name.startswith("\\"):
+                    return self._respan(inner, (start, self.last_end())), "bigop"  # `\mathop{{\prod}'}`
                 if role == "plain" and name == "mathop":
                     role = "limop" if inner.name.lstrip("\\") in T.LIMIT_OPERATORS else "func" \
                         if inner.name.lstrip("\\") in T.KNOWN_FUNCTIONS else "plain"

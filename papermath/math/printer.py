@@ -608,7 +608,7 @@ def _reduction(node: A.Reduction) -> str:
         if operator.sub_label is not None or operator.sup_label is not None:
             op = _p(operator)
     if _has_sub(node.operator) or _has_sup(node.operator):
-        op = _wrap(op)
+        op = "\\mathop{" + op + "}"  # `\mathop{\prod'}_{k}`: the decorated operator still takes limits
     if node.under is not None:
         op += "_" + _script(node.under)
     if node.over is not None:
