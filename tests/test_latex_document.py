@@ -191,3 +191,14 @@ See \ref{thm:a}, \ref{lem:b}, \ref{lem:d}.
 \end{document}""")
     assert {r.label: r.number for r in doc.references} == {"thm:a": "1.1", "lem:b": "1.2", "lem:d": "2.1"}
     assert doc.labels["lem:d"] == "lemma:2.1"
+
+
+def test_numberthis_and_tag_ref():
+    doc = document_from_string(DOC % r"""\newcommand\numberthis{\addtocounter{equation}{1}\tag{\theequation}}
+\begin{equation} a \label{eq:a} \end{equation}
+\begin{align*} b &= c \numberthis \label{eq:b} \\ d &= e \end{align*}
+\begin{equation} f \end{equation}
+\begin{equation} a' \tag{\ref{eq:a}} \end{equation}""")
+    assert [(e.number, e.latex) for e in doc.equations] == [
+        ("1", "a"), ("2", "b &= c"), (None, "d &= e"), ("3", "f"), ("1", "a'")]
+    assert doc.labels["eq:b"] == "eq:2"

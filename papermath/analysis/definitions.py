@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..errors import MathParseError
 from ..latex.document import Document, Paragraph
 from ..math import ast, parse, to_latex
-from .symbols import collect, principal_keys, symbol_key
+from .symbols import collect, merge_words, symbol_key
 
 _MATH = re.compile(r"\$\$.*?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.*?)\\\)", re.S)
 _VERB = (r"(?:is|are|was|were|denotes?|denoted|represents?|indicates?|stands?\s+for|refers?\s+to|means|"
@@ -119,7 +119,7 @@ class Mention:
 @lru_cache(maxsize=20000)
 def _parse(latex: str):
     try:
-        return parse(latex).tree
+        return merge_words(parse(latex).tree)
     except (MathParseError, RecursionError):
         return None
 

@@ -133,6 +133,9 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     reductions = tuple(_read_reduction(r) for r in info.reductions)
     for red in info.reductions:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
+        if meaning and red.variables:
+            # The dictionary speaks of "the index i"; say which index this reduction runs over.
+            meaning = re.sub(r"\bthe index i\b", "the index " + ", ".join(to_latex(v) for v in red.variables), meaning)
         latex = to_latex(red.operator)
         if meaning and not any(s.latex == latex for s in symbols):
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
@@ -301,6 +304,9 @@ def _section_label(doc: Document, section_id: str | None) -> str | None:
 
 
 def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[str, ...] | None, str | None]:
+    """Dimensions the text states (`\\in \\mathbb{R}^{…}`, "shape (B, T, C)", "of dimension d") from any of the
+    symbol's defining sentences; only if none does, the coarse words "scalar", "vector", "matrix"."""
+    coarse: tuple[tuple[str, ...] | None, str | None] = (None, None)
     for mention, definition in found:
         tree = _parse_cached(mention.math)
         if tree is not None:
@@ -324,9 +330,9 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
         plain = re.sub(r"\$[^$]*\$", " ", text)
         for pattern, shape in SHAPE_WORDS:
             m = pattern.search(plain)
-            if m:
-                return shape, m.group(0)
-    return None, None
+            if m and coarse[0] is None:
+                coarse = (shape, m.group(0))
+    return coarse
 
 
 def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bool:

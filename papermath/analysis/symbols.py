@@ -7,7 +7,7 @@ symbol written in an equation and in the prose gets the same key.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from ..math import ast, to_latex
 
@@ -153,6 +153,54 @@ def _base_letter(node: ast.Node) -> str | None:
 _DIMENSION_LIKE = re.compile(r"^(?:[A-Z]|d|n)$")
 
 
+def merge_words(node: ast.Node, warnings: list[str] | None = None) -> ast.Node:
+    """`lrate`, `step\\_num` written in plain italics are one name, not a product of letters."""
+    if warnings is None:
+        warnings = []
+    if isinstance(node, ast.Product):
+        factors = list(node.factors)
+        merged: list[ast.Node] = []
+        run: list[ast.Symbol] = []
+
+        def flush():
+            letters = "".join(f.name for f in run if f.name != "\\_")
+            if len(run) > 1 and (len(letters) >= 3 and any(f.name == "\\_" for f in run) or len(letters) >= 4):
+                name = "".join("_" if f.name == "\\_" else f.name for f in run)
+                merged.append(ast.Symbol(name, "rm", span=(run[0].span[0], run[-1].span[1])))
+                warnings.append(f"read {name} as one name, not a product of letters")
+            else:
+                merged.extend(run)
+            run.clear()
+
+        for f in factors:
+            if isinstance(f, ast.Symbol) and f.font is None and not f.accents and f.sub_label is None and \
+                    f.sup_label is None and (f.name.isalpha() or f.name == "\\_"):
+                run.append(f)
+            else:
+                flush()
+                merged.append(merge_words(f, warnings))
+        flush()
+        if len(merged) == 1:
+            return merged[0]
+        return ast.Product(tuple(merged), span=node.span)
+    if isinstance(node, (ast.Symbol, ast.Number, ast.Text)):
+        return node
+    changes = {}
+    for f in fields(node):
+        if f.name == "span":
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            new = merge_words(value, warnings)
+            if new is not value:
+                changes[f.name] = new
+        elif isinstance(value, tuple) and value and all(isinstance(v, ast.Node) for v in value):
+            new_items = tuple(merge_words(v, warnings) for v in value)
+            if any(a is not b for a, b in zip(new_items, value)):
+                changes[f.name] = new_items
+    return replace(node, **changes) if changes else node
+
+
 def _statements(tree: ast.Node) -> tuple[ast.Node, ...]:
     """Align rows, and `a = b, \\quad c = d` written on one row, are separate statements."""
     rows = tree.statements if isinstance(tree, ast.Rows) else (tree,)
@@ -207,7 +255,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     paper (`ordinals`), carried by symbols of two different letters, or standing alone in the formula —
     and otherwise a *label* that belongs to the name (`N_r`, `d_k`, `K_r`).
     """
-    statements = _statements(tree)
+    warnings: list[str] = []
+    statements = tuple(merge_words(stmt, warnings) for stmt in _statements(tree))
     bound: set[str] = set()
     for stmt in statements:
         for node in ast.walk(stmt):

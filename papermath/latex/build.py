@@ -67,6 +67,7 @@ CODE_HOSTS = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingf
                         r"[\w.-]+\.github\.io|colab\.research\.google\.com|codeberg\.org)[^\s}{\\,;)\]]*",
                         re.I)
 ROW_BREAK = {"\\", "cr", "crcr"}
+COUNTER_STEPS = {"addtocounter", "stepcounter", "refstepcounter"}
 ROW_NUMBER_SUPPRESS = {"nonumber", "notag"}
 LAYOUT_ONLY_IN_ROW = {"label", "tag", "nonumber", "notag"}
 CONTINUATION_START = re.compile(r"^\s*(?:\\(?:quad|qquad|;|,|!|:|hspace\{[^}]*\}|phantom\{[^}]*\}|hphantom\{[^}]*\})\s*)*"
@@ -655,9 +656,16 @@ class _Builder:
         self._last_labelable = None
 
     def _next_number(self, row: dict) -> str:
-        if row["tag"] is not None:
-            return row["tag"]
         c = self.counters
+        c.equation += row.get("counter_add", 0)
+        tag = row["tag"]
+        if tag == "\\theequation":
+            # \tag{\theequation} after \addtocounter (a \numberthis macro): the counter's value, not a new step
+            return c.prefix_for(c.equation_within) + str(c.equation)
+        if isinstance(tag, tuple):  # \tag{\ref{eq:x}}: the number of an earlier equation, printed again
+            return self.label_numbers.get(tag[1]) or "??"
+        if tag is not None:
+            return tag
         if c.sub_parent is not None:
             c.sub_index += 1
             return f"{c.sub_parent}{ALPHA[(c.sub_index - 1) % 26]}"
@@ -667,6 +675,7 @@ class _Builder:
     def _row_info(self, row: list[Token]) -> dict:
         numbered = True
         tag = None
+        counter_add = 0
         labels: list[str] = []
         kept: list[Token] = []
         j = 0
@@ -692,7 +701,25 @@ class _Builder:
                 group, k2 = read_group(row, k)
                 n = len(row)
                 if group is not None:
-                    tag = plain_text(group, self.text, keep_math=True).replace("$", "")
+                    names = [t.text for t in group if t.kind == CS]
+                    if names == ["theequation"]:
+                        tag = "\\theequation"
+                    elif names and names[0] in REF_COMMANDS:
+                        ref_group, _ = read_group(group, 1)
+                        tag = ("ref", group_text(ref_group))
+                    else:
+                        tag = plain_text(group, self.text, keep_math=True).replace("$", "")
+                    j = k2
+                    continue
+            if tok.kind == CS and tok.text in COUNTER_STEPS:
+                counter, k = read_group(row, j + 1)
+                amount, k2 = (read_group(row, k) if tok.text == "addtocounter" else ([], k))
+                n = len(row)
+                if counter is not None and group_text(counter) == "equation":
+                    try:
+                        counter_add += int(group_text(amount)) if tok.text == "addtocounter" else 1
+                    except ValueError:
+                        pass
                     j = k2
                     continue
             kept.append(tok)
@@ -700,7 +727,8 @@ class _Builder:
         latex = detokenize(kept, self.text)
         latex = collapse(latex)
         start = next((t.start for t in row if t.kind not in (SPACE, PAR)), -1)
-        return {"latex": latex, "numbered": numbered, "tag": tag, "label": labels[0] if labels else None,
+        return {"latex": latex, "numbered": numbered, "tag": tag, "counter_add": counter_add,
+                "label": labels[0] if labels else None,
                 "labels": labels, "start": start}
 
     # -- floats, algorithms, lists ------------------------------------------------------------------

@@ -17,7 +17,8 @@ _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) character ranges of the sentences of `text`."""
-    masked = _MATH.sub(lambda m: "x" * len(m.group()), text)
+    # Math is masked (a full stop inside it never ends a sentence) but keeps its `$`, which may start one.
+    masked = _MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 1), text)
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(masked):
