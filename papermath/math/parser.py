@@ -67,7 +67,7 @@ def _is_continuation(tok: Token) -> bool:
     return False
 
 
-def _prepare(source: str, tokens: list[Token], warn) -> list[Token]:
+def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
     out: list[Token] = []
     env_stack: list[str] = ["rows"]
@@ -280,7 +280,7 @@ class Parser:
         self.strict = strict
         self.functions = frozenset(f.lstrip("\\") for f in functions)
         self.warnings: list[str] = []
-        self.tokens = _prepare(source, tokenize(source), self.warn)
+        self.tokens = _prepare(source, tokenize(source))
         self.tokens.extend([self.tokens[-1]] * 8)
         self.pos = 0
         self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
@@ -559,8 +559,6 @@ class Parser:
         if tok.kind in (PUNCT, CMD):
             entry = T.BINARY_OPS.get(tok.text)
             if entry is not None and entry[1] == level:
-                if tok.text == "/" and False:
-                    return None
                 return entry[0]
         return None
 
@@ -855,11 +853,7 @@ class Parser:
 
     def parse_postfix_noscript(self) -> A.Node:
         """One command with its arguments, for an unbraced script (`x^\\top`, `x_\\theta`, `x^\\frac12`)."""
-        start = self.peek().start
-        atom, role = self.parse_atom()
-        if role in ("bigop", "limop", "expect", "func", "nabla", "indicator"):
-            return atom
-        del start
+        atom, _ = self.parse_atom()
         return atom
 
     def _one_digit(self) -> A.Node:
@@ -888,8 +882,7 @@ class Parser:
         indices: tuple[A.Node, ...] = ()
         sub_label: Optional[A.Node] = None
         if sub is not None:
-            if isinstance(base, A.Norm) and base.order is None and sup is None or \
-                    (isinstance(base, A.Norm) and base.order is None):
+            if isinstance(base, A.Norm) and base.order is None:
                 base = replace(base, order=sub, span=span)
                 sub = None
             else:
@@ -1016,10 +1009,6 @@ class Parser:
             raise self.error(f"unexpected \\end{{{tok.text}}}")
         raise self.error(f"unexpected {tok.text}")
 
-    def _role_of(self, node: A.Node) -> str:
-        """A brace group keeps the role of its only content: `{\\sum}_{i}` still binds."""
-        return "plain"
-
     def _letters(self) -> tuple[A.Node, str]:
         """A letter, or a run of letters that is a known function name (`softmax`, `ReLU`)."""
         toks = self.tokens
@@ -1127,8 +1116,7 @@ class Parser:
             deriv = self._derivative(num, den)
             if deriv is not None:
                 deriv = replace(deriv, span=span)
-                if deriv.body is None and self._starts_factor(self.peek()) and \
-                        not self._starts_operator_blocking():
+                if deriv.body is None and self._starts_factor(self.peek()):
                     body = self.parse_product(stop_at_operators=False)
                     deriv = replace(deriv, body=body, span=(start, self.last_end()))
                 return deriv, "plain"
@@ -1161,8 +1149,6 @@ class Parser:
             return A.Symbol(text, span=(start, tok.end)), "bigop"
         if name in T.LIMIT_OPERATORS:
             self.next()
-            if name == "arg":
-                pass
             return A.Symbol(text, span=(start, tok.end)), "limop"
         if name == "arg":
             self.next()
@@ -1208,7 +1194,6 @@ class Parser:
         if name in T.STACK_MACROS:
             self.next()
             note = self.parse_arg()
-            body_start = self.peek().start
             body, role = self._arg_with_role()
             if role in ("limop", "bigop", "expect"):
                 # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
@@ -1217,7 +1202,6 @@ class Parser:
                 else:
                     self._pending_over = note
                 return body, role
-            del body_start
             if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
                     not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
                 # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
@@ -1242,8 +1226,6 @@ class Parser:
         if name == "not" or text in T.UNARY_OPS:
             self.next()
             return A.Symbol("\\neg" if name == "not" else T.UNARY_OPS[text], span=(start, tok.end)), "plain"
-        if name in ("mathbb_",):
-            pass
         if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
             self.next()
             return A.Symbol(text, span=(start, tok.end)), "plain"
@@ -1268,9 +1250,6 @@ class Parser:
             self.next()
             return A.Empty(span=(start, tok.end)), "plain"
         return self._unknown(tok), "plain"
-
-    def _starts_operator_blocking(self) -> bool:
-        return False
 
     def _arg_with_role(self) -> tuple[A.Node, str]:
         tok = self.peek()
@@ -1399,9 +1378,7 @@ class Parser:
                 # a multi-letter name: \mathrm{Attention}, \operatorname{arg\,max}
                 word = "".join(t.text for t in inner)
                 self.pos = k + 1
-                sym = A.Symbol(word, font=font if font != "it" or True else None, span=(start, self.last_end()))
-                if font in ("rm", "op", "sf", "tt", "bf", "it") and word in ("argmax", "argmin", "arg", "Arg"):
-                    pass
+                sym = A.Symbol(word, font=font, span=(start, self.last_end()))
                 role = self._word_role(sym, limits)
                 return sym, role
             if self.peek(1).kind == CMD and self.peek(2).kind == RBRACE:
@@ -1507,7 +1484,7 @@ class Parser:
                     self.next()
                 nxt = self.peek()
                 if nxt.kind in (EOF, RBRACE, END):
-                    if self.strict or nxt.kind == EOF and False:
+                    if self.strict:
                         raise self.error(f"missing closing delimiter for {text}", tok.start)
                     self.warn(f"missing closing delimiter for {text}", tok.start)
                     group.close = T.MATCHING.get(group.open, ".")
@@ -1828,7 +1805,7 @@ class Parser:
                 lower = None
             if body is not None:
                 body, dvars = _split_differentials(body)
-                variables = variables + dvars
+                variables = variables + tuple(v for v in dvars if v not in variables)
         else:
             if under is not None:
                 variables, lower, domain, distribution, condition = _analyze_under(op, under)

@@ -615,14 +615,10 @@ def _reduction(node: A.Reduction) -> str:
         op += "^" + _script(node.over)
     body = node.body
     if node.op == "int" and node.variables:
-        dvars = [v for v in node.variables if not (isinstance(node.under, A.Relation) and v in
-                                                    _under_vars(node.under))]
         parts = [op]
         if body is not None and not isinstance(body, A.Empty):
             parts.append(_child(body, MUL, followed=JUXT))
-        parts.extend("d " + _child(v, ATOM) for v in dvars)
-        if body is None or isinstance(body, A.Empty):
-            pass
+        parts.extend("d " + _child(v, ATOM) for v in node.variables)
         return " ".join(parts)
     if body is None:
         return op
@@ -644,18 +640,12 @@ def _reduction(node: A.Reduction) -> str:
     return op + " " + text
 
 
-def _under_vars(under: A.Relation) -> tuple:
-    return under.operands[:1]
-
-
 def _derivative(node: A.Derivative) -> str:
     mark = "\\partial" if node.kind == "partial" else "d"
     top = mark
     if node.order is not None:
         top += "^" + _script(node.order)
     wrt = " ".join(mark + " " + _child(v, ATOM) for v in node.wrt)
-    if node.body is not None and False:
-        pass
     frac = "\\frac{" + top + "}{" + wrt + "}"
     if node.body is None:
         return frac

@@ -58,7 +58,6 @@ def tokenize(text: str) -> list[Token]:
             i = n if j < 0 else j + 1
             space = True
             continue
-        start = i
         if c == "\\":
             if i + 1 >= n:
                 append(Token(CMD, "\\", i, n, space))
@@ -106,6 +105,5 @@ def tokenize(text: str) -> list[Token]:
             append(Token(PUNCT, c, i, i + 1, space))
             i += 1
         space = False
-        del start
     append(Token(EOF, "", n, n, space))
     return tokens
