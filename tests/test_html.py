@@ -425,3 +425,39 @@ def test_bound_variables_get_a_hover_of_their_own():
     # Not a symbol of the paper: not in the glossary.
     glossary = re.search(r'<section id="glossary".*?</section>', page, re.S).group(0)
     assert glossary.count("<tr") == 1 + 2
+
+
+@pytest.mark.parametrize("entry, status", [
+    ({"definition": {"quote": "q"}, "undefined": False}, "defined"),
+    ({"definition": None, "undefined": True, "conventional": "x"}, "undefined"),
+    ({"definition": None, "undefined": False, "conventional": "the sigmoid"}, "conventional"),
+    ({"definition": None, "defined_by": "eq:1"}, "equation"),
+    ({"definition": None, "role": "defined here"}, "here"),
+    ({"definition": None, "role": "computed"}, "unquoted"),
+    ({"definition": None, "bound": "\\sum_{j}"}, "bound"),
+])
+def test_symbol_status(entry, status):
+    from papermath.render.html import symbol_status
+    assert symbol_status(entry) == status
+
+
+def test_a_symbol_computed_by_another_equation_links_to_it():
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n\\section{A}\nWe set\n"
+                               "\\begin{equation}\na = b + 1\n\\end{equation}\nand then\n"
+                               "\\begin{equation}\nc = 2 a\n\\end{equation}\n\\end{document}\n", "main.tex")
+    first = EquationReading("eq:1", "1", "1", "a = b + 1", "computation", "=",
+                            (_symbol("a", "a", "defined here"), _symbol("b", "b", "unknown")), (), ("b",), ("eq:2",),
+                            ("a",), None, None, "main.tex", 5)
+    second = EquationReading("eq:2", "2", "1", "c = 2 a", "computation", "=",
+                             (SymbolReading("eq:2/sym:c", "c", "c", (), "symbol", "defined here", None, None, None,
+                                            None, None),
+                              SymbolReading("eq:2/sym:a", "a", "a", (), "symbol", "computed", None, None, None,
+                                            None, None)), (), (), (), ("c",), None, None, "main.tex", 9)
+    page = render_page(doc, PaperReading(doc.paper, (first, second), ()))
+    data = json.loads(re.search(r'id="pm-data">(.*?)</script>', page, re.S).group(1))
+    by_id = {s["id"]: s for s in data["symbols"]}
+    assert by_id["eq:2/sym:a"]["status"] == "equation" and by_id["eq:2/sym:a"]["defined_by"] == "eq:1"
+    assert by_id["eq:1/sym:b"]["status"] == "undefined"
+    assert by_id["eq:1/sym:a"]["status"] == "here" and by_id["eq:2/sym:c"]["status"] == "here"
+    row = re.search(r'<tr id="eq:2/sym:a">.*?</tr>', page, re.S).group(0)
+    assert '<span class="pm-equation-note">defined by equation <a href="#eq:1">(1)</a></span>' in row

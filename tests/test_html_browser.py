@@ -135,11 +135,14 @@ def test_deepseek_v3_hover_shows_the_quoted_definition(browser_context, tmp_path
         page.wait_for_function("!document.getElementById('pm-tooltip').hidden")
         assert page.locator("#pm-tooltip").inner_text().strip()
 
-        # Undefined symbols are visibly marked (red dashed underline).
-        undefined = page.locator(".pm-sym.pm-undef")
+        # Symbols the reading lists as undefined are visibly marked (red dashed underline) and say so.
+        undefined = page.locator(".pm-display-math .pm-sym.pm-undefined")
         assert undefined.count() > 0
-        assert page.evaluate("""() => getComputedStyle(document.querySelector('.pm-sym.pm-undef'))
+        assert page.evaluate("""() => getComputedStyle(document.querySelector('.pm-sym.pm-undefined'))
                                        .borderBottomStyle""") == "dashed"
+        undefined.first.hover()
+        page.wait_for_function("document.getElementById('pm-tooltip').innerText"
+                               ".includes('Not defined in the paper \u2014 do not guess.')")
 
         # The panel under (15) is open (its anchor was the target) and lists the symbol table.
         panel = equation.locator("details.pm-panel")

@@ -199,9 +199,10 @@ def norm_symbol(latex: str) -> str:
 class SymbolIndex:
     """Symbol readings numbered for the page: the `N` in `\\htmlData{pm=N}` indexes `entries`."""
 
-    def __init__(self) -> None:
+    def __init__(self, defined_by: Mapping[str, tuple[str, str | None]] | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
         self._by_id: dict[str, int] = {}
+        self._defined_by = dict(defined_by or {})
 
     def add(self, sym: SymbolReading, equation: EquationReading) -> int:
         if sym.id in self._by_id:
@@ -209,8 +210,16 @@ class SymbolIndex:
         entry = to_jsonable(sym)
         entry["equation"] = equation.id
         entry["equation_number"] = equation.number
+        undefined = {norm_symbol(u) for u in equation.undefined}
+        entry["undefined"] = sym.definition is None and bool({norm_symbol(sym.latex), norm_symbol(sym.symbol)}
+                                                             & undefined)
         if sym.definition is not None:
             entry["quote_parts"] = prose_parts(sym.definition.quote)
+        else:
+            by = self._defined_by.get(norm_symbol(sym.symbol)) or self._defined_by.get(norm_symbol(sym.latex))
+            if by is not None and by[0] != equation.id:
+                entry["defined_by"], entry["defined_by_number"] = by
+        entry["status"] = symbol_status(entry)
         self._by_id[sym.id] = len(self.entries)
         self.entries.append(entry)
         return self._by_id[sym.id]
@@ -223,13 +232,42 @@ class SymbolIndex:
         sym = SymbolReading(symbol_id, variable, variable, (), "index", "index", f"bound by {reduction.op}", None,
                             None, None, None)
         entry = to_jsonable(sym)
-        entry.update(equation=equation.id, equation_number=equation.number, bound=reduction_head(reduction))
+        entry.update(equation=equation.id, equation_number=equation.number, bound=reduction_head(reduction),
+                     status="bound")
         self._by_id[symbol_id] = len(self.entries)
         self.entries.append(entry)
         return self._by_id[symbol_id]
 
     def index_of(self, symbol_id: str) -> int | None:
         return self._by_id.get(symbol_id)
+
+
+def symbol_status(entry: Mapping[str, Any]) -> str:
+    """How the page marks a symbol: defined (a quote), bound, undefined (the reading says the paper never
+    defines it), conventional (standard notation), equation (defined by another equation of the paper),
+    here (the quantity this equation defines), or unquoted (no defining sentence found)."""
+    if entry.get("bound"):
+        return "bound"
+    if entry.get("definition"):
+        return "defined"
+    if entry.get("undefined"):
+        return "undefined"
+    if entry.get("conventional"):
+        return "conventional"
+    if entry.get("defined_by"):
+        return "equation"
+    if entry.get("role") == "defined here":
+        return "here"
+    return "unquoted"
+
+
+def defined_by_map(reading: PaperReading | None) -> dict[str, tuple[str, str | None]]:
+    """Symbol → (id, number) of the first equation that defines it (its left-hand side)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for eq in reading.equations if reading is not None else ():
+        for symbol in eq.defines:
+            found.setdefault(norm_symbol(symbol), (eq.id, eq.number))
+    return found
 
 
 Lookup = Callable[[str, "str | None"], "int | None"]
@@ -382,11 +420,10 @@ def math_html(latex: str, lookup: Lookup | None, *, display: bool = False, env: 
     tagged = plain
     if lookup is not None:
         tagged = katex_layout(wrap_symbols(body, lookup)[0], env)
-    tag = "div" if display else "span"
+    # Always a span (a display is a block by its class): a div would end the paragraph it stands in.
     cls = "pm-math pm-display-math" if display else "pm-math"
     tagged_attr = f' data-tex="{esc(tagged)}"' if tagged != plain else ""
-    return (f'<{tag} class="{cls}"{tagged_attr} data-plain="{esc(plain)}">'
-            f"{esc(latex)}</{tag}>")
+    return f'<span class="{cls}"{tagged_attr} data-plain="{esc(plain)}">{esc(latex)}</span>'
 
 
 def _plain_text(segment: str) -> str:
@@ -505,16 +542,28 @@ def _shape_html(entry: dict[str, Any]) -> str:
 
 def _definition_html(entry: dict[str, Any], lookup: Lookup | None, doc: Document | None) -> str:
     definition = entry.get("definition")
+    status = entry.get("status") or symbol_status(entry)
     if definition:
         where = _where(definition)
         return (f'<q class="pm-quote">{prose_html(definition["quote"], lookup, doc)}</q> '
                 f'<span class="pm-where">{where}</span>')
-    conventional = entry.get("conventional")
-    if conventional:
+    if status == "undefined":
+        return '<span class="pm-undef-note">not defined in the paper — do not guess</span>'
+    if status == "conventional":
         return ('<span class="pm-conventional-note">not defined in the paper; standard notation</span> '
-                f'<span class="pm-conventional">conventional meaning (not a definition): {esc(conventional)}</span>')
-    return '<span class="pm-undef-note">not defined in the paper — do not guess</span>'
+                f'<span class="pm-conventional">conventional meaning (not a definition): '
+                f'{esc(entry["conventional"])}</span>')
+    if status == "equation":
+        label = f'({entry["defined_by_number"]})' if entry.get("defined_by_number") else entry["defined_by"]
+        return (f'<span class="pm-equation-note">defined by equation '
+                f'<a href="#{esc(entry["defined_by"])}">{esc(label)}</a></span>')
+    if status == "here":
+        return '<span class="pm-here-note">what this equation defines</span>'
+    return '<span class="pm-unquoted-note">no defining sentence found in the paper</span>'
 
+
+_ROW_CLASS = {"undefined": ' class="pm-undef-row"', "conventional": ' class="pm-conventional-row"',
+              "unquoted": ' class="pm-unquoted-row"'}
 
 
 def _where(definition: Mapping[str, Any]) -> str:
@@ -538,8 +587,7 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
     for sym in reading.symbols:
         i = index.index_of(sym.id)
         entry = entries[i] if i is not None else to_jsonable(sym)
-        cls = "" if sym.definition else (' class="pm-conventional-row"' if sym.conventional
-                                         else ' class="pm-undef-row"')
+        cls = _ROW_CLASS.get(entry.get("status") or symbol_status(entry), "")
         rows.append(f'<tr{cls} id="{esc(sym.id)}"><td>{_symbol_cell(entry)}</td><td>{esc(sym.role)}</td>'
                     f'<td>{_shape_html(entry)}</td><td>{_definition_html(entry, lookup, doc)}</td></tr>')
     symbols = ('<table class="pm-table"><thead><tr><th>symbol</th><th>role</th><th>shape</th>'
@@ -686,8 +734,7 @@ def glossary_html(glossary: list[tuple[int, list[str]]], entries: list[dict[str,
     rows = []
     for i, uses in glossary:
         entry = entries[i]
-        cls = "" if entry.get("definition") else (' class="pm-conventional-row"' if entry.get("conventional")
-                                                  else ' class="pm-undef-row"')
+        cls = _ROW_CLASS.get(entry.get("status") or symbol_status(entry), "")
         links = ", ".join(f'<a href="#{esc(u)}">{esc(_eq_label(u, doc))}</a>' for u in uses)
         rows.append(f'<tr{cls} data-search="{esc(entry["latex"] + " " + _quote_of(entry))}">'
                     f"<td>{math_html(entry['latex'], None)}</td><td>{esc(entry.get('role'))}</td>"
@@ -831,7 +878,7 @@ def render_page(doc: Document, reading: PaperReading | None = None,
     """The reader page for `doc`. `reading` gives hover definitions and panels (None: text and math only);
     `panels` gives each equation's optional shape/number/code parts by equation id."""
     panels = panels or {}
-    index = SymbolIndex()
+    index = SymbolIndex(defined_by_map(reading))
     readings = {r.id: r for r in reading.equations} if reading is not None else {}
     body: list[str] = []
     # Equations first, so prose can point at the readings of the symbols they define.

@@ -79,6 +79,10 @@
     return node;
   }
 
+  var STATUS_LABEL = { bound: " (bound variable)", undefined: " (not defined in the paper)",
+    conventional: " (standard notation, not defined in the paper)", equation: " (defined by another equation)",
+    here: " (defined by this equation)", unquoted: " (no defining sentence found)" };
+
   function shapeText(entry) {
     if (entry.shape === null || entry.shape === undefined) return null;
     if (entry.shape.length === 0) return "scalar";
@@ -128,14 +132,23 @@
       link.href = "#" + (entry.definition.paragraph || entry.equation);
       where.appendChild(link);
       body.appendChild(where);
+    } else if (entry.status === "undefined") {
+      body.appendChild(el("div", "pm-tt-undef", "Not defined in the paper \u2014 do not guess."));
+    } else if (entry.status === "conventional") {
+      body.appendChild(el("div", "pm-tt-conv", "Not defined in the paper; standard notation."));
+      body.appendChild(el("div", "pm-tt-conventional", "Conventional meaning (not a definition): " +
+        entry.conventional));
+    } else if (entry.status === "equation") {
+      var by = el("div", "pm-tt-by", "Defined by equation ");
+      var byLink = el("a", "pm-tt-link", entry.defined_by_number ? "(" + entry.defined_by_number + ")"
+        : entry.defined_by);
+      byLink.href = "#" + entry.defined_by;
+      by.appendChild(byLink);
+      body.appendChild(by);
+    } else if (entry.status === "here") {
+      body.appendChild(el("div", "pm-tt-here", "What this equation defines (its left-hand side)."));
     } else {
-      if (entry.conventional) {
-        body.appendChild(el("div", "pm-tt-conv", "Not defined in the paper; standard notation."));
-        body.appendChild(el("div", "pm-tt-conventional", "Conventional meaning (not a definition): " +
-          entry.conventional));
-      } else {
-        body.appendChild(el("div", "pm-tt-undef", "Not defined in the paper \u2014 do not guess."));
-      }
+      body.appendChild(el("div", "pm-tt-unquoted", "No defining sentence found in the paper."));
     }
     if (entry.shape_cue) body.appendChild(el("div", "pm-tt-cue", "shape from: " + entry.shape_cue));
     if (entry.equation) {
@@ -306,12 +319,10 @@
       var entry = SYMBOLS[Number(node.dataset.pm)];
       if (!entry) return;
       node.classList.add("pm-sym");
-      if (entry.bound) node.classList.add("pm-bound");
-      else if (!entry.definition) node.classList.add(entry.conventional ? "pm-conv" : "pm-undef");
+      node.classList.add("pm-" + (entry.status || "defined"));
       node.tabIndex = 0;
       node.setAttribute("role", "button");
-      node.setAttribute("aria-label", (entry.latex || "symbol") + (entry.bound ? " (bound variable)"
-        : entry.definition ? "" : " (not defined in the paper)"));
+      node.setAttribute("aria-label", (entry.latex || "symbol") + (STATUS_LABEL[entry.status] || ""));
     });
   }
 
