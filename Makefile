@@ -15,8 +15,15 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+EXAMPLE := examples/attention-note
+
 demo: $(STAMP)
-	$(BIN)/papermath skim examples/attention-note
+	$(BIN)/papermath skim $(EXAMPLE)
+	$(BIN)/papermath read $(EXAMPLE) --eq 2
+	$(BIN)/papermath shapes $(EXAMPLE) --eq 1
+	$(BIN)/papermath numbers $(EXAMPLE) --eq 1 --set 'Q=[[1,0]]' --set 'K=[[1,0],[0,1],[1,1]]' \
+	    --set 'V=[[10,0],[0,10],[5,5]]' --extreme
+	$(BIN)/papermath code $(EXAMPLE) --eq 1
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
