@@ -18,10 +18,11 @@ from typing import Any, Mapping, Optional
 from ..errors import MathParseError, PapermathError
 from ..math import ast as A
 from ..math import parse, to_latex
-from ..evaluate.lower import normalize_dim, symbol_key
+from ..evaluate.lower import ENTRY, normalize_dim, symbol_key
 from ..evaluate.ops import FUNCTION_NAMES, OPS
 
 Shape = tuple[str, ...]
+
 
 CONVENTIONAL_SHAPES: dict[str, Shape] = {"Q": ("n", "d_{k}"), "K": ("m", "d_{k}"), "V": ("m", "d_{v}")}
 """Guide 000's attention shapes, used only for a bare formula with Q, K and V and nothing declared (and said so)."""
@@ -159,6 +160,8 @@ class _Infer:
             return self.defined[key]
         if key in self.bound or key in ("e", "\\pi", "\\infty") or normalize_dim(key) in self.dimensions:
             return ()
+        if key not in self.declared and key + ENTRY in self.declared:
+            key = key + ENTRY
         if key in self.declared:
             shape = self.declared[key]
             if key not in self.leaf_steps:
@@ -198,6 +201,9 @@ class _Infer:
         whole = to_latex(node)
         if whole in self.declared or whole in self.defined or normalize_dim(whole) in self.dimensions:
             return self.leaf(whole, node)
+        if isinstance(node.base, A.Symbol) and symbol_key(node.base) + ENTRY in self.declared \
+                and symbol_key(node.base) not in self.declared:
+            return self.leaf(symbol_key(node.base), node)  # declared per entry: the indices name the entry
         base = self.shape(node.base) if not isinstance(node.base, A.Symbol) else self.leaf(symbol_key(node.base), node)
         if base is None:
             return None
@@ -502,7 +508,7 @@ def infer_shapes(formula: str | A.Node, declared_shapes: Mapping[str, Shape] | N
     result: Optional[Shape] = None
     for statement in _statements(tree):
         result = _statement(infer, statement)
-    symbols = {k: s.shape for k, s in infer.leaf_steps.items()}
+    symbols = {k.removesuffix(ENTRY): s.shape for k, s in infer.leaf_steps.items()}
     symbols.update(infer.defined)
     steps = tuple(infer.leaf_steps.values()) + tuple(infer.steps)
     return ShapeReport(to_latex(tree), steps, tuple(infer.mismatches), tuple(infer.unknown), symbols, result,
@@ -540,7 +546,7 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
     if defining:
         key = symbol_key(target.func) if isinstance(target, A.Apply) else (
             symbol_key(target) if isinstance(target, (A.Symbol, A.Indexed)) else None)
-        declared = infer.declared.get(key) if key else None
+        declared = (infer.declared.get(key) or infer.declared.get(key + ENTRY)) if key else None
         if declared is None and isinstance(target, A.Indexed) and to_latex(target) in infer.declared:
             declared = infer.declared[to_latex(target)]
         if key is not None and declared is None and not isinstance(target, A.Apply):
@@ -566,6 +572,21 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
 
 
 _READ_CACHE: dict[int, Any] = {}
+
+
+def _declared_with_index(key: str, cue: Optional[str]) -> bool:
+    """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per index."""
+    if not cue or "\\in" not in cue:
+        return False
+    before = cue.strip("$ ").split("\\in")[0]
+    for part in before.split(","):
+        try:
+            node = parse(part.strip()).tree
+        except (MathParseError, PapermathError):
+            continue
+        if isinstance(node, A.Indexed) and symbol_key(node) == key:
+            return True
+    return False
 
 
 def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str], list[str]]:
@@ -596,6 +617,7 @@ def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict
     for symbol in reading.symbols:
         if not usable(symbol.shape) or symbol.kind in ("index", "function") or normalize_dim(symbol.symbol) in dims:
             continue
-        shapes[symbol.symbol] = tuple(symbol.shape)
-        cues[symbol.symbol] = f"from the text: {symbol.shape_cue}" if symbol.shape_cue else "from the text"
+        key = symbol.symbol + ENTRY if _declared_with_index(symbol.symbol, symbol.shape_cue) else symbol.symbol
+        shapes[key] = tuple(symbol.shape)
+        cues[key] = f"from the text: {symbol.shape_cue}" if symbol.shape_cue else "from the text"
     return shapes, cues, []

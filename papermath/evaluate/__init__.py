@@ -166,10 +166,24 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
             pass
     return Evaluation(
         latex=to_latex(tree), inputs=tuple(lowerer.inputs.values()), steps=tuple(lowerer.steps),
-        value=np.asarray(result.value), result_latex=to_latex(target) if target is not None else to_latex(tree),
+        value=np.asarray(result.value), result_latex=_result_latex(target, tree),
         function_name=function_name, params=params, notes=tuple(dict.fromkeys(notes)), checks=tuple(lowerer.checks),
         lines=tuple(lines), dim_lines=tuple((name, code[0], code[1]) for name, code in lowerer.dim_lines.items()),
         standins=tuple(lowerer.standins.items()), result_name=result_name)
+
+
+def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:
+    if target is not None:
+        return to_latex(target)
+    last = tree
+    while isinstance(last, (A.Rows, A.Sequence)):
+        items = [i for i in (last.statements if isinstance(last, A.Rows) else last.items) if not isinstance(i, A.Empty)]
+        last = items[-1] if items else last
+        if not items:
+            break
+    if isinstance(last, A.Relation) and isinstance(last.operands[0], A.Empty):
+        return to_latex(last.operands[-1])
+    return to_latex(last)
 
 
 def _signature(target: Optional[A.Node], lowerer: Lowerer) -> tuple[str, tuple[str, ...]]:

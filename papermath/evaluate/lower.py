@@ -134,7 +134,13 @@ def normalize_dim(dim: str) -> str:
         return dim
 
 
+ENTRY = "_{*}"
+"""Suffix of a declared-shapes key whose shape is each entry's (see `papermath.analysis.shapes.ENTRY`)."""
+
+
 def _normalize_key(key: str) -> str:
+    if key.endswith(ENTRY):
+        return _normalize_key(key[:-len(ENTRY)]) + ENTRY
     try:
         from ..math import parse as _parse
         return to_latex(_parse(key).tree)
@@ -338,6 +344,11 @@ class Lowerer:
 
     def definition(self, node: A.Relation, target: A.Node) -> Low:
         operands = list(node.operands)
+        if isinstance(target, A.Empty) and len(operands) == 2:
+            # A continuation row (`&= …`): the computation without a name.
+            value = self.finish(self.lower(operands[1]), operands[1])
+            self.result_key = None
+            return value
         # The right-most operand that can be computed is the computation; the others name it or restate it.
         candidates = [i for i in range(len(operands) - 1, 0, -1)]
         error: Optional[PapermathError] = None
@@ -494,7 +505,7 @@ class Lowerer:
     def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]]) -> np.ndarray:
         """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
         shape: tuple[int, ...]
-        declared = self.declared.get(key)
+        declared = self.declared.get(key, self.declared.get(key + ENTRY))
         if sizes is not None:
             shape = tuple(sizes)
         elif declared is not None:
@@ -594,6 +605,16 @@ class Lowerer:
             known = key in self.given or key in self.inputs or key in self.targets or key in self.loops
             declared = self.declared.get(key)
             fixed = [i for i in node.indices if not self._free(i)]
+            entry = self.declared.get(key + ENTRY) if declared is None else None
+            if entry is not None:
+                # Declared one entry at a time (`\mathbf{h}_t \in \mathbb{R}^d`): indices the equation binds
+                # select an entry; the others name it.
+                if not known:
+                    sizes = [self._index_extent(i) for i in fixed] + [self.dim_size(d) for d in entry]
+                    base = self.lookup(key, node.base, sizes=sizes)
+                else:
+                    base = self.lookup(key, node.base)
+                return self.index(base, node, entry_rank=len(entry))
             if not known and not looped and (declared is None or len(declared) < len(fixed)):
                 # `d_k`, `y_w`, `x_0`, `z_{t+1/2}`: a name in its own right unless the bare letter has a value.
                 return self.lookup(whole, node)
@@ -626,9 +647,14 @@ class Lowerer:
 
     _loop_extent: dict[str, int] = {}
 
-    def index(self, base: Low, node: A.Indexed) -> Low:
+    def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None) -> Low:
         value = np.asarray(base.value)
         indices = list(node.indices)
+        if entry_rank is not None:
+            indices = [i for i in indices if not self._free(i)]
+            if len(indices) > value.ndim - entry_rank:
+                raise EvaluationError(f"{to_latex(node)}: {to_latex(node.base)} {shape_text(value)} has no axis for "
+                                      f"each of its {len(indices)} indices")
         while len(indices) > value.ndim and any(self._free(i) for i in indices):
             position = next(k for k, i in enumerate(indices) if self._free(i))
             indices.pop(position)
@@ -1425,10 +1451,14 @@ class Lowerer:
         key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
         if key and key not in self.given and key not in self.inputs and key not in self.dims:
             extent = self._extent(var, body)
+            code = self._extent_code(var, body)
+            if code is None:
+                # Nothing the index runs over has a value yet: the bound is an input like any other.
+                low = self._new_input(key, node, np.asarray(float(extent)), "chosen",
+                                      f"chosen: {var} runs over 1..{extent}")
+                return low
             name = python_name(key, self.names)
-            code = self._extent_code(var, body) or str(extent)
-            self.inputs[key] = Input(key, name, extent, "dimension",
-                                     f"{key} = {extent}, inferred from {code} (not set)")
+            self.inputs[key] = Input(key, name, extent, "dimension", f"{key} = {extent}, inferred from {code} (not set)")
             self.dims[key] = extent
             self.dim_lines[name] = (code, code)
             self.notes.append(f"{key} = {extent}: not set, inferred from the values ({code})")
