@@ -80,7 +80,8 @@ def main() -> int:
                 reasons["shapes"][reason(error)] += 1
             try:
                 ns = argparse.Namespace(set=[])
-                target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions)
+                target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions,
+                                            label=equation.id)
                 _, shapes = evaluation_inputs(ns, target)
                 ev = evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
                 counts["numbers"] += 1

@@ -137,6 +137,7 @@ class _Infer:
         self.unknown: list[str] = []
         self.bound: set[str] = set()
         self.defined: dict[str, Optional[Shape]] = {}
+        self.concat_last: dict[str, Shape] = {}
 
     def step(self, node: A.Node, shape: Optional[Shape], note: str, status: str = "ok") -> Optional[Shape]:
         self.steps.append(ShapeStep(to_latex(node), shape, note, status if shape is not None or status != "ok"
@@ -307,6 +308,11 @@ class _Infer:
         return None
 
     def s_BinOp(self, node: A.BinOp) -> Optional[Shape]:
+        if node.op in ("\\times", "\\cup", "\\cap", "\\setminus") and any(
+                dims_of_space(side) is not None or isinstance(side, (A.SetLiteral, A.SetBuilder, A.Interval))
+                for side in (node.left, node.right)):
+            self.unknown_because(f"{to_latex(node)[:40]}: a product of sets (a domain), not a value")
+            return None
         ls, rs = self.shape(node.left), self.shape(node.right)
         if node.op in ("+", "-", "\\odot", "*", "\\circ", "\\ast", "\\pm", "\\mp", "\\oslash"):
             return self.elementwise(node, node.left, ls, node.right, rs, node.op)
@@ -435,6 +441,8 @@ class _Infer:
         shapes = [self.shape(i) for i in node.items]
         if any(s is None for s in shapes):
             return None
+        if all(len(s) >= 2 and s[:-1] == shapes[0][:-1] for s in shapes):
+            self.concat_last[to_latex(node)] = shapes[0][:-1] + (" + ".join(_plain(s[-1]) for s in shapes),)
         parts = [s[0] if s else "1" for s in shapes]
         rest = {tuple(s[1:]) for s in shapes}
         if len(rest) > 1:
@@ -475,6 +483,14 @@ class _Infer:
         return None
 
 
+def _sum_matches(total: str, other: str) -> bool:
+    """`d + d` against `2 d`: the same number of equal parts."""
+    parts = [p.strip() for p in total.split("+")]
+    if len(parts) < 2 or len(set(parts)) != 1:
+        return False
+    return other.replace(" ", "") in (f"{len(parts)}{parts[0]}".replace(" ", ""), f"{parts[0]}{len(parts)}")
+
+
 def _strip(node: A.Node) -> A.Node:
     while isinstance(node, A.Group):
         node = node.body
@@ -491,8 +507,11 @@ def _statements(tree: A.Node) -> list[A.Node]:
 
 def infer_shapes(formula: str | A.Node, declared_shapes: Mapping[str, Shape] | None = None, *,
                  sources: Mapping[str, str] | None = None, functions: frozenset[str] = frozenset(),
-                 conventional: bool = True) -> ShapeReport:
-    """Symbolic shapes through a formula. `declared_shapes`: symbol key → dims (from `read` or `--shape`)."""
+                 conventional: bool = False) -> ShapeReport:
+    """Symbolic shapes through a formula. `declared_shapes`: symbol key → dims (from `read` or `--shape`).
+
+    `conventional=True` (for a bare formula, not a paper's equation) gives Q, K and V guide 000's attention
+    shapes when nothing declares them, and says so."""
     if isinstance(formula, str):
         tree = parse(formula, functions=functions).tree
     else:
@@ -563,8 +582,19 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
     else:
         shapes[0] = infer.shape(target)
     known = [(node.operands[i], s) for i, s in enumerate(shapes) if s is not None]
+    def same(a: Shape, b: Shape) -> bool:
+        return a == b or (len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))) or \
+            (len(a) == len(b) and all(_same(x, y) or _same(x.replace(" + ", " ").replace(" ", ""), y.replace(" ", ""))
+                                      or _sum_matches(x, y) for x, y in zip(a, b)))
+
     for (left, ls), (right, rs) in zip(known, known[1:]):
-        if ls != rs and not (len(ls) == len(rs) and all(_same(a, b) for a, b in zip(ls, rs))):
+        for concat, other in ((left, rs), (right, ls)):
+            alternative = infer.concat_last.get(to_latex(concat))
+            if alternative is not None and same(alternative, other):
+                infer.steps.append(ShapeStep(to_latex(concat), alternative,
+                                             "joined along the last axis (the other side's shape says so)"))
+                ls = rs = other
+        if not same(ls, rs):
             if ls == () or rs == () and node.ops[0] not in ("=", ":="):
                 continue
             infer.mismatch(node, left, ls, right, rs, node.ops[0], "the two sides differ in shape")

@@ -57,7 +57,8 @@ def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, 
     except MathParseError:
         return values, declared  # the evaluator reports the parse error with its position
     keys = {symbol_key(n) for n in A.walk(tree) if isinstance(n, A.Symbol)}
-    if {"Q", "K", "V"} <= keys and not any(k in declared for k in ("Q", "K", "V")):
+    bare = getattr(target, "label", "formula") == "formula"  # a paper's equation gets the paper's shapes only
+    if bare and {"Q", "K", "V"} <= keys and not any(k in declared for k in ("Q", "K", "V")):
         declared.update(CONVENTIONAL_SHAPES)
     return values, declared
 

@@ -118,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     target = load_target(args)
     try:
-        report = infer_shapes(target.latex, target.declared, sources=target.sources, functions=target.functions)
+        report = infer_shapes(target.latex, target.declared, sources=target.sources, functions=target.functions,
+                              conventional=target.number is None and target.label == "formula")
     except MathParseError as error:
         raise UsageError(f"{target.label}: the formula does not parse: {error.message}") from None
     if args.json:
