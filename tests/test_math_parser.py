@@ -822,3 +822,14 @@ def test_every_node_type_has_a_span_and_prints() -> None:
         assert parse(to_latex(tree_)).tree == tree_, latex
     missing = {cls.__name__ for cls in A.NODE_TYPES} - {cls.__name__ for cls in seen}
     assert missing == set()
+
+
+def test_expectation_keeps_every_sampled_pair() -> None:
+    result = parse(r"\mathbb E_{q\sim P(Q),\, \{o_i\}\sim\pi_{\theta_{old}}(O\mid q)}[r]", strict=True).tree
+    assert isinstance(result, A.Reduction) and result.op == "E"
+    assert [sexpr(s) for s in result.samples] == [
+        "(Relation q \\sim (Apply P [Q] certainty=ambiguous))",
+        "(Relation (SetLiteral [(Indexed o [i])]) \\sim (Apply \\pi{_\\theta{_old}} [O] given=[q] "
+        "certainty=conditional))"]
+    assert sexpr(result.distribution) == "(Apply P [Q] certainty=ambiguous)"
+    assert [sexpr(v) for v in result.variables] == ["q", "(Indexed o [i])"]

@@ -272,6 +272,9 @@ class Reduction(Node):
     """A condition on the variables (`\\sum_{i: c_i>0}`, `\\lim_{x\\to 0}` → x \\to 0)."""
     brackets: str = ""
     """Brackets written around the body ("[]", "()", "{}", or "")."""
+    samples: tuple[Node, ...] = ()
+    """Every `variables \\sim distribution` relation in the under-script, in order
+    (`\\mathbb E_{q\\sim P(Q),\\, o\\sim\\pi(\\cdot\\mid q)}` → two relations)."""
     span: Span = _span()
 
 

@@ -1810,8 +1810,9 @@ class Parser:
             if under is not None:
                 variables, lower, domain, distribution, condition = _analyze_under(op, under)
             upper = over
+        samples = tuple(_samples(under)) if under is not None else ()
         return A.Reduction(op, operator, under, over, body, variables, lower, upper, domain, distribution,
-                           condition, brackets, span=span)
+                           condition, brackets, samples, span=span)
 
     def _gradient(self, operator: A.Node, start: int) -> A.Node:
         sub, sup, primes = self._read_scripts()
@@ -2262,3 +2263,12 @@ def _sampling_spec(body: Optional[A.Node]) -> Optional[A.Node]:
     if len(items) == 1:
         return items[0]
     return A.Sequence(tuple(items), tuple("," for _ in items[1:]), span=(items[0].span[0], items[-1].span[1]))
+
+
+def _samples(under: A.Node):
+    """The `x \\sim p` relations of an under-script (through commas and `\\substack` rows)."""
+    if isinstance(under, A.Sequence):
+        for item in under.items:
+            yield from _samples(item)
+    elif isinstance(under, A.Relation) and "\\sim" in under.ops:
+        yield under
