@@ -714,6 +714,14 @@ class Parser:
             kind = tok.kind
             if kind in (SUB, SUP, PRIME):
                 sub, sup, primes = self._read_scripts()
+                if isinstance(atom, A.Symbol) and not primes and atom.name.startswith("\\") and \
+                        (atom.name[1:] in T.BIG_OPERATORS or atom.name[1:] in T.LIMIT_OPERATORS) and \
+                        atom.font is None and not atom.accents and atom.sub_label is None and atom.sup_label is None:
+                    # an operator that reached its limits late (`{\begin{aligned}\lim\end{aligned}}_x`)
+                    role = "bigop" if atom.name[1:] in T.BIG_OPERATORS else "limop"
+                    atom = self._make_reduction(self._op_name(atom, role), atom, sub, sup, None, "",
+                                                (start, self.last_end()))
+                    continue
                 atom = self._attach(atom, sub, sup, primes, start)
                 callable_ = True
                 continue

@@ -430,7 +430,8 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
             if i:
                 op = r.ops[i - 1]
                 note = r.notes[i - 1] if r.notes else None
-                parts.append("\\overset" + (_arg(note) if _mark(note) else "{" + _p(note) + "}") + "{" + op + "}"
+                plain_mark = _mark(note) and note.font is None  # type: ignore[union-attr]
+                parts.append("\\overset" + (_arg(note) if plain_mark else "{" + _p(note) + "}") + "{" + op + "}"
                              if note is not None else op)
             if not isinstance(operand, A.Empty):
                 parts.append(_child(operand, ADD))
