@@ -226,12 +226,20 @@ class Lowerer:
         self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
                                                                     for i in n.indices)
                                    for s in statements for n in A.walk(s))
+        self.arrays: dict[str, int] = {}
+        """Symbols some index the equation binds runs over (`g'_{j,t}` in a sum over j): key → bound axes."""
+        for statement in statements:
+            for n in A.walk(statement):
+                if isinstance(n, A.Indexed) and isinstance(n.base, A.Symbol):
+                    count = sum(1 for i in n.indices if to_latex(i) in self.bound)
+                    if count:
+                        self.arrays[symbol_key(n)] = max(self.arrays.get(symbol_key(n), 0), count)
         self.upper_bounds: dict[str, tuple[A.Node, str, A.Node]] = {}
         for statement in statements:
             for n in A.walk(statement):
                 if isinstance(n, A.Reduction) and isinstance(n.upper, (A.Symbol, A.Indexed)) and n.body is not None \
                         and len(n.variables) == 1:
-                    self.upper_bounds.setdefault(symbol_key(n.upper), (n.upper, to_latex(n.variables[0]), n.body))
+                    self.upper_bounds.setdefault(_bound_key(n.upper), (n.upper, to_latex(n.variables[0]), n.body))
         self.result: Optional[Low] = None
         self.result_key: Optional[str] = None
         self.target_node: Optional[A.Node] = None
@@ -616,6 +624,10 @@ class Lowerer:
                     base = self.lookup(key, node.base)
                 return self.index(base, node, entry_rank=len(entry))
             if not known and not looped and (declared is None or len(declared) < len(fixed)):
+                if key in self.arrays and not fixed:
+                    # `g'_{i,t}` beside `\sum_j g'_{j,t}`: an entry of the same array, every i at once.
+                    base = self.lookup(key, node.base, sizes=[3] * self.arrays[key])
+                    return self.index(base, node)
                 # `d_k`, `y_w`, `x_0`, `z_{t+1/2}`: a name in its own right unless the bare letter has a value.
                 return self.lookup(whole, node)
             sizes = None
@@ -1285,6 +1297,7 @@ class Lowerer:
             name = python_name(var + "_loop", self.names)
         # What the variable runs over.
         items: list[Any]
+        upper_code = None
         over = False
         iter_np = iter_torch = ""
         offset = 1
@@ -1313,6 +1326,7 @@ class Lowerer:
                     raise EvaluationError(f"{latex}: the upper limit {to_latex(node.upper)} is not a finite number")
                 stop = int(float(np.asarray(upper.value)))
                 up_np = upper.np if not upper.np.endswith(".0") else str(stop)
+                upper_code = upper.np
             else:
                 stop = self._extent(var, body) + start - 1
                 up_np = str(stop)
@@ -1410,8 +1424,11 @@ class Lowerer:
             raise EvaluationError(f"{latex}: {combine} is not evaluated")
         if stack.ndim == 1 and 1 < count <= 8 and combine in ("sum", "prod", "logsumexp"):
             note += " [" + ", ".join(_num(float(v), 3) for v in stack) + "]"
+        # Only a range that is the whole axis may become an axis operation: a bound given as a parameter
+        # (N_r) could differ from the array's length on other inputs.
+        whole_axis = node.upper is None or upper_code in self.dim_lines
         vector = self._vectorized(node, var, body, items, stack, over) \
-            if combine in _VECTOR_CODE and values and node.condition is None else None
+            if combine in _VECTOR_CODE and values and node.condition is None and whole_axis else None
         if vector is not None:
             npc, tc = (template.format(vector.np if i == 0 else vector.torch)
                        for i, template in enumerate(_VECTOR_CODE[combine]))
@@ -1448,7 +1465,7 @@ class Lowerer:
         return vector
 
     def _upper(self, node: A.Node, var: str, body: A.Node) -> Low:
-        key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
+        key = _bound_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
         if key and key not in self.given and key not in self.inputs and key not in self.dims:
             extent = self._extent(var, body)
             code = self._extent_code(var, body)
@@ -1553,6 +1570,11 @@ _COMPARE = {"=": np.equal, "<": np.less, ">": np.greater, "\\le": np.less_equal,
 _COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": "{0} <= {1}", "\\leq": "{0} <= {1}",
                  "\\ge": "{0} >= {1}", "\\geq": "{0} >= {1}", "\\neq": "{0} != {1}", "\\ne": "{0} != {1}",
                  "\\approx": "np.isclose({0}, {1}, rtol=1e-2)", "\\leqslant": "{0} <= {1}", "\\geqslant": "{0} >= {1}"}
+
+
+def _bound_key(node: A.Node) -> str:
+    """A range bound's name: `N_{r}` and `N_{s}` are two numbers, not entries of one N."""
+    return to_latex(node) if isinstance(node, A.Indexed) else symbol_key(node)
 
 
 def _is_number(text: str) -> bool:
