@@ -1,7 +1,7 @@
 """Coverage of shapes → numbers → code over every display equation of the corpus.
 
 For each equation of each paper in ../shared/corpus/papers: do its shapes infer fully (shapes from the
-paper's text via `read`), does it evaluate on chosen values, and does its generated NumPy code run and agree
+paper's text via `read`, and from what earlier equations define), does it evaluate on chosen values, and does its generated NumPy code run and agree
 with the evaluator (the check its own generated test makes; the test files of a sample are also run with
 pytest at the end). Prints the table and the main reasons for the rest. Target: ≥ 70% pass.
 
@@ -47,7 +47,7 @@ def main() -> int:
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}: skipped (it exists in CI and sessions only)")
         return 0
-    from papermath.analysis.shapes import declared_shapes_for, infer_shapes
+    from papermath.analysis.shapes import infer_shapes, shapes_in_context
     from papermath.codegen import Citation, generate
     from papermath.commands.numbers import evaluation_inputs
     from papermath.evaluate import evaluate
@@ -68,14 +68,15 @@ def main() -> int:
         counts = collections.Counter()
         for equation in doc.equations:
             counts["total"] += 1
-            declared, sources, _ = declared_shapes_for(doc, equation)
+            declared, sources, _ = shapes_in_context(doc, equation)
             try:
                 report = infer_shapes(equation.latex, declared, sources=sources, functions=functions)
+                counts["result"] += report.result is not None and not report.mismatches
                 if report.complete:
                     counts["shapes"] += 1
                 else:
                     reasons["shapes"]["mismatch" if report.mismatches else
-                                      re.sub(r"^.*?: ", "", report.unknown[0])[:60] if report.unknown else "no result"] += 1
+                                      report.unknown[0].rsplit(": ", 1)[-1][:60] if report.unknown else "no result"] += 1
             except Exception as error:
                 reasons["shapes"][reason(error)] += 1
             try:
@@ -99,16 +100,17 @@ def main() -> int:
                 reasons["code"][reason(error)] += 1
         rows.append((paper_dir.name, counts))
     total = collections.Counter()
-    print(f"{'paper':<30} {'equations':>9} {'shapes':>8} {'numbers':>8} {'code ok':>8} {'stand-in':>8}")
+    print(f"{'paper':<30} {'equations':>9} {'shapes':>8} {'result':>8} {'numbers':>8} {'code ok':>8} {'stand-in':>8}")
     for name, counts in rows:
         total.update(counts)
-        print(f"{name:<30} {counts['total']:>9} {counts['shapes']:>8} {counts['numbers']:>8} {counts['code']:>8} "
+        print(f"{name:<30} {counts['total']:>9} {counts['shapes']:>8} {counts['result']:>8} {counts['numbers']:>8} {counts['code']:>8} "
               f"{counts['standins']:>8}")
     n = max(total["total"], 1)
-    print(f"{'all':<30} {total['total']:>9} {total['shapes']:>8} {total['numbers']:>8} {total['code']:>8} "
+    print(f"{'all':<30} {total['total']:>9} {total['shapes']:>8} {total['result']:>8} {total['numbers']:>8} {total['code']:>8} "
           f"{total['standins']:>8}")
-    print(f"{'share':<30} {'':>9} {total['shapes'] / n:>8.1%} {total['numbers'] / n:>8.1%} {total['code'] / n:>8.1%} "
+    print(f"{'share':<30} {'':>9} {total['shapes'] / n:>8.1%} {total['result'] / n:>8.1%} {total['numbers'] / n:>8.1%} {total['code'] / n:>8.1%} "
           f"{total['standins'] / n:>8.1%}")
+    print("shapes: every shape known and nothing mismatched; result: the result's shape known, nothing mismatched")
     print("stand-in: code ok, but an undefined function (RoPE, F, r, …) was stood in by the identity / first argument")
     print(f"target: ≥ 70% code ok — {'met' if total['code'] / n >= 0.7 else 'NOT met'}"
           f"  ({time.perf_counter() - started:.1f} s)")

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from papermath.analysis.shapes import declared_shapes_for, infer_shapes, show
+from papermath.analysis.shapes import declared_shapes_for, infer_shapes, shapes_in_context, show
 from papermath.cli import main
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
@@ -128,3 +128,21 @@ def test_json_output(capsys):
     assert main(["shapes", "--latex", "W h", "--shape", "W=d_c,d", "--shape", "h=d", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["result"] == ["d_{c}"] and data["complete"] and data["mismatches"] == []
+
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_earlier_definitions_and_entry_declarations():
+    from papermath.latex import load_document
+
+    doc = load_document(CORPUS / "deepseek-v3-2412.19437")
+    shapes, _, _ = shapes_in_context(doc, doc.equation("6"))
+    assert shapes["\\mathbf{h}_{*}"] == ("d",)  # declared as h_t ∈ R^d: one entry per t
+    _, later_sources, _ = shapes_in_context(doc, doc.equation("10"))
+    assert later_sources["\\mathbf{c}^{Q}_{t}"] == "defined by equation (6)"
+    diff = load_document(CORPUS / "Diff-Transformer")
+    eq = diff.equation("1")
+    declared, cues, _ = shapes_in_context(diff, eq)
+    report = infer_shapes(eq.latex, declared, sources=cues, functions=frozenset(diff.operators))
+    assert not report.mismatches  # [K_1; K_2] = X W^K joins along the last axis

@@ -80,6 +80,8 @@ class ShapeReport:
     """Shape of the last computed expression."""
     sources: dict[str, str] = field(default_factory=dict)
     """Symbol key → where its shape came from (text, --shape, conventional, inferred)."""
+    defined: dict[str, Shape] = field(default_factory=dict)
+    """What the equation defines, as written with its indices (`\\mathbf{c}^{KV}_{t}`) → its shape."""
 
     @property
     def complete(self) -> bool:
@@ -138,6 +140,7 @@ class _Infer:
         self.bound: set[str] = set()
         self.defined: dict[str, Optional[Shape]] = {}
         self.concat_last: dict[str, Shape] = {}
+        self.exact: dict[str, Optional[Shape]] = {}
 
     def step(self, node: A.Node, shape: Optional[Shape], note: str, status: str = "ok") -> Optional[Shape]:
         self.steps.append(ShapeStep(to_latex(node), shape, note, status if shape is not None or status != "ok"
@@ -531,7 +534,8 @@ def infer_shapes(formula: str | A.Node, declared_shapes: Mapping[str, Shape] | N
     symbols.update(infer.defined)
     steps = tuple(infer.leaf_steps.values()) + tuple(infer.steps)
     return ShapeReport(to_latex(tree), steps, tuple(infer.mismatches), tuple(infer.unknown), symbols, result,
-                       {k: s.note for k, s in infer.leaf_steps.items()})
+                       {k: s.note for k, s in infer.leaf_steps.items()},
+                       {k: v for k, v in infer.exact.items() if v is not None})
 
 
 def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
@@ -568,6 +572,8 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
         declared = (infer.declared.get(key) or infer.declared.get(key + ENTRY)) if key else None
         if declared is None and isinstance(target, A.Indexed) and to_latex(target) in infer.declared:
             declared = infer.declared[to_latex(target)]
+        if key is not None and not isinstance(target, A.Apply):
+            infer.exact[to_latex(target)] = computed
         if key is not None and declared is None and not isinstance(target, A.Apply):
             infer.defined[key] = computed
             infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
@@ -651,3 +657,47 @@ def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict
         shapes[key] = tuple(symbol.shape)
         cues[key] = f"from the text: {symbol.shape_cue}" if symbol.shape_cue else "from the text"
     return shapes, cues, []
+
+
+_CONTEXT_CACHE: dict[int, tuple[Any, dict[str, tuple[dict[str, Shape], dict[str, str]]]]] = {}
+
+
+def shapes_in_context(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str], list[str]]:
+    """The text's declarations for `equation`, plus the shapes earlier equations give to what they define
+    (equation (1) defines `\\mathbf{c}^{KV}_t` as [d_c]; equation (2) uses it): (key → shape, key → cue, notes)."""
+    declared, sources, notes = declared_shapes_for(doc, equation)
+    cached = _CONTEXT_CACHE.get(id(doc))
+    if cached is None or cached[0] is not doc:
+        functions = frozenset(getattr(doc, "operators", {}))
+        before: dict[str, tuple[dict[str, Shape], dict[str, str]]] = {}
+        known: dict[str, Shape] = {}
+        known_sources: dict[str, str] = {}
+        for eq in doc.equations:
+            before[eq.id] = (dict(known), dict(known_sources))
+            text_shapes, _, _ = declared_shapes_for(doc, eq)
+            try:
+                report = infer_shapes(eq.latex, {**known, **text_shapes}, functions=functions)
+            except (PapermathError, RecursionError):
+                continue
+            where = f"equation ({eq.number})" if eq.number else eq.id
+            for key, shape in report.defined.items():
+                if usable(shape) and key not in text_shapes:
+                    known[key] = shape
+                    known_sources[key] = f"defined by {where}"
+        _CONTEXT_CACHE.clear()
+        _CONTEXT_CACHE[id(doc)] = (doc, before)
+        cached = _CONTEXT_CACHE[id(doc)]
+    earlier, earlier_sources = cached[1].get(equation.id, ({}, {}))
+    shapes = dict(earlier)
+    cues = dict(earlier_sources)
+    for key in list(shapes):
+        try:
+            plain = symbol_key(parse(key).tree)
+        except (MathParseError, PapermathError):
+            plain = key
+        if key in declared or plain in declared or plain + ENTRY in declared:
+            shapes.pop(key)
+            cues.pop(key, None)
+    shapes.update(declared)
+    cues.update(sources)
+    return shapes, cues, notes

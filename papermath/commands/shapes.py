@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_target(args: argparse.Namespace) -> Target:
-    from ..analysis.shapes import declared_shapes_for
+    from ..analysis.shapes import shapes_in_context
     from ..evaluate.values import parse_shape
 
     overrides = dict(parse_shape(text) for text in args.shape)
@@ -85,7 +85,7 @@ def load_target(args: argparse.Namespace) -> Target:
     if equation is None:
         numbers = ", ".join(e.number for e in doc.equations if e.number) or "none"
         raise UsageError(f"{args.source}: no equation {args.eq} (numbered equations: {numbers})")
-    declared, sources, notes = declared_shapes_for(doc, equation)
+    declared, sources, notes = shapes_in_context(doc, equation)
     declared.update(overrides)
     sources.update({k: "--shape" for k in overrides})
     paper = getattr(doc.paper, "title", None) or str(args.source)
