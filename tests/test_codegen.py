@@ -147,3 +147,44 @@ def test_corpus_equation_code(capsys):
     assert main(["code", str(CORPUS / "deepseek-v3-2412.19437"), "--eq", "1"]) == 0
     out = capsys.readouterr().out
     assert "DeepSeek-V3 Technical Report" in out and "equation (1)" in out and "W_DKV @ h" in out
+
+
+def corpus_equations(limit=40):
+    from papermath.analysis.shapes import shapes_in_context
+    from papermath.latex import load_document
+
+    out = []
+    for name in ("deepseek-v3-2412.19437", "DyT", "attention-1706.03762", "Diff-Transformer", "schedule_free"):
+        doc = load_document(CORPUS / name)
+        functions = frozenset(doc.operators)
+        for equation in doc.equations:
+            shapes, _, _ = shapes_in_context(doc, equation)
+            try:
+                ev = evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
+            except EvaluationError:
+                continue
+            out.append((name, equation, shapes, functions, ev))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_property_corpus_equations(data):
+    table = _CORPUS_TABLE or _CORPUS_TABLE.extend(corpus_equations()) or _CORPUS_TABLE
+    assert len(table) >= 30
+    name, equation, shapes, functions, base = data.draw(st.sampled_from(table))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    values = {i.key: rng.uniform(0.2, 2.0, size=np.shape(i.value)) for i in base.inputs if i.source == "chosen"}
+    try:
+        ev = evaluate(equation.latex, values, declared_shapes=shapes, functions=functions)
+    except EvaluationError:
+        return
+    code = generate(ev, Citation(name, None, equation.number))
+    np.testing.assert_allclose(np.asarray(run_module(code, ev), float), ev.value, rtol=1e-8, atol=1e-10, equal_nan=True)
+
+
+_CORPUS_TABLE: list = []

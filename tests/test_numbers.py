@@ -201,3 +201,18 @@ def test_golden_numbers_output(capsys):
         "taken out, exponentials never exceed 1 [1000, 1001]\n"
         "\n"
         "result: \\log {\\sum_{i} e^{z_{i}}} = 1001.313\n")
+
+
+def test_dpo_agrees_with_guide_000_torch_function():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+
+    def dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1):  # guide 000's four lines, verbatim
+        margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+        return -F.logsigmoid(margin).mean()
+
+    logs = np.random.default_rng(7).normal(-3.0, 2.0, size=(4, 16))
+    values = {"beta": 0.1, r"\pi_\theta(y_w\mid x)": np.exp(logs[0]), r"\pi_\theta(y_l\mid x)": np.exp(logs[1]),
+              r"\pi_{\mathrm{ref}}(y_w\mid x)": np.exp(logs[2]), r"\pi_{\mathrm{ref}}(y_l\mid x)": np.exp(logs[3])}
+    expected = dpo_loss(*(torch.tensor(row) for row in logs)).item()
+    np.testing.assert_allclose(evaluate(DPO, values).value, expected, rtol=1e-10)
