@@ -833,3 +833,8 @@ def test_expectation_keeps_every_sampled_pair() -> None:
         "certainty=conditional))"]
     assert sexpr(result.distribution) == "(Apply P [Q] certainty=ambiguous)"
     assert [sexpr(v) for v in result.variables] == ["q", "(Indexed o [i])"]
+
+
+def test_read_aloud_positions_before_t() -> None:
+    assert read_aloud(parse(r"p_\theta(y_t \mid x, y_{<t})").tree) == \
+        "p sub theta of y at t given x and y before t"

@@ -19,6 +19,9 @@ RELATION_WORDS = {
     "\\mid": "divides", "\\simeq": "is similar to", "\\cong": "is congruent to", "\\perp": "is orthogonal to",
 }
 
+PARTIAL_RELATIONS = {"<": "before", "\\le": "up to", ">": "after", "\\ge": "from"}
+"""A relation with nothing on its left, as in an index (`y_{<t}`), read as a position."""
+
 OP_WORDS = {"+": "plus", "-": "minus", "\\pm": "plus or minus", "\\mp": "minus or plus", "\\cdot": "times",
             "\\times": "times", "*": "times", "/": "divided by", "\\div": "divided by",
             "\\odot": "elementwise times", "\\otimes": "tensor", "\\oplus": "direct sum", "\\circ": "composed with",
@@ -77,6 +80,9 @@ def _r(node: A.Node) -> str:  # noqa: C901
     if isinstance(node, A.Opaque):
         return f"{node.macro} (unknown)"
     if isinstance(node, A.Indexed):
+        if len(node.indices) == 1 and isinstance(node.indices[0], A.Relation) and \
+                isinstance(node.indices[0].operands[0], A.Empty):
+            return f"{_r(node.base)} {_r(node.indices[0])}"  # `y_{<t}`: y before t
         return f"{_r(node.base)} at {_list(node.indices)}"
     if isinstance(node, A.Labeled):
         return f"{_r(node.base)} labelled {_r(node.label)}"
@@ -140,6 +146,8 @@ def _r(node: A.Node) -> str:  # noqa: C901
         body = f" of {_r(node.body)}" if node.body is not None else ""
         return f"the gradient{body}{wrt}"
     if isinstance(node, A.Relation):
+        if isinstance(node.operands[0], A.Empty) and len(node.ops) == 1 and node.ops[0] in PARTIAL_RELATIONS:
+            return f"{PARTIAL_RELATIONS[node.ops[0]]} {_r(node.operands[1])}"  # `y_{<t}`: y before t
         out = _r(node.operands[0])
         for op, operand in zip(node.ops, node.operands[1:]):
             out += f" {RELATION_WORDS.get(op, op)} {_r(operand)}"
