@@ -563,26 +563,17 @@ class Parser:
         return None
 
     def parse_additive(self) -> A.Node:
-        start = self.peek().start
-        left = self.parse_multiplicative()
-        while True:
-            op = self._binary_at(T.ADDITIVE)
-            if op is None:
-                break
-            optok = self.next()
-            if not self._starts_operand(self.peek()):
-                self.recoverable(f"missing operand after {optok.text}", optok.start)
-                right: A.Node = A.Empty(span=(optok.end, optok.end))
-            else:
-                right = self.parse_multiplicative()
-            left = A.BinOp(op, left, right, span=(start, self.last_end()))
-        return left
+        return self._left_associative(T.ADDITIVE, self.parse_multiplicative)
 
     def parse_multiplicative(self) -> A.Node:
+        return self._left_associative(T.MULTIPLICATIVE, self.parse_unary)
+
+    def _left_associative(self, level: int, operand) -> A.Node:
+        """One precedence level of left-associative infix operators over `operand`."""
         start = self.peek().start
-        left = self.parse_unary()
+        left = operand()
         while True:
-            op = self._binary_at(T.MULTIPLICATIVE)
+            op = self._binary_at(level)
             if op is None:
                 break
             optok = self.next()
@@ -590,7 +581,7 @@ class Parser:
                 self.recoverable(f"missing operand after {optok.text}", optok.start)
                 right: A.Node = A.Empty(span=(optok.end, optok.end))
             else:
-                right = self.parse_unary()
+                right = operand()
             if op == "/":
                 deriv = self._derivative(left, right)
                 if deriv is not None:
