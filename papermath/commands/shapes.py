@@ -93,6 +93,9 @@ def load_target(args: argparse.Namespace) -> Target:
     if getattr(doc.paper, "arxiv_id", None):
         version = doc.paper.arxiv_id + (doc.paper.version or "")
     label = f"{equation.id} ({equation.number})" + (f" §{equation.section}" if equation.section else "")
+    span = getattr(equation, "span", None)
+    if span is not None and getattr(span, "file", None):
+        label += f" {span.file}:{span.line}:{span.column}"
     return Target(equation.latex, label, paper, version, equation.number, frozenset(getattr(doc, "operators", {})),
                   declared, sources, tuple(notes))
 

@@ -151,6 +151,10 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     dims = {d for shape in lowerer.declared.values() for d in shape}
     unused = [k for k in given if k not in lowerer.inputs and k not in dims]
     notes = list(lowerer.notes)
+    scalars = [k for k in lowerer.assumed_scalars if k in lowerer.inputs and lowerer.inputs[k].source == "chosen"]
+    if scalars:
+        notes.append(f"no shape in the text or --shape for {', '.join(scalars)}: chosen as scalars "
+                     "(give --shape 'SYMBOL=DIMS' for vectors and matrices)")
     if unused:
         notes.append("not used by this equation: " + ", ".join(unused))
     # Name the result line.

@@ -191,7 +191,7 @@ _TEMP_NAMES = {"matmul": "prod", "softmax": "weights", "div": "ratio", "add": "t
                "exp": "expo", "log": "logs", "logsumexp": "lse", "sqrt": "root", "neg": "neg",
                "power": "power", "prod": "product", "max": "maximum", "min": "minimum", "argmax": "best",
                "argmin": "best", "indicator": "ind", "grad": "grad", "kl": "kl", "cases": "piecewise",
-               "concat": "stacked", "norm": "norm"}
+               "concat": "stacked", "norm": "norm", "max2": "maximum", "min2": "minimum"}
 
 
 class Lowerer:
@@ -222,6 +222,7 @@ class Lowerer:
         self.names: set[str] = set()
         self.temp_names: set[str] = set()
         self.standins: dict[str, str] = {}
+        self.assumed_scalars: list[str] = []
         self.bound = self._bound_variables()
         self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
                                                                     for i in n.indices)
@@ -526,6 +527,8 @@ class Lowerer:
             shape = (3,)
         else:
             shape = ()
+        if not shape and declared is None and not probability_like(key):
+            self.assumed_scalars.append(key)
         base = key.split("(")[0].split("_")[0].split("^")[0].strip()
         probability = base in _PROBABILITY_NAMES or "\\mid" in key
         size = int(np.prod(shape)) if shape else 1
@@ -1570,6 +1573,11 @@ _COMPARE = {"=": np.equal, "<": np.less, ">": np.greater, "\\le": np.less_equal,
 _COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": "{0} <= {1}", "\\leq": "{0} <= {1}",
                  "\\ge": "{0} >= {1}", "\\geq": "{0} >= {1}", "\\neq": "{0} != {1}", "\\ne": "{0} != {1}",
                  "\\approx": "np.isclose({0}, {1}, rtol=1e-2)", "\\leqslant": "{0} <= {1}", "\\geqslant": "{0} >= {1}"}
+
+
+def probability_like(key: str) -> bool:
+    """`p`, `q`, `\\pi_\\theta(y \\mid x)`: chosen as probabilities."""
+    return key.split("(")[0].split("_")[0].split("^")[0].strip() in _PROBABILITY_NAMES or "\\mid" in key
 
 
 def _bound_key(node: A.Node) -> str:

@@ -81,8 +81,8 @@ OPS: dict[str, Op] = {
              elementwise=False, label="KL divergence, 0 log 0 = 0"),
     "entropy": Op(_entropy, "-np.sum(xlogy({0}, {0}), axis=-1)", "-torch.sum(torch.special.xlogy({0}, {0}), -1)",
                   elementwise=False),
-    "max2": Op(np.maximum, "np.maximum({0}, {1})", "torch.maximum({0}, {1})"),
-    "min2": Op(np.minimum, "np.minimum({0}, {1})", "torch.minimum({0}, {1})"),
+    "max2": Op(np.maximum, "np.maximum({0}, {1})", "torch.maximum({0}, {1})", label="entrywise max"),
+    "min2": Op(np.minimum, "np.minimum({0}, {1})", "torch.minimum({0}, {1})", label="entrywise min"),
     "clip": Op(np.clip, "np.clip({0}, {1}, {2})", "torch.clamp({0}, {1}, {2})"),
 }
 """Operation name → Op."""
