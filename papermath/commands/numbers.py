@@ -63,6 +63,13 @@ def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, 
     return values, declared
 
 
+def conventional_used(target: Any, declared: dict) -> bool:
+    """True when guide 000's attention shapes filled in for an undeclared Q, K, V."""
+    from ..analysis.shapes import CONVENTIONAL_SHAPES
+
+    return all(declared.get(k) == v and k not in target.declared for k, v in CONVENTIONAL_SHAPES.items())
+
+
 def evaluation_json(ev: Any) -> dict:
     def value(v: Any) -> Any:
         array = np.asarray(v, dtype=float)
@@ -113,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         if args.extreme else []
     if args.json:
         out = {"equation": target.label, **evaluation_json(ev)}
+        if conventional_used(target, declared):
+            out["notes"].append("Q, K and V have guide 000's conventional attention shapes")
         if args.extreme:
             out["extremes"] = [{"factor": r.factor, "scaled": list(r.scaled), "changes": list(r.changes),
                                 **evaluation_json(r.evaluation)} for r in runs]
@@ -121,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{target.label}   {ev.latex}")
     print()
     print_evaluation(ev)
+    if conventional_used(target, declared):
+        print("note: Q, K and V have guide 000's conventional attention shapes ([n, d_k], [m, d_k], [m, d_v]); "
+              "the formula declares none (override with --shape)")
     for run_ in runs:
         print()
         print(f"extreme: {', '.join(run_.scaled) or 'nothing'} × {run_.factor:g}")

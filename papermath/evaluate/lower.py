@@ -270,7 +270,8 @@ class Lowerer:
                 if dim in self.dims and self.dims[dim] != size and dim not in self.given:
                     self.notes.append(f"{dim} is {self.dims[dim]} from one value and {size} from {key}")
                 self.dims.setdefault(dim, size)
-                self.dim_notes.setdefault(dim, f"{dim} = {size}, inferred from {key} [{', '.join(shape)}]")
+                shown = ", ".join(d.replace("_{", "_").replace("}", "") if d.count("{") == 1 else d for d in shape)
+                self.dim_notes.setdefault(dim, f"inferred from {key} [{shown}]")
 
     # --- entry point ------------------------------------------------------------------------------------
     def run(self) -> Low:
@@ -497,7 +498,7 @@ class Lowerer:
         source = self._dim_source(key)
         if source is not None:
             self.dim_lines[name] = source
-        note = self.dim_notes.get(key, f"{key} = {size}")
+        note = self.dim_notes.get(key, "dimension")
         self.inputs[key] = Input(key, name, size, "dimension", note)
         return Low(np.asarray(float(size)), name, name, key, simple=True, pyscalar=True)
 
@@ -563,7 +564,7 @@ class Lowerer:
             return int(np.asarray(self.given[dim]))
         if dim not in self.dims:
             self.dims[dim] = (2, 3)[len(self.dims) % 2]
-            self.dim_notes[dim] = f"{dim} = {self.dims[dim]} (chosen)"
+            self.dim_notes[dim] = "chosen"
         return self.dims[dim]
 
     # --- the lowering proper ---------------------------------------------------------------------------------
@@ -1478,7 +1479,7 @@ class Lowerer:
                                       f"chosen: {var} runs over 1..{extent}")
                 return low
             name = python_name(key, self.names)
-            self.inputs[key] = Input(key, name, extent, "dimension", f"{key} = {extent}, inferred from {code} (not set)")
+            self.inputs[key] = Input(key, name, extent, "dimension", f"not set: inferred from {code}")
             self.dims[key] = extent
             self.dim_lines[name] = (code, code)
             self.notes.append(f"{key} = {extent}: not set, inferred from the values ({code})")
