@@ -141,7 +141,6 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     raw = {normalize_key(k) if not k.startswith("\\") or " " in k else k: v for k, v in (values or {}).items()}
     given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree])
     declared = {k: tuple(v) for k, v in (declared_shapes or {}).items()}
-    Lowerer._loop_extent = {}
     lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dict(dim_sizes or {}))
     try:
         result = lowerer.run()

@@ -223,6 +223,7 @@ class Lowerer:
         self.temp_names: set[str] = set()
         self.standins: dict[str, str] = {}
         self.assumed_scalars: list[str] = []
+        self._loop_extent: dict[str, int] = {}
         self.bound = self._bound_variables()
         self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
                                                                     for i in n.indices)
@@ -661,7 +662,6 @@ class Lowerer:
             return self._loop_extent.get(key, 3)
         return 3
 
-    _loop_extent: dict[str, int] = {}
 
     def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None) -> Low:
         value = np.asarray(base.value)
@@ -1356,7 +1356,7 @@ class Lowerer:
         if node.condition is not None:
             pass
         values, code = [], None
-        Lowerer._loop_extent = {**Lowerer._loop_extent, var: len(items)}
+        self._loop_extent[var] = len(items)
         self.quiet += 1
         try:
             for position, item in enumerate(items):
