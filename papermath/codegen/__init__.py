@@ -117,7 +117,7 @@ def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
 def _signature(ev: Evaluation) -> str:
     params = _params(ev)
     params += [f"{name}=lambda *args: args[0]" for _, name in ev.standins]
-    return f"def {ev.function}({', '.join(params)}):" if False else f"def {ev.function_name}({', '.join(params)}):"
+    return f"def {ev.function_name}({', '.join(params)}):"
 
 
 def _imports(source: str, torch: bool) -> str:
@@ -207,7 +207,7 @@ def _test(ev: Evaluation, module: str) -> str:
         f"def test_{ev.function_name}_torch_agrees_with_numpy():",
         '    pytest.importorskip("torch")',
         f"    from {module}_torch import {ev.function_name} as torch_version",
-        f"    result = torch_version(*inputs())",
+        "    result = torch_version(*inputs())",
         f"    np.testing.assert_allclose(np.asarray(result, dtype=float), {ev.function_name}(*inputs()),"
         " rtol=1e-6, atol=1e-9)",
         "",

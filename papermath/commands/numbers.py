@@ -92,7 +92,8 @@ def print_evaluation(ev: Any, width: int = 44) -> None:
 
     print("values")
     for item in ev.inputs:
-        how = {"set": "set", "chosen": "chosen", "dimension": item.note or "dimension"}.get(item.source, item.source)
+        how = {"set": "set", "chosen": item.note or "chosen", "dimension": item.note or "dimension"}.get(
+            item.source, item.source)
         print(f"  {item.key} = {fmt(item.value)}    ({how})")
     print()
     print("steps, inside out")

@@ -20,10 +20,10 @@ import numpy as np
 from ..errors import MathParseError, UsageError
 from ..math import ast as A
 from ..math import parse, to_latex
-from .lower import EvaluationError, Input, Lowerer, Step, _Line, fmt, python_name, shape_text, symbol_key
+from .lower import EvaluationError, Input, Lowerer, Step, fmt, python_name, shape_text, symbol_key
 from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
 
-__all__ = ["evaluate", "Evaluation", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
+__all__ = ["evaluate", "Evaluation", "Assignment", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
            "symbol_key", "python_name", "parse_assignment", "parse_shape", "literal", "normalize_key",
            "resolve_keys"]
 

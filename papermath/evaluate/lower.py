@@ -14,8 +14,8 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Optional
+from dataclasses import dataclass, replace
+from typing import Any, Optional
 
 import numpy as np
 from scipy import special
@@ -316,8 +316,6 @@ class Lowerer:
         if ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets", "\\approx",
                       "\\doteq", "=:", "\\eqqcolon"):
             target = node.operands[0]
-            defining = ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets",
-                                  "\\doteq")
             if all(o in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\approx", "\\leftarrow", "\\gets")
                    for o in ops):
                 return self.definition(node, target)
@@ -483,7 +481,7 @@ class Lowerer:
         if not self.choose:
             raise EvaluationError(f"no value for {key}: give one with --set '{key}=…'")
         value = self.choose_value(key, node, rank_hint, sizes)
-        return self._new_input(key, node, value, "chosen")
+        return self._new_input(key, node, value, "chosen", self.choice_note)
 
     def _new_input(self, key: str, node: A.Node, value: Any, source: str, note: str = "") -> Low:
         name = python_name(key, self.names)
@@ -555,7 +553,8 @@ class Lowerer:
                 flat[1] = 0.0 if len(shape) == 2 else flat[1]
             value = flat.reshape(shape) if shape else np.asarray(flat[0])
             note = "chosen: small integers"
-        self._pending_note = note
+        self.choice_note = note
+
         return value
 
     def dim_size(self, dim: str) -> int:
@@ -803,7 +802,7 @@ class Lowerer:
 
     def lower_BinOp(self, node: A.BinOp) -> Low:
         op = node.op
-        if op in ("\\cup", "\\cap", "\\setminus", "\\pm", "\\mp", "\\circ" if False else "\\ast_"):
+        if op in ("\\cup", "\\cap", "\\setminus", "\\pm", "\\mp"):
             raise EvaluationError(f"the operator {op} is not evaluated")
         left = self.lower(node.left)
         if op == "/":
@@ -1412,7 +1411,6 @@ class Lowerer:
             result = np.asarray(float(kept[best]))
             pick = "max" if combine == "argmax" else "min"
             if over:
-                npc = f"{pick}(({name} {loop}), key=lambda {name}: {term_np})"
                 npc = f"{pick}([({term_np}, {name}) {loop}])[1]"
                 tc = f"{pick}([(float({code.torch}), {name}) {tloop}])[1]"
             else:

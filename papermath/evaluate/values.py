@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..math import ast as A
 from ..math import parse, to_latex
 from ..errors import MathParseError
 
