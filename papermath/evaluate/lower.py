@@ -534,6 +534,8 @@ class Lowerer:
         size = int(np.prod(shape)) if shape else 1
         if probability:
             raw = np.arange(1, size + 1, dtype=float)
+            if sum(1 for i in self.inputs.values() if i.note.startswith("chosen: probabilities")) % 2:
+                raw = raw[::-1].copy()  # a second distribution differs from the first
             flat = raw / raw.sum() if shape and "\\mid" not in key else (raw / (size + 1))
             if "\\mid" in key:
                 flat = np.linspace(0.2, 0.7, size) if size > 1 else np.array([0.4])
@@ -1006,13 +1008,20 @@ class Lowerer:
         return self.apply_op(op, args, whole)
 
     def lower_Divergence(self, node: A.Divergence) -> Low:
-        left = self.lower(node.left)
+        left = self._distribution(node.left)
         self.positive += 1
         try:
-            right = self.lower(node.right)
+            right = self._distribution(node.right)
         finally:
             self.positive -= 1
         return self.apply_op("kl", [left, right], to_latex(node), "KL divergence Σ p log(p/q), 0 log 0 = 0")
+
+    def _distribution(self, node: A.Node) -> Low:
+        """An argument of a divergence: a chosen one is a distribution over 3 outcomes."""
+        if isinstance(node, A.Symbol) and symbol_key(node) not in self.given and symbol_key(node) not in self.inputs \
+                and symbol_key(node) not in self.declared:
+            return self.lookup(symbol_key(node), node, rank_hint=1, sizes=[3])
+        return self.lower(node)
 
     def lower_Norm(self, node: A.Norm) -> Low:
         body = self.lower(node.body)
