@@ -33,6 +33,16 @@ def run_generated(code, ev) -> None:
                                rtol=1e-6, atol=1e-9)
 
 
+def _words(message: str) -> str:
+    """A message without its LaTeX, so that reasons group: 'no shape declared', 'Sequence not handled'."""
+    if ": " in message and not message.split(": ", 1)[0].endswith("handled"):
+        head, tail = message.split(": ", 1)
+        if "\\" in head or "{" in head or len(head.split()) == 1:
+            message = tail
+    message = re.sub(r"\\[A-Za-z]+|[{}_^]|\S*\d\S*", "", message)
+    return re.sub(r"\s+", " ", message).strip()[:60]
+
+
 def reason(error: BaseException) -> str:
     text = getattr(error, "message", None) or str(error).split("\n")[0]
     text = re.sub(r"\\[A-Za-z]+|[{}_^]|\S*\d\S*", "", text)
@@ -76,7 +86,7 @@ def main() -> int:
                     counts["shapes"] += 1
                 else:
                     reasons["shapes"]["mismatch" if report.mismatches else
-                                      report.unknown[0].rsplit(": ", 1)[-1][:60] if report.unknown else "no result"] += 1
+                                      _words(report.unknown[0]) if report.unknown else "no result"] += 1
             except Exception as error:
                 reasons["shapes"][reason(error)] += 1
             try:
