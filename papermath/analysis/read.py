@@ -307,6 +307,15 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
     """Dimensions the text states (`\\in \\mathbb{R}^{…}`, "shape (B, T, C)", "of dimension d") from any of the
     symbol's defining sentences; only if none does, the coarse words "scalar", "vector", "matrix"."""
     coarse: tuple[tuple[str, ...] | None, str | None] = (None, None)
+    if found and found[0][0].pattern in ("is", "where", "let"):
+        # "$n_h$ denote the number of attention heads": a count or a dimension is a number. Only the words
+        # right after this symbol count, not another symbol's description in the same clause.
+        mention, definition = found[0]
+        at = definition.quote.find(f"${mention.math}$")
+        if at >= 0:
+            m = _COUNT_OR_DIMENSION.match(definition.quote, at + len(mention.math) + 2)
+            if m:
+                return (), f'"{m.group(0).strip()}" (a number)'
     for mention, definition in found:
         tree = _parse_cached(mention.math)
         if tree is not None:
@@ -342,9 +351,16 @@ def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bo
     return use.key in keys or symbol_key(target) == use.key
 
 
+_COUNT_OR_DIMENSION = re.compile(r"\s*(?:denotes?|is|are|be|represents?)\s+the\s+(?:total\s+)?"
+                                 r"(?:numbers?\s+of|(?:[\w\-]+\s+)?(?:dimension|dimensionality|size|width|length|"
+                                 r"rank)\b)", re.I)
+
+
 def _real_space_dims(node: ast.Node) -> tuple[str, ...] | None:
     """`\\mathbb{R}^{d_c \\times d}` → ("d_c", "d"); `\\mathbb{R}` → () (a scalar)."""
     if isinstance(node, ast.Symbol) and node.font == "bb" and node.name == "R":
+        if node.sup_label is not None:  # \mathbb{R}^D read with D as a label
+            return _real_space_dims(ast.Power(ast.Symbol("R", "bb"), node.sup_label))
         return ()
     if isinstance(node, ast.Power) and isinstance(node.base, ast.Symbol) and node.base.name == "R":
         exponent = node.exponent
