@@ -204,3 +204,15 @@ def test_more_corpus_papers(paper, number, expect):
         else:
             s = sym(eq, latex)
             assert (s.role, s.shape) == want, (latex, s.role, s.shape, s.definition)
+
+
+def test_read_every_corpus_paper(corpus):
+    # Every display equation of every paper gets a reading (a formula that does not parse is a diagnostic).
+    total = 0
+    for paper in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        reading = read_document(load_document(str(paper)))
+        total += len(reading.equations)
+        for eq in reading.equations:
+            assert eq.kind in ("computation", "definition", "objective", "update rule", "constraint", "bound",
+                               "estimator", "empirical fit"), (paper.name, eq.id)
+    assert total >= 600

@@ -135,7 +135,8 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
         if meaning and red.variables:
             # The dictionary speaks of "the index i"; say which index this reduction runs over.
-            meaning = re.sub(r"\bthe index i\b", "the index " + ", ".join(to_latex(v) for v in red.variables), meaning)
+            over = "the index " + ", ".join(to_latex(v) for v in red.variables)
+            meaning = re.sub(r"\bthe index i\b", lambda _: over, meaning)
         latex = to_latex(red.operator)
         if meaning and not any(s.latex == latex for s in symbols):
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
