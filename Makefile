@@ -16,14 +16,15 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 EXAMPLE := examples/attention-note
+# Guide 000's hand-worked attention example: one query, three keys, two dimensions.
+GUIDE_000_VALUES := --set 'Q=[[1,0]]' --set 'K=[[1,0],[0,1],[1,1]]' --set 'V=[[10,0],[0,10],[5,5]]'
 
 demo: $(STAMP)
 	$(BIN)/papermath skim $(EXAMPLE)
 	$(BIN)/papermath read $(EXAMPLE) --eq 2
 	$(BIN)/papermath shapes $(EXAMPLE) --eq 1
-	$(BIN)/papermath numbers $(EXAMPLE) --eq 1 --set 'Q=[[1,0]]' --set 'K=[[1,0],[0,1],[1,1]]' \
-	    --set 'V=[[10,0],[0,10],[5,5]]' --extreme
-	$(BIN)/papermath code $(EXAMPLE) --eq 1
+	$(BIN)/papermath numbers $(EXAMPLE) --eq 1 $(GUIDE_000_VALUES) --extreme
+	$(BIN)/papermath code $(EXAMPLE) --eq 1 $(GUIDE_000_VALUES)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
