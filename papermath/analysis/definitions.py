@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import MathParseError
-from ..latex.document import Document, Paragraph
-from ..math import ast, parse, to_latex
+from ..latex.document import Document
+from ..math import ast, parse
 from .symbols import collect, merge_words, symbol_key
 
 _MATH = re.compile(r"\$\$.*?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.*?)\\\)", re.S)
@@ -376,16 +376,6 @@ def _quote_for(clause: str, sentence: str, pattern: str | None) -> str:
     if pattern in ("appositive", "noun", "parenthesis", "dimension", "ordinal", "called", "denoted") and len(quote) < 40:
         return sentence.strip()
     return quote
-
-
-@dataclass(frozen=True)
-class LinkedDefinition:
-    """A definition found for one symbol key."""
-
-    mention: Mention
-    """The mention that defines it."""
-    paragraph: Paragraph
-    """The paragraph it stands in."""
 
 
 def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:

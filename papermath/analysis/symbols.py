@@ -11,15 +11,6 @@ from dataclasses import dataclass, field, fields, replace
 
 from ..math import ast, to_latex
 
-# Names the math tables treat as functions/operators by convention (the dictionary gives their meaning).
-CONVENTIONAL_FUNCTIONS = frozenset({
-    "log", "exp", "ln", "softmax", "sigmoid", "tanh", "max", "min", "argmax", "argmin", "sin", "cos", "relu",
-    "ReLU", "GELU", "Softmax", "Sigmoid", "sg", "KL", "Var", "Cov", "det", "tr", "diag", "sign", "sup", "inf",
-    "lim", "sqrt", "abs", "Pr", "P", "Tr", "LayerNorm", "RMSNorm", "Concat", "SiLU", "Swish", "erf", "Top", "Topk",
-    "TopK", "topk", "mean", "std", "norm", "clip", "stopgrad", "exp2", "log2",
-})
-
-
 @dataclass
 class SymbolUse:
     """Everything one formula says about one symbol key (mutable while collecting)."""

@@ -680,7 +680,6 @@ class _Builder:
         kept: list[Token] = []
         j = 0
         n = len(row)
-        depth = 0
         while j < n:
             tok = row[j]
             if tok.kind == CS and tok.text in ROW_NUMBER_SUPPRESS:
@@ -1058,7 +1057,7 @@ def _detok_with_map(toks: list[Token], text: str) -> tuple[str, list[tuple[int, 
     after_word = False  # the last piece ended with a control word: a following letter needs a space
 
     def emit(piece: str, flat: int, verbatim: bool) -> None:
-        nonlocal pos, after_word
+        nonlocal pos
         if after_word and piece[:1].isalpha():
             pieces.append(" ")
             pos += 1
