@@ -41,6 +41,21 @@ def _cmd_name(text: str) -> str:
 # Pre-pass: drop layout, mark text and environments.
 # ---------------------------------------------------------------------------------------------------
 
+def _skip_arguments(tokens, j: int, count: int, single_tokens: bool) -> int:
+    """Index after an optional `[…]` and `count` brace groups (or, with `single_tokens`, single tokens)."""
+    n = len(tokens)
+    if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
+        while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
+            j += 1
+        j += 1
+    for _ in range(count):
+        if j < n and tokens[j].kind == LBRACE:
+            j = _brace_end(tokens, j) + 1
+        elif single_tokens and j < n and tokens[j].kind != EOF:
+            j += 1
+    return j
+
+
 def _brace_end(tokens: list[Token], i: int) -> int:
     """Index of the token closing the brace group opening at i (or len-1 for EOF)."""
     depth = 0
@@ -164,31 +179,15 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 i += 2
                 continue
             if name in T.LAYOUT_ARGS:
-                j = i + 1
-                if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
-                    while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
-                        j += 1
-                    j += 1
-                for _ in range(T.LAYOUT_ARGS[name]):
-                    if j < n and tokens[j].kind == LBRACE:
-                        j = _brace_end(tokens, j) + 1
-                    elif j < n and tokens[j].kind != EOF:
-                        j += 1
+                # Layout arguments may be a group or a single token (\hspace{1em}, \kern 2pt).
+                j = _skip_arguments(tokens, i + 1, T.LAYOUT_ARGS[name], single_tokens=True)
                 if name in ("kern", "mkern", "hskip", "vskip"):
                     while j < n and tokens[j].kind in (NUMBER, LETTER, PUNCT) and tokens[j].text not in "()[]|,;":
                         j += 1
                 i = j
                 continue
             if name in T.TRANSPARENT:
-                j = i + 1
-                if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
-                    while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
-                        j += 1
-                    j += 1
-                for _ in range(T.TRANSPARENT[name]):
-                    if j < n and tokens[j].kind == LBRACE:
-                        j = _brace_end(tokens, j) + 1
-                i = j
+                i = _skip_arguments(tokens, i + 1, T.TRANSPARENT[name], single_tokens=False)
                 continue
             if name in T.LAYOUT_NOARG or tok.text in ("\\ ", "\\,", "\\;", "\\:", "\\!", "\\>", "\\/", "\\@",
                                                       "\\-"):
