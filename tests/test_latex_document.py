@@ -202,3 +202,14 @@ def test_numberthis_and_tag_ref():
     assert [(e.number, e.latex) for e in doc.equations] == [
         ("1", "a"), ("2", "b &= c"), (None, "d &= e"), ("3", "f"), ("1", "a'")]
     assert doc.labels["eq:b"] == "eq:2"
+
+
+def test_footnote_paragraph_follows_the_paragraph_that_carries_its_mark():
+    doc = document_from_string(DOC % r"""First text.\footnote{Where $q$ is a query.} More text.
+
+Next paragraph.""")
+    (fn,) = doc.footnotes
+    carrier = doc.paragraph(fn.paragraph)
+    assert carrier.text == r"First text. More text." and carrier.kind == "text"
+    assert [(p.kind, p.text) for p in doc.paragraphs] == [
+        ("text", "First text. More text."), ("footnote", "Where $q$ is a query."), ("text", "Next paragraph.")]

@@ -60,7 +60,7 @@ def test_attention_equation_1_includes_footnote():
     assert "We suspect that for large values of $d_k$" in prompt.text
     assert "Footnote 4: To illustrate why the dot products get large" in prompt.text  # as printed (guide 002: "footnote 4")
     # the paragraph defining d_k, the one before the display (Q, K, V), the one after (the hedge)
-    assert prompt.paragraphs == ("p:15", "p:16", "p:18") and prompt.equation == "eq:1"
+    assert prompt.paragraphs == ("p:15", "p:16", "p:17") and prompt.equation == "eq:1"
 
 
 def test_pinned_version_with_an_arxiv_id(note):

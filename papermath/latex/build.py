@@ -149,6 +149,7 @@ class _Builder:
     _current_section_id: str | None = None
     _current_numbered: str | None = None
     _pending_eq_before: list[int] = field(default_factory=list)
+    _deferred_footnotes: list = field(default_factory=list)
     _group: int = 0
     _unnumbered: int = 0
     _in_document: bool = False
@@ -164,6 +165,13 @@ class _Builder:
         self.diagnostics.append(Diagnostic(severity, message, self.smap.locate(start)))
 
     def flush_paragraph(self) -> None:
+        """End the running paragraph; footnotes whose marks it carries follow it as paragraphs of their own."""
+        kind = self._para_kind
+        self._emit_paragraph()
+        if self._deferred_footnotes and kind != "footnote":
+            self._flush_footnotes()
+
+    def _emit_paragraph(self) -> None:
         toks = self._para
         self._para = []
         kind = self._para_kind
@@ -459,13 +467,21 @@ class _Builder:
         self.footnotes.append(Footnote(fid, number, text, paragraph, self.span(tok.start)))
         for link in CODE_HOSTS.findall(text):
             self.links.append(link.rstrip(".}"))
-        # The footnote's own text may define symbols: record it as a footnote paragraph too.
-        saved_para, saved_kind = self._para, self._para_kind
-        self._para, self._para_kind = [], "footnote"
-        self.walk(group, 0, len(group))
-        self.flush_paragraph()
-        self._para, self._para_kind = saved_para, saved_kind
+        # The footnote's own text may define symbols: it becomes a footnote paragraph right after the
+        # paragraph that carries its mark (so the mark's paragraph keeps the id recorded above).
+        self._deferred_footnotes.append(group)
+        if not self._para:
+            self._flush_footnotes()
         return k
+
+    def _flush_footnotes(self) -> None:
+        pending, self._deferred_footnotes = self._deferred_footnotes, []
+        for group in pending:
+            saved_para, saved_kind = self._para, self._para_kind
+            self._para, self._para_kind = [], "footnote"
+            self.walk(group, 0, len(group))
+            self.flush_paragraph()
+            self._para, self._para_kind = saved_para, saved_kind
 
     def cmd_footnotemark(self, toks, i, end):
         opt, j = read_optional(toks, i + 1)
