@@ -213,3 +213,13 @@ Next paragraph.""")
     assert carrier.text == r"First text. More text." and carrier.kind == "text"
     assert [(p.kind, p.text) for p in doc.paragraphs] == [
         ("text", "First text. More text."), ("footnote", "Where $q$ is a query."), ("text", "Next paragraph.")]
+
+
+def test_references_in_headings_and_captions_resolve_after_the_whole_document():
+    doc = document_from_string(DOC % r"""\newtheorem{theorem}{Theorem}
+\section{Results} \begin{theorem}\label{thm:main} x \end{theorem}
+\begin{figure}\caption{As in Section~\ref{sec:proof}.}\end{figure}
+\appendix \section{Proof of Theorem~\ref{thm:main}} \label{sec:proof}
+\section{Missing \ref{nowhere}}""")
+    assert [s.title for s in doc.sections] == ["Results", "Proof of Theorem 1", "Missing ??"]
+    assert doc.floats[0].caption == "As in Section A."

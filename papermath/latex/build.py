@@ -15,7 +15,7 @@ from ..spans import SourceMap, Span
 from .document import (Algorithm, AlgorithmLine, Document, Equation, Float, Footnote, InlineMath,
                        PaperInfo, Paragraph, Reference, Section, Sentence)
 from .macros import group_text, read_group, read_optional
-from .plain import REF_COMMANDS, collapse, plain_text
+from .plain import REF_COMMANDS, collapse, plain_text, resolve_refs
 from .sentences import split_sentences
 from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, TEXT, Token, detokenize
 
@@ -380,7 +380,7 @@ class _Builder:
                 c.equation = 0
             if level <= c.secnumdepth:
                 number = c.section_number(level)
-        title = plain_text(title_toks, self.text)
+        title = plain_text(title_toks, self.text, mark_refs=True)
         sid = f"sec:{number}" if number else f"sec:u{len(self.sections)}"
         section = Section(sid, level, number, title, self.span(tok.start, toks[k - 1].end),
                           appendix=c.appendix)
@@ -781,7 +781,7 @@ class _Builder:
                         c.figure += 1
                         number = c.prefix_for(c.figure_within) + str(c.figure)
                     fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
-                    caption = plain_text(group, self.text)
+                    caption = plain_text(group, self.text, mark_refs=True)
                     self.floats.append(Float(fid, kind, number, caption, None, self.span(tok.start), cells))
                     last_id = len(self.floats) - 1
                     self._last_labelable = fid
@@ -849,7 +849,7 @@ class _Builder:
                 _, k = read_optional(toks, i + 1)
                 group, k2 = read_group(toks, k)
                 if group is not None:
-                    caption = plain_text(group, self.text)
+                    caption = plain_text(group, self.text, mark_refs=True)
                     i = k2
                     continue
             if tok.kind == CS and tok.text == "label":
@@ -1135,14 +1135,19 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
         target = builder.labels.get(label)
         references.append(Reference(command, label, target, builder.label_numbers.get(label) if target else None,
                                     builder.span(start)))
+    # Headings and captions may cite labels defined later ("Proof of Theorem 3"): resolve them now.
+    numbers = builder.label_numbers
+    sections = [_replace(sec, title=resolve_refs(sec.title, numbers)) for sec in builder.sections]
+    floats = [_replace(f, caption=resolve_refs(f.caption, numbers)) for f in builder.floats]
+    algorithms = [_replace(a, caption=resolve_refs(a.caption, numbers)) for a in builder.algorithms]
     intro_items = _contributions(builder)
     title = builder.title
     info = PaperInfo(title, paper.source, paper.arxiv_id, paper.version, paper.main_file, paper.format)
     seen = set()
     links = tuple(x for x in builder.links if not (x in seen or seen.add(x)))
-    return Document(info, tuple(builder.authors), builder.abstract, tuple(builder.sections),
+    return Document(info, tuple(builder.authors), builder.abstract, tuple(sections),
                     tuple(builder.paragraphs), tuple(builder.equations), tuple(builder.inline_math),
-                    tuple(builder.footnotes), tuple(builder.floats), tuple(builder.algorithms),
+                    tuple(builder.footnotes), tuple(floats), tuple(algorithms),
                     dict(builder.labels), tuple(references), dict(operators), intro_items, links,
                     tuple(builder.diagnostics), sources=dict(smap.files))
 

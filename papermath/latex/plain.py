@@ -42,16 +42,29 @@ ACCENTS = {"'", "`", "^", "\"", "~", "=", ".", "u", "v", "H", "c", "d", "b", "r"
 _SPACES = re.compile(r"\s+")
 
 
-def plain_text(tokens: list[Token], text: str, keep_math: bool = True) -> str:
-    """Readable text of a token list: formatting removed, math kept as `$…$` LaTeX (or dropped)."""
+REF_OPEN, REF_CLOSE = "\ue000", "\ue001"
+"""Brackets around a label in text whose references are resolved after the whole document is read."""
+_REF_MARK = re.compile(REF_OPEN + "(.*?)" + REF_CLOSE)
+
+
+def plain_text(tokens: list[Token], text: str, keep_math: bool = True, mark_refs: bool = False) -> str:
+    """Readable text of a token list: formatting removed, math kept as `$…$` LaTeX (or dropped).
+
+    A `\\ref` prints as "??" — or, with `mark_refs`, as its label between REF_OPEN and REF_CLOSE, for
+    `resolve_refs` once every label is known."""
     out: list[str] = []
-    _plain(list(tokens), text, keep_math, out)
+    _plain(list(tokens), text, keep_math, out, mark_refs)
     s = "".join(out)
     s = s.replace("``", "“").replace("''", "”").replace("---", "—").replace("--", "–")
     return _SPACES.sub(" ", s).strip()
 
 
-def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str]) -> None:
+def resolve_refs(text: str, numbers: dict[str, str | None]) -> str:
+    """Replace marked references with the numbers their labels got ("??" when unresolved, as LaTeX prints)."""
+    return _REF_MARK.sub(lambda m: numbers.get(m.group(1)) or "??", text)
+
+
+def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_refs: bool = False) -> None:
     i = 0
     n = len(toks)
     while i < n:
@@ -92,9 +105,12 @@ def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str]) -> Non
                 i += 1  # the accented letter follows and is kept
             elif name in REF_COMMANDS:
                 _, j = read_optional(toks, i + 1)
-                _, j = read_group(toks, j)
+                label, j = read_group(toks, j)
                 n = len(toks)
-                out.append("??")
+                if mark_refs and label is not None:
+                    out.append(REF_OPEN + "".join(t.text for t in label).strip() + REF_CLOSE)
+                else:
+                    out.append("??")
                 i = j
             elif name in DROP:
                 j = i + 1
