@@ -223,3 +223,16 @@ def test_references_in_headings_and_captions_resolve_after_the_whole_document():
 \section{Missing \ref{nowhere}}""")
     assert [s.title for s in doc.sections] == ["Results", "Proof of Theorem 1", "Missing ??"]
     assert doc.floats[0].caption == "As in Section A."
+
+
+def test_subfigure_labels_resolve_to_parent_number_and_letter():
+    doc = document_from_string(DOC % r"""\begin{figure}\caption{First.}\end{figure}
+\begin{figure}
+\begin{subfigure}{0.5\linewidth}\caption{Left.}\label{fig:left}\end{subfigure}
+\begin{subfigure}{0.5\linewidth}\caption{Right.}\label{fig:right}\end{subfigure}
+\caption{Both.}\label{fig:both}
+\end{figure}
+See \ref{fig:left}, \ref{fig:right} and \ref{fig:both}.""")
+    assert [(r.label, r.target, r.number) for r in doc.references] == [
+        ("fig:left", "fig:2", "2a"), ("fig:right", "fig:2", "2b"), ("fig:both", "fig:2", "2")]
+    assert [(f.number, f.caption) for f in doc.floats] == [("1", "First."), ("2", "Both.")]

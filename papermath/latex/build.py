@@ -755,8 +755,24 @@ class _Builder:
         i = j
         subdepth = 0
         last_id = None
+        sub_count = 0
+        sub_label: tuple[str, str] | None = None  # (parent id, "3a") for a label inside a subfigure/subtable
         while i < close:
             tok = toks[i]
+            if tok.kind == CS and tok.text == "caption" and subdepth > 0:
+                # A subfigure's caption: LaTeX prints (a), (b), … and \ref gives the parent's number + letter.
+                sub_count += 1
+                parent = (c.prefix_for(c.table_within if kind == "table" else c.figure_within)
+                          + str((c.table if kind == "table" else c.figure) + 1))
+                sub_label = (f"{'tab' if kind == 'table' else 'fig'}:{parent}", f"{parent}{ALPHA[(sub_count - 1) % 26]}")
+            elif tok.kind == CS and tok.text == "label" and subdepth > 0 and sub_label is not None:
+                group, k = read_group(toks, i + 1)
+                if group is not None:
+                    label = group_text(group)
+                    self.labels.setdefault(label, sub_label[0])
+                    self.label_numbers.setdefault(label, sub_label[1])
+                    i = k
+                    continue
             if tok.kind == CS and tok.text == "begin":
                 name, _ = _read_env_name(toks, i + 1)
                 if name in SUBFLOAT_ENVS:
