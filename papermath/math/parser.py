@@ -41,6 +41,18 @@ def _cmd_name(text: str) -> str:
 # Pre-pass: drop layout, mark text and environments.
 # ---------------------------------------------------------------------------------------------------
 
+def _opens_group(tok) -> bool:
+    """A brace, `(`, `[`, `\\{`, `\\langle` or an invisible `\\left.`: something that nests."""
+    return tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
+        (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN))
+
+
+def _closes_group(tok) -> bool:
+    """The closing counterpart of `_opens_group`."""
+    return tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
+        (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE))
+
+
 def _skip_arguments(tokens, j: int, count: int, single_tokens: bool) -> int:
     """Index after an optional `[…]` and `count` brace groups (or, with `single_tokens`, single tokens)."""
     n = len(tokens)
@@ -745,11 +757,9 @@ class Parser:
             tok = toks[i]
             if tok.kind == EOF:
                 return False
-            if tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
-                    (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN)):
+            if _opens_group(tok):
                 depth += 1
-            elif tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
-                    (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE)):
+            elif _closes_group(tok):
                 depth -= 1
                 if depth <= 0:
                     return False
@@ -768,11 +778,9 @@ class Parser:
             tok = toks[i]
             if tok.kind == EOF:
                 return False
-            if tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
-                    (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN)):
+            if _opens_group(tok):
                 depth += 1
-            elif tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
-                    (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE)):
+            elif _closes_group(tok):
                 depth -= 1
                 if depth < 0:
                     return False
