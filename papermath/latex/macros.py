@@ -42,8 +42,6 @@ NEWCOMMAND_LIKE = {"newcommand": "define", "renewcommand": "redefine", "providec
                    "DeclareRobustCommand": "define", "newrobustcmd": "define", "renewrobustcmd": "redefine"}
 DEF_LIKE = {"def", "gdef", "edef", "xdef"}
 OPERATOR_DECL = {"DeclareMathOperator"}
-NEWENVIRONMENT_LIKE = {"newenvironment", "renewenvironment"}
-DEF_PREFIXES = {"global", "long", "protected", "outer"}
 # Commands the later stages rely on: a paper's redefinition of these (for spacing or styling) is ignored.
 PROTECTED = frozenset({
     "begin", "end", "part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph",
@@ -62,7 +60,6 @@ class MacroTable:
     macros: dict[str, Macro] = field(default_factory=dict)
     operators: dict[str, str] = field(default_factory=dict)
     """`\\DeclareMathOperator` names: command → printed operator text."""
-    environments: dict[str, tuple[int, tuple[Token, ...], tuple[Token, ...]]] = field(default_factory=dict)
 
 
 def _skip_space(tokens: list[Token], i: int) -> int:
