@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from papermath.analysis.definitions import link_definitions
+from papermath.analysis.definitions import link_definitions, link_spans
 from papermath.analysis.read import read_document
 from papermath.cli import main
 from papermath.latex import document_from_string, load_document
@@ -107,6 +107,32 @@ def test_link_definitions_on_a_bare_paragraph():
     links = link_definitions(r"where $s_{i,t}$ is the token-to-expert affinity; $\mathbf{e}_i$ is the centroid "
                              r"vector of the $i$-th routed expert; and $K_r$ denotes the number of activated experts.")
     assert [(k, p) for k, p, _ in links] == [("s", "where"), (r"\mathbf{e}", "where"), ("K_{r}", "where")]
+
+
+# (paragraph, [(symbol, description, pattern)]): what the span linker quotes for each symbol, and what it refuses.
+SPAN_LINKS = [
+    (r"We use the query matrix $Q$ and a bias term $b_i$.", [("Q", "the query matrix", "appositive"),
+                                                              ("b_i", "a bias term", "appositive")]),
+    (r"Let $f$ be an increasing function.", [("f", "an increasing function", "let")]),
+    # A repeated mention is not a second definition: the first one is linked, once.
+    (r"The functions $F$ and $S$ are universal. Every problem is solvable with the same functions $F$.",
+     [("F", "The functions", "appositive"), ("S", "The functions", "appositive")]),
+    # The word before the formula must be able to head a noun phrase.
+    (r"The agent observes $x$ and moves.", []),
+    (r"It holds for the interval between $a$ and $b$.", []),
+    (r"One may use large $\alpha$ here.", []),
+    (r"Since $B$ is positive definite, the claim follows.", []),
+    (r"We then pick the unit vector joining $y$ to $z$.", []),
+    (r"Fit the detuning $\delta$ to the data.", [(r"\delta", "the detuning", "appositive")]),
+    # A description never cuts a formula in half or quotes bare LaTeX.
+    (r"Note that \ldchi(\LL)=4 since $K_{4,4}$ is not linkless.", []),
+]
+
+
+@pytest.mark.parametrize("text, expected", SPAN_LINKS)
+def test_link_spans_table(text, expected):
+    found = [(text[s[0]:s[1]], text[d[0]:d[1]], pattern) for s, d, pattern in link_spans(text)]
+    assert found == expected
 
 
 def test_read_example_paper_cli(capsys):

@@ -238,6 +238,13 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
             before, after = clause[:m.start()], clause[m.end():]
             pattern, strength = _classify(before, after, latex, where_state)
             description = _description(clause, m.start(), m.end(), pattern) if pattern else None
+            if pattern in ("is", "where", "let") and description is not None and \
+                    _is_predicate_adjective(clause[description[0]:description[1]]):
+                # "$S$ is universal" describes, not defines; "the functions $F$ and $S$" may still name it.
+                pattern, strength = _classify(before, after, latex, where_state, skip=("is", "where", "let"))
+                description = _description(clause, m.start(), m.end(), pattern) if pattern else None
+            if description is not None and not _is_clean_description(clause[description[0]:description[1]]):
+                description = None
             if description is not None:
                 description = (a + description[0], a + description[1])
             found.append(FormulaInProse(latex, a + m.start(inner), a + m.end(inner), pattern, strength, (a, b),
@@ -280,9 +287,54 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
 
 
 _DETERMINERS = frozenset("the a an each our its their this these those all every some any".split())
+# Words that end a noun phrase when walking back from a formula: function words and the verbs that take a
+# formula as their object ("we write $H_n$", "the agent observes $x$", "since $B$ is").
 _PHRASE_STOP = frozenset("""is are was were be been we they it he she introduce introduces add adds use uses into
     onto to of in on for by with from as at over under via than then and or but also which that where when while
-    if so thus hence let denote denotes define defines call called named given""".split())
+    if so thus hence let denote denotes define defines call called named given
+    between about around along above below across among through within without after before beyond near per
+    towards toward upon versus vs wrt since because whenever although though unless until whereas both either
+    neither nor therefore only even just there such say write writes exists exist exceeds exceed satisfies
+    satisfy satisfying contains contain choose chooses chose pick picks take takes took get gets reach reaches
+    remove removes observe observes play plays earn earns equals equal consider considers suppose estimate
+    estimates obtain obtains compute computes replace replaces have has had can may must will would should
+    could do does did not no""".split())
+# A formula named by an adjective or a quantifier is described, not defined: "large $\\alpha$", "many $H$".
+_NOT_A_HEAD = frozenset("""large small larger smaller positive negative optimal good bad arbitrary different same
+    many few several various other another new old possible fixed given finite infinite non-empty nonempty
+    distinct certain particular generic general specific item form case cm mm nm ms ns hz ghz mhz khz mt""".split())
+# Words ending in -ing that are nouns, not participles ("the detuning $\\delta$", "an embedding $e$").
+_ING_NOUNS = frozenset("""detuning spacing clustering embedding embeddings padding encoding encodings setting
+    settings mapping mappings string strings ring rings learning training coupling couplings binding ranking
+    rankings pairing pairings matching matchings labeling labelling ordering orderings rating ratings
+    thing things weighting smoothing scaling""".split())
+
+
+def _is_noun_head(word: str) -> bool:
+    """Whether the last word before a formula can head the noun phrase that names it."""
+    word = word.lower()
+    if word in _NOT_A_HEAD or word in _PHRASE_STOP:
+        return False
+    if word.endswith("ing") and word not in _ING_NOUNS:
+        return False
+    return not any(ch.isdigit() for ch in word)
+
+
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]")
+
+
+def _is_clean_description(text: str) -> bool:
+    """A description quotes prose: it never cuts a formula in half, carries no bare LaTeX command outside
+    math."""
+    if text.count("$") % 2:
+        return False
+    return _LATEX_COMMAND.search(_MATH.sub("", text)) is None
+
+
+def _is_predicate_adjective(description: str) -> bool:
+    """A one-word predicate without a determiner ("finite", "isomorphic", "universal") is a property."""
+    words = re.findall(r"[A-Za-z][\w\-]*", description)
+    return len(words) == 1 and "$" not in description
 
 
 def _noun_phrase_before(before: str) -> tuple[int, int] | None:
@@ -302,6 +354,8 @@ def _noun_phrase_before(before: str) -> tuple[int, int] | None:
             break
         chosen.append(w)
     if not chosen or (len(chosen) == 1 and chosen[0].group().lower() in _DETERMINERS):
+        return None
+    if not _is_noun_head(chosen[0].group()):
         return None
     return chosen[-1].start(), chosen[0].end()
 
@@ -327,7 +381,8 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
     return mentions
 
 
-def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[str | None, int]:
+def _classify(before: str, after: str, latex: str, where_state: bool,
+              skip: tuple[str, ...] = ()) -> tuple[str | None, int]:
     # Patterns look at most a few words each way; bounding the text keeps every regex linear.
     if len(before) > 160:
         before = "\u2026" + before[-160:]
@@ -343,7 +398,7 @@ def _classify(before: str, after: str, latex: str, where_state: bool) -> tuple[s
             return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3
         return (None, 0)
     for name, strength, before_re, after_re in PATTERNS:
-        if name == "ordinal":
+        if name == "ordinal" or name in skip:
             continue
         if before_re is not None and not before_re.search(before):
             continue
@@ -382,10 +437,12 @@ def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
     """Symbol → description links in raw paragraph text: [((symbol start, end), (description start, end), pattern)].
 
     Offsets index `text` itself (no normalisation), which is what span-level benchmarks need. A formula
-    that names several symbols (`$W^Q, W^K \\in \\mathbb{R}^{d}$`) gives one link per symbol.
+    that names several symbols (`$W^Q, W^K \\in \\mathbb{R}^{d}$`) gives one link per symbol. A symbol is
+    linked where the paragraph first describes it: a later "the functions $F$" repeats, it does not define.
     """
     from ..latex.sentences import split_sentences
     links = []
+    linked: set[str] = set()
     for a, b in split_sentences(text):
         sentence = text[a:b]
         for f in classify_sentence(sentence):
@@ -401,6 +458,10 @@ def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
                 if len(subjects) > 1:
                     spans = [(base + n.span[0], base + n.span[1]) for n in subjects if n.span[1] > n.span[0]]
             for span in spans:
+                written = re.sub(r"\s+|[{}]", "", text[span[0]:span[1]])
+                if written in linked:
+                    continue
+                linked.add(written)
                 links.append((span, description, f.pattern))
     return links
 
