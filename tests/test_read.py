@@ -242,3 +242,11 @@ def test_read_every_corpus_paper(corpus):
             assert eq.kind in ("computation", "definition", "objective", "update rule", "constraint", "bound",
                                "estimator", "empirical fit"), (paper.name, eq.id)
     assert total >= 600
+
+
+def test_link_spans_min_strength_trades_bare_nouns_for_precision():
+    text = r"We sample with probability $p$ and use the query matrix $Q$."
+    every = [(text[s[0]:s[1]], pattern) for s, _, pattern in link_spans(text)]
+    assert every == [("p", "noun"), ("Q", "appositive")]
+    assert [(text[s[0]:s[1]], pattern) for s, _, pattern in link_spans(text, min_strength=2)] == [("Q", "appositive")]
+    assert link_spans(text, min_strength=3) == []

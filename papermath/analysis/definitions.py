@@ -433,12 +433,14 @@ def _quote_for(clause: str, sentence: str, pattern: str | None) -> str:
     return quote
 
 
-def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+def link_spans(text: str, min_strength: int = 1) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
     """Symbol → description links in raw paragraph text: [((symbol start, end), (description start, end), pattern)].
 
     Offsets index `text` itself (no normalisation), which is what span-level benchmarks need. A formula
     that names several symbols (`$W^Q, W^K \\in \\mathbb{R}^{d}$`) gives one link per symbol. A symbol is
     linked where the paragraph first describes it: a later "the functions $F$" repeats, it does not define.
+    `min_strength` trades recall for precision: 2 leaves out bare nouns ("time $t$"), 3 keeps only the
+    explicit forms ("where", "let", "is", "denoted").
     """
     from ..latex.sentences import split_sentences
     links = []
@@ -446,7 +448,7 @@ def link_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
     for a, b in split_sentences(text):
         sentence = text[a:b]
         for f in classify_sentence(sentence):
-            if f.pattern in (None, "ordinal") or f.description is None:
+            if f.pattern in (None, "ordinal") or f.description is None or f.strength < min_strength:
                 continue
             raw = sentence[f.start:f.end]
             base = a + f.start + (len(raw) - len(raw.lstrip()))
