@@ -38,7 +38,11 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
                                  r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
                                  re.I), re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|"
-                                                   r"that\b|which\b|at\b|is\b|are\b|via\b|by\b|on\b)", re.I)),
+                                                   r"that\b|which\b|at\b|is\b|are\b|via\b|by\b|on\b|can\b|could\b|"
+                                                   r"will\b|would\b|should\b|must\b|may\b|might\b|such\b|over\b|"
+                                                   r"into\b|between\b|using\b|given\b|if\b|was\b|were\b|has\b|have\b|"
+                                                   r"or\b|within\b|after\b|than\b|satisf|correspond|denot|represent|"
+                                                   r"takes?\b|belongs?\b|depends?\b|does\b|do\b|\()", re.I)),
     ("appositive", 2, re.compile(r"\b(?:matri(?:x|ces)|vectors?|scalars?|tensors?|sets?|functions?|parameters?|"
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
