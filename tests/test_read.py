@@ -124,6 +124,10 @@ SPAN_LINKS = [
     (r"Since $B$ is positive definite, the claim follows.", []),
     (r"We then pick the unit vector joining $y$ to $z$.", []),
     (r"Fit the detuning $\delta$ to the data.", [(r"\delta", "the detuning", "appositive")]),
+    # A notation table: the symbols alone in the first cell, their meaning in words in a later one.
+    (r"\midrule $\rho$ & electron density \\ $\Phi_I$ , $\Phi_K$ & & electronic states \\ Name & $x$ \\",
+     [(r"\rho", "electron density", "table"), (r"\Phi_I", "electronic states", "table"),
+      (r"\Phi_K", "electronic states", "table")]),
     # A description never cuts a formula in half or quotes bare LaTeX.
     (r"Note that \ldchi(\LL)=4 since $K_{4,4}$ is not linkless.", []),
 ]
@@ -250,3 +254,56 @@ def test_link_spans_min_strength_trades_bare_nouns_for_precision():
     assert every == [("p", "noun"), ("Q", "appositive")]
     assert [(text[s[0]:s[1]], pattern) for s, _, pattern in link_spans(text, min_strength=2)] == [("Q", "appositive")]
     assert link_spans(text, min_strength=3) == []
+
+
+NOTATION_PAPER = r"""
+\section{Method}
+We map the input to the output.
+\begin{equation} y = W x + b \end{equation}
+\appendix
+\section{Notation}
+\begin{table}[h]
+\caption{Notation used in the paper.}
+\begin{tabular}{lll}
+\toprule
+Symbol & & Meaning \\
+\midrule
+$x$ & $\in \mathbb{R}^{n}$ & Input features. \\
+$W$ & & Learnable weight matrix. \\
+$n$ & & Number of input features. \\
+\bottomrule
+\end{tabular}
+\end{table}
+"""
+
+
+def test_notation_table_rows_define_symbols():
+    doc = document_from_string(DOC % NOTATION_PAPER)
+    eq = read_document(doc, ["1"]).equations[0]
+    x, w = sym(eq, "x"), sym(eq, "W")
+    assert (x.definition.quote, x.definition.section, x.definition.line) == \
+        (r"$x$ & $\in \mathbb{R}^{n}$ & Input features.", "A", 15)
+    assert x.shape == ("n",)
+    assert (w.definition.quote, w.role, w.definition.line) == ("$W$ & & Learnable weight matrix.", "trained weight", 16)
+    assert eq.undefined == ("b",)  # the table says nothing of b, so b stays undefined
+    n_eq = read_document(document_from_string(DOC % NOTATION_PAPER.replace("y = W x + b", "m = n + 1")),
+                         ["1"]).equations[0]
+    assert sym(n_eq, "n").shape == ()  # "Number of input features." is a number
+
+
+def test_a_notation_table_quote_is_found_by_check():
+    from papermath.check.text import paper_text_from_document
+    text = paper_text_from_document(document_from_string(DOC % NOTATION_PAPER))
+    match = text.find("$W$ & & Learnable weight matrix.")
+    assert (match.found, match.section) == (True, "A")
+
+
+def test_notation_table_of_a_real_paper():
+    doc = load_document(str(corpus_paper("GMFlow")))
+    reading = read_document(doc)
+    found = {s.latex: s for eq in reading.equations for s in eq.symbols
+             if s.definition is not None and " & " in s.definition.quote}
+    assert found["D"].definition.quote == "$D$ & & Data dimension."
+    assert (found["D"].role, found["D"].shape, found["D"].definition.section) == ("fixed setting", (), "E")
+    assert found[r"\mathbf{x}_{0}"].shape == ("D",)  # from the row's "$\in \mathbb{R}^D$" cell
+    assert found["k"].role == "index"

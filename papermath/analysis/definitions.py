@@ -113,7 +113,7 @@ class Mention:
     quote: str
     """The clause holding the formula (verbatim, whitespace collapsed)."""
     math: str
-    """The formula as written."""
+    """The formula as written (a notation-table row adds its `\\in …` cell: `x, x_0 \\in \\mathbb{R}^D`)."""
     paragraph_index: int
     """Index of the paragraph in the document."""
     sentence_index: int
@@ -364,8 +364,62 @@ def _noun_phrase_before(before: str) -> tuple[int, int] | None:
     return chosen[-1].start(), chosen[0].end()
 
 
+_SYMBOL_CELL = re.compile(r"\s*\$[^$]+\$(?:\s*(?:,|and)\s*\$[^$]+\$)*\s*")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def notation_row(cells: tuple[str, ...]) -> tuple[int, int] | None:
+    """A row of a notation table ("$\\alpha_t$ & & Noise schedule coefficient."): the symbols stand alone in
+    the first cell and a later cell describes them in words. Returns (symbol cell, description cell)."""
+    if len(cells) < 2 or not _SYMBOL_CELL.fullmatch(cells[0]):
+        return None
+    for k in range(len(cells) - 1, 0, -1):
+        cell = cells[k].strip()
+        if cell and not cell.startswith("$") and _PROSE_WORD.search(_MATH.sub("", cell)):
+            return 0, k
+    return None
+
+
+def row_quote(cells: tuple[str, ...]) -> str:
+    """A table row as one quote: its cells joined by " & ", whitespace collapsed."""
+    return re.sub(r"\s+", " ", " & ".join(c.strip() for c in cells)).strip()
+
+
+def row_cells(quote: str) -> tuple[str, ...]:
+    """The cells of a notation-table quote (the inverse of how the quote was joined)."""
+    return tuple(c.strip() for c in re.split(r"(?<!\\)&", quote))
+
+
+def _table_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
+    """Definitions in notation tables, anchored to the caption paragraph of their table."""
+    captions = {(p.span.file, p.span.line): i for i, p in enumerate(doc.paragraphs) if p.kind == "caption"}
+    mentions: list[Mention] = []
+    for table in doc.floats:
+        anchor = captions.get((table.span.file, table.span.line))
+        if table.kind != "table" or anchor is None:
+            continue
+        for cells in table.cells:
+            row = notation_row(cells)
+            if row is None:
+                continue
+            # A middle cell "$\\in \\mathbb{R}^D$" states the symbols' space: keep it with each symbol.
+            space = next((m.group(1).strip() for c in cells[row[0] + 1:row[1]]
+                          for m in [re.fullmatch(r"\s*\$\s*(\\in\b[^$]*)\$\s*\.?\s*", c)] if m), "")
+            for m in _MATH.finditer(cells[row[0]]):
+                symbols = (m.group(1) or m.group(2) or "").strip()
+                tree = _parse(symbols) if symbols else None
+                if tree is None:
+                    continue
+                keys, bases = _mention_keys(tree, ordinals)
+                if keys:
+                    latex = f"{symbols} {space}" if space and _parse(f"{symbols} {space}") is not None else symbols
+                    mentions.append(Mention(keys, bases, "table", 3, row_quote(cells), latex, anchor, 0))
+    return mentions
+
+
 def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
-    """Every inline formula in the paper's prose, with the definition pattern its clause matches (if any)."""
+    """Every inline formula in the paper's prose, with the definition pattern its clause matches (if any),
+    then the rows of notation tables."""
     mentions: list[Mention] = []
     for p_index, para in enumerate(doc.paragraphs):
         for s_index, sentence in enumerate(para.sentences):
@@ -382,7 +436,7 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
                 clause = text[f.clause[0]:f.clause[1]]
                 quote = _quote_for(clause, text, f.pattern)
                 mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index))
-    return mentions
+    return mentions + _table_mentions(doc, ordinals)
 
 
 def _classify(before: str, after: str, latex: str, where_state: bool,
@@ -447,8 +501,8 @@ def link_spans(text: str, min_strength: int = 1) -> list[tuple[tuple[int, int], 
     explicit forms ("where", "let", "is", "denoted").
     """
     from ..latex.sentences import split_sentences
-    links = []
-    linked: set[str] = set()
+    links = list(_table_row_links(text))
+    linked: set[str] = {re.sub(r"\s+|[{}]", "", text[span[0]:span[1]]) for span, _, _ in links}
     for a, b in split_sentences(text):
         sentence = text[a:b]
         for f in classify_sentence(sentence):
@@ -469,7 +523,42 @@ def link_spans(text: str, min_strength: int = 1) -> list[tuple[tuple[int, int], 
                     continue
                 linked.add(written)
                 links.append((span, description, f.pattern))
-    return links
+    return sorted(links)
+
+
+_ROW_BREAK = re.compile(r"\\\\(?:\[[^\]]*\])?")
+_RULE_PREFIX = re.compile(r"^\s*(?:(?:\\(?:hline|toprule|midrule|bottomrule)|\\cline\{[^}]*\}|\\cmidrule(?:\([^)]*\))?"
+                          r"\{[^}]*\})\s*)*")
+
+
+def _table_row_links(text: str):
+    """Links from notation-table rows in raw LaTeX ("$\\rho$ & electron density \\\\")."""
+    start = 0
+    for brk in list(_ROW_BREAK.finditer(text)) + [None]:
+        end = brk.start() if brk else len(text)
+        row, row_start = text[start:end], start
+        start = brk.end() if brk else len(text)
+        if "&" not in row:
+            continue
+        offset = _RULE_PREFIX.match(row).end()
+        cells, bounds, at = [], [], offset
+        for m in re.finditer(r"(?<!\\)&|$", row[offset:]):
+            cells.append(row[at:offset + m.start()])
+            bounds.append((at, offset + m.start()))
+            at = offset + m.end()
+            if m.group() == "":
+                break
+        found = notation_row(tuple(cells))
+        if found is None:
+            continue
+        d0, d1 = bounds[found[1]]
+        cell = text[row_start + d0:row_start + d1]
+        lead, trail = len(cell) - len(cell.lstrip()), len(cell.rstrip())
+        description = (row_start + d0 + lead, row_start + d0 + trail)
+        s0 = row_start + bounds[found[0]][0]
+        for m in _MATH.finditer(cells[found[0]]):
+            inner = 1 if m.group(1) is not None else 2
+            yield (s0 + m.start(inner), s0 + m.end(inner)), description, "table"
 
 
 def link_definitions(text: str) -> list[tuple[str, str, str]]:

@@ -17,7 +17,8 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, ROLE_CUES, SHAPE_TUPLE, SHAPE_WORDS)
-from .definitions import Mention, find_mentions, membership_groups, ordinal_indices
+from .definitions import (Mention, find_mentions, membership_groups, notation_row, ordinal_indices,
+                          row_cells)
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
 
@@ -276,9 +277,21 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         para = doc.paragraphs[m.paragraph_index]
         sentence = para.sentences[m.sentence_index]
         section = _section_label(doc, para.section)
-        line = doc.locate_text(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
+        line = _locate(doc, m, sentence)
         out.append((m, Definition(m.quote, section, sentence.span.file, line, m.pattern or "use", para.id)))
     return out
+
+
+def _locate(doc: Document, m: Mention, sentence) -> int:
+    """The line a quote starts on; a notation-table row is found by its description cell, which may stand
+    before or after the caption that anchors it."""
+    if m.pattern != "table":
+        return doc.locate_text(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
+    cells = row_cells(m.quote)
+    row = notation_row(cells)
+    words = cells[row[1]] if row else m.quote
+    return (doc.locate_text(words, sentence.span.file, sentence.span.start) or
+            doc.locate_text(words, sentence.span.file, 0) or sentence.span.line)
 
 
 def _paragraph_index(pid: str | None) -> int:
@@ -317,6 +330,13 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
             m = _COUNT_OR_DIMENSION.match(definition.quote, at + len(mention.math) + 2)
             if m:
                 return (), f'"{m.group(0).strip()}" (a number)'
+    if found and found[0][0].pattern == "table":
+        # "$K$ & & Number of Gaussian components." — the description cell alone says it is a number.
+        cells = row_cells(found[0][1].quote)
+        row = notation_row(cells)
+        m = _TABLE_COUNT.match(cells[row[1]]) if row else None
+        if m:
+            return (), f'"{m.group(0).strip()}" (a number)'
     for mention, definition in found:
         tree = _parse_cached(mention.math)
         if tree is not None:
@@ -355,6 +375,10 @@ def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bo
 _COUNT_OR_DIMENSION = re.compile(r"\s*(?:denotes?|is|are|be|represents?)\s+the\s+(?:total\s+)?"
                                  r"(?:numbers?\s+of|(?:[\w\-]+\s+)?(?:dimension|dimensionality|size|width|length|"
                                  r"rank)\b)", re.I)
+
+
+_TABLE_COUNT = re.compile(r"\s*(?:the\s+)?(?:total\s+)?(?:numbers?\s+of\b|(?:[\w\-]+\s+)?(?:dimension|dimensionality|"
+                          r"size|width|length|rank)\b\s*(?:\.|$|of\b))", re.I)
 
 
 def _real_space_dims(node: ast.Node) -> tuple[str, ...] | None:

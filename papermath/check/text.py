@@ -20,6 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..analysis.definitions import notation_row, row_quote
 from ..errors import PapermathError, SourceError
 
 PDF_WARNING = ("PDF text flattens subscripts, superscripts and fractions into one line: a quote with math may "
@@ -361,9 +362,14 @@ def paper_text_from_document(doc, source: list[Passage] | tuple = ()) -> PaperTe
     for fn in doc.footnotes:
         if fn.text not in known:
             passages.append(Passage(fn.text, None, fn.span.file, fn.span.line))
+    caption_sections = {(p.span.file, p.span.line): p.section for p in doc.paragraphs if p.kind == "caption"}
     for fl in doc.floats:
         if fl.caption:
             passages.append(Passage(fl.caption, None, fl.span.file, fl.span.line))
+        for cells in fl.cells:  # a notation table's row is quoted as "$D$ & & Data dimension."
+            if notation_row(cells) is not None:
+                passages.append(Passage(row_quote(cells), label(caption_sections.get((fl.span.file, fl.span.line))),
+                                        fl.span.file, fl.span.line))
     passages.extend(source)
     return PaperText(passages, kind=doc.paper.format, name=doc.paper.source, document=doc)
 
