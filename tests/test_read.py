@@ -124,6 +124,8 @@ SPAN_LINKS = [
     (r"Since $B$ is positive definite, the claim follows.", []),
     (r"We then pick the unit vector joining $y$ to $z$.", []),
     (r"Fit the detuning $\delta$ to the data.", [(r"\delta", "the detuning", "appositive")]),
+    (r"Denote by $\theta$ the parameters of the policy.", [(r"\theta", "the parameters of the policy", "denote-by")]),
+    (r"We use $h$ to denote the hidden state.", [("h", "the hidden state", "denote-by")]),
     # A notation table: the symbols alone in the first cell, their meaning in words in a later one.
     (r"\midrule $\rho$ & electron density \\ $\Phi_I$ , $\Phi_K$ & & electronic states \\ Name & $x$ \\",
      [(r"\rho", "electron density", "table"), (r"\Phi_I", "electronic states", "table"),

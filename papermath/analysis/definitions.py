@@ -29,6 +29,10 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
                               r"(?:as|by|with)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
     ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
+    # The description follows the formula: "Denote by $\\theta$ the parameters", "we use $h$ to denote the …".
+    ("denote-by", 3, re.compile(r"\b(?:denote|write|represent)\s+by\s*$", re.I),
+     re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
+    ("denote-by", 3, None, re.compile(r"^\s*to\s+(?:denote|represent|indicate|refer\s+to)\s+(?:the|a|an)\s", re.I)),
     ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
                          re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
@@ -274,6 +278,14 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
             if pattern == "in-set":  # "a threshold, $p \\in (0, 1]$": the noun before the formula
                 return _noun_phrase_before(re.sub(r",\s*$", " ", clause[:math_start]))
             return None
+        start = math_end + m.end()
+        end_m = _DESCRIPTION_END.search(clause, start)
+        end = end_m.start() if end_m else len(clause)
+        while end > start and clause[end - 1] in " ,;.":
+            end -= 1
+        return (start, end) if end > start else None
+    if pattern == "denote-by":
+        m = re.match(r"\s*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+)?", clause[math_end:], re.I)
         start = math_end + m.end()
         end_m = _DESCRIPTION_END.search(clause, start)
         end = end_m.start() if end_m else len(clause)
