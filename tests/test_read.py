@@ -126,6 +126,9 @@ SPAN_LINKS = [
     (r"Fit the detuning $\delta$ to the data.", [(r"\delta", "the detuning", "appositive")]),
     (r"Denote by $\theta$ the parameters of the policy.", [(r"\theta", "the parameters of the policy", "denote-by")]),
     (r"We use $h$ to denote the hidden state.", [("h", "the hidden state", "denote-by")]),
+    # A piece of a formula or a citation is not a symbol to define.
+    (r"The lens gives a magnification $\times 2$ in the data of Chaudry $(2017)$.", []),
+    (r"The rate falls as 1 ~ cm $^{-1}$ here.", []),
     # A notation table: the symbols alone in the first cell, their meaning in words in a later one.
     (r"\midrule $\rho$ & electron density \\ $\Phi_I$ , $\Phi_K$ & & electronic states \\ Name & $x$ \\",
      [(r"\rho", "electron density", "table"), (r"\Phi_I", "electronic states", "table"),

@@ -85,11 +85,28 @@ def _symbol_like(latex: str) -> bool:
         node = node.operands[0]
     if isinstance(node, ast.Sequence) and node.items and isinstance(node.items[-1], ast.Relation):
         return all(not isinstance(i, ast.Number) for i in node.items)
+    while isinstance(node, ast.Group):
+        node = node.body
     if isinstance(node, (ast.Number, ast.Text, ast.Empty)):
         return False
     if isinstance(node, (ast.BinOp, ast.UnaryOp)) and any(isinstance(c, ast.Number) for c in ast.children(node)):
         return False
-    return True
+    return not _dangling(node)
+
+
+_DANGLING_OPERATORS = frozenset({"\\times", "\\cdot", "\\pm", "\\mp", "+", "-", "=", "\\sim", "\\approx"})
+
+
+def _dangling(node: ast.Node) -> bool:
+    """A piece of a formula rather than a name: a bare superscript (`^{-1}`, `{}^2`), a number raised to a
+    power (`10^{-3}`), or a product that opens with an operator (`\\times 2`)."""
+    base = node
+    while isinstance(base, (ast.Power, ast.Labeled, ast.Inverse, ast.Indexed)):
+        base = base.base
+    if isinstance(base, ast.Empty) or (base is not node and isinstance(base, ast.Number)):
+        return True
+    return isinstance(node, ast.Product) and isinstance(node.factors[0], ast.Symbol) and \
+        node.factors[0].name in _DANGLING_OPERATORS
 
 
 _APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|use|used|using|apply|applies|add|"
@@ -314,7 +331,8 @@ _PHRASE_STOP = frozenset("""is are was were be been we they it he she introduce 
     satisfy satisfying contains contain choose chooses chose pick picks take takes took get gets reach reaches
     remove removes observe observes play plays earn earns equals equal consider considers suppose estimate
     estimates obtain obtains compute computes replace replaces have has had can may must will would should
-    could do does did not no""".split())
+    could do does did not no here moreover furthermore however finally additionally similarly likewise conversely
+    otherwise instead indeed namely next return""".split())
 # A formula named by an adjective or a quantifier is described, not defined: "large $\\alpha$", "many $H$".
 _NOT_A_HEAD = frozenset("""large small larger smaller positive negative optimal good bad arbitrary different same
     many few several various other another new old possible fixed given finite infinite non-empty nonempty
