@@ -1,14 +1,20 @@
 """Flattening: main file, includes, comment stripping, opaque verbatim, diagnostics, and the source map."""
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from papermath.analysis.read import read_document
 from papermath.errors import SourceError
+from papermath.latex import load_document
 from papermath.source import SourceTree, find_main_file, flatten, open_source, strip_comments
+
+# `papermath.source.flatten` is also the name of the function the package exports: fetch the module itself.
+flatten_module = importlib.import_module("papermath.source.flatten")
 
 DOC = "\\documentclass{article}\n\\begin{document}\n"
 END = "\\end{document}\n"
@@ -28,6 +34,11 @@ def write(root, files: dict[str, str | bytes]):
 def flat(tmp_path, files, main_hint=None):
     root = write(tmp_path / "paper", files)
     return flatten(SourceTree(root, str(root), None, None, main_hint))
+
+
+def package_names(result) -> list[str]:
+    """The files handed to the macro layer, in order (a package map holds exactly one file)."""
+    return [next(iter(m.files)) for m in result.package_files]
 
 
 def assert_map_is_faithful(source_map, samples: int = 300, seed: int = 0) -> None:
@@ -249,6 +260,103 @@ def test_local_packages_are_collected_not_inlined(tmp_path):
         "deps.sty": "\\def\\E{\\mathbb{E}}\n",
         "defs.tex": "\\newcommand{\\N}{\\mathbb{N}}\n",
     }
+
+
+# ----- local document classes ------------------------------------------------------------------------
+
+def cls_paper(documentclass: str, preamble: str = "") -> str:
+    return (f"\\documentclass[11pt]{{{documentclass}}}\n{preamble}\\begin{{document}}\n"
+            "\\begin{equation} y = W \\vx \\end{equation}\nwhere $\\vx$ is the input.\n" + END)
+
+
+VX = "\\newcommand{\\vx}{\\mathbf{x}}\n"
+
+# (case, files, package files in the order the macro layer reads them)
+CLASS_CASES = [
+    ("local-class", {"main.tex": cls_paper("neurips_2024"), "neurips_2024.cls": VX}, ["neurips_2024.cls"]),
+    ("class-name-case-insensitive", {"main.tex": cls_paper("NeurIPS_2024"), "neurips_2024.cls": VX},
+     ["neurips_2024.cls"]),
+    ("class-beside-main-file", {"paper/main.tex": cls_paper("mine"), "paper/mine.cls": VX}, ["paper/mine.cls"]),
+    ("loadclass", {"main.tex": cls_paper("mine"), "mine.cls": "\\LoadClass[10pt]{base}\n", "base.cls": VX},
+     ["mine.cls", "base.cls"]),
+    ("loadclass-with-options", {"main.tex": cls_paper("mine"), "mine.cls": "\\LoadClassWithOptions{base}\n",
+                                "base.cls": VX}, ["mine.cls", "base.cls"]),
+    ("class-requires-package", {"main.tex": cls_paper("mine"),
+                                "mine.cls": "\\LoadClass{article}\n\\RequirePackage{amsmath, mymacros}\n",
+                                "mymacros.sty": VX}, ["mine.cls", "mymacros.sty"]),
+    ("class-inputs-tex", {"main.tex": cls_paper("mine"), "mine.cls": "\\input{defs}\n", "defs.tex": VX},
+     ["mine.cls", "defs.tex"]),
+    ("class-before-paper-packages", {"main.tex": cls_paper("mine", "\\usepackage{late}\n"),
+                                     "mine.cls": "\\RequirePackage{early}\n", "early.sty": VX,
+                                     "late.sty": "\\providecommand{\\vx}{\\vec{x}}\n"},
+     ["mine.cls", "early.sty", "late.sty"]),
+    ("class-loop", {"main.tex": cls_paper("a"), "a.cls": "\\LoadClass{b}\n", "b.cls": "\\LoadClass{a}\n" + VX},
+     ["a.cls", "b.cls"]),
+    ("commented-loadclass", {"main.tex": cls_paper("mine"), "mine.cls": "% \\LoadClass{base}\n", "base.cls": VX},
+     ["mine.cls"]),
+    ("standard-class", {"main.tex": cls_paper("article")}, []),
+    ("missing-loaded-class", {"main.tex": cls_paper("mine"), "mine.cls": "\\LoadClass{report}\n"}, ["mine.cls"]),
+    ("class-outside-root", {"main.tex": cls_paper("../evil")}, []),
+]
+
+
+@pytest.mark.parametrize("name, files, package_files", CLASS_CASES, ids=[c[0] for c in CLASS_CASES])
+def test_local_classes_are_collected_in_loading_order(tmp_path, name, files, package_files):
+    (tmp_path / "evil.cls").write_text(VX)
+    result = flat(tmp_path, files)
+    assert package_names(result) == package_files
+    assert result.diagnostics == ()
+    assert "\\newcommand" not in result.text and "\\LoadClass" not in result.text
+
+
+# (case, files, the equation's formula once macros are expanded)
+CLASS_MACRO_CASES = [
+    ("class-defines", {"main.tex": cls_paper("neurips_2024"), "neurips_2024.cls": VX}, "y = W \\mathbf{x}"),
+    ("loaded-base-class-defines", {"main.tex": cls_paper("mine"), "mine.cls": "\\LoadClass{base}\n",
+                                   "base.cls": VX}, "y = W \\mathbf{x}"),
+    ("package-required-by-class-defines", {"main.tex": cls_paper("mine"), "mine.cls": "\\RequirePackage{mymacros}\n",
+                                           "mymacros.sty": VX}, "y = W \\mathbf{x}"),
+    ("class-loop-defines", {"main.tex": cls_paper("a"), "a.cls": "\\LoadClass{b}\n",
+                            "b.cls": "\\LoadClass{a}\n" + VX}, "y = W \\mathbf{x}"),
+    # TeX's order: the class and the packages it requires come before the paper's own packages, so the
+    # first \providecommand is the one in the package the class requires.
+    ("class-packages-before-paper-packages", {"main.tex": cls_paper("mine", "\\usepackage{late}\n"),
+                                              "mine.cls": "\\RequirePackage{early}\n",
+                                              "early.sty": "\\providecommand{\\vx}{\\mathbf{x}}\n",
+                                              "late.sty": "\\providecommand{\\vx}{\\vec{x}}\n"},
+     "y = W \\mathbf{x}"),
+    # Package mode: a class's \renewcommand or internal (@) macro does not change the paper's math.
+    ("class-renewcommand-ignored", {"main.tex": cls_paper("mine"),
+                                    "mine.cls": "\\renewcommand{\\vx}{\\vec{x}}\n\\def\\p@x{z}\n"}, "y = W \\vx"),
+    ("missing-class", {"main.tex": cls_paper("neurips_2024")}, "y = W \\vx"),
+]
+
+
+@pytest.mark.parametrize("name, files, formula", CLASS_MACRO_CASES, ids=[c[0] for c in CLASS_MACRO_CASES])
+def test_class_macros_expand_in_the_document(tmp_path, name, files, formula):
+    doc = load_document(str(write(tmp_path / "paper", files)))
+    [equation] = doc.equations
+    assert (equation.number, " ".join(equation.latex.split())) == ("1", formula)
+    assert not [d for d in doc.diagnostics if d.severity == "error"]
+
+
+def test_class_macro_reaches_the_equation_reading(tmp_path):
+    doc = load_document(str(write(tmp_path / "paper", {"main.tex": cls_paper("mine"),
+                                                       "mine.cls": "\\LoadClass{base}\n", "base.cls": VX})))
+    reading = read_document(doc, ["1"]).equations[0]
+    symbols = {s.latex for s in reading.symbols}
+    assert "\\mathbf{x}" in symbols and not any("vx" in s for s in symbols)
+
+
+def test_local_package_text_is_bounded(tmp_path, monkeypatch):
+    cls = "\\RequirePackage{big}\n" + VX
+    monkeypatch.setattr(flatten_module, "MAX_PACKAGE_CHARS", len(cls) + 10)
+    result = flat(tmp_path, {"main.tex": cls_paper("mine"), "mine.cls": cls,
+                             "big.sty": "\\newcommand{\\longmacro}{" + "x" * 40 + "}\n"})
+    assert package_names(result) == ["mine.cls"]
+    assert [str(d) for d in result.diagnostics] == [
+        f"big.sty:1:1: warning: local classes and packages exceed {len(cls) + 10} characters; "
+        "big.sty and the rest are not read for definitions"]
 
 
 # ----- the source map --------------------------------------------------------------------------------

@@ -6,6 +6,10 @@ never outside the source root, cycles refused), the `.bbl` is put in at `\\bibli
 `minted`, `\\verb`, `\\url`) is copied untouched. Problems are diagnostics with the file, line and column
 of the command that caused them; flattening itself only fails when there is nothing to read.
 
+Local classes and packages (`\\documentclass`, `\\LoadClass`, `\\usepackage`, `\\RequirePackage` naming a
+.cls or .sty shipped with the paper) and the .tex files they `\\input` are not inlined: they are collected,
+comment-stripped, for the macro layer, which only records their definitions.
+
 The scanner jumps from one interesting token to the next with a single regex, so text is copied in
 runs, never character by character.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +29,8 @@ MAX_INCLUDE_DEPTH = 32
 """Deepest chain of nested includes followed."""
 MAX_FLAT_CHARS = 64 * 1024 * 1024
 """Cap on the flattened text: repeated includes of large files stop here."""
+MAX_PACKAGE_CHARS = 16 * 1024 * 1024
+"""Cap on the text of the local classes and packages read for their definitions."""
 
 _VERBATIM_ENVS = ("verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim",
                   "lstlisting", "minted", "spverbatim", "comment")
@@ -56,8 +63,16 @@ _NOT_CONDITIONALS = frozenset({
 _IN_DEFINITION = re.compile(
     r"(?:\\(?:let|def|gdef|edef|xdef)\s*\\[a-zA-Z@]+\s*=?\s*\{?"
     r"|\\(?:newcommand|renewcommand|providecommand)\*?\s*\{?\\[a-zA-Z@]+\}?\s*(?:\[\d\])?\s*\{)\s*$")
-_PACKAGE = re.compile(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
-_PACKAGE_INPUT = re.compile(r"\\input\s*(?:\{([^{}\n]*)\}|([^\s{}\\%]+))")
+# Commands that load a class or package → the extension TeX adds to each comma-separated name they give.
+_LOADERS = {
+    "documentclass": ".cls", "LoadClass": ".cls", "LoadClassWithOptions": ".cls",
+    "usepackage": ".sty", "RequirePackage": ".sty", "RequirePackageWithOptions": ".sty",
+}
+_LOADED_EXTENSIONS = tuple(sorted(set(_LOADERS.values())))
+# A load command or an \input, in the order they appear (TeX reads the files in that order).
+_LOAD = re.compile(
+    r"\\(?P<loader>" + "|".join(_LOADERS) + r")(?![a-zA-Z@])\s*(?:\[[^\]]*\])?\s*\{(?P<names>[^{}]*)\}"
+    r"|\\input(?![a-zA-Z@])\s*(?:\{(?P<input>[^{}\n]*)\}|(?P<bare>[^\s{}\\%]+))")
 _DOCUMENTCLASS = re.compile(r"^[^%\n]*\\documentclass", re.MULTILINE)
 _BEGIN_DOCUMENT = re.compile(r"^[^%\n]*\\begin\s*\{document\}", re.MULTILINE)
 _INCLUDE_NAMES = re.compile(
@@ -80,7 +95,8 @@ class FlatSource:
     files: tuple[str, ...]
     """Files whose text was read into the flattened text, in the order they were first read."""
     package_files: tuple[SourceMap, ...]
-    """Local .sty packages and the .tex files they input, comment-stripped, for the macro layer (not inlined)."""
+    """Local .cls classes, .sty packages and the .tex files they input, in loading order, comment-stripped,
+    for the macro layer (not inlined)."""
     bbl_included: bool
     """Whether a .bbl bibliography was put into the flattened text."""
     diagnostics: tuple[Diagnostic, ...]
@@ -128,6 +144,7 @@ class _Flattener:
     bbl_file: str | None = None
     overflow: bool = False
     _all_files: frozenset[str] | None = None
+    _files_by_lower_name: dict[str, str] | None = None
     _real_root: Path | None = None
 
     # ----- files -------------------------------------------------------------------------------------
@@ -298,6 +315,14 @@ class _Flattener:
         return self._all_files
 
     @property
+    def files_by_lower_name(self) -> dict[str, str]:
+        if self._files_by_lower_name is None:
+            self._files_by_lower_name = {}
+            for rel in sorted(self.all_files):  # sorted: two names differing only in case resolve the same way
+                self._files_by_lower_name.setdefault(rel.lower(), rel)
+        return self._files_by_lower_name
+
+    @property
     def real_root(self) -> Path:
         if self._real_root is None:
             self._real_root = self.root.resolve()
@@ -312,38 +337,66 @@ class _Flattener:
 
     # ----- package files -----------------------------------------------------------------------------
     def package_maps(self, flat_text: str) -> tuple[SourceMap, ...]:
-        """Local .sty files named by \\usepackage/\\RequirePackage, and .tex files those packages \\input."""
+        """Local classes and packages the text loads, the ones they load in turn, and the .tex files they
+        \\input: each file once, depth first in loading order (a class before the packages it requires)."""
         maps: list[SourceMap] = []
         seen: set[str] = set(self.read_order)
-        queue = [flat_text]
-        while queue:
-            text = queue.pop(0)
-            names: list[str] = []
-            for match in _PACKAGE.finditer(text):
-                names += [n.strip() + ".sty" for n in match.group(1).split(",") if n.strip()]
-            for match in _PACKAGE_INPUT.finditer(text):
-                name = (match.group(1) or match.group(2) or "").strip()
-                if name and "#" not in name:
-                    names.append(name)
-            for name in names:
-                found = self.resolve(name, "", "", force_tex=False)
-                if found is None and name.endswith(".sty") and "/" not in name:
-                    # TeX on case-insensitive file systems finds EMNLP2023.sty as emnlp2023.sty.
-                    found = next((f for f in self.all_files if f.lower() == name.lower()), None)
-                if found in (None, "outside") or found in seen:
-                    continue
-                seen.add(found)
-                stripped = self.strip_file(found)
-                if stripped is not None:
-                    maps.append(stripped)
-                    queue.append(stripped.text)
+        total = 0
+        pending = [_loaded_names(flat_text)]
+        while pending:
+            name = next(pending[-1], None)
+            if name is None:
+                pending.pop()
+                continue
+            found = self.find_loaded(name)
+            if found is None or found in seen:
+                continue  # a standard class or package (article, amsmath): nothing local to read
+            seen.add(found)
+            stripped = self.strip_file(found)
+            if stripped is None:
+                continue
+            total += len(stripped.text)
+            if total > MAX_PACKAGE_CHARS:
+                self.diagnose("warning", f"local classes and packages exceed {MAX_PACKAGE_CHARS} characters; "
+                                         f"{found} and the rest are not read for definitions", found, 0)
+                break
+            maps.append(stripped)
+            pending.append(_loaded_names(stripped.text))
         return tuple(maps)
+
+    def find_loaded(self, name: str) -> str | None:
+        """The root-relative path of a local file that a load command or package \\input names, or None.
+
+        Looked up at the root, then beside the main file; a bare .cls/.sty name also case-insensitively,
+        as TeX on a case-insensitive file system finds EMNLP2023.sty as emnlp2023.sty.
+        """
+        main_dir = os.path.dirname(self.main_file)
+        found = self.resolve(name, "", main_dir, force_tex=False)
+        if found is None and "/" not in name and name.endswith(_LOADED_EXTENSIONS):
+            for base in dict.fromkeys(("", main_dir)):
+                actual = self.files_by_lower_name.get(os.path.join(base, name).lower())
+                if actual is not None:
+                    found = self.resolve(actual, "", "", force_tex=False)
+                    break
+        return None if found == "outside" else found
 
     def strip_file(self, rel: str) -> SourceMap | None:
         entry = self.load(rel)
         if entry is None:
             return None
         return _strip_events(entry.text, rel, self._scan_diagnostic(rel))
+
+
+def _loaded_names(text: str) -> Iterator[str]:
+    """The file names that `text` loads, in order: `name.cls`/`name.sty` for each loaded class or package,
+    and the names given to `\\input`. Names inside macro definitions (`#1`) are skipped."""
+    for match in _LOAD.finditer(text):
+        if match.group("loader") is not None:
+            extension = _LOADERS[match.group("loader")]
+            names = [n.strip() + extension for n in match.group("names").split(",") if n.strip()]
+        else:
+            names = [(match.group("input") or match.group("bare") or "").strip()]
+        yield from (n for n in names if n and "#" not in n)
 
 
 def _strip_events(text: str, rel: str, report) -> SourceMap:
