@@ -18,7 +18,7 @@ MULTI_FILE = [
     ("attention-1706.03762", "ms.tex", {"model_architecture.tex", "training.tex", "results.tex"}, False,
      {"nips_2017.sty"}),
     ("deepseek-v3-2412.19437", "main.tex", {"commands.tex", "content/fp8.tex", "tables/base_evaluation.tex",
-                                            "main.bbl"}, True, set()),
+                                            "main.bbl"}, True, {"deepseek.cls"}),
     ("gqa-2305.13245", "main.tex", {"custom_commands.tex", "tables/main_results.tex", "main.bbl"}, True,
      {"emnlp2023.sty"}),
     ("maskgit-2202.04200", "main.tex", {"3_method.tex", "figures/pipeline.tex", "appendix.tex", "main.bbl"}, True,
