@@ -173,6 +173,67 @@ STRUCTURES = [
 def test_structures(latex: str, expected: str) -> None:
     assert tree(latex) == expected
 
+# Norms and absolute values inside brackets and scripts: a bar pair after a factor is a norm or absolute value
+# (the base of its scripts), not a divergence, condition or `\mid` bar followed by an empty power; a lone bar
+# still separates.
+NORMS = [
+    ('\\mathbb{E}_{x,\\epsilon}\\left[ \\left\\| \\epsilon - \\epsilon_\\theta(x_t, t) \\right\\|^2 \\right]',
+     '(E (Power (Norm (- \\epsilon (Product [\\epsilon{_\\theta} (Tuple [(Indexed x [t]) t])]))) 2) variables=[x \\epsilon])'),
+    ('\\mathbb{E}\\left[ w \\left\\| x - y \\right\\|^2 \\right]', '(E (Product [w (Power (Norm (- x y)) 2)]))'),
+    ('\\mathbb{E}[\\omega(\\lambda_t)\\|\\epsilon - \\epsilon_\\theta(x_t, t)\\|_2^2]',
+     '(E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=ambiguous) (Power (Norm (- \\epsilon (Product [\\epsilon{_\\theta} (Tuple [(Indexed x [t]) t])])) order=2) 2)]))'),
+    ('[w \\|x\\|^2]', '(Group (Product [w (Power (Norm x) 2)]) open=[ close=])'),
+    ('(w ||x||^2)', '(Group (Product [w (Power (Norm x) 2)]))'),
+    ('(s |x|^2)', '(Group (Product [s (Power (Abs x) 2)]))'),
+    ('\\left( s \\left| x \\right|^2 \\right)', '(Group (Product [s (Power (Abs x) 2)]))'),
+    ('(\\|a\\| - s \\|b\\|)^2', '(Power (Group (- (Norm a) (Product [s (Norm b)]))) 2)'),
+    ('\\left\\| a \\left| b \\right| \\right\\|^2', '(Power (Norm (Product [a (Abs b)])) 2)'),
+    ('(\\sum_i |x_i|)', '(Group (sum (Abs (Indexed x [i])) variables=[i]))'),
+    ('(\\log |x|)', '(Group (Apply \\log [(Abs x)] brackets=))'),
+    # DiffusionDPO eq. 2 as the corpus stores it (macros expanded)
+    ('L_{\\text{DM}} = \\ensuremath{\\mathbb{E}}_{\\ensuremath{\\boldsymbol{x}}_0, \\ensuremath{\\boldsymbol{\\epsilon}}, t,'
+     '\\ensuremath{\\boldsymbol{x}}_t}\\left[\\omega(\\lambda_t)\\|\\ensuremath{\\boldsymbol{\\epsilon}}-'
+     '\\ensuremath{\\boldsymbol{\\epsilon}}_\\theta(\\ensuremath{\\boldsymbol{x}}_t,t)\\|_2^2\\right],',
+     "(Relation L{_'DM'} = (E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=ambiguous) "
+     "(Power (Norm (- \\epsilon{bf} (Apply \\epsilon{bf,_\\theta} [(Indexed x{bf} [t]) t] certainty=ambiguous)) "
+     "order=2) 2)]) variables=[(Indexed x{bf} [0]) \\epsilon{bf} t (Indexed x{bf} [t])]))"),
+    ('e^{-a|x|^2}', '(Power e (- (Product [a (Power (Abs x) 2)])))'),
+    ('e^{-\\frac{b}{a} || x - y || _2^2}', '(Power e (- (Product [(Frac b a) (Power (Norm (- x y) order=2) 2)])))'),
+    ('\\mathbb{R}^{|\\Omega|}', '(Power R{bb} (Abs \\Omega))'),
+    ('e^{|x| + |y|}', '(Power e (+ (Abs x) (Abs y)))'),
+    # a bar with no partner before the group ends, a comma or a relation still separates
+    ('p(x | y)', '(Apply p [x] given=[y] certainty=conditional)'),
+    ('p(x | y, |z|)', '(Apply p [x] given=[y (Abs z)] certainty=conditional)'),
+    ('p(y | x = |s|)', '(Apply p [y] given=[(Relation x = (Abs s))] certainty=conditional)'),
+    ('D(p \\| q)', '(Divergence D p q)'),
+    ('D(p || q)', '(Divergence D p q)'),
+    ('\\mathbb{E}[|X| | Y]', '(E (Apply () [(Abs X)] given=[Y] certainty=conditional brackets=[]))'),
+    ('\\{i | x_i > 0\\}', '(SetBuilder i (Relation (Indexed x [i]) > 0))'),
+    ('\\langle n | O | p \\rangle', '(Apply () [n] given=[O p] certainty=conditional)'),
+    ('p_{X|Y}', '(Indexed p [(Relation X \\mid Y)])'),
+]
+
+
+@pytest.mark.parametrize("latex, expected", NORMS)
+def test_norms_and_bars(latex: str, expected: str) -> None:
+    assert tree(latex) == expected
+
+# Every way of writing a norm, with every script, inside every bracket, first or after a factor.
+NORM_BARS = [('\\left\\|', '\\right\\|'), ('\\left\\Vert', '\\right\\Vert'), ('\\|', '\\|'), ('\\lVert', '\\rVert')]
+NORM_SCRIPTS = [('^2', '(Power (Norm (- x y)) 2)'), ('_2^2', '(Power (Norm (- x y) order=2) 2)'),
+                ('_F^{2}', '(Power (Norm (- x y) order=F) 2)')]
+NORM_BRACKETS = [('\\mathbb{E}\\left[', '\\right]', '(E {})'), ('\\mathbb{E}[', ']', '(E {})'),
+                 ('\\left(', '\\right)', '(Group {})')]
+NORM_GRID = [(f'{open_} {factor}{left} x - y {right}{script} {close}',
+              wrap.format(f'(Product [w {norm}])' if factor else norm))
+             for left, right in NORM_BARS for script, norm in NORM_SCRIPTS
+             for open_, close, wrap in NORM_BRACKETS for factor in ('', 'w ')]
+
+
+@pytest.mark.parametrize("latex, expected", NORM_GRID)
+def test_every_norm_form_is_the_base_of_its_power(latex: str, expected: str) -> None:
+    assert tree(latex) == expected
+
 # Relations and chains.
 RELATIONS = [
     ('a = b = c', '(Relation a = b = c)'),
@@ -633,6 +694,8 @@ PRINTED = [
     (r"\{x \in S : x > 0\}", r"\{x \in S \mid x > 0\}"),
     (r"\sum_i a_i \cdot b", r"\sum_{i} a_{i} \cdot b"),
     (r"{\sum_i a_i} \cdot b", r"{\sum_{i} a_{i}} \cdot b"),
+    (r"\mathbb{E}\left[ w \left\| x - y \right\|_2^2 \right]", r"\mathbb{E}[w \lVert x - y\rVert _{2}^{2}]"),
+    (r"(s |x|^2)", r"(s \lvert x\rvert ^{2})"),
 ]
 
 

@@ -41,16 +41,23 @@ def _cmd_name(text: str) -> str:
 # Pre-pass: drop layout, mark text and environments.
 # ---------------------------------------------------------------------------------------------------
 
+_ONE_SIDED_OPEN = frozenset(t for t in T.OPEN_DELIMS if t.startswith("\\") and t not in T.CLOSE_DELIMS)
+_ONE_SIDED_CLOSE = frozenset(t for t in T.CLOSE_DELIMS if t.startswith("\\") and t not in T.OPEN_DELIMS)
+_SYMMETRIC_BARS = {t: c for t, c in T.OPEN_DELIMS.items() if T.CLOSE_DELIMS.get(t) == c and c in ("|", "||")}
+"""Bars that may open or close (`|`, `\\vert`, `\\|`, `\\Vert`) → the group they delimit (`|` or `||`)."""
+
+
 def _opens_group(tok) -> bool:
-    """A brace, `(`, `[`, `\\{`, `\\langle` or an invisible `\\left.`: something that nests."""
+    """A brace, `(`, `[`, a one-sided opener (`\\{`, `\\langle`, `\\lVert`…) or an invisible `\\left.`:
+    something that nests."""
     return tok.kind == LBRACE or (tok.kind == PUNCT and tok.text in "([") or \
-        (tok.kind == CMD and tok.text in ("\\{", "\\langle", NULL_OPEN))
+        (tok.kind == CMD and (tok.text in _ONE_SIDED_OPEN or tok.text == NULL_OPEN))
 
 
 def _closes_group(tok) -> bool:
     """The closing counterpart of `_opens_group`."""
     return tok.kind == RBRACE or (tok.kind == PUNCT and tok.text in ")]") or \
-        (tok.kind == CMD and tok.text in ("\\}", "\\rangle", NULL_CLOSE))
+        (tok.kind == CMD and (tok.text in _ONE_SIDED_CLOSE or tok.text == NULL_CLOSE))
 
 
 def _skip_arguments(tokens, j: int, count: int, single_tokens: bool) -> int:
@@ -143,6 +150,12 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 if nxt is not None and nxt.kind == CMD and nxt.text in ("\\middle", "\\big"):
                     i += 1
                     continue
+                if nxt is not None and name in T.SIDED_SIZES and nxt.text in T.SIDED_BARS and \
+                        nxt.kind in (PUNCT, CMD):
+                    # `\left\|`, `\right|`: the sizing says which side the bar is on; keep that
+                    nxt = Token(CMD, T.SIDED_BARS[nxt.text][T.SIDED_SIZES[name]], nxt.start, nxt.end,
+                                nxt.space_before)
+                    tokens[i + 1] = nxt
                 if nxt is not None and name in T.SIZED_OPEN:
                     # the delimiter's span starts at \left
                     tokens[i + 1] = Token(nxt.kind, nxt.text, tok.start, nxt.end, tok.space_before)
@@ -294,10 +307,12 @@ class Parser:
         self.tokens = _prepare(source, tokenize(source))
         self.tokens.extend([self.tokens[-1]] * 8)
         self.pos = 0
-        self.bar_stop = 0          # >0 inside ( ), [ ], | |: a bar there separates, it does not open
+        # the opener of the innermost ( ), [ ], | | group ("" outside one, and in braces and scripts):
+        # a bar there closes the group or separates, unless it opens a pair of its own
+        self.bar_stop = ""
         self._pending_under: Optional[A.Node] = None
         self._pending_over: Optional[A.Node] = None
-        self.script_depth = 0      # >0 inside a sub/superscript: a bar there is a relation
+        self.script_depth = 0      # >0 inside a sub/superscript: a lone bar there is a relation (`p_{X|Y}`)
 
     # --- errors ----------------------------------------------------------------------------------
     def error(self, message: str, offset: Optional[int] = None) -> MathParseError:
@@ -448,7 +463,7 @@ class Parser:
                 if nxt.kind == PUNCT and nxt.text == "=" and not nxt.space_before:
                     return ("\\le" if text == "<" else "\\ge"), 2
                 return text, 1
-            if text == "|" and self.script_depth and not self.bar_stop:
+            if text == "|" and self.script_depth and not self.bar_stop and not self._bar_opens_pair():
                 return "\\mid", 1
             return None
         if kind == CMD:
@@ -655,7 +670,9 @@ class Parser:
             if text in "([":
                 return True
             if text == "|":
-                return not self.bar_stop and not self.script_depth
+                if self.bar_stop or self.script_depth:
+                    return self._bar_opens_pair()
+                return True
             return text in "?@\"`"
         if kind == CMD:
             text = tok.text
@@ -665,8 +682,8 @@ class Parser:
                 return False
             if text in (NULL_CLOSE, "\\not", "\\mid", "\\parallel"):
                 return False
-            if text in ("\\|", "\\Vert", "\\vert") and self.bar_stop:
-                return False
+            if text in _SYMMETRIC_BARS and self.bar_stop:
+                return self._bar_opens_pair()
             if text[1:] in T.INFIX_GENFRAC:
                 return False
             if text[1:] in T.STACK_MACROS and self._stacked_relation_at():
@@ -769,14 +786,38 @@ class Parser:
             i += 1
         return False
 
-    def _bar_pair_ahead(self) -> bool:
-        """Is the `|` here followed by another `|` before the enclosing group closes (an absolute value)?"""
+    def _bar_at(self, i: int) -> Optional[tuple[str, int]]:
+        """The bar starting at token i, if any: (`|` or `||`, how many tokens it takes)."""
+        tok = self.tokens[i]
+        if tok.kind == PUNCT and tok.text == "|":
+            nxt = self.tokens[i + 1]
+            if nxt.kind == PUNCT and nxt.text == "|" and not nxt.space_before:
+                return "||", 2
+            return "|", 1
+        if tok.kind == CMD and tok.text in _SYMMETRIC_BARS:
+            return _SYMMETRIC_BARS[tok.text], 1
+        return None
+
+    def _bar_opens_pair(self, after_factor: bool = True) -> bool:
+        """Does the bar here open a norm or an absolute value (`[a \\|u\\|^2]`, `(s |x|)`, `e^{-a|x|^2}`)? Only if
+        it does not close the group it is in, and the same bar closes it, around something, before that group
+        ends or a comma, relation or condition bar (`T.BAR_PAIR_STOPS`) says the bar separates (`p(x | y, z)`,
+        `p_{X|Y}`). After a factor, a bar in a `T.BAR_SEPARATED_GROUPS` group (a bra-ket) separates."""
+        bar = self._bar_at(self.pos)
+        if bar is None:
+            return False
+        kind, width = bar
+        if self.bar_stop == kind or (after_factor and self.bar_stop in T.BAR_SEPARATED_GROUPS):
+            return False
+        i = self.pos + width
+        after = self._bar_at(i)
+        if after is not None and after[0] == kind:
+            return False  # nothing between the bars: `x | |y|` is a condition bar before an absolute value
         depth = 0
         toks = self.tokens
-        i = self.pos + 1
         while i < len(toks):
             tok = toks[i]
-            if tok.kind == EOF:
+            if tok.kind in (EOF, NEWLINE, AMP, END):
                 return False
             if _opens_group(tok):
                 depth += 1
@@ -784,10 +825,21 @@ class Parser:
                 depth -= 1
                 if depth < 0:
                     return False
-            elif depth == 0 and tok.kind == PUNCT and tok.text == "|":
-                return True
+            elif depth == 0:
+                other = self._bar_at(i)
+                if other is not None:
+                    if other[0] == kind:
+                        return True
+                    i += other[1]  # a bar of the other kind: an absolute value inside a norm, or around it
+                    continue
+                if tok.text in T.BAR_PAIR_STOPS and tok.kind in (PUNCT, CMD):
+                    return False
             i += 1
         return False
+
+    def _bar_separates(self) -> bool:
+        """Inside a bracket group, is the token here a bar that closes the group or separates its parts?"""
+        return bool(self.bar_stop) and self._bar_at(self.pos) is not None and not self._bar_opens_pair()
 
     def _read_scripts(self) -> tuple[Optional[A.Node], Optional[A.Node], int]:
         sub: Optional[A.Node] = None
@@ -822,7 +874,7 @@ class Parser:
         if kind == LBRACE:
             self.next()
             saved = self.bar_stop
-            self.bar_stop = 0
+            self.bar_stop = ""
             self.script_depth += 1
             try:
                 node = self._group_content(tok)
@@ -847,7 +899,7 @@ class Parser:
                 canon = T.BINARY_OPS[tok.text][0] if tok.text in T.BINARY_OPS else T.RELATIONS.get(tok.text, tok.text)
                 return A.Symbol(canon, span=(tok.start, tok.end))
             saved = self.bar_stop
-            self.bar_stop = 0
+            self.bar_stop = ""
             node = self.parse_postfix_noscript()
             self.bar_stop = saved
             return node
@@ -968,7 +1020,7 @@ class Parser:
                 self.pos = save
             self.next()
             saved = self.bar_stop
-            self.bar_stop = 0
+            self.bar_stop = ""
             node = self._group_content(tok)
             self.bar_stop = saved
             return node, "plain"
@@ -1140,7 +1192,7 @@ class Parser:
             if self.at_punct("["):
                 open_tok = self.next()
                 saved = self.bar_stop
-                self.bar_stop = 1
+                self.bar_stop = "["
                 index = self.parse_sequence()
                 self.bar_stop = saved
                 if not self.at_punct("]"):
@@ -1295,7 +1347,7 @@ class Parser:
         if tok.kind == LBRACE:
             self.next()
             saved = self.bar_stop
-            self.bar_stop = 0
+            self.bar_stop = ""
             node = self._group_content(tok)
             self.bar_stop = saved
             return node
@@ -1479,7 +1531,7 @@ class Parser:
             open_ = "||"
         group = _Bracketed(open_, tok.start)
         saved = self.bar_stop
-        self.bar_stop = 1
+        self.bar_stop = open_
         target = group.items
         try:
             if self._closes(group):
@@ -1501,7 +1553,7 @@ class Parser:
                     return group
                 if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
                                                                 and nxt.text != "\\vert") or \
-                        (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_pair_ahead()):
+                        (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
                     # an empty item: `\pi(|s)`, `a,;b`
                     item = A.Empty(span=(nxt.start, nxt.start))
                 else:
@@ -1704,7 +1756,7 @@ class Parser:
         if tok.kind == PUNCT and tok.text in "([":
             group = self._bracketed()
             return self._postfix_loop(self._apply(func, group, "known", start), start)
-        if self._starts_factor(tok) and not (tok.kind == PUNCT and tok.text == "|" and self.bar_stop):
+        if self._starts_factor(tok):
             operand = self.parse_product(stop_at_operators=True)
             return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
         alone = self.tokens[0].start == start and tok.kind == EOF
@@ -1762,13 +1814,11 @@ class Parser:
             if spec is not None:
                 # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
                 sub, body, brackets = spec, None, ""
-                if self._starts_operand(self.peek()) and not (self.peek().kind == PUNCT and
-                                                              self.peek().text == "|" and self.bar_stop):
+                if self._starts_operand(self.peek()) and not self._bar_separates():
                     body = self.parse_multiplicative()
             node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
             return node
-        if self._starts_operand(self.peek()) and not (self.peek().kind == PUNCT and self.peek().text == "|"
-                                                      and self.bar_stop):
+        if self._starts_operand(self.peek()) and not self._bar_separates():
             body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
                 self.parse_product(stop_at_operators=True)
             if role == "expect" and sub is None and body is not None:
@@ -1906,7 +1956,7 @@ class Parser:
         rows: list[list[A.Node]] = [[]]
         if env in T.MATRIX_ENVS or env in T.CASES_ENVS:
             saved = self.bar_stop
-            self.bar_stop = 0
+            self.bar_stop = ""
             while True:
                 t = self.peek()
                 if t.kind == END:

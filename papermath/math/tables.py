@@ -137,6 +137,16 @@ SIZED_OPEN: frozenset[str] = frozenset("left bigl Bigl biggl Biggl mleft".split(
 SIZED_CLOSE: frozenset[str] = frozenset("right bigr Bigr biggr Biggr mright".split())
 SIZED_ANY: frozenset[str] = frozenset("big Big bigg Bigg bigm Bigm biggm Biggm middle".split())
 
+SIDED_BARS: dict[str, tuple[str, str]] = {
+    "|": ("\\lvert", "\\rvert"), "\\vert": ("\\lvert", "\\rvert"),
+    "\\|": ("\\lVert", "\\rVert"), "\\Vert": ("\\lVert", "\\rVert"),
+}
+"""A bar → the (opening, closing) one-sided delimiter it becomes after a sizing macro of `SIDED_SIZES`."""
+
+SIDED_SIZES: dict[str, int] = {"left": 0, "mleft": 0, "right": 1, "mright": 1}
+"""Sizing macros that always pair up, → the side of `SIDED_BARS` they pick: `\\left\\|` can only open a norm
+and `\\right\\|` only close one. `\\bigl`/`\\bigr` are not here: papers write `\\biggr|` as a condition bar."""
+
 # --- operators ---------------------------------------------------------------------------------------
 
 ADDITIVE = 20
@@ -241,6 +251,15 @@ DIVERGENCE_BARS: frozenset[str] = frozenset({"\\|", "\\Vert", "\\parallel", "||"
                                               "\\middle\\Vert", "\\big\\|",
                                               "\\Big\\|", "\\bigm\\|", "\\|_"})
 """Tokens that separate the two arguments of a divergence (`D_{KL}(p \\| q)`)."""
+
+BAR_PAIR_STOPS: frozenset[str] = frozenset({",", ";"}) | frozenset(RELATIONS) | CONDITION_BARS | DIVERGENCE_BARS
+"""Inside a bracket group or a script, a bar after a factor opens a norm or absolute value (`[a \\|u\\|^2]`,
+`e^{-a|x|^2}`) only when the same bar closes it before the group ends and before one of these tokens (other bars
+are skipped over): otherwise it separates a condition (`p(x | y, z)`, `p_{X|Y}`) or a divergence (`D(p \\| q)`)."""
+
+BAR_SEPARATED_GROUPS: frozenset[str] = frozenset({"<"})
+"""Groups (by canonical opener) in which a bar after a factor always separates: `\\langle n | O | p \\rangle`
+is a bra-ket, not n·|O|·p."""
 
 # --- big operators and operators with limits --------------------------------------------------------
 
