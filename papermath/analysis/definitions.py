@@ -115,8 +115,10 @@ _APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|us
 _TRAILING_LIST = re.compile(r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$")
 # Split at "; ", before "where", and before ", $X$ denotes …" (a list of definitions) — but not before
 # ", $X \\in …$" that closes an appositive ("a base threshold, $p \\in (0, 1]$").
-_CLAUSE_SPLIT = re.compile(r";\s+|\s+(?=where\s)|,\s+(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*(?:and\s+\$x*\$\s*)?"
-                           + _VERB + r"\b)", re.I)
+# Each alternative starts at a fixed character or at the start of a run of spaces, so a long run of spaces in
+# raw text is scanned once, not once per position.
+_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
+                           r"(?:and\s+\$x*\$\s*)?" + _VERB + r"\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,10 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
     return found
 
 
-_DESCRIPTION_END = re.compile(r"\s*(?:,\s*(?:which|that|where|and\s+(?=\$)|while|so|i\.e\.)|;|\.\s*$|:|\s+\((?:see|cf|e\.g)|$)")
+# Possessive `\s*+` and a bounded window keep the search linear on long runs of spaces in raw text.
+_DESCRIPTION_END = re.compile(r"\s*+(?:,\s*+(?:which|that|where|and\s+(?=\$)|while|so|i\.e\.)|;|\.\s*+$|:|"
+                              r"\((?:see|cf|e\.g)|$)")
+_DESCRIPTION_WINDOW = 400
 _LEAD_VERB = re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB +
                         r"\b\s*(?:to\s+be\s+|as\s+|by\s+)?", re.I)
 _NOUN_BEFORE = re.compile(r"((?:\b(?:the|a|an|each|our|its|their|this|these|those|all|every)\s+)?"
@@ -296,7 +301,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
                 return _noun_phrase_before(re.sub(r",\s*$", " ", clause[:math_start]))
             return None
         start = math_end + m.end()
-        end_m = _DESCRIPTION_END.search(clause, start)
+        end_m = _DESCRIPTION_END.search(clause, start, start + _DESCRIPTION_WINDOW)
         end = end_m.start() if end_m else len(clause)
         while end > start and clause[end - 1] in " ,;.":
             end -= 1
@@ -304,18 +309,20 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
     if pattern == "denote-by":
         m = re.match(r"\s*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+)?", clause[math_end:], re.I)
         start = math_end + m.end()
-        end_m = _DESCRIPTION_END.search(clause, start)
+        end_m = _DESCRIPTION_END.search(clause, start, start + _DESCRIPTION_WINDOW)
         end = end_m.start() if end_m else len(clause)
         while end > start and clause[end - 1] in " ,;.":
             end -= 1
         return (start, end) if end > start else None
     if pattern in ("appositive", "noun", "parenthesis", "dimension", "denoted", "called"):
-        before = clause[:math_start]
+        cut = max(0, math_start - _PHRASE_WINDOW)
+        before = clause[cut:math_start]
         if pattern in ("denoted", "called"):
             before = re.sub(r"(?:,\s*)?(?:is\s+|are\s+)?(?:denoted|written|represented|abbreviated|parameterized|"
                             r"parametrized|called|named|termed|referred\s+to|known|dubbed)\s*(?:as|by|with)?\s*"
                             r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", "", before, flags=re.I)
-        return _noun_phrase_before(before)
+        found = _noun_phrase_before(before)
+        return None if found is None else (cut + found[0], cut + found[1])
     return None
 
 
@@ -373,6 +380,15 @@ def _is_predicate_adjective(description: str) -> bool:
 
 def _noun_phrase_before(before: str) -> tuple[int, int] | None:
     """The noun phrase that ends right before a formula (a list of formulas and an opening parenthesis skipped)."""
+    cut = max(0, len(before) - _PHRASE_WINDOW)  # a bounded look back keeps long sentences linear
+    found = _noun_phrase_in(before[cut:])
+    return None if found is None else (cut + found[0], cut + found[1])
+
+
+_PHRASE_WINDOW = 600
+
+
+def _noun_phrase_in(before: str) -> tuple[int, int] | None:
     head = _TRAILING_LIST.sub("", before)
     head = re.sub(r"\(\s*$", "", head).rstrip()
     words = list(re.finditer(r"[A-Za-z][\w\-]*", head))
