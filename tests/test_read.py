@@ -126,6 +126,23 @@ SPAN_LINKS = [
     (r"Fit the detuning $\delta$ to the data.", [(r"\delta", "the detuning", "appositive")]),
     (r"Denote by $\theta$ the parameters of the policy.", [(r"\theta", "the parameters of the policy", "denote-by")]),
     (r"We use $h$ to denote the hidden state.", [("h", "the hidden state", "denote-by")]),
+    # One-word predicates: a noun defines, an adjective describes.
+    (r"where $\varepsilon$ and $\beta$ are hyper-parameters.",
+     [(r"\varepsilon", "hyper-parameters", "where"), (r"\beta", "hyper-parameters", "where")]),
+    # Nouns that are also verbs name a symbol only after a determiner.
+    (r"Then the return $G_t$ is summed.", [("G_t", "the return", "appositive")]),
+    (r"We estimate $x$ twice.", []),
+    (r"Note that the algorithm does not need to know $L$ or $\sigma$.", []),
+    (r"It uses the next state $s$ and the pooling $P$.", [("s", "the next state", "appositive"),
+                                                          ("P", "the pooling", "appositive")]),
+    # Prose markup and citations may sit inside a description.
+    (r"where $x$ is the \emph{query} vector.", [("x", r"the \emph{query} vector", "where")]),
+    (r"Let $\eta$ be the learning rate~\citep{adam}.", [(r"\eta", r"the learning rate~\citep{adam}", "let")]),
+    (r"We denote by $N$ the number of tokens, and by $d$ the width.",
+     [("N", "the number of tokens", "denote-by"), ("d", "the width", "denote-by")]),
+    (r"We use $W_q$ and $W_k$ to denote the projections.",
+     [("W_q", "the projections", "denote-by"), ("W_k", "the projections", "denote-by")]),
+    (r"Denote by $\theta$ a vector, then $f$ is smooth.", [(r"\theta", "a vector", "denote-by")]),
     # A piece of a formula or a citation is not a symbol to define.
     (r"The lens gives a magnification $\times 2$ in the data of Chaudry $(2017)$.", []),
     (r"The rate falls as 1 ~ cm $^{-1}$ here.", []),
@@ -133,6 +150,10 @@ SPAN_LINKS = [
     (r"\midrule $\rho$ & electron density \\ $\Phi_I$ , $\Phi_K$ & & electronic states \\ Name & $x$ \\",
      [(r"\rho", "electron density", "table"), (r"\Phi_I", "electronic states", "table"),
       (r"\Phi_K", "electronic states", "table")]),
+    (r"\begin{tabular}{ll} $x$ & input features \\ $y$ & output \tabularnewline $0 < \lambda < 1$ & Minimum \\ "
+     r"$n$ & samples \& batches \\ $z$ & \multicolumn{2}{c}{ } \\ $w$ & weights \end{tabular} \caption{Notation.}",
+     [("x", "input features", "table"), ("y", "output", "table"), ("n", r"samples \& batches", "table"),
+      ("w", "weights", "table")]),
     # A description never cuts a formula in half or quotes bare LaTeX.
     (r"Note that \ldchi(\LL)=4 since $K_{4,4}$ is not linkless.", []),
 ]
@@ -312,3 +333,26 @@ def test_notation_table_of_a_real_paper():
     assert (found["D"].role, found["D"].shape, found["D"].definition.section) == ("fixed setting", (), "E")
     assert found[r"\mathbf{x}_{0}"].shape == ("D",)  # from the row's "$\in \mathbb{R}^D$" cell
     assert found["k"].role == "index"
+
+
+def test_an_index_takes_its_most_explicit_definition():
+    eq = reading_of(r"""We add positional encodings, where $pos$ is the position and $i$ is the dimension.
+\begin{equation} PE_{pos, i} = \sin(pos / 10000^{i / d}) \end{equation}
+Later, the predictions for position $i$ can depend only on the known outputs.""")
+    assert sym(eq, "i").definition.quote == "where $pos$ is the position and $i$ is the dimension."
+
+
+def test_a_notation_row_with_an_ampersand_and_a_matrix_cell():
+    doc = document_from_string(DOC % r"""
+\begin{equation} y = M n \end{equation}
+\begin{table}[h]\caption{Notation.}
+\begin{tabular}{lll}
+$n$ & & Number of samples \& batches. \\
+$M$ & $\begin{smallmatrix} a & b \end{smallmatrix}$ & A mask matrix. \\
+\end{tabular}
+\end{table}""")
+    eq = read_document(doc, ["1"]).equations[0]
+    assert sym(eq, "n").definition.quote == r"$n$ & & Number of samples \& batches."
+    assert sym(eq, "n").shape == ()
+    assert sym(eq, "M").definition.quote.endswith("& A mask matrix.")
+    assert sym(eq, "M").definition.quote.count(" & ") == 2  # the matrix's own & stays inside its cell

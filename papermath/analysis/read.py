@@ -259,9 +259,9 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         # (the paragraph before, the "where" after) beats earlier text, which beats later text (appendix).
         m = index.mentions[i]
         pid = f"p:{m.paragraph_index}"
-        if use.kind == "index" and m.pattern != "ordinal":
-            return (9, 0, m.paragraph_index, m.sentence_index)
         place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
+        if use.kind == "index" and m.pattern != "ordinal":  # an index: "the $i$-th expert" first, then the rest
+            return (9, -m.strength, place, m.paragraph_index, m.sentence_index)
         return (-m.strength, place, m.paragraph_index, m.sentence_index)
 
     ordered = sorted(candidates, key=rank)
@@ -290,6 +290,8 @@ def _locate(doc: Document, m: Mention, sentence) -> int:
     cells = row_cells(m.quote)
     row = notation_row(cells)
     words = cells[row[1]] if row else m.quote
+    # The longest stretch of prose between formulas: the source may spell a formula with the paper's macros.
+    words = max(re.split(r"\$[^$]*\$", words), key=lambda piece: len(piece.strip())).strip() or words
     return (doc.locate_text(words, sentence.span.file, sentence.span.start) or
             doc.locate_text(words, sentence.span.file, 0) or sentence.span.line)
 

@@ -1051,13 +1051,18 @@ def _table_cells(toks, j, close, text) -> tuple[tuple[str, ...], ...]:
                     _, body_start = read_group(toks, body_start)
                 for row in _split_rows(toks[body_start:end[0]]):
                     cells, cur = [], []
-                    depth = 0
+                    depth = env_depth = 0
+                    in_math = False  # `&` inside `$…$` or a nested matrix separates its columns, not the table's
                     for t in row:
                         if t.kind == BGROUP:
                             depth += 1
                         elif t.kind == EGROUP:
                             depth -= 1
-                        if t.kind == ALIGN and depth == 0:
+                        elif t.kind == MATH:
+                            in_math = not in_math
+                        elif t.kind == CS and t.text in ("begin", "end"):
+                            env_depth += 1 if t.text == "begin" else -1
+                        if t.kind == ALIGN and depth == 0 and env_depth == 0 and not in_math:
                             cells.append(plain_text(cur, text))
                             cur = []
                         else:
