@@ -18,7 +18,7 @@ from .symbols import collect, merge_words, symbol_key
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.{0,4000}?)\\\)", re.S)
-_VERB = (r"(?:is|are|was|were|denotes?|denoted|represents?|indicates?|stands?\s+for|refers?\s+to|means|"
+_VERB = (r"(?:(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is|are|was|were|denotes?|denoted|represents?|indicates?|stands?\s+for|refers?\s+to|means|"
          r"corresponds?\s+to|describes?|signif(?:y|ies)|measures?|controls?|captures?|specif(?:y|ies)|"
          r"defines?|encodes?|gives?|holds?|contains?|tracks?|serves?\s+as|acts?\s+as|be)")
 # (pattern name, strength, regex on the text before the formula, regex on the text after it).
@@ -62,7 +62,7 @@ _COPULA_WITHOUT_NOUN = re.compile(
     r"^\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
     r"(?:not|also|then|now|only|still|just|very|so|too|positive|negative|non-negative|nonnegative|zero|"
     r"large|larger|small|smaller|close|often|usually|always|typically|never|independent|"
-    r"\w+ed|\w+ly|\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
+    r"\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
 SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
 
 
@@ -282,7 +282,7 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
 
 
 # Possessive `\s*+` and a bounded window keep the search linear on long runs of spaces in raw text.
-_DESCRIPTION_END = re.compile(r"\s*+(?:,\s*+(?:which|that|where|and\s+(?=\$)|while|so|i\.e\.)|;|\.\s*+$|:|"
+_DESCRIPTION_END = re.compile(r"\s*+(?:,\s*+(?:(?:which|that|where|while|so|as)\b|and\s+(?=\$)|i\.e\.)|;|\.\s*+$|:|"
                               r"\((?:see|cf|e\.g)|$)")
 _DESCRIPTION_WINDOW = 400
 # "We denote by $N$ the number of tokens, and by $d$ the width": the next "by $X$" starts the next definition.
