@@ -137,6 +137,7 @@ SPAN_LINKS = [
                                                           ("P", "the pooling", "appositive")]),
     (r"Here $u_t$ is playing the role of the update vector, as the points $y_t$ are where we evaluate.",
      [("u_t", "the update vector", "where"), ("y_t", "the points", "appositive")]),
+    (r"The policy is conditioned on the current state being $s$.", [("s", "the current state", "appositive")]),
     # Prose markup and citations may sit inside a description.
     (r"where $x$ is the \emph{query} vector.", [("x", r"the \emph{query} vector", "where")]),
     (r"Let $\eta$ be the learning rate~\citep{adam}.", [(r"\eta", r"the learning rate~\citep{adam}", "let")]),

@@ -418,6 +418,8 @@ def _noun_phrase_in(before: str) -> tuple[int, int] | None:
     words = list(re.finditer(r"[A-Za-z][\w\-]*", head))
     if not words or words[-1].end() < len(head.rstrip(" ,")):
         return None
+    if len(words) > 1 and words[-1].group().lower() == "being":  # "the current state being $s$"
+        words = words[:-1]
     last = words[-1].group().lower()
     if last in _NOUN_AFTER_DETERMINER:  # "our estimate $\\hat x$" names; "we estimate $x$" does not
         if len(words) < 2 or words[-2].group().lower() not in _DETERMINERS:
