@@ -101,6 +101,12 @@ def test_sentences_do_not_split_inside_math_or_after_abbreviations():
         "We use softmax, e.g. in Fig. 2 of Vaswani et al. 2017.", "Let $x = 1. y$ denote it.", "Done."]
 
 
+def test_a_formula_that_closes_with_a_full_stop_ends_its_sentence():
+    doc = document_from_string(DOC % r"Set $T = \frac{a}{b}.$ Then $x$ converges, as $y = 1.5$ does. Done.")
+    assert [s.text for s in doc.paragraphs[0].sentences] == [
+        r"Set $T = \frac{a}{b}.$", "Then $x$ converges, as $y = 1.5$ does.", "Done."]
+
+
 def test_footnotes_floats_algorithms_and_references():
     doc = document_from_string(DOC % r"""
 \section{S}\label{sec:s}

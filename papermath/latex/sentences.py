@@ -15,10 +15,19 @@ _BOUNDARY = re.compile(r"([.!?])([\"”’)\]]*)\s+(?=[A-Z0-9\\$(\[“\"‘])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
+def _mask(m: re.Match) -> str:
+    formula = m.group()
+    if len(formula) > 3 and formula[0] == "$" and formula[1] != "$" and formula[:-1].rstrip().endswith(".") and \
+            not formula[:-1].rstrip().endswith(".."):
+        return "$" + "x" * (len(formula) - 2) + "."
+    return "$" + "x" * (len(formula) - 1)
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) character ranges of the sentences of `text`."""
-    # Math is masked (a full stop inside it never ends a sentence) but keeps its `$`, which may start one.
-    masked = _MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 1), text)
+    # Math is masked (a full stop inside it never ends a sentence) but keeps its `$`, which may start one; a
+    # formula that closes with a full stop ("… = \\frac{1}{2}.$ Then") ends its sentence.
+    masked = _MATH.sub(_mask, text)
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(masked):
