@@ -66,6 +66,11 @@ _COPULA_WITHOUT_NOUN = re.compile(
 SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
 
 
+def _inner(m: re.Match) -> int:
+    """Which group of a `_MATH` match holds the formula without its delimiters (`$…$` 1, `\\(…\\)` 2)."""
+    return 1 if m.group(1) is not None else 2
+
+
 def _names_left_side(latex: str) -> bool:
     """`X = …` or `X := …` with a symbol on the left."""
     tree = _parse(latex)
@@ -260,7 +265,7 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
         if re.match(r"\s*(?:where|wherein|here)\b", clause, re.I):
             where_state = True
         for m in _MATH.finditer(clause):
-            inner = 1 if m.group(1) is not None else 2
+            inner = _inner(m)
             latex = (m.group(inner) or "").strip()
             if not latex:
                 continue
@@ -281,16 +286,25 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
     return found
 
 
-# Possessive `\s*+` and a bounded window keep the search linear on long runs of spaces in raw text.
-_DESCRIPTION_END = re.compile(r"\s*+(?:,\s*+(?:(?:which|that|where|while|so|as)\b|and\s+(?=\$)|i\.e\.)|;|\.\s*+$|:|"
-                              r"\((?:see|cf|e\.g)|$)")
-_DESCRIPTION_WINDOW = 400
+# Where a description stops. Possessive `\s*+` and a bounded window keep the search linear on long runs of
+# spaces in raw text.
+_END_ALTERNATIVES = (r",\s*+(?:(?:which|that|where|while|so|as)\b|and\s+(?=\$)|i\.e\.)|;|\.\s*+$|:|"
+                     r"\((?:see|cf|e\.g)|$")
+_DESCRIPTION_END = re.compile(r"\s*+(?:" + _END_ALTERNATIVES + ")")
 # "We denote by $N$ the number of tokens, and by $d$ the width": the next "by $X$" starts the next definition.
-_DENOTE_BY_END = re.compile(_DESCRIPTION_END.pattern[:-1] + r"|,\s*+(?:and\s+)?by\s+\$|,\s*+then\b)", re.I)
+_DENOTE_BY_END = re.compile(r"\s*+(?:" + _END_ALTERNATIVES + r"|,\s*+(?:and\s+)?by\s+\$|,\s*+then\b)", re.I)
+_DESCRIPTION_WINDOW = 400
 _LEAD_VERB = re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB +
                         r"\b\s*(?:to\s+be\s+|as\s+|by\s+)?", re.I)
-_NOUN_BEFORE = re.compile(r"((?:\b(?:the|a|an|each|our|its|their|this|these|those|all|every)\s+)?"
-                          r"(?:[A-Za-z][\w\-]*\s+){0,5}[A-Za-z][\w\-]*)\s*(?:\(\s*)?(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I)
+
+
+def _words_until(clause: str, start: int, end_re: re.Pattern) -> tuple[int, int] | None:
+    """The description that starts at `start` and runs to `end_re` (trailing punctuation dropped)."""
+    end_m = end_re.search(clause, start, start + _DESCRIPTION_WINDOW)
+    end = end_m.start() if end_m else len(clause)
+    while end > start and clause[end - 1] in " ,;.":
+        end -= 1
+    return (start, end) if end > start else None
 
 
 def _description(clause: str, math_start: int, math_end: int, pattern: str) -> tuple[int, int] | None:
@@ -304,21 +318,11 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
             if pattern == "in-set":  # "a threshold, $p \\in (0, 1]$": the noun before the formula
                 return _noun_phrase_before(re.sub(r",\s*$", " ", clause[:math_start]))
             return None
-        start = math_end + m.end()
-        end_m = _DESCRIPTION_END.search(clause, start, start + _DESCRIPTION_WINDOW)
-        end = end_m.start() if end_m else len(clause)
-        while end > start and clause[end - 1] in " ,;.":
-            end -= 1
-        return (start, end) if end > start else None
+        return _words_until(clause, math_end + m.end(), _DESCRIPTION_END)
     if pattern == "denote-by":
         m = re.match(r"\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+)?",
                      clause[math_end:], re.I)
-        start = math_end + m.end()
-        end_m = _DENOTE_BY_END.search(clause, start, start + _DESCRIPTION_WINDOW)
-        end = end_m.start() if end_m else len(clause)
-        while end > start and clause[end - 1] in " ,;.":
-            end -= 1
-        return (start, end) if end > start else None
+        return _words_until(clause, math_end + m.end(), _DENOTE_BY_END)
     if pattern in ("appositive", "noun", "parenthesis", "dimension", "denoted", "called"):
         cut = max(0, math_start - _PHRASE_WINDOW)
         before = clause[cut:math_start]
@@ -362,7 +366,7 @@ _ING_NOUNS = frozenset("""detuning spacing clustering embedding embeddings paddi
 def _is_noun_head(word: str) -> bool:
     """Whether the last word before a formula can head the noun phrase that names it."""
     word = word.lower()
-    if word in _NOT_A_HEAD or word in _PHRASE_STOP:
+    if word in _NOT_A_HEAD:  # (a _PHRASE_STOP word never gets here: the walk back stops before it)
         return False
     if word.endswith("ing") and word not in _ING_NOUNS:
         return False
@@ -443,6 +447,7 @@ def _noun_phrase_in(before: str) -> tuple[int, int] | None:
 
 _SYMBOL_CELL = re.compile(r"\s*\$[^$]+\$(?:\s*(?:,|and)\s*\$[^$]+\$)*\s*")
 _PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+_CELL_BREAK = re.compile(r"(?<!\\)&")  # an unescaped `&` separates table cells
 
 
 def notation_row(cells: tuple[str, ...]) -> tuple[int, int] | None:
@@ -450,7 +455,7 @@ def notation_row(cells: tuple[str, ...]) -> tuple[int, int] | None:
     the first cell and a later cell describes them in words. Returns (symbol cell, description cell)."""
     if len(cells) < 2 or not _SYMBOL_CELL.fullmatch(cells[0]):
         return None
-    if not all(_symbol_like(m.group(1) or m.group(2) or "") for m in _MATH.finditer(cells[0])):
+    if not all(_symbol_like(m.group(_inner(m)) or "") for m in _MATH.finditer(cells[0])):
         return None  # "$0 < \\lambda < 1$ & Minimum" is a condition, not a symbol
     for k in range(len(cells) - 1, 0, -1):
         cell = cells[k].strip()
@@ -462,12 +467,19 @@ def notation_row(cells: tuple[str, ...]) -> tuple[int, int] | None:
 
 def row_quote(cells: tuple[str, ...]) -> str:
     """A table row as one quote: its cells joined by " & ", whitespace collapsed."""
-    return re.sub(r"\s+", " ", " & ".join(re.sub(r"(?<!\\)&", r"\\&", c.strip()) for c in cells)).strip()
+    return re.sub(r"\s+", " ", " & ".join(_CELL_BREAK.sub(r"\\&", c.strip()) for c in cells)).strip()
 
 
 def row_cells(quote: str) -> tuple[str, ...]:
     """The cells of a notation-table quote (the inverse of how the quote was joined)."""
-    return tuple(c.strip() for c in re.split(r"(?<!\\)&", quote))
+    return tuple(c.strip() for c in _CELL_BREAK.split(quote))
+
+
+def row_description(quote: str) -> str | None:
+    """The cell of a notation-table quote that describes its symbols ("Data dimension.")."""
+    cells = row_cells(quote)
+    row = notation_row(cells)
+    return cells[row[1]] if row else None
 
 
 def _table_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
@@ -486,7 +498,7 @@ def _table_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
             space = next((m.group(1).strip() for c in cells[row[0] + 1:row[1]]
                           for m in [re.fullmatch(r"\s*\$\s*(\\in\b[^$]*)\$\s*\.?\s*", c)] if m), "")
             for m in _MATH.finditer(cells[row[0]]):
-                symbols = (m.group(1) or m.group(2) or "").strip()
+                symbols = (m.group(_inner(m)) or "").strip()
                 tree = _parse(symbols) if symbols else None
                 if tree is None:
                     continue
@@ -582,7 +594,7 @@ def link_spans(text: str, min_strength: int = 1) -> list[tuple[tuple[int, int], 
     explicit forms ("where", "let", "is", "denoted").
     """
     from ..latex.sentences import split_sentences
-    candidates = [(span, description, "table", 3) for span, description, _ in _table_row_links(text)]
+    candidates = [(span, description, "table") for span, description in _table_row_links(text)]
     for a, b in split_sentences(text):
         sentence = text[a:b]
         for f in classify_sentence(sentence):
@@ -597,13 +609,13 @@ def link_spans(text: str, min_strength: int = 1) -> list[tuple[tuple[int, int], 
                 subjects = [node for group in membership_groups(tree) for node in group[0]]
                 if len(subjects) > 1:
                     spans = [(base + n.span[0], base + n.span[1]) for n in subjects if n.span[1] > n.span[0]]
-            candidates.extend((span, description, f.pattern, f.strength) for span in spans)
+            candidates.extend((span, description, f.pattern) for span in spans)
     first: dict[str, tuple] = {}
     for candidate in sorted(candidates):
         written = re.sub(r"\s+|[{}]", "", text[candidate[0][0]:candidate[0][1]])
         if written not in first:  # the first description wins: on Symlink train, preferring the strongest
             first[written] = candidate  # one instead loses precision (0.580 → 0.577)
-    return sorted((span, description, pattern) for span, description, pattern, _ in first.values())
+    return sorted(first.values())
 
 
 _ROW_BREAK = re.compile(r"\\\\\*?(?:\[[^\]]*\])?|\\tabularnewline\b|\\end\{(?:tabular|tabularx|tabular\*|longtable|"
@@ -614,7 +626,7 @@ _RULE_PREFIX = re.compile(r"^\s*(?:(?:\\(?:hline|toprule|midrule|bottomrule)|\\c
 
 
 def _table_row_links(text: str):
-    """Links from notation-table rows in raw LaTeX ("$\\rho$ & electron density \\\\")."""
+    """(symbol span, description span) of notation-table rows in raw LaTeX ("$\\rho$ & electron density \\\\")."""
     start = 0
     for brk in list(_ROW_BREAK.finditer(text)) + [None]:
         end = brk.start() if brk else len(text)
@@ -622,15 +634,13 @@ def _table_row_links(text: str):
         start = brk.end() if brk else len(text)
         if "&" not in row:
             continue
-        offset = _RULE_PREFIX.match(row).end()
-        cells, bounds, at = [], [], offset
-        for m in re.finditer(r"(?<!\\)&|$", row[offset:]):
-            cells.append(row[at:offset + m.start()])
-            bounds.append((at, offset + m.start()))
-            at = offset + m.end()
-            if m.group() == "":
-                break
-        found = notation_row(tuple(cells))
+        bounds, at = [], _RULE_PREFIX.match(row).end()
+        for amp in _CELL_BREAK.finditer(row, at):
+            bounds.append((at, amp.start()))
+            at = amp.end()
+        bounds.append((at, len(row)))
+        cells = tuple(row[c0:c1] for c0, c1 in bounds)
+        found = notation_row(cells)
         if found is None:
             continue
         d0, d1 = bounds[found[1]]
@@ -639,8 +649,7 @@ def _table_row_links(text: str):
         description = (row_start + d0 + lead, row_start + d0 + trail)
         s0 = row_start + bounds[found[0]][0]
         for m in _MATH.finditer(cells[found[0]]):
-            inner = 1 if m.group(1) is not None else 2
-            yield (s0 + m.start(inner), s0 + m.end(inner)), description, "table"
+            yield (s0 + m.start(_inner(m)), s0 + m.end(_inner(m))), description
 
 
 def link_definitions(text: str) -> list[tuple[str, str, str]]:

@@ -17,8 +17,7 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, ROLE_CUES, SHAPE_TUPLE, SHAPE_WORDS)
-from .definitions import (Mention, find_mentions, membership_groups, notation_row, ordinal_indices,
-                          row_cells)
+from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
 
@@ -287,9 +286,7 @@ def _locate(doc: Document, m: Mention, sentence) -> int:
     before or after the caption that anchors it."""
     if m.pattern != "table":
         return doc.locate_text(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
-    cells = row_cells(m.quote)
-    row = notation_row(cells)
-    words = cells[row[1]] if row else m.quote
+    words = row_description(m.quote) or m.quote
     # The longest stretch of prose between formulas: the source may spell a formula with the paper's macros.
     words = max(re.split(r"\$[^$]*\$", words), key=lambda piece: len(piece.strip())).strip() or words
     return (doc.locate_text(words, sentence.span.file, sentence.span.start) or
@@ -334,9 +331,8 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
                 return (), f'"{m.group(0).strip()}" (a number)'
     if found and found[0][0].pattern == "table":
         # "$K$ & & Number of Gaussian components." — the description cell alone says it is a number.
-        cells = row_cells(found[0][1].quote)
-        row = notation_row(cells)
-        m = _TABLE_COUNT.match(cells[row[1]]) if row else None
+        description = row_description(found[0][1].quote)
+        m = _TABLE_COUNT.match(description) if description else None
         if m:
             return (), f'"{m.group(0).strip()}" (a number)'
     for mention, definition in found:

@@ -17,8 +17,9 @@ _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 def _mask(m: re.Match) -> str:
     formula = m.group()
-    if len(formula) > 3 and formula[0] == "$" and formula[1] != "$" and formula[:-1].rstrip().endswith(".") and \
-            not formula[:-1].rstrip().endswith(".."):
+    head = formula[:-1].rstrip()  # the formula up to its closing delimiter
+    if len(formula) > 3 and formula[0] == "$" and formula[1] != "$" and head.endswith(".") and \
+            not head.endswith(".."):
         return "$" + "x" * (len(formula) - 2) + "."
     return "$" + "x" * (len(formula) - 1)
 
