@@ -1,0 +1,332 @@
+"""Check the tree-gold files against the format in the coordination notes (standard library only).
+
+What it checks, for every record of ``verdicts.jsonl`` (and ``corpus.jsonl`` / ``own.jsonl`` when present):
+
+- each line is a JSON object; keys are unique; required fields are there; ``classes`` are known names;
+- for verdict records: the key exists in ``../shared/gold/parser/verdicts.jsonl`` and ``set``, ``paper``,
+  ``eq_id``, ``number`` equal the verdict's;
+- every assertion has exactly one known kind and only the fields that kind allows;
+- every fragment occurs in the formula's LaTeX after the format's normalisation (whitespace and
+  sizing/spacing commands ignored), at a token boundary, and the ``nth`` occurrence is the same whether one
+  counts token sequences or plain substrings of the whitespace-free text (so a string matcher and a token
+  matcher agree on where it points);
+- the secondary fragments of an assertion sit where they must: an application's function and arguments
+  inside its ``at``; arguments after the function; a reduction's body after its operator; a relation's
+  left side before its right side; a product's factors in order.
+
+Conventions the records follow (beyond the format): ``nth`` belongs to an assertion's anchor (an application's
+``at`` when given, else its function; a product's first factor; a relation's left side or a chain's first part;
+a reduction's operator); the other fragments of the assertion are what follows the anchor. Script assertions
+(power, sup_label, sub_label, index, transpose, inverse) name the whole scripted atom, e.g. ``\sigma_t^2`` for both
+"t is an index" and "2 is a power"; ``index`` also covers bracket indexing ``x[n]``. A reduction's ``body`` excludes
+the reduction's own brackets (``\mathbb{E}[ ... ]``); an integral's domain (``\int_{\mathbb{R}^D}``) is given
+as its ``condition``.
+
+It never imports papermath: the expectations are written blind and checked only for being well formed.
+Run: ``python benchmarks/tree_gold/validate.py [FILE ...]``; exit status 1 on any problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parents[1].parent / "shared"
+VERDICTS = SHARED / "gold" / "parser" / "verdicts.jsonl"
+
+# Sizing and spacing commands the format says matching ignores.
+IGNORED = {
+    r"\left", r"\right", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr", r"\biggl", r"\biggr", r"\Biggl",
+    r"\Biggr", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\middle", r"\displaystyle", r"\textstyle",
+    r"\,", r"\;", r"\:", r"\!", r"\quad", r"\qquad", "~",
+}
+TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S", re.DOTALL)
+
+CLASSES = {
+    "APPLY_AS_PRODUCT", "LABEL_AS_POWER", "ROWS_SPLIT", "MULTILINE", "REDUCTION_SCOPE",
+    "BRACKET_INDEX_AS_PRODUCT", "PRODUCT_AS_APPLY", "CONTENT_DROPPED", "BRACKET_ARGS_AS_INTERVAL",
+    "GRADIENT_SCOPE", "FUNCTION_ARG_SCOPE", "REDUCTION_INDEX", "PROSE_MERGED", "TEXT_AS_PRODUCT",
+    "QUANTIFIER_SPLIT", "DIFFERENTIAL_MISSED", "DERIVATIVE_ORDER", "GROUPING_AS_SET", "INDEX_AS_PRODUCT",
+    "MULTI_LETTER_NAME", "INDICATOR_MISSED", "SET_BUILDER_AS_LITERAL", "INTEGRAL_DOMAIN_AS_LIMIT", "OTHER",
+}
+NODE_KINDS = {
+    "norm", "abs", "set", "set_builder", "interval", "tuple", "group", "concat", "indicator", "fraction",
+    "root", "matrix", "cases", "derivative", "differential", "gradient", "divergence", "text", "condition",
+    "ellipsis", "number", "symbol", "power", "apply", "product", "sum", "difference", "negation", "relation",
+}
+# kind -> (fields holding one fragment, fields holding a list of fragments, other allowed fields)
+KINDS: dict[str, tuple[set[str], set[str], set[str]]] = {
+    "apply": ({"apply", "at"}, {"args", "given", "params"}, {"nth"}),
+    "product": (set(), {"product"}, {"nth"}),
+    "power": ({"power"}, set(), {"nth"}),
+    "sup_label": ({"sup_label"}, set(), {"nth"}),
+    "sub_label": ({"sub_label"}, set(), {"nth"}),
+    "index": ({"index"}, set(), {"indices", "nth"}),
+    "transpose": ({"transpose"}, set(), {"nth"}),
+    "inverse": ({"inverse"}, set(), {"nth"}),
+    "reduction": ({"reduction", "body", "distribution", "condition"}, {"body_covers"}, {"over", "nth"}),
+    "relation": ({"lhs", "rhs"}, set(), {"relation", "chain", "nth"}),
+    "statements": (set(), set(), {"statements"}),
+    "node": ({"node"}, set(), {"is", "base_is", "arg_is", "nth"}),
+    "one_name": ({"one_name"}, set(), {"nth"}),
+    "prose": ({"prose"}, set(), {"nth"}),
+    "not_dropped": ({"not_dropped"}, set(), {"nth"}),
+    "gradient": ({"gradient", "wrt", "body"}, set(), {"nth"}),
+}
+PRIMARY = {"apply": "apply", "power": "power", "sup_label": "sup_label", "sub_label": "sub_label",
+           "index": "index", "transpose": "transpose", "inverse": "inverse", "reduction": "reduction",
+           "node": "node", "one_name": "one_name", "prose": "prose", "not_dropped": "not_dropped",
+           "gradient": "gradient"}
+# tokens allowed between a product's factors / a relation's parts (explicit signs, alignment points)
+PRODUCT_GAP = {r"\cdot", r"\times", "*", "&"}
+RELATION_GAP = {"&", "\\ "}
+REQUIRED = ("key", "set", "paper", "eq_id", "number", "classes", "expect", "note")
+
+
+def tokens(latex: str) -> list[str]:
+    """The formula as the format compares it: TeX tokens without whitespace or sizing/spacing commands."""
+    return [t for t in TOKEN.findall(latex) if t not in IGNORED]
+
+
+def token_hits(hay: list[str], needle: list[str]) -> list[int]:
+    n = len(needle)
+    return [i for i in range(len(hay) - n + 1) if hay[i:i + n] == needle] if n else []
+
+
+class Formula:
+    def __init__(self, latex: str) -> None:
+        self.toks = tokens(latex)
+        self.text = "".join(self.toks)
+        self.offsets = []
+        pos = 0
+        for t in self.toks:
+            self.offsets.append(pos)
+            pos += len(t)
+
+    def locate(self, frag: str, nth: int = 1, start: int = 0, end: int | None = None) -> tuple[int, int] | str:
+        """Token span [i, j) of the nth token-aligned occurrence in toks[start:end], or a problem."""
+        needle = tokens(frag)
+        if not needle:
+            return "empty fragment"
+        hay = self.toks[start:end]
+        hits = token_hits(hay, needle)
+        if len(hits) < nth:
+            return f"fragment {frag!r} occurs {len(hits)} time(s), nth={nth}"
+        i = hits[nth - 1] + start
+        return i, i + len(needle)
+
+    def string_agrees(self, frag: str, nth: int, span: tuple[int, int]) -> bool:
+        """Does the nth plain-substring occurrence of the whitespace-free fragment start at this token span?"""
+        needle = "".join(tokens(frag))
+        starts, k = [], self.text.find(needle)
+        while k >= 0 and len(starts) < nth:
+            starts.append(k)
+            k = self.text.find(needle, k + 1)
+        return len(starts) == nth and starts[-1] == self.offsets[span[0]]
+
+
+def check_assertion(a: dict, f: Formula) -> list[str]:
+    kinds = [k for k in KINDS if k in a]
+    if "chain" in a and "relation" not in kinds:
+        kinds.append("relation")
+    kinds = sorted(set(kinds))
+    if len(kinds) != 1:
+        return [f"assertion {a} has kinds {kinds}"]
+    kind = kinds[0]
+    singles, lists, others = KINDS[kind]
+    problems = [f"{kind}: unknown field {k!r}" for k in a if k not in singles | lists | others | {kind}]
+    nth = a.get("nth", 1)
+    if not isinstance(nth, int) or nth < 1:
+        problems.append(f"{kind}: bad nth {nth!r}")
+        nth = 1
+
+    def next_to(frag, after, gap, what):
+        """The fragment must start right after token `after`, with only `gap` tokens in between."""
+        i = after
+        while i < len(f.toks) and f.toks[i] in gap:
+            i += 1
+        needle = tokens(frag)
+        if f.toks[i:i + len(needle)] != needle:
+            problems.append(f"{kind}: {what} {frag!r} does not follow directly (at {''.join(f.toks[i:i + 6])!r})")
+            return None
+        return i, i + len(needle)
+
+    def find(frag, n=1, start=0, end=None, what="", exact=True):
+        if not isinstance(frag, str):
+            problems.append(f"{kind}: {what} is not a string: {frag!r}")
+            return None
+        got = f.locate(frag, n, start, end)
+        if isinstance(got, str):
+            problems.append(f"{kind}: {what} {got}" + (" (within its anchor)" if start or end else ""))
+            return None
+        if exact and not start and end is None and not f.string_agrees(frag, n, got):
+            problems.append(f"{kind}: {what} {frag!r}: substring and token matching disagree on occurrence {n}")
+        return got
+
+    if kind == "statements":
+        if not isinstance(a["statements"], int) or a["statements"] < 1:
+            problems.append(f"statements: bad count {a['statements']!r}")
+        return problems
+    if kind == "node":
+        for k in ("is", "base_is", "arg_is"):
+            if k in a and a[k] not in NODE_KINDS:
+                problems.append(f"node: unknown {k} {a[k]!r}")
+        if "is" not in a:
+            problems.append("node: no 'is'")
+    if kind == "index" and "indices" in a and not (
+            isinstance(a["indices"], list) and all(isinstance(x, str) and x for x in a["indices"])):
+        problems.append("index: indices must be a list of strings")
+    if kind == "product":
+        factors = a["product"]
+        if not isinstance(factors, list) or len(factors) < 2:
+            return problems + [f"product: needs >= 2 factors: {factors!r}"]
+        span = find(factors[0], nth, what="first factor")
+        for fac in factors[1:]:
+            if span is None:
+                break
+            span = next_to(fac, span[1], PRODUCT_GAP, "next factor")
+        return problems
+    if kind == "relation":
+        if "chain" in a:
+            chain = a["chain"]
+            if not isinstance(chain, list) or len(chain) < 3 or len(chain) % 2 == 0:
+                return problems + [f"relation: bad chain {chain!r}"]
+            span = find(chain[0], nth, what="chain start")
+            for part in chain[1:]:
+                if span is None:
+                    break
+                span = next_to(part, span[1], RELATION_GAP, "chain part")
+            return problems
+        for k in ("relation", "lhs", "rhs"):
+            if k not in a:
+                problems.append(f"relation: no {k!r}")
+        if problems:
+            return problems
+        lhs = find(a["lhs"], nth, what="lhs")
+        if lhs is not None:
+            sign = next_to(a["relation"], lhs[1], RELATION_GAP, "sign")
+            if sign is not None:
+                next_to(a["rhs"], sign[1], RELATION_GAP, "rhs")
+        return problems
+    if kind == "apply" and "at" in a:
+        # nth points at the whole application; the function must lie inside it
+        at = find(a["at"], nth, what="at")
+        anchor = at if at is not None else (0, None)
+        prim = find(a["apply"], 1, anchor[0], anchor[1], what="function") if at is not None else None
+    else:
+        anchor = (0, None)
+        prim = find(a[PRIMARY[kind]], nth, what=PRIMARY[kind])
+    if kind == "apply":
+        cursor = prim[1] if prim else anchor[0]
+        for k in ("args", "params", "given"):
+            if k in a and not isinstance(a[k], list):
+                problems.append(f"apply: {k} must be a list")
+                continue
+            for arg in a.get(k, []):
+                got = find(arg, 1, cursor, anchor[1], what=k[:-1])
+                if got is not None:
+                    cursor = got[1]
+        if "args" not in a:
+            problems.append("apply: no args")
+    if kind == "reduction":
+        if "over" in a and not (isinstance(a["over"], list) and all(isinstance(v, str) for v in a["over"])):
+            problems.append("reduction: over must be a list of strings")
+        for v in a.get("over", []):
+            find(v, 1, what="bound variable", exact=False)  # a name, compared with the binder, not located
+        if prim is not None:
+            if "body" in a:
+                find(a["body"], 1, prim[1], what="body")
+            for piece in a.get("body_covers", []):
+                find(piece, 1, prim[1], what="body piece")
+            for k in ("distribution", "condition"):
+                if k in a:
+                    find(a[k], 1, what=k)
+    if kind == "gradient" and prim is not None:
+        for k in ("wrt", "body"):
+            if k in a:
+                find(a[k], 1, prim[0], what=k)
+    return problems
+
+
+def load_verdicts() -> dict[str, dict]:
+    with VERDICTS.open(encoding="utf-8") as fh:
+        return {r["key"]: r for r in map(json.loads, fh)}
+
+
+def check_file(path: Path, verdicts: dict[str, dict]) -> tuple[list[str], list[dict]]:
+    problems: list[str] = []
+    records: list[dict] = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path.name}:{lineno}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: not JSON: {exc}")
+            continue
+        if not isinstance(rec, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        key = rec.get("key")
+        where = f"{where} {key}"
+        missing = [k for k in REQUIRED if k not in rec]
+        if missing:
+            problems.append(f"{where}: missing {missing}")
+            continue
+        if key in seen:
+            problems.append(f"{where}: duplicate key")
+        seen.add(key)
+        bad = [c for c in rec["classes"] if c not in CLASSES]
+        if bad:
+            problems.append(f"{where}: unknown classes {bad}")
+        latex = None
+        if rec["set"] in ("A", "A-multiline-whole", "B"):
+            v = verdicts.get(key)
+            if v is None:
+                problems.append(f"{where}: no such verdict")
+                continue
+            for k in ("set", "paper", "eq_id", "number"):
+                if rec[k] != v.get(k):
+                    problems.append(f"{where}: {k} {rec[k]!r} != verdict's {v.get(k)!r}")
+            missing_cls = {e["cls"] for e in v["errors"]} - set(rec["classes"])
+            if missing_cls:
+                problems.append(f"{where}: the verdict's classes {sorted(missing_cls)} are not in classes")
+            latex = v["latex"]
+        elif "latex" in rec:
+            latex = rec["latex"]
+        if latex is None:
+            continue
+        if not rec["expect"]:
+            problems.append(f"{where}: no assertions")
+        f = Formula(latex)
+        for a in rec["expect"]:
+            problems += [f"{where}: {p}" for p in check_assertion(a, f)]
+        records.append(rec)
+    return problems, records
+
+
+def main(argv: list[str]) -> int:
+    if not VERDICTS.exists():
+        print(f"skipped: {VERDICTS} is absent (the gold LaTeX lives in ../shared)")
+        return 0
+    verdicts = load_verdicts()
+    paths = [Path(p) for p in argv] or [p for p in (HERE / "verdicts.jsonl",) if p.exists()]
+    status = 0
+    for path in paths:
+        problems, records = check_file(path, verdicts)
+        counts = sorted(len(r["expect"]) for r in records)
+        for p in problems:
+            print(p)
+        if counts:
+            median = counts[len(counts) // 2]
+            print(f"{path.name}: {len(records)} records, {sum(counts)} assertions "
+                  f"(per record min {counts[0]}, median {median}, max {counts[-1]}), {len(problems)} problem(s)")
+        status |= bool(problems)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
