@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .errors import UsageError
 from .latex.document import Document, Equation, Paragraph
+from .safety import fence, one_line
 
 FIVE_STEPS = (
     "Make a table with one row per symbol: shape or type, meaning, and whether it is input data, a trained "
@@ -90,7 +91,7 @@ class Prompt:
 def paper_line(doc: Document) -> str:
     """`DeepSeek-V3 Technical Report, arXiv:2412.19437v2`; a local source without an arXiv id says so."""
     p = doc.paper
-    title = p.title or "(untitled paper)"
+    title = one_line(p.title or "(untitled paper)")
     if p.arxiv_id:
         version = p.version or "(version not recorded)"
         return f"{title}, arXiv:{p.arxiv_id}{version if p.version else ' ' + version}"
@@ -150,6 +151,7 @@ def _clean(text: str) -> str:
 
 def _paragraph_block(doc: Document, para: Paragraph) -> str:
     where = _section(doc, para)
+    where = one_line(where)
     head = f"[{where}, {para.span.file}:{para.span.line}]" if where else f"[{para.span.file}:{para.span.line}]"
     lines = [head, _clean(para.text)]
     last = max((s.span.line for s in para.sentences), default=para.span.line)
@@ -166,10 +168,12 @@ def equation_prompt(doc: Document, key: str, *, answer_format: bool = False) -> 
     eq = find_equation(doc, key)
     paras = defining_paragraphs(doc, eq)
     paper = paper_line(doc)
-    name = f"equation ({eq.number})" if eq.number else f"the unnumbered equation {eq.id}"
-    where = f" (§{eq.section})" if eq.section else ""
+    name = f"equation ({one_line(eq.number)})" if eq.number else f"the unnumbered equation {eq.id}"
+    where = f" (§{one_line(eq.section)})" if eq.section else ""
+    # The equation goes in a fence it cannot close (safety.fence): the paper's text is material, never the
+    # prompt's own instructions.
     out = [f"Below is {name}{where} from {paper}, followed by", "the paragraphs that define its symbols.", "",
-           "```latex", eq.latex, "```", ""]
+           *fence(eq.latex, "latex"), ""]
     for para in paras:
         out.append(_paragraph_block(doc, para))
         out.append("")
@@ -177,7 +181,7 @@ def equation_prompt(doc: Document, key: str, *, answer_format: bool = False) -> 
         out.append(f"{k}. {step}")
     if answer_format:
         out.append("")
-        out.append(ANSWER_FORMAT.format(number=eq.number or eq.id, id=eq.id))
+        out.append(ANSWER_FORMAT.format(number=one_line(eq.number or eq.id), id=eq.id))
     return Prompt("\n".join(out).rstrip() + "\n", "read", paper, eq.id, tuple(p.id for p in paras))
 
 
@@ -193,8 +197,8 @@ def task_prompt(doc: Document, task: str, *, eq: str | None = None, section: str
     if eq is not None:
         equation = find_equation(doc, eq)
         equation_id = equation.id
-        scope = f"equation ({equation.number})" if equation.number else f"equation {equation.id}"
-        material += ["```latex", equation.latex, "```", ""]
+        scope = f"equation ({one_line(equation.number)})" if equation.number else f"equation {equation.id}"
+        material += [*fence(equation.latex, "latex"), ""]
         for para in defining_paragraphs(doc, equation):
             material += [_paragraph_block(doc, para), ""]
             pids.append(para.id)
@@ -203,20 +207,20 @@ def task_prompt(doc: Document, task: str, *, eq: str | None = None, section: str
         if sec is None:
             raise UsageError(f"no section {section!r} in {doc.paper.source}")
         ids = _section_ids(doc, sec)
-        scope = f"§{sec.number} {sec.title}" if sec.number else sec.title
+        scope = one_line(f"§{sec.number} {sec.title}" if sec.number else sec.title)
         for para in doc.paragraphs:
             if para.section in ids:
                 material += [_paragraph_block(doc, para), ""]
                 pids.append(para.id)
         for e in doc.equations:
             if e.section_id in ids:
-                label = f"({e.number})" if e.number else e.id
-                material += [f"Equation {label}:", "```latex", e.latex, "```", ""]
+                label = f"({one_line(e.number)})" if e.number else e.id
+                material += [f"Equation {label}:", *fence(e.latex, "latex"), ""]
     else:
         scope = "the paper"
         if doc.abstract:
-            material += ["Abstract: " + doc.abstract, ""]
-        material += ["Sections: " + "; ".join(f"{s.number or ''} {s.title}".strip() for s in doc.sections
+            material += ["Abstract: " + one_line(doc.abstract), ""]
+        material += ["Sections: " + "; ".join(one_line(f"{s.number or ''} {s.title}") for s in doc.sections
                                               if s.level <= 2), ""]
     intro = [f"The material below is {scope} from {paper}, taken from its LaTeX source.", ""]
     instruction = TASKS[task]

@@ -138,7 +138,8 @@ def test_torch_variant_agrees_with_numpy():
 def test_cli_code_writes_files(tmp_path, capsys):
     assert main(["code", "--latex", ATTENTION, "--set", "Q=[[1,0]]", "--set", "K=[[1,0],[0,1],[1,1]]",
                  "--set", "V=[[10,0],[0,10],[5,5]]", "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["attention.py", "attention_torch.py", "test_attention.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".papermath-output", "attention.py", "attention_torch.py",
+                                                         "test_attention.py"]
 
 
 @pytest.mark.corpus

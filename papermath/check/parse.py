@@ -195,7 +195,8 @@ def parse_markdown_reading(text: str, name: str) -> Reading:
             continue
         if line.startswith("```"):
             body = []
-            while i < len(lines) and not lines[i].strip().startswith("```"):
+            marks = re.match(r"`+", line).group(0)  # CommonMark: only a fence at least as long closes it
+            while i < len(lines) and not re.fullmatch(re.escape(marks) + r"`*\s*", lines[i].strip()):
                 body.append(lines[i])
                 i += 1
             if i >= len(lines):

@@ -11,14 +11,17 @@ after what the equation defines (`attention(Q, K, V)`, `loss_dpo(…)`).
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from ..evaluate import Evaluation
+from . import safe
+from .safe import UnsafeCodeError
 
 _SCIPY = ("softmax", "log_softmax", "logsumexp", "expit", "log_expit", "rel_entr", "xlogy", "comb", "gamma", "erf")
 
@@ -42,9 +45,9 @@ class Citation:
 
     paper: str
     """Paper title (or "formula given on the command line")."""
-    version: Optional[str] = None
+    version: str | None = None
     """arXiv id and version, when known."""
-    equation: Optional[str] = None
+    equation: str | None = None
     """The paper's equation number."""
 
 
@@ -64,31 +67,41 @@ class GeneratedCode:
     """pytest file source."""
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Write the three files into `directory` (created if needed); returns their paths."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [out / f"{self.module}.py", out / f"{self.module}_torch.py", out / f"test_{self.module}.py"]
-        for path, text in zip(paths, (self.numpy, self.torch, self.test)):
-            path.write_text(text, encoding="utf-8")
-        return paths
+        """Write the three files into `directory`: a new or empty folder, or one papermath wrote before
+        (`papermath.output`); refuses (`OutputFolderError`) a folder holding files papermath did not write."""
+        from ..output import OutputFolder
+        names = [f"{self.module}.py", f"{self.module}_torch.py", f"test_{self.module}.py"]
+        for name, text in zip(names, (self.numpy, self.torch, self.test)):
+            safe.check_module(text, name)
+        with OutputFolder.claim(directory, "code") as out:
+            for name in names:
+                out.path(name)  # refuse before writing any, if one of them is not papermath's
+            return [out.write_text(name, text) for name, text in zip(names, (self.numpy, self.torch, self.test))]
 
 
-def _docstring(ev: Evaluation, citation: Citation) -> str:
+def _where(citation: Citation) -> str:
     where = citation.paper
     if citation.version:
-        where += f" ({citation.version})"
+        where += f", {citation.version}"
     elif citation.equation:
-        where += " (version not recorded: local source)"
+        where += ", version not recorded (local source)"
     if citation.equation:
         where += f", equation ({citation.equation})"
-    return f'r"""{ev.result_latex} — {where}.\n\n    {ev.latex}\n    """'
+    return where
+
+
+def _expression(code: str, what: str) -> str:
+    """A line's code must be one Python expression (a `;` or a statement in it would be refused here)."""
+    try:
+        ast.parse(code, mode="eval")
+    except (SyntaxError, ValueError):
+        raise UnsafeCodeError(f"generated code refused: the {what} is not one Python expression: "
+                              f"{safe.comment(code, 80)}") from None
+    return code
 
 
 def _params(ev: Evaluation) -> list[str]:
-    names = []
-    for key in ev.params:
-        names.append(ev.input(key).name)
-    return names
+    return [safe.identifier(ev.input(key).name, "parameter name") for key in ev.params]
 
 
 def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
@@ -102,22 +115,24 @@ def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
             lines.append((f"{joined} = (torch.as_tensor(t, dtype=torch.float64) for t in ({joined},))",
                           "inputs as float64 tensors"))
     for name, np_code, torch_code in ev.dim_lines:
-        lines.append((f"{name} = {torch_code if torch else np_code}", "dimension, read from the input's shape"))
-    for name, np_code, torch_code, comment in ev.lines:
-        lines.append((f"{name} = {torch_code if torch else np_code}", comment))
+        code = _expression(torch_code if torch else np_code, "dimension line")
+        lines.append((f"{safe.identifier(name, 'dimension name')} = {code}", "dimension, read from the input's shape"))
+    for name, np_code, torch_code, note in ev.lines:
+        code = _expression(torch_code if torch else np_code, "code line")
+        lines.append((f"{safe.identifier(name, 'variable name')} = {code}", note))
     out = []
-    for code, comment in lines:
-        comment = comment.replace("\n", " ")
+    for code, note in lines:
+        note = safe.comment(note)
         pad = max(column - len(code) - 4, 2)
-        out.append(f"    {code}{' ' * pad}# {comment}" if comment else f"    {code}")
-    out.append(f"    return {ev.result_name}")
+        out.append(f"    {code}{' ' * pad}# {note}" if note else f"    {code}")
+    out.append(f"    return {safe.identifier(ev.result_name, 'result name')}")
     return out
 
 
 def _signature(ev: Evaluation) -> str:
     params = _params(ev)
-    params += [f"{name}=lambda *args: args[0]" for _, name in ev.standins]
-    return f"def {ev.function_name}({', '.join(params)}):"
+    params += [f"{safe.identifier(name, 'stand-in name')}=lambda *args: args[0]" for _, name in ev.standins]
+    return f"def {safe.identifier(ev.function_name, 'function name')}({', '.join(params)}):"
 
 
 def _imports(source: str, torch: bool) -> str:
@@ -133,25 +148,32 @@ def _imports(source: str, torch: bool) -> str:
 
 
 def generate(ev: Evaluation, citation: Citation | None = None, module: str | None = None) -> GeneratedCode:
-    """NumPy and PyTorch functions for an evaluated equation, and a pytest file with its hand-worked numbers."""
+    """NumPy and PyTorch functions for an evaluated equation, and a pytest file with its hand-worked numbers.
+
+    Text from the paper (title, version, equation number, LaTeX) reaches the code only through `safe`: as
+    sanitised comments and `repr()` literals; names are checked identifiers; each file is parsed before it is
+    returned (`UnsafeCodeError` otherwise)."""
     citation = citation or Citation("formula given on the command line")
-    module = module or ev.function_name
+    module = safe.identifier(module or ev.function_name, "module name")
+    function = safe.identifier(ev.function_name, "function name")
     width = max([len(f"{n} = {c}") for n, c, _, _ in ev.lines] + [len(f"{n} = {c}") for n, c, _ in ev.dim_lines] + [0])
     column = min(max(width + 8, 40), 100)
+    where = _where(citation)
     parts = {}
     for torch in (False, True):
         body = "\n".join(_body(ev, column, torch))
         helper = _NUMERICAL_GRAD if "numerical_grad(" in body and not torch else ""
-        header = (f'r"""{"PyTorch" if torch else "NumPy"} code for {ev.result_latex}, generated by papermath.\n\n'
-                  f'Source: {citation.paper}'
-                  + (f", {citation.version}" if citation.version else
-                     ", version not recorded (local source)" if citation.equation else "")
-                  + (f", equation ({citation.equation})" if citation.equation else "")
-                  + '.\nShapes in the comments are those of the values the code was checked on.\n"""\n')
-        sig = _signature(ev)
-        text = f"{header}{_imports(body, torch)}\n{helper}\n\n{sig}\n    {_docstring(ev, citation)}\n{body}\n"
-        parts[torch] = text
-    return GeneratedCode(module, ev.function_name, parts[False], parts[True], _test(ev, module))
+        kind = "PyTorch" if torch else "NumPy"
+        header = (f'"""{kind} code for one equation of a paper, generated by papermath (source in the comments)."""\n'
+                  f"# {kind} code for: {safe.comment(ev.result_latex)}\n"
+                  f"# Source: {safe.comment(where)}.\n"
+                  "# Shapes in the comments are those of the values the code was checked on.\n")
+        summary = safe.literal(f"{ev.result_latex} — {where}.")
+        text = (f"{header}{_imports(body, torch)}\n{helper}\n\n{_signature(ev)}\n    {summary}\n"
+                f"    # {safe.comment(ev.latex, 2000)}\n{body}\n")
+        parts[torch] = safe.check_module(text, f"{module}_torch.py" if torch else f"{module}.py")
+    test = safe.check_module(_test(ev, module, function), f"test_{module}.py")
+    return GeneratedCode(module, function, parts[False], parts[True], test)
 
 
 def literal_code(value: Any) -> str:
@@ -175,22 +197,20 @@ def literal_code(value: Any) -> str:
     return f"np.array({nested(array)})"
 
 
-def _test(ev: Evaluation, module: str) -> str:
+def _test(ev: Evaluation, module: str, function: str) -> str:
     names = _params(ev)
-    setup = [f"    {ev.input(key).name} = {literal_code(ev.input(key).value)}" for key in ev.params]
+    setup = [f"    {name} = {literal_code(ev.input(key).value)}" for name, key in zip(names, ev.params)]
     args = ", ".join(names)
     expected = literal_code(ev.value)
     shown = ", ".join(f"{ev.input(k).key} = {_short(ev.input(k).value)}" for k in ev.params)
     lines = [
-        f'r"""Checks {module}.{ev.function_name} on the hand-worked numbers (expected values from papermath\'s evaluator).',
-        "",
-        f"    {ev.latex}",
-        f"    with {shown}" if shown else "",
-        '"""',
+        f'"""Checks {module}.{function} on the hand-worked numbers (expected values from papermath\'s evaluator)."""',
+        f"# Equation: {safe.comment(ev.latex, 2000)}",
+        f"# with {safe.comment(shown, 2000)}" if shown else None,
         "import numpy as np",
         "import pytest",
         "",
-        f"from {module} import {ev.function_name}",
+        f"from {module} import {function}",
         "",
         "",
         "def inputs():",
@@ -198,18 +218,17 @@ def _test(ev: Evaluation, module: str) -> str:
         f"    return ({args}{',' if len(names) == 1 else ''})" if names else "    return ()",
         "",
         "",
-        f"def test_{ev.function_name}_hand_worked_numbers():",
-        f"    result = {ev.function_name}(*inputs())",
+        f"def test_{function}_hand_worked_numbers():",
+        f"    result = {function}(*inputs())",
         f"    expected = {expected}",
         "    np.testing.assert_allclose(np.asarray(result, dtype=float), expected, rtol=1e-6, atol=1e-9)",
         "",
         "",
-        f"def test_{ev.function_name}_torch_agrees_with_numpy():",
+        f"def test_{function}_torch_agrees_with_numpy():",
         '    pytest.importorskip("torch")',
-        f"    from {module}_torch import {ev.function_name} as torch_version",
+        f"    from {module}_torch import {function} as torch_version",
         "    result = torch_version(*inputs())",
-        f"    np.testing.assert_allclose(np.asarray(result, dtype=float), {ev.function_name}(*inputs()),"
-        " rtol=1e-6, atol=1e-9)",
+        f"    np.testing.assert_allclose(np.asarray(result, dtype=float), {function}(*inputs()), rtol=1e-6, atol=1e-9)",
         "",
     ]
     return "\n".join(line for line in lines if line is not None)

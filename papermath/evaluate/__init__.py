@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import MathParseError, UsageError
 from ..math import ast as A
 from ..math import parse, to_latex
+from ..safety import shell_word
 from .lower import EvaluationError, Input, Lowerer, Step, fmt, python_name, shape_text, symbol_key
 from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
 
@@ -104,7 +105,7 @@ def resolve_keys(values: Mapping[str, Any], tree_nodes: list[A.Node]) -> dict[st
             base = symbol_key(tree)
             raise UsageError(f"--set {key}: {key} is one entry of {base} (indexed by "
                              f"{', '.join(to_latex(i) for i in tree.indices)}); set the whole {base} instead, "
-                             f"e.g. --set '{base}=[…]'")
+                             f"e.g. --set {shell_word(base + '=[…]')}")
         if key in keys:
             out[key] = value
             continue

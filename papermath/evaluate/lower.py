@@ -21,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from ..errors import PapermathError
+from ..safety import shell_word
 from ..math import ast as A
 from ..math import to_latex
 from .ops import FUNCTION_NAMES, OPS
@@ -479,7 +480,7 @@ class Lowerer:
             upper, var, body = self.upper_bounds[key]
             return self._upper(upper, var, body)
         if not self.choose:
-            raise EvaluationError(f"no value for {key}: give one with --set '{key}=…'")
+            raise EvaluationError(f"no value for {key}: give one with --set {shell_word(key + '=…')}")
         value = self.choose_value(key, node, rank_hint, sizes)
         return self._new_input(key, node, value, "chosen", self.choice_note)
 

@@ -15,7 +15,6 @@ import functools
 import html
 import json
 import re
-import shutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -986,12 +985,12 @@ def asset_dir() -> Path:
 def write_site(doc: Document, out_dir: str | Path, reading: PaperReading | None = None,
                panels: Mapping[str, Panel] | None = None, notes: Iterable[str] = ()) -> Path:
     """Write `index.html` and `assets/` into `out_dir` (created if missing). Returns the page's path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    assets = out / "assets"
-    if assets.exists():
-        shutil.rmtree(assets)
-    shutil.copytree(asset_dir(), assets, ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
-    page = out / "index.html"
-    page.write_text(render_page(doc, reading, panels, notes=notes), encoding="utf-8")
+    from ..output import OutputFolder
+    text = render_page(doc, reading, panels, notes=notes)
+    with OutputFolder.claim(out_dir, "html") as out:
+        out.path("index.html")  # refuse before writing anything if index.html is not papermath's
+        out.copy_tree(asset_dir(), "assets", skip=lambda path: "__pycache__" in path.parts or path.suffix == ".pyc"
+                      or path.suffix == ".py")
+        out.remove_stale("assets")
+        page = out.write_text("index.html", text)
     return page

@@ -5,6 +5,7 @@ import shutil
 import textwrap
 
 from ..analysis.reading import EquationReading, PaperReading, SymbolReading
+from ..safety import fence, one_line
 from .jsonout import to_jsonable
 
 SCHEMA_VERSION = 1
@@ -132,16 +133,15 @@ def reading_markdown(reading: PaperReading) -> str:
     """Markdown a person can edit and `papermath check` can verify (guide 002's table)."""
     p = reading.paper
     where = f"arXiv:{p.arxiv_id}{p.version or ''}" if p.arxiv_id else p.source
-    out = [f"# Reading: {p.title or '(untitled)'}", "", f"Source: {where}", ""]
+    # Text from the paper stays on its own line (one_line), so it cannot forge the headings `check` reads.
+    out = [f"# Reading: {one_line(p.title or '(untitled)')}", "", f"Source: {one_line(where)}", ""]
     for e in reading.equations:
-        out.append(f"## Equation {e.number or e.id} ({e.id})")
+        out.append(f"## Equation {one_line(e.number or e.id)} ({e.id})")
         out.append("")
-        out.append(f"Section: {e.section or '—'}  ")
-        out.append(f"Kind: {e.kind} — {e.kind_cue}")
+        out.append(f"Section: {one_line(e.section or '—')}  ")
+        out.append(f"Kind: {e.kind} — {one_line(e.kind_cue)}")
         out.append("")
-        out.append("```latex")
-        out.append(e.latex)
-        out.append("```")
+        out.extend(fence(one_line(e.latex), "latex"))
         out.append("")
         out.append("| symbol | shape or type | meaning | role | quote |")
         out.append("|---|---|---|---|---|")
@@ -155,11 +155,11 @@ def reading_markdown(reading: PaperReading) -> str:
         out.append("")
         out.append("### Undefined — not defined in the paper; do not guess")
         out.append("")
-        out.extend([f"- ${u}$" for u in e.undefined] or ["- none"])
+        out.extend([f"- ${one_line(u)}$" for u in e.undefined] or ["- none"])
         out.append("")
         out.append("### Reductions")
         out.append("")
-        out.extend([f"- {reduction_words(r)}" for r in e.reductions] or ["- none"])
+        out.extend([f"- {one_line(reduction_words(r))}" for r in e.reductions] or ["- none"])
         out.append("")
         out.append("### Small-number check")
         out.append("")
@@ -170,4 +170,4 @@ def reading_markdown(reading: PaperReading) -> str:
 
 
 def _cell(text: str) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
+    return one_line(text or "").replace("|", "\\|")
