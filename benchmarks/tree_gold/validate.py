@@ -82,7 +82,7 @@ PRIMARY = {"apply": "apply", "power": "power", "sup_label": "sup_label", "sub_la
            "gradient": "gradient"}
 # tokens allowed between a product's factors / a relation's parts (explicit signs, alignment points)
 PRODUCT_GAP = {r"\cdot", r"\times", "*", "&"}
-RELATION_GAP = {"&", "\\ "}
+RELATION_GAP = {"&", "\\ ", "\\\\"}  # alignment points, control space, row breaks
 REQUIRED = ("key", "set", "paper", "eq_id", "number", "classes", "expect", "note")
 
 
