@@ -238,7 +238,26 @@ def check_assertion(a: dict, f: Formula) -> list[str]:
             find(v, 1, what="bound variable", exact=False)  # a name, compared with the binder, not located
         if prim is not None:
             if "body" in a:
-                find(a["body"], 1, prim[1], what="body")
+                # the body starts right after the operator, its scripts and its own opening bracket
+                j = prim[1]
+                while j < len(f.toks) and f.toks[j] in ("_", "^", r"\limits"):
+                    if f.toks[j] == r"\limits":
+                        j += 1
+                        continue
+                    j += 1
+                    if j < len(f.toks) and f.toks[j] == "{":
+                        depth = 0
+                        while j < len(f.toks):
+                            depth += f.toks[j] == "{"
+                            depth -= f.toks[j] == "}"
+                            j += 1
+                            if depth == 0:
+                                break
+                    else:
+                        j += 1
+                if tokens(a["body"])[:1] != f.toks[j:j + 1] and j < len(f.toks) and f.toks[j] in ("[", "(", r"\{"):
+                    j += 1
+                next_to(a["body"], j, RELATION_GAP, "body")
             for piece in a.get("body_covers", []):
                 find(piece, 1, prim[1], what="body piece")
             for k in ("distribution", "condition"):
