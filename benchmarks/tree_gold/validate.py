@@ -82,6 +82,8 @@ PRIMARY = {"apply": "apply", "power": "power", "sup_label": "sup_label", "sub_la
            "gradient": "gradient"}
 # tokens allowed between a product's factors / a relation's parts (explicit signs, alignment points)
 PRODUCT_GAP = {r"\cdot", r"\times", "*", "&"}
+ARG_OPEN = {"(", "[", "{", r"\{", r"\langle", "&", "\\\\"}         # between a function and its first argument
+ARG_SEP = {",", ";", "|", r"\mid", r"\|", "&", "\\\\", r"\Vert"}  # between arguments (incl. a divergence's double bar)
 RELATION_GAP = {"&", "\\ ", "\\\\"}  # alignment points, control space, row breaks
 REQUIRED = ("key", "set", "paper", "eq_id", "number", "classes", "expect", "note")
 
@@ -126,6 +128,26 @@ class Formula:
             starts.append(k)
             k = self.text.find(needle, k + 1)
         return len(starts) == nth and starts[-1] == self.offsets[span[0]]
+
+
+def after_scripts(toks: list[str], j: int) -> int:
+    """The token index after any sub/superscripts (and \\limits) starting at j."""
+    while j < len(toks) and toks[j] in ("_", "^", r"\limits"):
+        if toks[j] == r"\limits":
+            j += 1
+            continue
+        j += 1
+        if j < len(toks) and toks[j] == "{":
+            depth = 0
+            while j < len(toks):
+                depth += toks[j] == "{"
+                depth -= toks[j] == "}"
+                j += 1
+                if depth == 0:
+                    break
+        else:
+            j += 1
+    return j
 
 
 def check_assertion(a: dict, f: Formula) -> list[str]:
@@ -220,53 +242,62 @@ def check_assertion(a: dict, f: Formula) -> list[str]:
         anchor = (0, None)
         prim = find(a[PRIMARY[kind]], nth, what=PRIMARY[kind])
     if kind == "apply":
-        cursor = prim[1] if prim else anchor[0]
         for k in ("args", "params", "given"):
             if k in a and not isinstance(a[k], list):
                 problems.append(f"apply: {k} must be a list")
-                continue
-            for arg in a.get(k, []):
-                got = find(arg, 1, cursor, anchor[1], what=k[:-1])
-                if got is not None:
-                    cursor = got[1]
         if "args" not in a:
             problems.append("apply: no args")
+        if prim is not None and not problems:
+            # the arguments follow the function directly: its bracket, then one after another with separators
+            orders = [a["args"] + a.get("given", []) + a.get("params", []),
+                      a["args"] + a.get("params", []) + a.get("given", [])]
+            failures = []
+            for parts in orders:
+                trial: list[str] = []
+                cursor, gap = prim[1], ARG_OPEN
+                for part in parts:
+                    i = cursor
+                    needle = tokens(part)
+                    while f.toks[i:i + len(needle)] != needle and i < len(f.toks) and f.toks[i] in gap:
+                        i += 1
+                    if f.toks[i:i + len(needle)] != needle:
+                        trial.append(f"apply: argument {part!r} does not follow its function/previous argument "
+                                     f"(at {''.join(f.toks[i:i + 6])!r})")
+                        break
+                    cursor, gap = i + len(needle), ARG_SEP
+                if not trial:
+                    failures = []
+                    break
+                failures = failures or trial
+            problems += failures
     if kind == "reduction":
         if "over" in a and not (isinstance(a["over"], list) and all(isinstance(v, str) for v in a["over"])):
             problems.append("reduction: over must be a list of strings")
-        for v in a.get("over", []):
-            find(v, 1, what="bound variable", exact=False)  # a name, compared with the binder, not located
         if prim is not None:
+            j = after_scripts(f.toks, prim[1])
+            scripts = f.toks[prim[0]:j]
+            for v in a.get("over", []):
+                # a bound variable is named in the operator's scripts (an integral names it in its differential)
+                if token_hits(scripts, tokens(v)) or (r"\int" in scripts and token_hits(f.toks[j:], tokens(v))):
+                    continue
+                problems.append(f"reduction: bound variable {v!r} is not in the scripts of the operator at "
+                                f"{''.join(scripts)[:40]!r}")
             if "body" in a:
                 # the body starts right after the operator, its scripts and its own opening bracket
-                j = prim[1]
-                while j < len(f.toks) and f.toks[j] in ("_", "^", r"\limits"):
-                    if f.toks[j] == r"\limits":
-                        j += 1
-                        continue
-                    j += 1
-                    if j < len(f.toks) and f.toks[j] == "{":
-                        depth = 0
-                        while j < len(f.toks):
-                            depth += f.toks[j] == "{"
-                            depth -= f.toks[j] == "}"
-                            j += 1
-                            if depth == 0:
-                                break
-                    else:
-                        j += 1
                 if tokens(a["body"])[:1] != f.toks[j:j + 1] and j < len(f.toks) and f.toks[j] in ("[", "(", r"\{"):
                     j += 1
                 next_to(a["body"], j, RELATION_GAP, "body")
             for piece in a.get("body_covers", []):
                 find(piece, 1, prim[1], what="body piece")
-            for k in ("distribution", "condition"):
-                if k in a:
-                    find(a[k], 1, what=k)
+            if "distribution" in a and not token_hits(scripts, tokens(a["distribution"])):
+                problems.append(f"reduction: distribution {a['distribution']!r} is not in the operator's scripts")
+            if "condition" in a:
+                find(a["condition"], 1, prim[0], what="condition")
     if kind == "gradient" and prim is not None:
-        for k in ("wrt", "body"):
-            if k in a:
-                find(a[k], 1, prim[0], what=k)
+        if "wrt" in a:
+            find(a["wrt"], 1, prim[0], what="wrt")
+        if "body" in a:
+            next_to(a["body"], after_scripts(f.toks, prim[1]), RELATION_GAP, "body")
     return problems
 
 
