@@ -58,6 +58,8 @@ IGNORED = {
     r"\Biggr", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\middle", r"\displaystyle", r"\textstyle",
     r"\,", r"\;", r"\:", r"\!", r"\quad", r"\qquad", "~",
 }
+# wrappers that change nothing in the structure (papermath's parser skips them too)
+IGNORED |= {"\\" + name for name, skipped in T.TRANSPARENT.items() if skipped == 0}
 TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S", re.DOTALL)
 BRACKETS = {"(": ")", "[": "]", "{": "}", r"\{": r"\}", r"\lbrace": r"\rbrace", r"\langle": r"\rangle",
             "|": "|", r"\|": r"\|", r"\lVert": r"\rVert", r"\lvert": r"\rvert"}
@@ -151,7 +153,9 @@ def _brace_matches(toks: list[str]) -> dict[int, int]:
 
 
 def _canon(text: str) -> str:
-    return "".join(t for t in TOKEN.findall(text) if t not in IGNORED)
+    """A fragment as node texts are compared: kept tokens, outer braces stripped."""
+    f = Formula(text)
+    return f.text(f.strip((0, len(f.toks)))) if f.toks else ""
 
 
 # --- the tree, indexed by the tokens each node covers -------------------------------------------------
@@ -272,7 +276,12 @@ def check_apply(a: dict, f: Formula, view: TreeView) -> Check:
             got = _find(f, arg, 1, cursor, bound, what=key[:-1])
             want[key].append(got)
             cursor = got[1]
-    candidates = [n for n, iv in view.nodes if isinstance(n, A.Apply) and view.interval_of(n.func) == func]
+    # the arguments pin the application down; the function is the same text at or after the anchor
+    # (gold may name the first `\\log` of a formula and the arguments of a later one)
+    func_text = f.text(func)
+    candidates = [n for n in _applications(view) if
+                  view.interval_of(n.func) == func or (view.text_of(n.func) == func_text and
+                                                       (view.interval_of(n.func) or (-1,))[0] >= func[0])]
     if at is not None:
         candidates = [n for n in candidates if view.interval_of(n) == at] or candidates
     if not candidates:
@@ -281,23 +290,53 @@ def check_apply(a: dict, f: Formula, view: TreeView) -> Check:
         return Check(False, f"no application of {a['apply']!r} ({what})")
     reasons = []
     for node in candidates:
-        got_args = [view.interval_of(x) for x in node.args]
-        got_given = [view.interval_of(x) for x in node.given]
-        got_params = [view.interval_of(x) for x in node.params]
-        if not want["given"] and not want["params"]:
-            # arguments written without a bar or `;` may be listed in any of the three in order
-            flat = got_args + got_given + got_params
-            ok = flat == want["args"] or got_args == want["args"]
-        else:
-            ok = got_args == want["args"] and got_given == want["given"] and \
-                (got_params == want["params"] or not want["params"] and not got_params)
+        ok = _arguments_match(view, node, want)
+        if not ok and at is None:
+            # the gold's anchor is the first occurrence of the function's text; the arguments may belong to
+            # a later application of the same function: locate them from that application on
+            fiv, niv = view.interval_of(node.func), view.interval_of(node)
+            if fiv is not None and niv is not None:
+                try:
+                    cursor, again = fiv[1], {}
+                    for key in ("args", "given", "params"):
+                        again[key] = []
+                        for arg in a.get(key, []):
+                            got = _find(f, arg, 1, cursor, niv[1], what=key[:-1])
+                            again[key].append(got)
+                            cursor = got[1]
+                    ok = _arguments_match(view, node, again)
+                except GoldProblem:
+                    ok = False
         if not ok:
+            got_args = [view.interval_of(x) for x in _args(node)]
+            got_given = [view.interval_of(x) for x in getattr(node, "given", ())]
             reasons.append(f"arguments {[f.text(x) for x in got_args]} given {[f.text(x) for x in got_given]}")
             continue
-        if node.certainty == "ambiguous" or not _decided(view, view.interval_of(node)):
+        if getattr(node, "certainty", "") == "ambiguous" or not _decided(view, view.interval_of(node)):
             return Check(False, "left ambiguous (application or product)")
         return Check(True)
-    return Check(False, "; ".join(reasons))
+    return Check(False, "; ".join(dict.fromkeys(reasons)))
+
+
+def _applications(view: TreeView) -> list[A.Node]:
+    """Applications, and divergences (`D_{KL}(p \\| q)` applies D to p and q)."""
+    return [n for n, _ in view.nodes if isinstance(n, A.Apply) or
+            (isinstance(n, A.Divergence) and not isinstance(n.func, A.Empty))]
+
+
+def _args(node: A.Node) -> tuple:
+    return (node.left, node.right) if isinstance(node, A.Divergence) else node.args  # type: ignore[attr-defined]
+
+
+def _arguments_match(view: TreeView, node: A.Node, want: dict[str, list[Interval]]) -> bool:
+    got_args = [view.interval_of(x) for x in _args(node)]
+    got_given = [view.interval_of(x) for x in getattr(node, "given", ())]
+    got_params = [view.interval_of(x) for x in getattr(node, "params", ())]
+    if not want["given"] and not want["params"]:
+        # arguments written without a bar or `;` may be listed in any of the three, in order
+        return got_args + got_given + got_params == want["args"] or got_args == want["args"]
+    return got_args == want["args"] and got_given == want["given"] and \
+        (got_params == want["params"] or not want["params"] and not got_params)
 
 
 def check_product(a: dict, f: Formula, view: TreeView) -> Check:
@@ -342,9 +381,9 @@ def check_sup_label(a: dict, f: Formula, view: TreeView) -> Check:
     for n in nodes:
         if isinstance(n, A.Power):
             return Check(False, "read as a power")
-        if (isinstance(n, A.Symbol) and (n.sup_label is not None or n.optimum)) or \
-                (isinstance(n, A.Labeled) and n.position == "sup"):
-            return Check(True)
+        if (isinstance(n, A.Symbol) and (n.sup_label is not None or n.optimum or n.primes)) or \
+                (isinstance(n, A.Labeled) and n.position == "sup") or isinstance(n, A.Primed):
+            return Check(True)  # a prime counts as a label (the gold's convention)
     return Check(False, f"no superscript label ({_kinds_text(nodes)})")
 
 
@@ -438,7 +477,8 @@ def check_reduction(a: dict, f: Formula, view: TreeView) -> Check:
             return Check(False, f"distribution {sorted(got_d)}")
     if "condition" in a:
         want_c = _canon(a["condition"])
-        if view.text_of(red.condition) != want_c:
+        got_c = {view.text_of(red.condition), view.text_of(red.domain)}
+        if want_c not in got_c:
             return Check(False, f"condition {view.text_of(red.condition)!r}")
     return Check(True)
 
@@ -575,7 +615,7 @@ def check_node(a: dict, f: Formula, view: TreeView) -> Check:
 
 def check_one_name(a: dict, f: Formula, view: TreeView) -> Check:
     iv = _find(f, a["one_name"], a.get("nth", 1), what="one_name")
-    nodes = view.nodes_at(iv)
+    nodes = _script_nodes(view, iv)
     if not _decided(view, iv):
         return Check(False, "left ambiguous (one name or a product)")
     if any(isinstance(n, (A.Symbol, A.Opaque)) for n in nodes):
@@ -736,13 +776,31 @@ def equation_latex(rec: dict, paper: Any) -> Optional[str]:
     return None
 
 
+_INDEXES: dict[int, Any] = {}
+
+
+def _notation_index(paper: Any) -> Any:
+    """The paper's notation index (papermath.analysis.notation_index), built once; None where papermath has none."""
+    index = getattr(paper, "notation", None)
+    if index is not None:
+        return index
+    if id(paper) not in _INDEXES:
+        try:
+            from papermath.analysis.notation_index import build_index
+        except ImportError:
+            _INDEXES[id(paper)] = None
+        else:
+            _INDEXES[id(paper)] = build_index(_document(paper))
+    return _INDEXES[id(paper)]
+
+
 def parse_in_context(latex: str, paper: Any) -> tuple[A.Node, tuple]:
     """The tree papermath gives this formula: with its paper's notation, or bare when `paper` is None."""
     from papermath.math import parse
     if paper is not None:
-        tree_for = getattr(paper, "parse_formula", None)
-        if tree_for is not None:
-            result = tree_for(latex)
+        index = _notation_index(paper)
+        if index is not None:
+            result = index.parse_latex(latex)
         else:
             doc = _document(paper)
             operators = getattr(doc, "operators", {}) or {}

@@ -222,7 +222,7 @@ def test_cli_explain(capsys):
     out = capsys.readouterr().out
     assert out == (
         "formula  \\mathbb{E}_{x\\sim p}[f(x)]\n"
-        "aloud    the expectation over x drawn from p of f of x (or a product)\n"
+        "aloud    the expectation over x drawn from p of f of x\n"
         "\n"
         "inside out ([n] is the result of step n):\n"
         "  [1] f(x)\n"

@@ -26,7 +26,7 @@ def test_parse_prints_tree_normalized_form_and_reading(capsys) -> None:
     assert "    Symbol name='E' font='bb'  [0:9]" in lines
     assert "  distribution:" in lines
     assert r"normalized: \mathbb{E}_{x \sim p}[f(x)]" in lines
-    assert "reads:      the expectation over x drawn from p of f of x (or a product)" in lines
+    assert "reads:      the expectation over x drawn from p of f of x" in lines
 
 
 def test_parse_json_has_types_and_spans(capsys) -> None:

@@ -67,9 +67,9 @@ def test_symbols(latex: str, expected: str) -> None:
 # Application vs product; conditional probability.
 APPLICATION = [
     ('\\mathrm{Attention}(Q,K,V)', '(Apply Attention{rm} [Q K V])'),
-    ('\\log p(x)', '(Apply \\log [(Apply p [x] certainty=ambiguous)] brackets=)'),
+    ('\\log p(x)', '(Apply \\log [(Apply p [x] certainty=convention)] brackets=)'),
     ('QK^\\top', '(Product [Q (Transpose K)])'),
-    ('f(x)', '(Apply f [x] certainty=ambiguous)'),
+    ('f(x)', '(Apply f [x] certainty=convention)'),
     ('x(1-x)', '(Product [x (Group (- 1 x))])'),
     ('y_k(1-\\alpha)', '(Product [(Indexed y [k]) (Group (- 1 \\alpha))])'),
     ('\\eta\\left(a+b\\right)', '(Product [\\eta (Group (+ a b))])'),
@@ -84,14 +84,14 @@ APPLICATION = [
     ('\\exp(a)', '(Apply \\exp [a])'),
     ('\\log x', '(Apply \\log [x] brackets=)'),
     ('\\log a\\log b', '(Product [(Apply \\log [a] brackets=) (Apply \\log [b] brackets=)])'),
-    ('\\sigma(z)', '(Apply \\sigma [z] certainty=ambiguous)'),
+    ('\\sigma(z)', '(Apply \\sigma [z] certainty=convention)'),
     ('ReLU(x)', '(Apply ReLU [x])'),
     ('\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V', '(Product [(Apply softmax{rm} [(/ (Product [Q (Transpose K)]) (Root (Indexed d [k])))]) V])'),
     ('\\mathcal{N}(0, I)', '(Apply N{cal} [0 I])'),
-    ('g(x)', '(Apply g [x] certainty=ambiguous)'),
+    ('g(x)', '(Apply g [x] certainty=convention)'),
     ('\\sin^2 x', '(Apply (Power \\sin 2) [x] brackets=)'),
     ('\\log_2 x', '(Apply (Indexed \\log [2]) [x] brackets=)'),
-    ('\\mathcal L(\\theta)', '(Apply L{cal} [\\theta] certainty=ambiguous)'),
+    ('\\mathcal L(\\theta)', '(Apply L{cal} [\\theta] certainty=convention)'),
 ]
 
 
@@ -106,25 +106,25 @@ REDUCTIONS = [
     ('\\sum_{i,j} W_{ij}', '(sum (Indexed W [i j]) variables=[i j])'),
     ('\\sum_{i: c_i > 0} c_i', '(sum (Indexed c [i]) variables=[i] condition=(Relation (Indexed c [i]) > 0))'),
     ('\\prod_{t=1}^T p_t', '(prod (Indexed p [t]) variables=[t] lower=1 upper=T)'),
-    ('\\mathbb E_{x\\sim p}[f(x)]', '(E (Apply f [x] certainty=ambiguous) variables=[x] distribution=p)'),
+    ('\\mathbb E_{x\\sim p}[f(x)]', '(E (Apply f [x] certainty=convention) variables=[x] distribution=p)'),
     ('\\mathbb E_{(x,y_w,y_l)\\sim\\mathcal D}[\\ell]', '(E \\ell variables=[x (Indexed y [w]) (Indexed y [l])] distribution=D{cal})'),
     ('\\mathbb{E}[X]', '(E X)'),
-    ('\\max_\\theta J(\\theta)', '(max (Apply J [\\theta] certainty=ambiguous) variables=[\\theta])'),
-    ('\\min_{x \\in S} f(x)', '(min (Apply f [x] certainty=ambiguous) variables=[x] domain=S)'),
-    ('\\arg\\max_x f(x)', '(argmax (Apply f [x] certainty=ambiguous) variables=[x])'),
-    ('\\operatorname*{arg\\,max}_\\theta f(\\theta)', '(argmax (Apply f [\\theta] certainty=ambiguous) variables=[\\theta])'),
-    ('\\int_0^1 f(x)\\,dx', '(int (Apply f [x] certainty=ambiguous) variables=[x] lower=0 upper=1)'),
-    ('\\int f(x)p(x)\\,dx', '(int (Product [(Apply f [x] certainty=ambiguous) (Apply p [x] certainty=ambiguous)]) variables=[x])'),
+    ('\\max_\\theta J(\\theta)', '(max (Apply J [\\theta] certainty=convention) variables=[\\theta])'),
+    ('\\min_{x \\in S} f(x)', '(min (Apply f [x] certainty=convention) variables=[x] domain=S)'),
+    ('\\arg\\max_x f(x)', '(argmax (Apply f [x] certainty=convention) variables=[x])'),
+    ('\\operatorname*{arg\\,max}_\\theta f(\\theta)', '(argmax (Apply f [\\theta] certainty=convention) variables=[\\theta])'),
+    ('\\int_0^1 f(x)\\,dx', '(int (Apply f [x] certainty=convention) variables=[x] lower=0 upper=1)'),
+    ('\\int f(x)p(x)\\,dx', '(int (Product [(Apply f [x] certainty=convention) (Apply p [x] certainty=convention)]) variables=[x])'),
     ('\\lim_{n\\to\\infty} a_n', '(lim (Indexed a [n]) variables=[n] condition=(Relation n \\to \\infty))'),
     ('\\nabla_\\theta \\mathcal L', '(Gradient L{cal} wrt=\\theta)'),
-    ('\\frac{d}{dx} f(x)', '(Derivative (Apply f [x] certainty=ambiguous) kind=d wrt=[x])'),
+    ('\\frac{d}{dx} f(x)', '(Derivative (Apply f [x] certainty=convention) kind=d wrt=[x])'),
     ('\\frac{\\partial \\mathcal L}{\\partial \\theta_i}', '(Derivative L{cal} kind=partial wrt=[(Indexed \\theta [i])])'),
     ('\\partial\\mathcal L/\\partial\\theta_i', '(Derivative L{cal} kind=partial wrt=[(Indexed \\theta [i])])'),
     ('\\operatorname{Softmax}_j(z)', '(softmax z variables=[j])'),
-    ('\\mathop{\\mathbb E}\\limits_{x\\sim p} f(x)', '(E (Apply f [x] certainty=ambiguous) variables=[x] distribution=p)'),
+    ('\\mathop{\\mathbb E}\\limits_{x\\sim p} f(x)', '(E (Apply f [x] certainty=convention) variables=[x] distribution=p)'),
     ('\\hat{\\mathbb E}_t[r_t]', '(E (Indexed r [t]) variables=[t])'),
     ('\\sum_{\\substack{i\\in S\\\\ j\\ne i}} a_{ij}', '(sum (Indexed a [i j]) variables=[i] domain=S condition=(Relation j \\ne i))'),
-    ('\\underset{\\theta}{\\arg\\min}\\, L(\\theta)', '(argmin (Apply L [\\theta] certainty=ambiguous) variables=[\\theta])'),
+    ('\\underset{\\theta}{\\arg\\min}\\, L(\\theta)', '(argmin (Apply L [\\theta] certainty=convention) variables=[\\theta])'),
     ('\\sum_i \\sum_j a_{ij} + b', '(+ (sum (sum (Indexed a [i j]) variables=[j]) variables=[i]) b)'),
 ]
 
@@ -178,10 +178,10 @@ def test_structures(latex: str, expected: str) -> None:
 # still separates.
 NORMS = [
     ('\\mathbb{E}_{x,\\epsilon}\\left[ \\left\\| \\epsilon - \\epsilon_\\theta(x_t, t) \\right\\|^2 \\right]',
-     '(E (Power (Norm (- \\epsilon (Product [\\epsilon{_\\theta} (Tuple [(Indexed x [t]) t])]))) 2) variables=[x \\epsilon])'),
+     '(E (Power (Norm (- \\epsilon (Apply \\epsilon{_\\theta} [(Indexed x [t]) t] certainty=formula))) 2) variables=[x \\epsilon])'),
     ('\\mathbb{E}\\left[ w \\left\\| x - y \\right\\|^2 \\right]', '(E (Product [w (Power (Norm (- x y)) 2)]))'),
     ('\\mathbb{E}[\\omega(\\lambda_t)\\|\\epsilon - \\epsilon_\\theta(x_t, t)\\|_2^2]',
-     '(E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=ambiguous) (Power (Norm (- \\epsilon (Product [\\epsilon{_\\theta} (Tuple [(Indexed x [t]) t])])) order=2) 2)]))'),
+     '(E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=convention) (Power (Norm (- \\epsilon (Apply \\epsilon{_\\theta} [(Indexed x [t]) t] certainty=formula)) order=2) 2)]))'),
     ('[w \\|x\\|^2]', '(Group (Product [w (Power (Norm x) 2)]) open=[ close=])'),
     ('(w ||x||^2)', '(Group (Product [w (Power (Norm x) 2)]))'),
     ('(s |x|^2)', '(Group (Product [s (Power (Abs x) 2)]))'),
@@ -194,8 +194,8 @@ NORMS = [
     ('L_{\\text{DM}} = \\ensuremath{\\mathbb{E}}_{\\ensuremath{\\boldsymbol{x}}_0, \\ensuremath{\\boldsymbol{\\epsilon}}, t,'
      '\\ensuremath{\\boldsymbol{x}}_t}\\left[\\omega(\\lambda_t)\\|\\ensuremath{\\boldsymbol{\\epsilon}}-'
      '\\ensuremath{\\boldsymbol{\\epsilon}}_\\theta(\\ensuremath{\\boldsymbol{x}}_t,t)\\|_2^2\\right],',
-     "(Relation L{_'DM'} = (E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=ambiguous) "
-     "(Power (Norm (- \\epsilon{bf} (Apply \\epsilon{bf,_\\theta} [(Indexed x{bf} [t]) t] certainty=ambiguous)) "
+     "(Relation L{_'DM'} = (E (Product [(Apply \\omega [(Indexed \\lambda [t])] certainty=convention) "
+     "(Power (Norm (- \\epsilon{bf} (Apply \\epsilon{bf,_\\theta} [(Indexed x{bf} [t]) t] certainty=formula)) "
      "order=2) 2)]) variables=[(Indexed x{bf} [0]) \\epsilon{bf} t (Indexed x{bf} [t])]))"),
     ('e^{-a|x|^2}', '(Power e (- (Product [a (Power (Abs x) 2)])))'),
     ('e^{-\\frac{b}{a} || x - y || _2^2}', '(Power e (- (Product [(Frac b a) (Power (Norm (- x y) order=2) 2)])))'),
@@ -573,7 +573,7 @@ GUIDE_002_TREES = [
     ('\\{o_i\\}\\sim\\pi_{\\theta_{old}}(O\\mid q)',
      '(Relation (SetLiteral [(Indexed o [i])]) \\sim (Apply \\pi{_\\theta{_old}} [O] given=[q] certainty=conditional))'),
     ('H(p)=-\\sum_ip_i\\log p_i',
-     '(Relation (Apply H [p] certainty=ambiguous) = (- (sum (Product [(Indexed p [i]) (Apply \\log [(Indexed p [i])] brackets=)]) variables=[i])))'),
+     '(Relation (Apply H [p] certainty=formula) = (- (sum (Product [(Indexed p [i]) (Apply \\log [(Indexed p [i])] brackets=)]) variables=[i])))'),
     ('\\binom52=5!/(2!\\,3!)=10',
      '(Relation (Binom 5 2) = (/ (Factorial 5) (Group (Product [(Factorial 2) (Factorial 3)]))) = 10)'),
     ('\\theta=\\operatorname*{arg\\,min}_\\theta D_{\\mathrm{KL}}(q_\\theta\\Vert p)',
@@ -581,11 +581,11 @@ GUIDE_002_TREES = [
     ('\\operatorname{Var}(X)=\\mathbb E[(X-\\mu)^2]',
      '(Relation (Apply Var{op} [X]) = (E (Power (Group (- X \\mu)) 2)))'),
     ('P(A\\mid B)=P(B\\mid A)P(A)/P(B)',
-     '(Relation (Apply P [A] given=[B] certainty=conditional) = (/ (Product [(Apply P [B] given=[A] certainty=conditional) (Apply P [A] certainty=ambiguous)]) (Apply P [B] certainty=ambiguous)))'),
+     '(Relation (Apply P [A] given=[B] certainty=conditional) = (/ (Product [(Apply P [B] given=[A] certainty=conditional) (Apply P [A] certainty=formula)]) (Apply P [B] certainty=formula)))'),
     ('J_{ij}=\\partial y_i/\\partial x_j',
      '(Relation (Indexed J [i j]) = (Derivative (Indexed y [i]) kind=partial wrt=[(Indexed x [j])]))'),
     ('\\nabla_\\theta\\log p_\\theta(x)',
-     '(Gradient (Apply \\log [(Apply p{_\\theta} [x] certainty=ambiguous)] brackets=) wrt=\\theta)'),
+     '(Gradient (Apply \\log [(Apply p{_\\theta} [x] certainty=convention)] brackets=) wrt=\\theta)'),
     ('\\log(ab)=\\log a+\\log b',
      '(Relation (Apply \\log [(Product [a b])]) = (+ (Apply \\log [a] brackets=) (Apply \\log [b] brackets=)))'),
     ('q^\\top k/\\sqrt{d_k}',
@@ -605,7 +605,7 @@ GUIDE_002_TREES = [
     ('x_i\\overset{\\text{iid}}{\\sim}p',
      '(Relation (Indexed x [i]) \\sim p)'),
     ('\\mathbb E_{x\\sim p}[f(x)]\\approx\\frac1N\\sum_{i=1}^{N}f(x_i)',
-     '(Relation (E (Apply f [x] certainty=ambiguous) variables=[x] distribution=p) \\approx (Product [(Frac 1 N) (sum (Apply f [(Indexed x [i])] certainty=ambiguous) variables=[i] lower=1 upper=N)]))'),
+     '(Relation (E (Apply f [x] certainty=convention) variables=[x] distribution=p) \\approx (Product [(Frac 1 N) (sum (Apply f [(Indexed x [i])] certainty=convention) variables=[i] lower=1 upper=N)]))'),
     ('\\alpha_t\\in(0,1)',
      '(Relation (Indexed \\alpha [t]) \\in (Interval 0 1 left_closed=False right_closed=False))'),
     ('\\mathcal M:=\\{\\ldots\\}',
@@ -614,8 +614,8 @@ GUIDE_002_TREES = [
 
 # Guide 000's dictionary and worked examples, written in LaTeX as papers write them.
 GUIDE_000 = [
-    (r"\mathbb E_{x \sim p}[f(x)]", "(E (Apply f [x] certainty=ambiguous) variables=[x] distribution=p)"),
-    (r"\arg\max_x f(x)", "(argmax (Apply f [x] certainty=ambiguous) variables=[x])"),
+    (r"\mathbb E_{x \sim p}[f(x)]", '(E (Apply f [x] certainty=convention) variables=[x] distribution=p)'),
+    (r"\arg\max_x f(x)", '(argmax (Apply f [x] certainty=convention) variables=[x])'),
     (r"\nabla_\theta L", "(Gradient L wrt=\\theta)"),
     (r"\mathrm{KL}(p \| q)", "(Divergence KL{rm} p q)"),
     (r"\sum_i x_i", "(sum (Indexed x [i]) variables=[i])"),
@@ -628,7 +628,7 @@ GUIDE_000 = [
     (r"\theta", "\\theta"),
     (r"\phi", "\\phi"),
     (r"\hat{y}", "y{hat}"),
-    (r"\log p(x)", "(Apply \\log [(Apply p [x] certainty=ambiguous)] brackets=)"),
+    (r"\log p(x)", '(Apply \\log [(Apply p [x] certainty=convention)] brackets=)'),
     (r"\mathrm{softmax}(QK^T/\sqrt{d_k})V",
      "(Product [(Apply softmax{rm} [(/ (Product [Q (Transpose K)]) (Root (Indexed d [k])))]) V])"),
     (r"Q \in \mathbb R^{n_q \times d}", "(Relation Q \\in (Power R{bb} (\\times (Indexed n [q]) d)))"),
@@ -653,7 +653,7 @@ GUIDE_000 = [
      "(Apply \\log [(Apply ref{rm} [(Indexed y [w])] given=[x] certainty=conditional)] brackets=))) "
      "(Group (- (Apply \\log [(Apply \\pi [(Indexed y [l])] given=[x] certainty=conditional)] brackets=) "
      "(Apply \\log [(Apply ref{rm} [(Indexed y [l])] given=[x] certainty=conditional)] brackets=)))))])] "
-     "certainty=ambiguous)] brackets=))))"),
+     "certainty=convention)] brackets=))))"),
 ]
 
 
@@ -709,7 +709,7 @@ def test_to_latex_normalizes(latex: str, expected: str) -> None:
 # --- read aloud ---------------------------------------------------------------------------------------
 
 READ_ALOUD = [
-    (r"\mathbb E_{x\sim p}[f(x)]", "the expectation over x drawn from p of f of x (or a product)"),
+    (r"\mathbb E_{x\sim p}[f(x)]", "the expectation over x drawn from p of f of x"),
     (r"\sum_{i=1}^N x_i", "the sum over i from 1 to N of x at i"),
     (r"QK^\top", "Q times K transposed"),
     (r"p_\theta(y\mid x)", "p sub theta of y given x"),
@@ -811,7 +811,7 @@ def test_syntax_errors_raise_in_tolerant_mode_too(latex: str) -> None:
 # --- declared functions, align rows -----------------------------------------------------------------
 
 def test_declared_functions_apply() -> None:
-    assert tree("f(x)") == "(Apply f [x] certainty=ambiguous)"
+    assert tree("f(x)") == "(Apply f [x] certainty=convention)"
     assert tree("f(x)", functions=frozenset({"f"})) == "(Apply f [x] certainty=declared)"
     assert tree(r"\mathrm{Enc}_\phi(x)", functions=frozenset({"Enc"})) == \
         "(Apply Enc{rm,_\\phi} [x] certainty=declared)"
@@ -891,10 +891,10 @@ def test_expectation_keeps_every_sampled_pair() -> None:
     result = parse(r"\mathbb E_{q\sim P(Q),\, \{o_i\}\sim\pi_{\theta_{old}}(O\mid q)}[r]", strict=True).tree
     assert isinstance(result, A.Reduction) and result.op == "E"
     assert [sexpr(s) for s in result.samples] == [
-        "(Relation q \\sim (Apply P [Q] certainty=ambiguous))",
+        "(Relation q \\sim (Apply P [Q] certainty=formula))",
         "(Relation (SetLiteral [(Indexed o [i])]) \\sim (Apply \\pi{_\\theta{_old}} [O] given=[q] "
         "certainty=conditional))"]
-    assert sexpr(result.distribution) == "(Apply P [Q] certainty=ambiguous)"
+    assert sexpr(result.distribution) == "(Apply P [Q] certainty=formula)"
     assert [sexpr(v) for v in result.variables] == ["q", "(Indexed o [i])"]
 
 

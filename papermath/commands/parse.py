@@ -79,7 +79,24 @@ def _one_line(latex: str, strict: bool, functions: frozenset[str]) -> dict:
         result = parse(latex, strict=strict, functions=functions)
     except MathParseError as error:
         return {"ok": False, "error": error.message, "offset": error.offset, "warnings": [], "tree": None}
-    return {"ok": True, "error": None, "warnings": list(result.warnings), "tree": to_dict(result.tree)}
+    return {"ok": True, "error": None, "warnings": list(result.warnings), "tree": to_dict(result.tree),
+            "decisions": [d.to_dict() for d in result.decisions]}
+
+
+def format_decisions(result) -> list[str]:
+    """What syntax could not decide, what was decided and on what evidence, one block per place."""
+    lines = []
+    for d in result.decisions:
+        head = f"{d.question} at {d.span[0]}:{d.span[1]} `{d.subject}`: "
+        if d.status == "ambiguous":
+            head += "AMBIGUOUS (nothing decides; both readings stay possible)"
+        else:
+            head += f"{d.reading} ({d.strength} evidence)"
+        lines.append(head)
+        for e in d.evidence:
+            where = f" [{e.where}]" if e.where else ""
+            lines.append(f"    {e.reading:12} {e.strength:10} {e.kind}: {e.text}{where}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,12 +114,18 @@ def run(args: argparse.Namespace) -> int:
     result = parse(args.latex, strict=args.strict, functions=functions)
     if args.json:
         print(json.dumps({"source": result.source, "warnings": list(result.warnings),
-                          "tree": to_dict(result.tree)}, ensure_ascii=False, indent=2))
+                          "tree": to_dict(result.tree), "decisions": [d.to_dict() for d in result.decisions]},
+                         ensure_ascii=False, indent=2))
         return 0
     print("\n".join(format_tree(result.tree)))
     print()
     print(f"normalized: {to_latex(result.tree)}")
     print(f"reads:      {read_aloud(result.tree)}")
+    decisions = format_decisions(result)
+    if decisions:
+        print("decisions (what syntax cannot decide; a bare formula has only its own evidence and conventions):")
+        for line in decisions:
+            print("  " + line)
     for warning in result.warnings:
         print(f"warning: {warning}")
     return 0

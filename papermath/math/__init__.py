@@ -32,10 +32,12 @@ from ..errors import MathParseError
 from . import ast
 from .ast import Node, children, to_dict, walk
 from .english import read_aloud
+from .evidence import Decision, Evidence, Notation
 from .parser import Parser
 from .printer import to_latex
+from .resolve import resolve
 
-__all__ = ["parse", "parse_rows", "ParseResult", "to_latex", "read_aloud", "walk", "children", "to_dict",
+__all__ = ["parse", "parse_raw", "resolve_result", "parse_rows", "ParseResult", "Decision", "Evidence", "Notation", "to_latex", "read_aloud", "walk", "children", "to_dict",
            "ast", "Node", "MathParseError"]
 
 
@@ -49,14 +51,20 @@ class ParseResult:
     """What tolerant mode got past: unknown macros, unbalanced delimiters (empty in strict mode)."""
     source: str
     """The formula as given; every span in the tree indexes into it."""
+    decisions: tuple[Decision, ...] = ()
+    """Every place syntax could not decide (application or product, label or power), what was decided there
+    and the evidence; `reading == "ambiguous"` where nothing decided."""
+
+    @property
+    def ambiguous(self) -> tuple[Decision, ...]:
+        """The decisions nothing could take: every stage that reads the tree says so."""
+        return tuple(d for d in self.decisions if d.status == "ambiguous")
 
 
-def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> ParseResult:
-    """Parse one formula. `functions` names the paper declares or uses as functions (`\\DeclareMathOperator`).
-
-    Raises `MathParseError` (with offset and caret snippet) on malformed input, and in strict mode also on
-    unknown macros and anything tolerant mode would only warn about.
-    """
+def parse_raw(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> ParseResult:
+    """Parse one formula without deciding what syntax cannot: `Apply` nodes with certainty "ambiguous" and
+    `Power` nodes whose exponent may be a label stay as the parser read them. A paper session parses every
+    formula this way once, builds its notation index from all of them, then calls `resolve_result`."""
     if not isinstance(latex, str):
         raise MathParseError("formula must be a string", "", 0)
     try:
@@ -65,6 +73,30 @@ def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = froze
     except RecursionError:
         raise MathParseError("formula nested too deeply", latex, 0) from None
     return ParseResult(tree, tuple(parser.warnings), latex)
+
+
+def resolve_result(raw: ParseResult, notation: Notation) -> ParseResult:
+    """Decide the open places of a raw parse from `notation` (a paper's index, or one formula's own)."""
+    try:
+        tree, decisions = resolve(raw.tree, raw.source, notation)
+    except RecursionError:
+        raise MathParseError("formula nested too deeply", raw.source, 0) from None
+    return ParseResult(tree, raw.warnings, raw.source, decisions)
+
+
+def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset(),
+          notation: Notation | None = None) -> ParseResult:
+    """Parse one formula. `functions` names the paper declares or uses as functions (`\\DeclareMathOperator`).
+    Without `notation` (a paper's notation index), what syntax cannot decide is decided from the formula's
+    own evidence and conventions, recorded in `decisions` with that (weak) strength, or left ambiguous.
+
+    Raises `MathParseError` (with offset and caret snippet) on malformed input, and in strict mode also on
+    unknown macros and anything tolerant mode would only warn about.
+    """
+    raw = parse_raw(latex, strict=strict, functions=functions)
+    if notation is None:
+        notation = Notation.of_formula(raw.tree, latex, functions)
+    return resolve_result(raw, notation)
 
 
 def parse_rows(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> tuple[ParseResult, ...]:

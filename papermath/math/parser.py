@@ -752,8 +752,6 @@ class Parser:
                 certainty = self._call_candidate(atom)
                 if certainty is None:
                     break
-                if certainty in ("scalar", "indexed") and not self._bracket_has_bar():
-                    break  # `x(1-x)`: the parentheses are the next factor, with their own scripts
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
                     break
                 group = self._bracketed()
@@ -2257,11 +2255,12 @@ def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> O
         return None  # a placeholder operator or a mark: `(\cdot)`, `/`
     if bare == "1":
         return None
-    if sym.name in T.SCALAR_LETTERS and sym.font is None:
-        return "scalar"
+    if sym.name in ("d", "\\partial") and sym.font in (None, "rm", "op") and sym.sub_label is None and \
+            sym.sup_label is None and not sym.accents:
+        return None  # `d(dC_p)`, `\frac{d(T c)}{d\eta}`: a differential, not a call
     if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS:
         return None
-    return "ambiguous"
+    return "ambiguous"  # `T(x)`, `x(t)`: syntax cannot tell; the resolution pass decides from evidence
 
 
 def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Optional[str]:
@@ -2269,16 +2268,20 @@ def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Opt
     indexed for what reads as a product unless the parentheses hold a condition), None for a product."""
     name_node = atom
     while isinstance(name_node, (A.Power, A.Indexed, A.Primed, A.Labeled)):
-        if isinstance(name_node, A.Indexed):
+        if isinstance(name_node, (A.Indexed, A.Power)):
             inner = name_node.base
-            if isinstance(inner, A.Symbol) and function_status(inner, functions) in ("known", "declared"):
-                return function_status(inner, functions)
-            return "indexed"
-        if isinstance(name_node, A.Power):
-            inner = name_node.base
-            if isinstance(inner, A.Symbol) and function_status(inner, functions) in ("known", "declared"):
-                return function_status(inner, functions)
-            return None
+            while isinstance(inner, (A.Indexed, A.Primed)):
+                inner = inner.base
+            status = function_status(inner, functions) if isinstance(inner, A.Symbol) else \
+                call_certainty(inner, functions) if isinstance(inner, (A.Text, A.Opaque)) else None
+            if status in ("known", "declared"):
+                return status
+            if isinstance(name_node, A.Power) and not (isinstance(inner, A.Symbol) and
+                                                       isinstance(name_node.exponent, (A.Symbol, A.Number,
+                                                                                       A.UnaryOp, A.BinOp))):
+                return None
+            # `r_t(\theta)`, `Q^1(s, a)`, `x^2(1-x)`: an application or a product, decided from evidence
+            return "ambiguous" if status is not None or isinstance(name_node, A.Power) else None
         name_node = name_node.base
     if isinstance(name_node, A.Symbol):
         return function_status(name_node, functions)
@@ -2288,6 +2291,8 @@ def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Opt
             return "known"
         if word in functions:
             return "declared"
+        if len(word) > 1 and " " not in word and word.replace("_", "").replace("\\", "").replace("-", "").isalnum():
+            return "ambiguous"  # `\text{KeepTopK}(v, k)`: a name written out, then brackets
         return None
     if isinstance(name_node, A.Opaque):
         return "ambiguous"

@@ -1,0 +1,281 @@
+"""What formulas say about their symbols, and the decisions taken from it.
+
+Syntax alone cannot tell `f(x)` (an application) from `f\\,(x)` (a product), nor a label `x^w` from a power
+`x^2`. The parser leaves those places open (an `Apply` with certainty "ambiguous", a `Power` whose exponent
+could name something); `resolve` decides each one from *evidence* and records a `Decision`.
+
+Evidence comes from what formulas themselves show about a symbol, collected here by `Notation.add_tree`
+(over the one formula of a bare `parse`, or over every formula of a paper by the notation index in
+`papermath.analysis.notation_index`, which adds what the prose says):
+- applied with comma-separated arguments (`B_F(x, y)`), with a conditional bar (`\\pi(a \\mid s)`), as the
+  defined side of a definition (`\\phi_a(x) := …`), with a mapping (`f: \\mathcal X \\to \\mathcal Y`),
+  sampled from (`x \\sim p` → p is a distribution) → a function;
+- a shape (`W \\in \\mathbb R^{d\\times d}`), a limit of a sum (`\\sum_{t=1}^T`), an index range → not one;
+- the superscripts a base carries: several names on one base (`x^w`, `x^l`; `Q^1`, `Q^2`) → labels.
+
+Keys: a symbol's *identity* is the symbol without its indices, labels kept (`\\pi_{\\theta}`); its *family*
+drops the labels too (`\\pi`), so what the paper says of `\\pi_\\theta` counts for `\\pi_{ref}` weakly.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Iterable, Optional
+
+from . import ast as A
+from . import tables as T
+
+FUNCTION = "function"
+NOT_FUNCTION = "not function"
+LABEL = "label"
+POWER = "power"
+
+STRENGTHS = ("declared", "paper", "formula", "convention")
+"""How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), paper (what
+the paper says or writes elsewhere), formula (what this formula shows), convention (how such notation is
+usually meant; never enough when the paper says otherwise)."""
+
+WEIGHT = {"declared": 4, "paper": 3, "formula": 2, "convention": 1}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One thing that speaks for one reading of a symbol."""
+
+    reading: str
+    """What it supports: "function", "not function", "label" or "power"."""
+    kind: str
+    """What kind of evidence: "comma arguments", "conditional bar", "defined as a function", "maps", "sampled
+    from", "shape", "limit", "several labels", "sentence", "declared operator", "convention: …"."""
+    text: str
+    """What says so: the formula piece or the sentence, as written."""
+    where: str = ""
+    """Where it stands: a formula id (`eq:3`), `file:line:column`, or "this formula"."""
+    strength: str = "formula"
+    """declared, paper, formula or convention (see `STRENGTHS`)."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A place syntax could not decide, and what was decided there."""
+
+    span: A.Span
+    """The place in the formula (the application, or the scripted atom)."""
+    question: str
+    """"application or product", "label or power" or "index or product"."""
+    subject: str
+    """The symbol asked about, as LaTeX (`r_t`, `V^{\\pi}`)."""
+    reading: str
+    """What was decided: "application", "product", "label", "power", "index" — or "ambiguous"."""
+    strength: str
+    """The strength of the evidence that decided (see `STRENGTHS`), or "ambiguous"."""
+    evidence: tuple[Evidence, ...] = ()
+    """Everything that spoke, for and against."""
+
+    @property
+    def status(self) -> str:
+        """"ambiguous" when nothing decided, else "decided"."""
+        return "ambiguous" if self.reading == "ambiguous" else "decided"
+
+    def to_dict(self) -> dict:
+        return {"span": list(self.span), "question": self.question, "subject": self.subject,
+                "reading": self.reading, "strength": self.strength,
+                "evidence": [{"reading": e.reading, "kind": e.kind, "text": e.text, "where": e.where,
+                              "strength": e.strength} for e in self.evidence]}
+
+
+# --- symbol keys -----------------------------------------------------------------------------------
+
+def base_symbol(node: A.Node) -> Optional[A.Node]:
+    """The named thing under indices, primes and sub-labels (`x_i` → x, `\\text{KeepTopK}` → the text)."""
+    while isinstance(node, (A.Indexed, A.Primed, A.Power)) or (isinstance(node, A.Labeled) and node.position == "sub"):
+        node = node.base  # `V^1` (an open superscript) names V as much as `V_t` does
+    if isinstance(node, A.Group) and isinstance(node.body, (A.Symbol, A.Indexed)):
+        return base_symbol(node.body)
+    if isinstance(node, (A.Symbol, A.Text, A.Opaque)):
+        return node
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _printed(sym: A.Symbol) -> str:
+    from .printer import to_latex
+    return to_latex(sym)
+
+
+def identity(node: A.Node) -> Optional[str]:
+    """The symbol without its indices, labels kept: `\\pi_{\\theta}` (None for what is not a symbol)."""
+    sym = base_symbol(node)
+    if isinstance(sym, A.Symbol):
+        return _printed(replace(sym, primes=0) if sym.primes else sym)
+    if isinstance(sym, A.Text):
+        return "\\text{" + sym.text.strip() + "}"
+    if isinstance(sym, A.Opaque):
+        return sym.macro
+    return None
+
+
+def family(node: A.Node) -> Optional[str]:
+    """The symbol without indices or labels: `\\pi` for `\\pi_\\theta` and `\\pi_{ref}`."""
+    sym = base_symbol(node)
+    if isinstance(sym, A.Symbol):
+        if sym.sub_label is None and sym.sup_label is None and not sym.primes and not sym.optimum:
+            return _printed(sym)
+        return _printed(replace(sym, sub_label=None, sup_label=None, primes=0, optimum=False))
+    return identity(node)
+
+
+def _text(source: str, node: Optional[A.Node]) -> str:
+    if node is None or not source:
+        return ""
+    s, e = node.span
+    return " ".join(source[s:e].split())
+
+
+# --- what formulas show --------------------------------------------------------------------------------
+
+@dataclass
+class SymbolFacts:
+    """Everything collected about one key (mutable while collecting)."""
+
+    evidence: list[Evidence]
+    sups: Counter
+    """Superscripts written on this base and their counts (`{"w": 3, "l": 3}`)."""
+    applied: int = 0
+    """Applications written with brackets."""
+    uses: int = 0
+    """Occurrences."""
+
+
+class Notation:
+    """Evidence about symbols, collected from formulas (and, in a paper's index, from its prose).
+
+    `Notation()` knows nothing; `Notation.of_formula(tree, source)` knows what one formula shows. The
+    resolution pass asks `function_evidence` and `superscripts`; the paper-wide index subclasses this."""
+
+    def __init__(self, functions: Iterable[str] = ()) -> None:
+        self.facts: dict[str, SymbolFacts] = defaultdict(lambda: SymbolFacts([], Counter()))
+        self.declared = frozenset(f.lstrip("\\") for f in functions)
+
+    @classmethod
+    def of_formula(cls, tree: A.Node, source: str, functions: Iterable[str] = ()) -> "Notation":
+        notation = cls(functions)
+        notation.add_tree(tree, source, "this formula", "formula")
+        return notation
+
+    # --- questions the resolution pass asks ------------------------------------------------------------
+    def function_evidence(self, func: A.Node) -> list[Evidence]:
+        """What speaks for or against `func` being a function: its identity's evidence, then its family's
+        (weakened to convention when only the family says so)."""
+        out: list[Evidence] = []
+        key, fam = identity(func), family(func)
+        if key is not None:
+            out.extend(self.facts[key].evidence) if key in self.facts else None
+        if fam is not None and fam != key and fam in self.facts:
+            for ev in self.facts[fam].evidence:
+                if ev.reading in (FUNCTION, NOT_FUNCTION):
+                    weaker = "formula" if ev.strength in ("declared", "paper") else "convention"
+                    out.append(replace(ev, strength=weaker, kind=ev.kind + " (same letter)"))
+        return [e for e in out if e.reading in (FUNCTION, NOT_FUNCTION)]
+
+    def superscripts(self, base: A.Node) -> Counter:
+        """The superscripts written on this base anywhere (`x_0^w`, `x_t^l` → w, l)."""
+        fam = family(base)
+        if fam is None or fam not in self.facts:
+            return Counter()
+        return self.facts[fam].sups
+
+    def label_evidence(self, base: A.Node) -> list[Evidence]:
+        fam = family(base)
+        if fam is None or fam not in self.facts:
+            return []
+        return [e for e in self.facts[fam].evidence if e.reading in (LABEL, POWER)]
+
+    # --- collecting ----------------------------------------------------------------------------------
+    def add(self, key: Optional[str], evidence: Evidence) -> None:
+        if key is not None:
+            self.facts[key].evidence.append(evidence)
+
+    def add_tree(self, tree: A.Node, source: str, where: str, strength: str = "paper") -> None:
+        """Collect what one formula's tree shows about its symbols."""
+        for node in A.walk(tree):
+            if isinstance(node, A.Apply):
+                self._application(node, source, where, strength)
+            elif isinstance(node, A.Power):
+                base = base_symbol(node.base)
+                fam = family(node.base) if base is not None else None
+                if fam is not None:
+                    self.facts[fam].sups[_text(source, node.exponent).strip("{} ")] += 1
+            elif isinstance(node, A.Symbol) and node.sup_label is not None:
+                fam = family(node)
+                if fam is not None:
+                    self.facts[fam].sups[_text(source, node.sup_label).strip("{} ")] += 1
+            elif isinstance(node, A.Reduction):
+                for limit in (node.upper, node.lower):
+                    key = identity(limit) if limit is not None else None
+                    if key is not None and isinstance(base_symbol(limit), A.Symbol):
+                        self.add(key, Evidence(NOT_FUNCTION, "limit", _text(source, node.operator) + " … " +
+                                               _text(source, limit), where, strength))
+            elif isinstance(node, A.Relation):
+                self._relation(node, source, where, strength)
+            if isinstance(node, (A.Symbol, A.Text)):
+                key = identity(node)
+                if key is not None:
+                    self.facts[key].uses += 1
+
+    def _application(self, node: A.Apply, source: str, where: str, strength: str) -> None:
+        key = identity(node.func)
+        if key is None:
+            return
+        facts = self.facts[key]
+        facts.applied += 1
+        if node.brackets == "":
+            return
+        text = _text(source, node)
+        if len(node.args) >= 2 and node.certainty != "known":
+            self.add(key, Evidence(FUNCTION, "comma arguments", text, where, strength))
+        if node.given and node.certainty in ("conditional", "ambiguous"):
+            self.add(key, Evidence(FUNCTION, "conditional bar", text, where, strength))
+
+    def _relation(self, node: A.Relation, source: str, where: str, strength: str) -> None:
+        ops = node.ops
+        first = node.operands[0]
+        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\equiv", "\\doteq") and isinstance(first, A.Apply) and \
+                first.brackets and len(node.operands) == 2:
+            # `\phi_a(x) := \tanh(ax)`: the defined side is a function of its arguments
+            if all(isinstance(base_symbol(a) or a, (A.Symbol, A.Indexed)) or isinstance(a, A.Symbol)
+                   for a in first.args):
+                self.add(identity(first.func), Evidence(FUNCTION, "defined as a function", _text(source, node)[:80],
+                                                        where, strength))
+        for i, op in enumerate(ops):
+            left, right = node.operands[i], node.operands[i + 1]
+            if op == ":" and i + 1 < len(ops) and ops[i + 1] in ("\\to", "\\mapsto"):
+                self.add(identity(left), Evidence(FUNCTION, "maps", _text(source, node)[:80], where, strength))
+            elif op == "\\sim":
+                dist = right.func if isinstance(right, A.Apply) else right
+                self.add(identity(dist), Evidence(FUNCTION, "sampled from", _text(source, node)[:80], where,
+                                                  strength))
+            elif op == "\\in" and _is_shape(right):
+                for item in (left.items if isinstance(left, A.Tuple) else (left,)):
+                    if isinstance(base_symbol(item), A.Symbol) and not isinstance(item, A.Apply):
+                        self.add(identity(item), Evidence(NOT_FUNCTION, "shape", _text(source, node)[:80], where,
+                                                          strength))
+
+
+def _is_shape(node: A.Node) -> bool:
+    """`\\mathbb R^{d\\times d}`, `\\mathbb{R}^d`, `\\mathbb R`: a space of numbers, not a set of functions."""
+    core = node.base if isinstance(node, (A.Power, A.Indexed)) else node
+    return isinstance(core, A.Symbol) and core.font == "bb" and core.name in ("R", "N", "Z", "C", "Q")
+
+
+def function_letter(sym: A.Node) -> Optional[str]:
+    """Conventions about a single letter followed by brackets: "function", "not function" or None."""
+    base = base_symbol(sym)
+    if not isinstance(base, A.Symbol):
+        return None
+    if base.name in T.LIKELY_FUNCTION_LETTERS and base.font in (None, "cal", "bf", "rm", "it"):
+        return FUNCTION
+    if base.name in T.SCALAR_LETTERS:
+        return NOT_FUNCTION
+    return None

@@ -1,0 +1,365 @@
+"""The resolution pass: decide, from evidence, what the parser left open, and record every decision.
+
+The parser reads `name( … )` after a name it cannot classify as an `Apply` with certainty "ambiguous", and a
+superscript that could name something (`x^w`, `Q^1`, `h^{k-1}`) as a `Power`. `resolve` walks the tree once,
+bottom up, and at each such place weighs the evidence (`evidence.Notation`: what the paper or the formula
+shows about the symbol, then conventions), keeps or rewrites the node, and records a `Decision` with all the
+evidence that spoke. Weights: declared 4, paper 3, formula 2, convention 1; the sign of the sum decides; a tie
+leaves the place ambiguous (the tree keeps the parser's reading and the decision says "ambiguous").
+
+Rewrites are local: an application read as a product becomes `Product(f, Group(args))` (scripts written after
+the closing bracket move onto the group: `T(G+2\\mu D)^2` → T · (G+2μD)²); a power read as a label moves the
+superscript onto the symbol (`Power(x_0, w)` → `Indexed(x{^w}, 0)`).
+"""
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Optional
+
+from . import ast as A
+from . import tables as T
+from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, base_symbol,
+                       identity)
+
+APPLICATION, PRODUCT = "application", "product"
+
+# Letters papers routinely apply to a compound argument (`f(x+1)`, `\sigma(a-b)`, `L(\theta - \eta g)`);
+# other letters before a compound argument in parentheses multiply it (`T(G + 2\mu D)`, `\mu(z - y)`).
+_FUNCTION_LETTERS = frozenset("f g h p q r F G H L J P Q R V \\pi \\sigma \\phi \\varphi \\psi \\Phi \\Psi \\ell "
+                              "\\Gamma".split())
+# Scalars that papers raise to powers (`\gamma^t`, `\beta^k`, `\sigma^2`).
+_SCALAR_GREEK = frozenset("\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\eta \\kappa \\lambda \\mu \\nu "
+                          "\\rho \\sigma \\tau \\omega \\zeta \\xi".split())
+# Superscripts that name a policy or a parameter set (`V^\pi`, `Q^{\pi}`, `J^\theta`).
+_NAMING_GREEK = frozenset("\\pi \\theta \\phi \\psi \\varphi \\mu_".split())
+
+
+def resolve(tree: A.Node, source: str, notation: Optional[Notation] = None) -> tuple[A.Node, tuple[Decision, ...]]:
+    """The tree with every open place decided (or marked ambiguous), and the decisions in source order."""
+    resolver = _Resolver(source, notation or Notation())
+    out = resolver.visit(tree, applied=False)
+    decisions = tuple(sorted(resolver.decisions, key=lambda d: d.span))
+    return out, decisions
+
+
+class _Resolver:
+    def __init__(self, source: str, notation: Notation) -> None:
+        self.source = source
+        self.notation = notation
+        self.decisions: list[Decision] = []
+        # products made from applications, by id (kept alive here so ids stay unique): spliced into parents
+        self.spliced: dict[int, A.Product] = {}
+
+    def text(self, node: Optional[A.Node]) -> str:
+        if node is None:
+            return ""
+        s, e = node.span
+        return " ".join(self.source[s:e].split())
+
+    # --- the walk -------------------------------------------------------------------------------------
+    def visit(self, node: A.Node, applied: bool) -> A.Node:
+        if isinstance(node, A.Apply) and node.certainty == "ambiguous":
+            return self.application(node)
+        changes = {}
+        for f in fields(node):
+            if f.name == "span":
+                continue
+            value = getattr(node, f.name)
+            child_applied = isinstance(node, A.Apply) and f.name == "func"
+            if isinstance(value, A.Node):
+                new = self.visit(value, child_applied)
+                if new is not value:
+                    changes[f.name] = new
+            elif isinstance(value, tuple) and value:
+                new_items = tuple(self._visit_item(v) for v in value)
+                if any(a is not b for a, b in zip(new_items, value)):
+                    changes[f.name] = new_items
+        if changes:
+            node = replace(node, **changes)
+        if isinstance(node, (A.Power, A.Indexed, A.Transpose, A.Inverse, A.Factorial, A.Primed, A.Labeled)) and \
+                self._is_spliced(getattr(node, "base", None)):
+            return self._move_postfix(node)
+        if isinstance(node, A.Power):
+            return self.power(node, applied)
+        if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
+            factors: list[A.Node] = []
+            for f in node.factors:
+                factors.extend(f.factors if self._is_spliced(f) else (f,))  # type: ignore[union-attr]
+            return replace(node, factors=tuple(factors))
+        return node
+
+    def _is_spliced(self, node: object) -> bool:
+        return node is not None and self.spliced.get(id(node)) is node
+
+    def _visit_item(self, value):
+        if isinstance(value, A.Node):
+            return self.visit(value, False)
+        if isinstance(value, tuple):
+            new = tuple(self._visit_item(v) for v in value)
+            return value if all(a is b for a, b in zip(new, value)) else new
+        return value
+
+    def _move_postfix(self, node: A.Node) -> A.Node:
+        """`Power(Product(T, (G)), 2)` → `Product(T, Power((G), 2))`: the script belongs to the bracket."""
+        product: A.Product = node.base  # type: ignore[attr-defined]
+        last = product.factors[-1]
+        moved = replace(node, base=last, span=(last.span[0], node.span[1]))
+        out = A.Product(product.factors[:-1] + (moved,), span=node.span)
+        self.spliced[id(out)] = out
+        return out
+
+    # --- application or product -------------------------------------------------------------------------
+    def application(self, node: A.Apply) -> A.Node:
+        """Decide `name( … )`: the arguments first, then the call (on the name as the parser read it: a
+        superscript still open counts as a label unless it reads as a power on its own), then the name with
+        what the call decided (`Q^1(s, a)`: applied, so the 1 names an agent)."""
+        args = tuple(self.visit(a, False) for a in node.args)
+        given = tuple(self.visit(a, False) for a in node.given)
+        params = tuple(self.visit(a, False) for a in node.params)
+        node = replace(node, args=args, given=given, params=params)
+        evidence = list(self.notation.function_evidence(node.func))
+        evidence.extend(self._call_conventions(node, evidence))
+        reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
+        subject = self.text(node.func)
+        func = self.visit(node.func, reading == FUNCTION)
+        node = replace(node, func=func)
+        if reading is None:
+            self.decisions.append(Decision(node.span, "application or product", subject, "ambiguous", "ambiguous",
+                                           tuple(evidence)))
+            return node
+        self.decisions.append(Decision(node.span, "application or product", subject,
+                                       APPLICATION if reading == FUNCTION else PRODUCT, strength, tuple(evidence)))
+        if reading == FUNCTION:
+            return replace(node, certainty=strength)
+        return self._as_product(node)
+
+    def _call_conventions(self, node: A.Apply, known: list[Evidence]) -> list[Evidence]:
+        out: list[Evidence] = []
+        func = node.func
+        sym = base_symbol(func)
+        here = self.text(node)
+        arity = max((_arity(e) for e in known if e.kind.startswith("comma arguments")), default=0)
+        compound = len(node.args) == 1 and _compound(node.args[0])
+        if arity >= 2 and compound and not node.given:
+            # `v_\theta(x_t, t)` elsewhere, `v_\theta (n - k)` here: the output times a step, not a call
+            out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
+                                "this formula", "formula"))
+        if isinstance(sym, A.Text) or (isinstance(sym, A.Symbol) and _is_word(sym)):
+            out.append(Evidence(FUNCTION, "convention: a name written out, then brackets", here, "", "convention"))
+            return out
+        if isinstance(sym, A.Opaque):
+            return out
+        if not isinstance(sym, A.Symbol):
+            return out
+        if isinstance(func, A.Power) and self._power_on_its_own(func):
+            # `x^2 (1-x)`, `\alpha^{2}(D-2)`: a power, then a factor
+            out.append(Evidence(NOT_FUNCTION, "convention: a power, then brackets", here, "", "convention"))
+            return out
+        if not node.args:
+            out.append(Evidence(FUNCTION, "convention: empty brackets", here, "", "convention"))
+        elif compound:
+            if sym.name in _FUNCTION_LETTERS and sym.font in (None, "cal", "bf", "it"):
+                out.append(Evidence(FUNCTION, "convention: a function letter before an expression", here, "",
+                                    "convention"))
+            else:
+                out.append(Evidence(NOT_FUNCTION, "convention: an expression in brackets after a quantity multiplies it",
+                                    here, "", "convention"))
+        elif len(node.args) >= 2 and not node.given:
+            if not any(e.kind == "comma arguments" and e.text == here for e in known):
+                out.append(Evidence(FUNCTION, "comma arguments", here, "this formula", "formula"))
+        else:
+            out.append(Evidence(FUNCTION, "convention: a letter applied to a variable", here, "", "convention"))
+        return out
+
+    def _as_product(self, node: A.Apply) -> A.Node:
+        group = self._group(node)
+        out = A.Product((node.func, group), span=node.span)
+        self.spliced[id(out)] = out
+        return out
+
+    def _group(self, node: A.Apply) -> A.Node:
+        start = _open_bracket(self.source, node.func.span[1], node.span[1])
+        span = (start, node.span[1])
+        o, c = {"[]": ("[", "]"), "{}": ("{", "}")}.get(node.brackets, ("(", ")"))
+        items = node.args + node.params
+        if not items:
+            return A.Group(A.Empty(span=span), o, c, span=span)
+        if len(items) == 1:
+            return A.Group(items[0], o, c, span=span)
+        return A.Tuple(tuple(items), o, c, span=span)
+
+    # --- label or power ------------------------------------------------------------------------------
+    def _site(self, node: A.Power) -> Optional[A.Symbol]:
+        """The symbol whose superscript is open here (None when the power is not in question)."""
+        base = node.base
+        sym = base_symbol(base)
+        if not isinstance(sym, A.Symbol) or not _labelable(node.exponent) or sym.sup_label is not None or \
+                sym.name.lstrip("\\") in T.FUNCTION_MACROS or \
+                sym.optimum or sym.name in ("e", "\\exp") or sym.font == "bb" or isinstance(base, A.Primed) or \
+                not isinstance(base, (A.Symbol, A.Indexed)):
+            return None
+        return sym
+
+    def _power_on_its_own(self, node: A.Power) -> bool:
+        """Would this superscript read as a power with nothing said about an application?"""
+        sym = self._site(node)
+        if sym is None:
+            return True
+        reading, _ = _weigh(self._sup_evidence(node, sym, False), LABEL, POWER)
+        return reading == POWER
+
+    def power(self, node: A.Power, applied: bool) -> A.Node:
+        base = node.base
+        sym = self._site(node)
+        if sym is None:
+            return node
+        evidence = self._sup_evidence(node, sym, applied)
+        reading, strength = _weigh(evidence, LABEL, POWER)
+        subject = self.text(node)
+        if reading is None:
+            self.decisions.append(Decision(node.span, "label or power", subject, "ambiguous", "ambiguous",
+                                           tuple(evidence)))
+            return node
+        self.decisions.append(Decision(node.span, "label or power", subject, reading, strength, tuple(evidence)))
+        if reading == POWER:
+            return node
+        labelled = replace(sym, sup_label=node.exponent, span=node.span)
+        if isinstance(base, A.Indexed):
+            return replace(base, base=labelled, span=node.span)
+        return labelled
+
+    def _sup_evidence(self, node: A.Power, sym: A.Symbol, applied: bool) -> list[Evidence]:
+        here = self.text(node)
+        exp = node.exponent
+        out = list(self.notation.label_evidence(node.base))
+        values = {v for v in self.notation.superscripts(node.base) if v and v not in _NOT_VALUES}
+        named = {v for v in values if not v.replace(".", "").isdigit()}
+        strength = getattr(self.notation, "strength", "formula")
+        if len(values) >= 2 and (named or "1" in values):
+            shown = ", ".join(sorted(values)[:6])
+            out.append(Evidence(LABEL, "several superscripts on one base", f"{_family_text(sym)}: {shown}",
+                                getattr(self.notation, "where", "this formula"), strength))
+        if isinstance(exp, A.Number) and exp.value == "1":
+            out.append(Evidence(LABEL, "a first power is never written", here, "this formula", "formula"))
+        if applied:
+            out.append(Evidence(LABEL, "applied to arguments: a function's name, not a power", here, "this formula",
+                                "formula"))
+        out.extend(_sup_conventions(sym, exp, here))
+        return out
+
+
+_NOT_VALUES = {"\\top", "T", "\\prime", "'", "*", "\\ast", "\\star", "-1", "\\dagger", "+"}
+
+
+def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
+    core = exp.body if isinstance(exp, A.Group) else exp
+    if isinstance(core, A.Number):
+        return [Evidence(POWER, "convention: a number as a superscript is a power", here, "", "convention")]
+    scalar = sym.name in _SCALAR_GREEK and sym.font is None
+    if scalar:
+        return [Evidence(POWER, "convention: a scalar raised to a power", here, "", "convention")]
+    if isinstance(core, A.Symbol) and core.name in _NAMING_GREEK:
+        return [Evidence(LABEL, "convention: a policy or parameter named in a superscript", here, "",
+                         "convention")]
+    if isinstance(core, (A.BinOp, A.UnaryOp)) or isinstance(core, A.Symbol):
+        big = sym.name[:1].isupper() or sym.font in ("bf", "cal", "frak", "sf") or sym.name.startswith("\\") \
+            and sym.name[1:2].isupper()
+        if isinstance(core, (A.BinOp, A.UnaryOp)):
+            return [Evidence(LABEL, "convention: a step such as k-1 names a layer or iterate", here, "",
+                             "convention")]
+        if big:
+            return [Evidence(LABEL, "convention: a letter on a matrix or function names it", here, "",
+                             "convention")]
+    return []
+
+
+def _labelable(exp: A.Node) -> bool:
+    """Could this superscript name something (`w`, `1`, `\\pi`, `k-1`, `-i`)? (`2x`, `\\frac12` cannot.)"""
+    core = exp.body if isinstance(exp, A.Group) else exp
+    if isinstance(core, A.Symbol):
+        return core.sup_label is None and core.sub_label is None and not core.accents
+    if isinstance(core, A.Number):
+        return core.value.isdigit() and len(core.value) <= 2
+    if isinstance(core, A.UnaryOp) and core.op == "-":
+        return isinstance(core.operand, A.Symbol)
+    if isinstance(core, A.BinOp) and core.op in ("+", "-"):
+        parts = (core.left, core.right)
+        return all(isinstance(p, (A.Symbol, A.Number)) for p in parts) and any(isinstance(p, A.Symbol) for p in parts)
+    return False
+
+
+def _compound(node: A.Node) -> bool:
+    """An expression rather than a variable: `G + 2\\mu D`, `n - k`, `1 - x`, `2x`."""
+    if isinstance(node, (A.BinOp, A.UnaryOp)):
+        return True
+    if isinstance(node, A.Product):
+        return True
+    return False
+
+
+def _is_word(sym: A.Symbol) -> bool:
+    bare = sym.name.lstrip("\\")
+    return len(bare) > 1 and not sym.name.startswith("\\") and bare.replace("_", "").replace("-", "").isalnum()
+
+
+def _arity(ev: Evidence) -> int:
+    depth = 0
+    commas = 0
+    for ch in ev.text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            commas += 1
+    return commas + 1
+
+
+def _family_text(sym: A.Symbol) -> str:
+    from .printer import to_latex
+    return to_latex(replace(sym, sub_label=None, sup_label=None, primes=0, optimum=False))
+
+
+def _weigh(evidence: list[Evidence], yes: str, no: str) -> tuple[Optional[str], str]:
+    score = 0
+    best = {yes: "", no: ""}
+    for ev in evidence:
+        w = WEIGHT.get(ev.strength, 1)
+        if ev.reading == yes:
+            score += w
+        elif ev.reading == no:
+            score -= w
+        else:
+            continue
+        if not best[ev.reading] or WEIGHT.get(ev.strength, 1) > WEIGHT.get(best[ev.reading], 1):
+            best[ev.reading] = ev.strength
+    if score == 0:
+        return None, "ambiguous"
+    side = yes if score > 0 else no
+    return side, best[side] or "convention"
+
+
+def _open_bracket(source: str, after: int, end: int) -> int:
+    """Where the bracket group of an application starts (its sizing macro included): after the function."""
+    i = after
+    while i < end:
+        ch = source[i]
+        if ch in "([":
+            return i
+        if ch == "\\" and source.startswith("\\{", i):
+            return i
+        if ch == "\\":
+            j = i + 1
+            while j < end and source[j].isalpha():
+                j += 1
+            if source[i + 1:j] in T.SIZED_OPEN or source[i + 1:j] in T.SIZED_ANY:
+                return i
+            i = j
+            continue
+        i += 1
+    return after
+
+
+def resolved_identity(node: A.Node) -> Optional[str]:
+    """The identity of a resolved node's symbol (re-exported for stages that key decisions by symbol)."""
+    return identity(node)
