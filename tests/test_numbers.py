@@ -129,9 +129,13 @@ def test_bad_set_values_fail_cleanly(bad):
         parse_assignment(bad)
 
 
-def test_indexed_set_is_refused_with_hint():
-    with pytest.raises(UsageError, match="set the whole x"):
-        evaluate(r"\sum_i x_i", {"x_i": [1, 2]})
+def test_an_entry_with_a_bound_index_names_the_whole_sequence():
+    assert float(evaluate(r"\sum_i x_i", {"x_i": [1, 2]}).value) == 3.0
+
+
+def test_a_name_that_matches_nothing_is_an_error_with_did_you_mean():
+    with pytest.raises(UsageError, match="did you mean 'x'"):
+        evaluate(r"\sum_i x_i", {"xx": [1, 2]})
 
 
 def test_integral_is_not_evaluated():
@@ -150,8 +154,8 @@ def test_cli_json_and_errors(capsys):
     assert main(["numbers", "--latex", r"\log\sum_i e^{z_i}", "--set", "z=[1000,1001]", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert round(data["value"], 3) == 1001.313
-    assert main(["numbers", "--latex", r"\sum_i x_i", "--set", "x_i=[1,2]"]) == 2
-    assert "set the whole x" in capsys.readouterr().err
+    assert main(["numbers", "--latex", r"\sum_i x_i", "--set", "y_i=[1,2]"]) == 2
+    assert "did you mean" in capsys.readouterr().err
 
 
 def test_dimensions_can_be_set():

@@ -20,13 +20,14 @@ import numpy as np
 from ..errors import MathParseError, UsageError
 from ..math import ast as A
 from ..math import parse, to_latex
-from ..safety import shell_word
 from .lower import EvaluationError, Input, Lowerer, Step, fmt, python_name, shape_text, symbol_key
+from .lower import ENTRY
+from .names import resolve
 from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
 
 __all__ = ["evaluate", "Evaluation", "Assignment", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
            "symbol_key", "python_name", "parse_assignment", "parse_shape", "literal", "normalize_key",
-           "resolve_keys"]
+           "resolve_keys", "resolve_shapes"]
 
 
 @dataclass(frozen=True)
@@ -80,48 +81,34 @@ def statements_of(latex: str, functions: frozenset[str] = frozenset()) -> list[A
     return [result.tree]
 
 
-def resolve_keys(values: Mapping[str, Any], tree_nodes: list[A.Node]) -> dict[str, Any]:
-    """Match `--set` keys to the equation's symbols: exact LaTeX first, then the same letter in another font
-    (`h` for `\\mathbf{h}`). `x_i` where `i` is an index the equation binds is refused with a hint."""
-    keys: dict[str, str] = {}
-    bound: set[str] = set()
-    for tree in tree_nodes:
-        for node in A.walk(tree):
-            if isinstance(node, A.Reduction):
-                bound.update(to_latex(v) for v in node.variables)
-            if isinstance(node, (A.Symbol, A.Indexed, A.Apply, A.Labeled)):
-                key = symbol_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else to_latex(node)
-                keys.setdefault(key, key)
-                if isinstance(node, A.Indexed):
-                    keys.setdefault(to_latex(node), to_latex(node))
-    plain: dict[str, list[str]] = {}
-    for key in keys:
-        plain.setdefault(_plain(key), []).append(key)
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        tree = parse(key).tree
-        if isinstance(tree, A.Indexed) and any(
-                to_latex(i) in bound for i in tree.indices):
-            base = symbol_key(tree)
-            raise UsageError(f"--set {key}: {key} is one entry of {base} (indexed by "
-                             f"{', '.join(to_latex(i) for i in tree.indices)}); set the whole {base} instead, "
-                             f"e.g. --set {shell_word(base + '=[…]')}")
-        if key in keys:
-            out[key] = value
-            continue
-        candidates = plain.get(_plain(key), [])
-        if len(candidates) == 1:
-            out[candidates[0]] = value
-            continue
-        out[key] = value
+def resolve_keys(values: Mapping[str, Any], tree_nodes: list[A.Node], *, option: str = "--set",
+                 extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Match `--set` keys to the equation's symbols (`papermath.evaluate.names`): exact, up to fonts and spacing,
+    a whole sequence through one entry (`\\gamma_i` with i bound), or a bare letter. A name that matches
+    nothing is a UsageError with the closest names."""
+    out, _ = resolve(values, tree_nodes, option=option, extra=extra)
     return out
 
 
-def _plain(key: str) -> str:
-    import re
-    text = re.sub(r"\\(mathbf|boldsymbol|bm|mathit|mathrm|pmb)\{([^{}]*)\}", r"\2", key)
-    text = re.sub(r"\\(mathbf|boldsymbol|bm)\s*", "", text)
-    return text.replace(" ", "")
+def resolve_shapes(shapes: Mapping[str, tuple[str, ...]], tree: A.Node, *, strict: bool) -> dict[str, tuple[str, ...]]:
+    """`--shape` keys matched like `--set` keys (`A` → `\\mathbf{A}`). With `strict`, a key that matches nothing is
+    an error; otherwise (shapes from the text, which may name symbols of other equations) it is kept as is."""
+    out: dict[str, tuple[str, ...]] = {}
+    for key, shape in shapes.items():
+        entry = key.endswith(ENTRY)
+        bare = key[:-len(ENTRY)] if entry else key
+        try:
+            matched, bindings = resolve({bare: shape}, [tree], option="--shape")
+        except UsageError:
+            if strict:
+                raise
+            out[key] = tuple(shape)
+            continue
+        target = next(iter(matched))
+        if bindings and bindings[0].how == "sequence":
+            target += ENTRY  # `--shape 'x_k=D'`: each entry's shape
+        out[target + (ENTRY if entry else "")] = tuple(shape)
+    return out
 
 
 def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
@@ -140,8 +127,10 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     else:
         tree = formula
     raw = {normalize_key(k) if not k.startswith("\\") or " " in k else k: v for k, v in (values or {}).items()}
-    given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree])
-    declared = {k: tuple(v) for k, v in (declared_shapes or {}).items()}
+    declared = resolve_shapes({k: tuple(v) for k, v in (declared_shapes or {}).items()}, tree, strict=False)
+    dimension_names = tuple({d for shape in declared.values() for d in shape} | set(dim_sizes or {}))
+    given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree],
+                         extra=dimension_names)
     lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dict(dim_sizes or {}))
     try:
         result = lowerer.run()

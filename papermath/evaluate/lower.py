@@ -14,7 +14,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Optional
 
 import numpy as np
@@ -24,6 +24,7 @@ from ..errors import PapermathError
 from ..safety import shell_word
 from ..math import ast as A
 from ..math import to_latex
+from .names import bound_variables, split_indexed
 from .ops import FUNCTION_NAMES, OPS
 
 
@@ -87,6 +88,8 @@ class _Loop:
     position: int
     offset: int
     over: bool
+    members: tuple = ()
+    """For a loop over a set's members: all of them (integer members are ids: `P(v)` is entry v)."""
 
 
 @dataclass
@@ -226,6 +229,19 @@ class Lowerer:
         self.assumed_scalars: list[str] = []
         self._loop_extent: dict[str, int] = {}
         self.bound = self._bound_variables()
+        self.bound_all = self.bound.union(*(bound_variables(s) for s in statements))
+        """Every variable an operator binds: sums, 𝔼, set-builders, `for v ∈ S` clauses."""
+        self.given_exprs: dict[str, A.Node] = {}
+        """Given values of sub-expressions that are not plain symbols (`\\nabla f(y_t)`, `A^1(s_t, a_t, b_t)`)."""
+        for key in self.given:
+            tree = _parse_key(key)
+            if tree is not None and not isinstance(tree, (A.Symbol, A.Indexed, A.Number)):
+                self.given_exprs[key] = tree
+        self.index_like = self.bound_all | {to_latex(i) for s in statements for n in A.walk(s)
+                                            if isinstance(n, A.Indexed) for i in n.indices if isinstance(i, A.Symbol)}
+        """Symbols used as positions: bound variables and subscripts (`t` in `s_t`)."""
+        self.zero_based = self._zero_based_axes()
+        """(sequence, axis) pairs some index of the equation reaches 0 on (`x_0`, `t_{i-1}` from i = 1)."""
         self.uses_zero_index = any(isinstance(n, A.Indexed) and any(isinstance(i, A.Number) and i.value == "0"
                                                                     for i in n.indices)
                                    for s in statements for n in A.walk(s))
@@ -258,6 +274,33 @@ class Lowerer:
                     for variable in node.variables:
                         bound.add(to_latex(variable))
         return bound
+
+    def _zero_based_axes(self) -> set[tuple[str, int]]:
+        """Where a sequence counts from 0: a literal `_0`, a slice from 0, or `v - c` that reaches 0 in a sum
+        whose limits are numbers. Every other sequence counts from 1, as papers do (guide 002)."""
+        zero: set[tuple[str, int]] = set()
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if isinstance(node, A.Indexed):
+                    name, axes = split_indexed(node, self.bound_all, self.given)
+                    for axis, index in enumerate(axes):
+                        start = index.start if isinstance(index, A.Slice) else index
+                        if isinstance(start, A.Number) and _is_number(start.value) and float(start.value) == 0:
+                            zero.add((name, axis))
+                if not (isinstance(node, A.Reduction) and len(node.variables) == 1 and node.body is not None):
+                    continue
+                limits = [float(x.value) for x in (node.lower, node.upper) if isinstance(x, A.Number)]
+                if not limits:
+                    continue
+                var = to_latex(node.variables[0])
+                for inner in A.walk(node.body):
+                    if isinstance(inner, A.Indexed):
+                        name, axes = split_indexed(inner, self.bound_all, self.given)
+                        for axis, index in enumerate(axes):
+                            shift = _shift(index, var)
+                            if shift is not None and min(limits) + shift <= 0:
+                                zero.add((name, axis))
+        return zero
 
     def _bind_dimensions(self) -> None:
         for key, value in self.given.items():
@@ -296,7 +339,7 @@ class Lowerer:
             return last
         if isinstance(node, A.Relation):
             return self.relation(node)
-        value = self.lower(node)
+        value = self.lower_free(node)
         self.result_key = None
         return self.finish(value, node)
 
@@ -356,7 +399,7 @@ class Lowerer:
         operands = list(node.operands)
         if isinstance(target, A.Empty) and len(operands) == 2:
             # A continuation row (`&= …`): the computation without a name.
-            value = self.finish(self.lower(operands[1]), operands[1])
+            value = self.finish(self.lower_free(operands[1]), operands[1])
             self.result_key = None
             return value
         # The right-most operand that can be computed is the computation; the others name it or restate it.
@@ -365,7 +408,7 @@ class Lowerer:
         for index in candidates:
             try:
                 snapshot = self._snapshot()
-                value = self.lower(operands[index])
+                value = self.lower_free(operands[index])
                 break
             except EvaluationError as exc:
                 self._restore(snapshot)
@@ -450,8 +493,11 @@ class Lowerer:
         return replace(low, np=name, torch=name, pyscalar=False)
 
     def _free(self, index: A.Node) -> bool:
-        return (isinstance(index, A.Symbol) and to_latex(index) not in self.bound
-                and to_latex(index) not in self.loops)
+        """An index no operator binds and nothing gives a value: it names every position at once."""
+        key = to_latex(index)
+        return (isinstance(index, A.Symbol) and key not in self.bound and key not in self.loops
+                and key not in self.given and key not in self.upper_bounds
+                and not (key in self.inputs and self.inputs[key].source == "dimension"))
 
     # --- values of symbols -------------------------------------------------------------------------------
     def lookup(self, key: str, node: A.Node, *, rank_hint: Optional[int] = None,
@@ -572,6 +618,10 @@ class Lowerer:
 
     # --- the lowering proper ---------------------------------------------------------------------------------
     def lower(self, node: A.Node) -> Low:
+        if self.given_exprs and not isinstance(node, (A.Number, A.Symbol)):
+            given = self._given_expression(node)
+            if given is not None:
+                return given
         method = getattr(self, "lower_" + type(node).__name__.rstrip("_"), None)
         if method is None:
             raise EvaluationError(f"{_describe(node)} is not evaluated: {to_latex(node)}")
@@ -612,6 +662,13 @@ class Lowerer:
                 return self.lookup(whole, node)
         if whole in self.declared and symbol_key(node) not in self.given:
             return self.lookup(whole, node)
+        name, axes = split_indexed(node, self.bound_all, self.given)
+        if name != symbol_key(node) and (name in self.given or name in self.inputs):
+            # `\mathbf{v}_{\theta, i}` with the sequence `\mathbf{v}_{\theta}` given: θ names it, i selects.
+            base = self.lookup(name, node)
+            if not axes:
+                return base
+            return self.index(base, A.Indexed(node.base, tuple(axes), span=node.span), table=name)
         looped = [i for i in node.indices if self._uses_loop(i)]
         if isinstance(node.base, A.Apply) or not isinstance(node.base, (A.Symbol, A.Labeled, A.Primed)):
             base = self.lower(node.base)
@@ -631,8 +688,8 @@ class Lowerer:
                     base = self.lookup(key, node.base)
                 return self.index(base, node, entry_rank=len(entry))
             if not known and not looped and (declared is None or len(declared) < len(fixed)):
-                if key in self.arrays and not fixed:
-                    # `g'_{i,t}` beside `\sum_j g'_{j,t}`: an entry of the same array, every i at once.
+                if key in self.arrays:
+                    # `g'_{i,t}` beside `\sum_j g'_{j,t}`, `\gamma_t` beside `\sum_i \gamma_i`: one array.
                     base = self.lookup(key, node.base, sizes=[3] * self.arrays[key])
                     return self.index(base, node)
                 # `d_k`, `y_w`, `x_0`, `z_{t+1/2}`: a name in its own right unless the bare letter has a value.
@@ -653,6 +710,108 @@ class Lowerer:
             self.notes.append(f"{whole} read as a quantity of its own")
             return self.lookup(whole, node)
 
+    def lower_free(self, node: A.Node) -> Low:
+        """An expression with free indices (`\\sum_k a_{h,q,k} …` with q free; `\\gamma^{t-k}` with t free): read
+        as a whole axis where that lines up; where an index is used as a number, or a whole axis does not line
+        up, evaluated once per position and stacked (a free index names every position, guide 002)."""
+        as_numbers = self._free_indices(node, used_as_number=True)
+        if as_numbers:
+            return self._stack_over(node, as_numbers)
+        snapshot = self._snapshot()
+        try:
+            return self.lower(node)
+        except EvaluationError:
+            free = self._free_indices(node, used_as_number=False)
+            if not free:
+                raise
+            self._restore(snapshot)
+            return self._stack_over(node, free)
+
+    def _free_indices(self, node: A.Node, *, used_as_number: bool) -> list[str]:
+        """Free index variables of `node` that some given value runs over (in order of appearance)."""
+        subscripts: list[str] = []
+        for inner in A.walk(node):
+            if isinstance(inner, A.Indexed):
+                subscripts += [to_latex(i) for i in inner.indices if isinstance(i, A.Symbol)]
+            elif inner is not node and to_latex(inner) in self.given_exprs:
+                subscripts += [v for v in _symbols_in(inner) if v in self.index_like]
+        out = []
+        for var in dict.fromkeys(subscripts):
+            if var in self.bound_all or var in self.given or var in self.loops or var in self.dims \
+                    or var in self.upper_bounds \
+                    or var in self.inputs or self._table_extent(var, node) is None:
+                continue
+            if used_as_number and not _used_as_number(node, var, set(self.given_exprs)):
+                continue
+            out.append(var)
+        return out
+
+    def _stack_over(self, node: A.Node, variables: list[str]) -> Low:
+        body = node
+        for var in reversed(variables):
+            body = A.Reduction("stack", A.Symbol("stack"), None, None, body, variables=(_parse_key(var) or A.Symbol(var),))
+        self.notes.append(f"{', '.join(variables)}: a free index used as a position or a number; the equation is "
+                          f"evaluated once per position and stacked")
+        return self.lower(body)
+
+    def _given_expression(self, node: A.Node) -> Optional[Low]:
+        """A sub-expression the user gave a value (`--set '\\nabla f(y_t)=…'`). The same expression with another
+        index (`A^1(s_k, …)` for a given `A^1(s_t, …)`) is an entry of it: the value is a table over that index."""
+        key = to_latex(node)
+        if key in self.given_exprs:
+            mapping = {v: v for v in _symbols_in(self.given_exprs[key]) if v in self.index_like}
+            return self._table_entry(key, node, mapping)
+        for key, pattern in self.given_exprs.items():
+            if type(pattern) is not type(node):
+                continue
+            mapping = _unify(pattern, node, self.index_like | set(self.loops), {})
+            if mapping and any(u != w for u, w in mapping.items()):
+                return self._table_entry(key, pattern, mapping)
+        return None
+
+    def _group_given_runs(self, factors: list[A.Node]) -> list[A.Node]:
+        """Factors that together are a given sub-expression (`A^2 (s_t, a_t, b_t)` inside a longer product)
+        become one factor, so that the given value is used."""
+        if not self.given_exprs or len(factors) < 3:
+            return factors
+        out: list[A.Node] = []
+        i = 0
+        while i < len(factors):
+            for j in range(len(factors), i + 1, -1):
+                if j - i == len(factors):
+                    continue
+                run = A.Product(tuple(factors[i:j]))
+                key = to_latex(run)
+                if key in self.given_exprs or any(
+                        isinstance(p, A.Product) and _unify(p, run, self.index_like | set(self.loops), {})
+                        for p in self.given_exprs.values()):
+                    out.append(run)
+                    i = j
+                    break
+            else:
+                out.append(factors[i])
+                i += 1
+        return out
+
+    def _table_entry(self, key: str, node: A.Node, mapping: dict[str, str]) -> Low:
+        """The given value of `key`; when one of its index variables runs in a loop here (or was renamed to one
+        that has a value), the entry at that position (the value's first axis runs over that index)."""
+        low = self.lookup(key, node)
+        value = np.asarray(low.value)
+        selected = [(var, now) for var, now in mapping.items()
+                    if now in self.loops or (now != var and now in self.given)]
+        if not selected or value.ndim == 0:
+            return low
+        if len(selected) > 1:
+            raise EvaluationError(f"{key}: a table over {len(selected)} indices at once is not read")
+        _, now = selected[0]
+        index = _parse_key(now) or A.Symbol(now)
+        position, code = self._position(index, key, 0)
+        if not 0 <= position < value.shape[0]:
+            raise EvaluationError(f"{key}: no entry {now} = {position + 1} in a value of shape {shape_text(value)}")
+        return Low(np.asarray(value[position]), f"{low.np}[{code}]", f"{low.torch}[{code}]", to_latex(node),
+                   simple=True)
+
     def _uses_loop(self, index: A.Node) -> bool:
         return any(to_latex(n) in self.loops for n in A.walk(index) if isinstance(n, (A.Symbol, A.Indexed)))
 
@@ -665,8 +824,9 @@ class Lowerer:
         return 3
 
 
-    def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None) -> Low:
+    def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None, table: str = "") -> Low:
         value = np.asarray(base.value)
+        table = table or split_indexed(node, self.bound_all, self.given)[0]
         indices = list(node.indices)
         if entry_rank is not None:
             indices = [i for i in indices if not self._free(i)]
@@ -682,7 +842,7 @@ class Lowerer:
         selectors: list[Any] = []
         codes: list[str] = []
         tcodes: list[str] = []
-        for index in indices:
+        for axis, index in enumerate(indices):
             if self._free(index):
                 selectors.append(slice(None))
                 codes.append(":")
@@ -691,15 +851,19 @@ class Lowerer:
             if isinstance(index, A.Slice):
                 start = self.lower(index.start) if index.start is not None else None
                 stop = self.lower(index.stop) if index.stop is not None else None
-                lo = int(float(np.asarray(start.value))) - 1 if start is not None else 0
-                hi = int(float(np.asarray(stop.value))) if stop is not None else None
+                first = 0 if (table, axis) in self.zero_based else 1
+                lo = int(float(np.asarray(start.value))) - first if start is not None else 0
+                hi = int(float(np.asarray(stop.value))) + 1 - first if stop is not None else None
                 selectors.append(slice(lo, hi))
-                code = f"{'int(' + start.np + ') - 1' if start is not None else ''}:{'int(' + stop.np + ')' if stop is not None else ''}"
+                lo_code = (f"int({start.np}) - {first}" if first else f"int({start.np})") if start is not None else ""
+                hi_code = (f"int({stop.np}) + {1 - first}" if not first else f"int({stop.np})") \
+                    if stop is not None else ""
+                code = f"{lo_code}:{hi_code}"
                 codes.append(code)
                 tcodes.append(code.replace(start.np if start else "\x00", start.torch if start else "")
                               .replace(stop.np if stop else "\x00", stop.torch if stop else ""))
                 continue
-            position, code = self._position(index)
+            position, code = self._position(index, table, axis)
             selectors.append(position)
             codes.append(code)
             tcodes.append(code)
@@ -716,15 +880,24 @@ class Lowerer:
         return Low(np.asarray(picked), f"{base.np}[{', '.join(codes)}]", f"{base.torch}[{', '.join(tcodes)}]",
                    to_latex(node), simple=True)
 
-    def _position(self, index: A.Node) -> tuple[int, str]:
+    def _position(self, index: A.Node, table: str = "", axis: int = 0) -> tuple[int, str]:
+        """The 0-based position an index selects in `table`'s `axis`, and its code. A sequence counts from 1
+        unless the equation indexes it from 0 (`_zero_based_axes`); a loop over integer set members (token
+        ids) selects by member, counting from 0 when the set has a 0."""
         key = to_latex(index)
+        zero = (table, axis) in self.zero_based
         if key in self.loops:
             loop = self.loops[key]
             if loop.over:
+                members = [float(m) for m in loop.members]
+                if members and all(float(m).is_integer() for m in members):
+                    shift = 0 if (zero or min(members) == 0) else 1
+                    code = f"int({loop.name}) - {shift}" if shift else f"int({loop.name})"
+                    return int(float(loop.value)) - shift, code
                 return loop.position, f"{loop.name}_pos"
-            shift = loop.offset
+            shift = 0 if (zero or loop.offset == 0) else 1
             return int(loop.value) - shift, (f"int({loop.name}) - {shift}" if shift else f"int({loop.name})")
-        offset = 0 if self.uses_zero_index else 1
+        offset = 0 if (zero or (not table and self.uses_zero_index)) else 1
         low = self.lower(index)
         scalar = float(np.asarray(low.value))
         if not scalar.is_integer():
@@ -908,6 +1081,7 @@ class Lowerer:
                 merged[-1] = A.Apply(previous, factor.items, certainty="ambiguous", span=previous.span)
             else:
                 merged.append(factor)
+        merged = self._group_given_runs(merged)
         if len(merged) == 1:
             return self.lower(merged[0])
         factors = merged
@@ -1254,7 +1428,7 @@ class Lowerer:
     def lower_Reduction(self, node: A.Reduction) -> Low:
         if node.op == "E":
             return self.expectation(node)
-        if node.op in ("sum", "prod", "max", "min", "argmax", "argmin", "sup", "inf"):
+        if node.op in ("sum", "prod", "max", "min", "argmax", "argmin", "sup", "inf", "stack"):
             combine = {"sup": "max", "inf": "min"}.get(node.op, node.op)
             return self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
         if node.op == "softmax":
@@ -1401,6 +1575,13 @@ class Lowerer:
             npc = f"sum({term_np} {loop})"
             tc = f"sum({term_t} {tloop})"
             note = f"sum over {var}: {count} terms"
+        elif combine == "stack":
+            if not values:
+                raise EvaluationError(f"{latex}: no positions for {var}")
+            result = np.stack(values)
+            npc = f"np.stack([{term_np} {loop}])"
+            tc = f"torch.stack([{term_t} {tloop}])"
+            note = f"one value per {var} ({count} positions), stacked"
         elif combine == "prod":
             result = stack.prod(axis=0) if values else np.asarray(1.0)
             npc = f"np.prod([{term_np} {loop}], axis=0)"
@@ -1505,7 +1686,39 @@ class Lowerer:
                 found.append((node, 0))
         return found
 
+    def _table_extent(self, var: str, body: A.Node) -> Optional[tuple[int, str]]:
+        """How many positions `var` runs over, from a given value it indexes: a sequence (`t_i`, `\\mathbf{v}_{\\theta,
+        i}`) or a given sub-expression it appears in (`A^1(s_k, …)` for a given `A^1(s_t, …)`): (size, code)."""
+        for node in A.walk(body):
+            if isinstance(node, A.Indexed):
+                name, axes = split_indexed(node, self.bound_all, self.given)
+                for axis, index in enumerate(axes):
+                    if to_latex(index) == var and name in self.given:
+                        value = np.asarray(self.given[name])
+                        if axis < value.ndim:
+                            low = self.lookup(name, node) if name not in self.inputs else None
+                            code = (self.inputs[name].name if name in self.inputs else low.np if low else name)
+                            return int(value.shape[axis]), f"{code}.shape[{axis}]"
+            if self.given_exprs and not isinstance(node, (A.Symbol, A.Number)):
+                for key, pattern in self.given_exprs.items():
+                    if type(pattern) is not type(node):
+                        continue
+                    mapping = _unify(pattern, node, self.index_like | {var}, {})
+                    if mapping and var in mapping.values():
+                        value = np.asarray(self.given[key])
+                        if value.ndim:
+                            self.quiet += 1
+                            try:
+                                low = self.lookup(key, pattern)
+                            finally:
+                                self.quiet -= 1
+                            return int(value.shape[0]), f"{low.np}.shape[0]"
+        return None
+
     def _extent(self, var: str, body: A.Node) -> int:
+        table = self._table_extent(var, body)
+        if table is not None:
+            return table[0]
         for node, axis in self._indexed_by(var, body):
             base_node = node.base if isinstance(node, A.Indexed) else node.func
             if isinstance(base_node, (A.Symbol, A.Labeled)):
@@ -1527,6 +1740,9 @@ class Lowerer:
         raise EvaluationError(f"cannot tell what {var} runs over: set the range or the values it indexes")
 
     def _extent_code(self, var: str, body: A.Node) -> Optional[str]:
+        table = self._table_extent(var, body)
+        if table is not None:
+            return table[1]
         for node, axis in self._indexed_by(var, body):
             base_node = node.base if isinstance(node, A.Indexed) else node.func
             if isinstance(base_node, (A.Symbol, A.Labeled)):
@@ -1664,3 +1880,72 @@ def _wrap(code: str, op: str = "**", right: bool = False) -> str:
     if lowest < mine or (right and lowest == mine and op in ("-", "/", "**", "@")):
         return f"({code})"
     return code
+
+
+def _parse_key(key: str) -> Optional[A.Node]:
+    """A value's key parsed back into a tree (keys are LaTeX printed by papermath), or None."""
+    from ..math import parse as _parse
+    try:
+        return _parse(key).tree
+    except PapermathError:
+        return None
+
+
+def _symbols_in(node: A.Node) -> list[str]:
+    """The symbols of a tree, in order of first appearance (by LaTeX)."""
+    return list(dict.fromkeys(to_latex(n) for n in A.walk(node) if isinstance(n, A.Symbol)))
+
+
+def _shift(index: A.Node, var: str) -> Optional[float]:
+    """c when `index` is `var + c` or `var - c` (0 for `var` itself), else None."""
+    if isinstance(index, A.Symbol) and to_latex(index) == var:
+        return 0.0
+    if isinstance(index, A.BinOp) and index.op in ("+", "-") and isinstance(index.left, A.Symbol) \
+            and to_latex(index.left) == var and isinstance(index.right, A.Number) and _is_number(index.right.value):
+        return float(index.right.value) * (1 if index.op == "+" else -1)
+    return None
+
+
+def _unify(pattern: A.Node, node: A.Node, renamable: set[str], mapping: dict[str, str]) -> Optional[dict[str, str]]:
+    """The renaming of `pattern`'s index variables that makes it `node` (`A^1(s_t)` ~ `A^1(s_k)`: t → k)."""
+    if isinstance(pattern, A.Symbol) and isinstance(node, A.Symbol) and to_latex(pattern) in renamable \
+            and to_latex(node) in renamable:
+        old, new = to_latex(pattern), to_latex(node)
+        if mapping.get(old, new) != new:
+            return None
+        mapping[old] = new
+        return mapping
+    if type(pattern) is not type(node):
+        return None
+    for field_ in fields(pattern):
+        if field_.name == "span":
+            continue
+        a, b = getattr(pattern, field_.name), getattr(node, field_.name)
+        if isinstance(a, A.Node) and isinstance(b, A.Node):
+            if _unify(a, b, renamable, mapping) is None:
+                return None
+        elif isinstance(a, tuple) and isinstance(b, tuple):
+            if len(a) != len(b):
+                return None
+            for x, y in zip(a, b):
+                if isinstance(x, A.Node) and isinstance(y, A.Node):
+                    if _unify(x, y, renamable, mapping) is None:
+                        return None
+                elif x != y:
+                    return None
+        elif a != b:
+            return None
+    return mapping
+
+
+def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
+    """True when `var` appears outside every subscript and given sub-expression (`\\gamma^{t-k}`, `k < t`)."""
+    def visit(n: A.Node) -> bool:
+        if isinstance(n, A.Indexed):
+            return visit(n.base)
+        if to_latex(n) in given_exprs:
+            return False
+        if isinstance(n, A.Symbol):
+            return to_latex(n) == var
+        return any(visit(c) for c in A.children(n))
+    return visit(node)
