@@ -114,19 +114,41 @@ def _body(ev: Evaluation, column: int, torch: bool) -> list[str]:
             joined = ", ".join(names)
             lines.append((f"{joined} = (torch.as_tensor(t, dtype=torch.float64) for t in ({joined},))",
                           "inputs as float64 tensors"))
+    inner = []
     for name, np_code, torch_code in ev.dim_lines:
         code = _expression(torch_code if torch else np_code, "dimension line")
-        lines.append((f"{safe.identifier(name, 'dimension name')} = {code}", "dimension, read from the input's shape"))
+        inner.append((f"{safe.identifier(name, 'dimension name')} = {code}", "dimension, read from the input's shape"))
     for name, np_code, torch_code, note in ev.lines:
         code = _expression(torch_code if torch else np_code, "code line")
-        lines.append((f"{safe.identifier(name, 'variable name')} = {code}", note))
-    out = []
-    for code, note in lines:
-        note = safe.comment(note)
-        pad = max(column - len(code) - 4, 2)
-        out.append(f"    {code}{' ' * pad}# {note}" if note else f"    {code}")
-    out.append(f"    return {safe.identifier(ev.result_name, 'result name')}")
+        inner.append((f"{safe.identifier(name, 'variable name')} = {code}", note))
+    out = [_commented(code, note, column, "    ") for code, note in lines]
+    result = safe.identifier(ev.result_name, "result name")
+    if ev.samples is None:
+        out += [_commented(code, note, column, "    ") for code, note in inner]
+        out.append(f"    return {result}")
+        return out
+    # One sample at a time along the leading axis of the batched inputs (the lines are one sample's).
+    batched = [n for n in names if n in ev.samples.params]
+    out.append(f"    def one_sample({', '.join(batched)}):")
+    out += [_commented(code, note, column, "        ") for code, note in inner]
+    out.append(f"        return {result}")
+    call = ", ".join(f"{n}[b]" for n in batched)
+    one = (f"torch.as_tensor(one_sample({call}), dtype=torch.float64)" if torch else
+           f"np.asarray(one_sample({call}), dtype=float)")
+    out.append(_commented(f"per_sample = {'torch' if torch else 'np'}.stack([{one} for b in range({batched[0]}.shape[0])])",
+                          f"[{ev.samples.size}, …]  one row per sample", column, "    "))
+    if ev.samples.reduce == "mean":
+        out.append(_commented("return per_sample.mean(0)" if torch else "return per_sample.mean(axis=0)",
+                              "the expectation: the mean over the samples", column, "    "))
+    else:
+        out.append("    return per_sample")
     return out
+
+
+def _commented(code: str, note: str, column: int, indent: str) -> str:
+    note = safe.comment(note)
+    pad = max(column - len(code) - len(indent), 2)
+    return f"{indent}{code}{' ' * pad}# {note}" if note else f"{indent}{code}"
 
 
 def _signature(ev: Evaluation) -> str:
@@ -140,6 +162,8 @@ def _imports(source: str, torch: bool) -> str:
     used = [name for name in _SCIPY if re.search(rf"(?<![.\w]){name}\(", source)]
     if used:
         lines.append(f"from scipy.special import {', '.join(used)}")
+    if "minimize_scalar(" in source:
+        lines.append("from scipy.optimize import minimize_scalar")
     if torch:
         lines.append("import torch")
         if "F." in source:

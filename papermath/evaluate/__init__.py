@@ -12,7 +12,7 @@ are inferred from the values that are set, and the evaluation says so.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import MathParseError, UsageError
 from ..math import ast as A
 from ..math import parse, to_latex
-from .lower import EvaluationError, Input, Lowerer, Step, fmt, python_name, shape_text, symbol_key
+from .lower import EvaluationError, Input, Lowerer, NeedsSamples, Step, fmt, python_name, shape_text, symbol_key
 from .lower import ENTRY
 from .names import resolve
 from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
@@ -60,6 +60,8 @@ class Evaluation:
     """Unknown functions stood in by the identity: (LaTeX, parameter name)."""
     result_name: str = ""
     """Name of the code variable holding the result."""
+    samples: Optional["Samples"] = None
+    """When the values carry a leading sample axis: how the code loops over it (the lines are one sample's)."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -74,6 +76,87 @@ class Evaluation:
             if step.latex == wanted:
                 return step
         raise KeyError(latex)
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A batched evaluation: the equation computed once per sample along the leading axis of some inputs."""
+
+    size: int
+    """Number of samples B."""
+    params: tuple[str, ...]
+    """Parameter names whose leading axis is the sample axis."""
+    reduce: str
+    """"mean" (an expectation over the samples) or "stack" (one result per sample)."""
+
+
+@dataclass(frozen=True)
+class _Batch:
+    value: Any
+    steps: tuple[Step, ...]
+    inputs: tuple[Input, ...]
+    note: str
+    samples: Samples
+
+
+def _run(tree: A.Node, given: dict[str, Any], declared: dict[str, tuple[str, ...]], choose: bool,
+         dim_sizes: dict[str, int]) -> tuple[Lowerer, Any, Optional[_Batch]]:
+    """Lower the equation; when it turns out to carry a sample axis (`NeedsSamples`), once per sample."""
+    lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes)
+    try:
+        return lowerer, lowerer.run(), None
+    except NeedsSamples as signal:
+        size, why = signal.size, signal.message
+    batched = [k for k, v in given.items() if np.ndim(v) >= 1 and np.shape(v)[0] == size
+               and len(declared.get(k, ())) != np.ndim(v)]
+    reduce = _sample_reduction(tree)
+    runs = []
+    for sample in range(size):
+        one = {k: (np.asarray(v)[sample] if k in batched else v) for k, v in given.items()}
+        run = Lowerer([tree], one, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes, per_sample=True)
+        runs.append((run, run.run()))
+    first, result = runs[0]
+    per = np.stack([np.asarray(r.value, float) for _, r in runs])
+    value = per.mean(axis=0) if reduce == "mean" else per
+    steps = []
+    if all(len(run.steps) == len(first.steps) for run, _ in runs):
+        for k, step in enumerate(first.steps):
+            values = [np.asarray(run.steps[k].value, float) for run, _ in runs]
+            stacked = np.stack(values) if all(v.shape == values[0].shape for v in values) else values[0]
+            steps.append(replace(step, value=stacked, note=f"{step.note} (per sample: one row per sample)".strip()))
+    else:
+        steps = list(first.steps)
+    what = "mean over the samples (the expectation)" if reduce == "mean" else "one result per sample, stacked"
+    steps.append(Step(_result_latex(first.target_node, tree), value, f"{size} samples: {what}", "E" if reduce == "mean"
+                      else "stack"))
+    inputs = tuple(replace(item, value=np.asarray(given[item.key])) if item.key in batched and item.source == "set"
+                   else item for item in first.inputs.values())
+    names = tuple(first.inputs[k].name for k in batched if k in first.inputs)
+    note = (f"{why}; the equation is computed once per sample for {', '.join(batched)} (their first axis), "
+            f"then {what}")
+    return first, result, _Batch(value, tuple(steps), inputs, note, Samples(size, names, reduce))
+
+
+def _sample_reduction(tree: A.Node) -> str:
+    """"mean" when the computation is an expectation (`L = \\mathbb{E}[…]`, `-\\mathbb{E}[…]`), else "stack". An
+    expectation deeper inside (`\\log \\mathbb{E}[…]`) cannot be taken per sample: refused."""
+    node = tree
+    while isinstance(node, (A.Rows, A.Sequence)):
+        items = [i for i in (node.statements if isinstance(node, A.Rows) else node.items) if not isinstance(i, A.Empty)]
+        if not items:
+            break
+        node = items[-1]
+    if isinstance(node, A.Relation):
+        node = node.operands[-1]
+    top = node
+    while isinstance(top, (A.Group, A.UnaryOp)):
+        top = top.body if isinstance(top, A.Group) else top.operand
+    if isinstance(top, A.Reduction) and top.op == "E":
+        return "mean"  # a sign outside is linear: the mean of -x_b is -mean(x)
+    if any(isinstance(n, A.Reduction) and n.op == "E" for n in A.walk(tree)):
+        raise EvaluationError("the values carry a sample axis, but the expectation is inside another operation: "
+                              "give one sample at a time")
+    return "stack"
 
 
 def statements_of(latex: str, functions: frozenset[str] = frozenset()) -> list[A.Node]:
@@ -131,9 +214,8 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     dimension_names = tuple({d for shape in declared.values() for d in shape} | set(dim_sizes or {}))
     given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree],
                          extra=dimension_names)
-    lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dict(dim_sizes or {}))
     try:
-        result = lowerer.run()
+        lowerer, result, batch = _run(tree, given, declared, choose, dict(dim_sizes or {}))
     except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError, RecursionError) as error:
         # A library error on values this equation cannot take: reported, never a traceback.
         raise EvaluationError(f"cannot evaluate {to_latex(tree)[:60]}: {type(error).__name__}: {error}") from None
@@ -157,12 +239,18 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     for key, item in list(lowerer.inputs.items()):
         if item.source == "dimension" and item.name not in lowerer.dim_lines and key not in given:
             pass
+    value = np.asarray(result.value)
+    steps = tuple(lowerer.steps)
+    if batch is not None:
+        value, steps = batch.value, batch.steps
+        notes.insert(0, batch.note)
     return Evaluation(
-        latex=to_latex(tree), inputs=tuple(lowerer.inputs.values()), steps=tuple(lowerer.steps),
-        value=np.asarray(result.value), result_latex=_result_latex(target, tree),
+        latex=to_latex(tree), inputs=tuple(batch.inputs if batch else lowerer.inputs.values()), steps=steps,
+        value=value, result_latex=_result_latex(target, tree),
         function_name=function_name, params=params, notes=tuple(dict.fromkeys(notes)), checks=tuple(lowerer.checks),
         lines=tuple(lines), dim_lines=tuple((name, code[0], code[1]) for name, code in lowerer.dim_lines.items()),
-        standins=tuple(lowerer.standins.items()), result_name=result_name)
+        standins=tuple(lowerer.standins.items()), result_name=result_name,
+        samples=batch.samples if batch else None)
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:

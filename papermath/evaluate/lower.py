@@ -32,6 +32,15 @@ class EvaluationError(PapermathError):
     """The equation cannot be evaluated as written (an integral, a missing value, shapes that do not fit)."""
 
 
+class NeedsSamples(EvaluationError):
+    """The values carry a leading sample axis (a norm of a [B, D] value, samples of an expectation): evaluate
+    once per sample. Raised by an unbatched run, caught by `papermath.evaluate.evaluate`."""
+
+    def __init__(self, size: int, why: str) -> None:
+        super().__init__(why)
+        self.size = size
+
+
 @dataclass
 class Low:
     """A lowered sub-expression: its value and the code that computes it."""
@@ -48,6 +57,8 @@ class Low:
     """The code is a Python number (a literal or a dimension), not an array."""
     is_set: bool = False
     """A finite set (`\\{1,2,3\\}`): |S| is its size."""
+    identity: bool = False
+    """The identity matrix `I` of no stated size: it takes the size of what it is added to or multiplied with."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +214,11 @@ class Lowerer:
 
     def __init__(self, statements: list[A.Node], values: dict[str, Any], *,
                  declared_shapes: dict[str, tuple[str, ...]] | None = None,
-                 choose: bool = True, dim_sizes: dict[str, int] | None = None) -> None:
+                 choose: bool = True, dim_sizes: dict[str, int] | None = None,
+                 per_sample: bool = False) -> None:
         self.statements = statements
+        self.per_sample = per_sample
+        """True when this run computes one sample of a batch (no sample axis is looked for)."""
         self.given = dict(values)
         self.declared = {_normalize_key(k): tuple(normalize_dim(d) for d in v)
                          for k, v in (declared_shapes or {}).items()}
@@ -352,6 +366,9 @@ class Lowerer:
         return value
 
     def relation(self, node: A.Relation) -> Optional[Low]:
+        clause = _for_clause(node)
+        if clause is not None:
+            return self.restricted(*clause)
         ops = node.ops
         if all(op in ("\\in", "\\notin", "\\subset", "\\subseteq") for op in ops):
             right = node.operands[-1]
@@ -394,6 +411,35 @@ class Lowerer:
                                 " and ".join(f"bool(torch.all(torch.as_tensor({c})))" for _, c in codes),
                                 "True when the relation holds"))
         return replace(value, np=name, torch=name)
+
+    def restricted(self, statement: A.Relation, var: A.Node, domain: A.Node) -> Low:
+        """`P'(v) = … \\quad \\text{for } v \\in S`: the definition, computed for every v at once, kept where v ∈ S.
+        Outside S the paper defines nothing: a probability is 0 there (the mass is on S), anything else NaN."""
+        value = self.relation(statement)
+        if value is None:
+            raise EvaluationError("nothing to evaluate before 'for'")
+        members = self.lower_set(domain)
+        array = np.asarray(value.value, float)
+        ids = np.asarray(members.value, float).reshape(-1)
+        name = to_latex(var)
+        if array.ndim == 0:
+            holds = bool(np.isin(np.asarray(self.lower(var).value), ids))
+            self.checks.append(f"{name} \\in {to_latex(domain)}: {'holds' if holds else 'does not hold'}")
+            return value
+        shift = 0 if ids.size and ids.min() == 0 else 1
+        fill = 0.0 if probability_like(self.result_key or "") else np.nan
+        mask = np.isin(np.arange(array.shape[0]) + shift, ids)
+        out = np.where(mask.reshape((-1,) + (1,) * (array.ndim - 1)), array, fill)
+        fill_np, fill_torch = ("0.0", "0.0") if fill == 0.0 else ("np.nan", "float('nan')")
+        npc = f"np.where(np.isin(np.arange({value.np}.shape[0]) + {shift}, {members.np}), {value.np}, {fill_np})"
+        tc = (f"torch.where(torch.isin(torch.arange({value.torch}.shape[0]) + {shift}, "
+              f"torch.as_tensor({members.torch})), {value.torch}, torch.tensor({fill_torch}, dtype=torch.float64))")
+        self.notes.append(f"for {name} \\in {to_latex(domain)}: computed for every {name}, kept on the set "
+                          f"({'0' if fill == 0.0 else 'NaN'} elsewhere: the paper defines it only there)")
+        low = self.emit(Low(out, npc, tc, to_latex(statement)), "cases", f"kept where {name} \\in {to_latex(domain)}")
+        if self.result_key is not None:
+            self.targets[self.result_key] = low
+        return low
 
     def definition(self, node: A.Relation, target: A.Node) -> Low:
         operands = list(node.operands)
@@ -634,7 +680,43 @@ class Lowerer:
 
     def lower_Symbol(self, node: A.Symbol) -> Low:
         key = symbol_key(node)
+        if _is_identity(node) and self._unvalued(key):
+            return Low(np.eye(2), "np.eye(2)", "torch.eye(2, dtype=torch.float64)", key, simple=True, identity=True)
         return self.lookup(key, node)
+
+    def _unvalued(self, key: str) -> bool:
+        return not any(key in table for table in (self.given, self.inputs, self.targets, self.loops, self.declared))
+
+    def _sized_identity(self, identity: Low, other: Low) -> Low:
+        """`I` beside a [n, n] matrix (or an n-vector) is the n × n identity."""
+        value = np.asarray(other.value)
+        if value.ndim == 0:
+            return replace(identity, value=np.asarray(1.0), np="1.0", torch="1.0", identity=False, pyscalar=True)
+        n = value.shape[-1]
+        return replace(identity, value=np.eye(n), np=f"np.eye({_wrap(other.np)}.shape[-1])",
+                       torch=f"torch.eye({_wrap(other.torch)}.shape[-1], dtype=torch.float64)", identity=False)
+
+    def _applied_value(self, node: A.Node) -> bool:
+        """`Q(U + λI)` where Q has a value or a matrix/vector shape: a product, never an application."""
+        if not isinstance(node, A.Apply) or node.given or node.params or len(node.args) != 1 \
+                or node.certainty == "declared" or not isinstance(node.func, (A.Symbol, A.Indexed)):
+            return False
+        key = symbol_key(node.func)
+        if FUNCTION_NAMES.get(_function_name(node.func)) is not None or to_latex(node) in self.given:
+            return False
+        if key in self.given or key in self.inputs or key in self.targets:
+            return np.asarray((self.given.get(key) if key in self.given else
+                               (self.inputs[key].value if key in self.inputs else self.targets[key].value))).ndim >= 1
+        declared = self.declared.get(key)
+        return bool(declared)
+
+    def _script_on_bracket(self, node: A.Node, wrap: Any) -> Optional[Low]:
+        """`Q(U + λI)^{-1}` with Q a matrix: the script binds to the bracket, `Q \\cdot (U + λI)^{-1}`."""
+        base = getattr(node, "base", None)
+        if base is None or not self._applied_value(base):
+            return None
+        bracket = A.Group(base.args[0], span=base.span)
+        return self.lower(A.Product((base.func, wrap(bracket)), span=node.span))
 
     def lower_Labeled(self, node: A.Node) -> Low:
         return self.lookup(to_latex(node), node)
@@ -662,6 +744,12 @@ class Lowerer:
                 return self.lookup(whole, node)
         if whole in self.declared and symbol_key(node) not in self.given:
             return self.lookup(whole, node)
+        if _is_identity(node.base) and len(node.indices) == 1 and self._unvalued(symbol_key(node)) \
+                and whole not in self.given:
+            size = self.lower(node.indices[0])  # `I_d`: the d × d identity
+            n = int(float(np.asarray(size.value)))
+            return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)", whole,
+                       simple=True)
         name, axes = split_indexed(node, self.bound_all, self.given)
         if name != symbol_key(node) and (name in self.given or name in self.inputs):
             # `\mathbf{v}_{\theta, i}` with the sequence `\mathbf{v}_{\theta}` given: θ names it, i selects.
@@ -909,6 +997,9 @@ class Lowerer:
 
     # --- arithmetic -----------------------------------------------------------------------------------------
     def lower_Transpose(self, node: A.Transpose) -> Low:
+        product = self._script_on_bracket(node, lambda b: A.Transpose(b, span=node.span))
+        if product is not None:
+            return product
         base = self.lower(node.base)
         value = np.asarray(base.value)
         if value.ndim <= 1:
@@ -918,6 +1009,9 @@ class Lowerer:
         return Low(value.T, f"{_wrap(base.np)}.T", f"{_wrap(base.torch)}.T", to_latex(node), simple=base.simple)
 
     def lower_Inverse(self, node: A.Inverse) -> Low:
+        product = self._script_on_bracket(node, lambda b: A.Inverse(b, span=node.span))
+        if product is not None:
+            return product
         base = self.lower(node.base)
         value = np.asarray(base.value)
         if value.ndim == 0:
@@ -949,6 +1043,9 @@ class Lowerer:
                                              f"(1.0 / {index.torch})", "", simple=True, pyscalar=True), to_latex(node))
 
     def lower_Power(self, node: A.Power) -> Low:
+        product = self._script_on_bracket(node, lambda b: A.Power(b, node.exponent, span=node.span))
+        if product is not None:
+            return product
         if isinstance(node.base, A.Symbol) and node.base.name == "e" and "e" not in self.given and node.base.font in (None, "rm"):
             return self.apply_op("exp", [self.lower(node.exponent)], to_latex(node))
         if isinstance(node.base, A.Symbol) and node.base.font == "bb":
@@ -1008,6 +1105,10 @@ class Lowerer:
         raise EvaluationError(f"the operator {op} is not evaluated")
 
     def binary(self, op: str, left: Low, right: Low, latex: str) -> Low:
+        if left.identity and not right.identity:
+            left = self._sized_identity(left, right)
+        elif right.identity and not left.identity:
+            right = self._sized_identity(right, left)
         lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
         note = ""
         if lv.ndim and rv.ndim and lv.shape != rv.shape:
@@ -1036,6 +1137,10 @@ class Lowerer:
         return self.emit(low, kind, note or ("entrywise" if lv.ndim else ""))
 
     def matmul(self, left: Low, right: Low, latex: str) -> Low:
+        if left.identity and not right.identity:
+            return replace(right, latex=latex)
+        if right.identity and not left.identity:
+            return replace(left, latex=latex)
         lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
         if lv.ndim == 0 or rv.ndim == 0:
             return self.binary("*", left, right, latex)
@@ -1056,6 +1161,12 @@ class Lowerer:
             return self.binary("*", left, right, latex)
         inner_l = lv.shape[-1]
         inner_r = rv.shape[0] if rv.ndim == 1 else rv.shape[-2]
+        if inner_l != inner_r and ((lv.ndim == 2 and lv.shape[1] == 1 and rv.ndim == 1)
+                                   or (rv.ndim == 2 and rv.shape[1] == 1 and lv.ndim == 1)):
+            # A column of values ([n, 1]) beside a vector: n scalars, each times the vector (a batch of scalars).
+            self.notes.append(f"{latex}: a column {shape_text(lv if lv.ndim == 2 else rv)} beside a vector is read as "
+                              "one scalar per row, times the vector (entrywise)")
+            return self.binary("*", left, right, latex)
         if inner_l != inner_r:
             hint = ""
             if rv.ndim >= 2 and lv.shape[-1] == rv.shape[-1]:
@@ -1116,12 +1227,12 @@ class Lowerer:
                 code = f"{loop.name}_pos" if loop.over else f"int({loop.name}) - {loop.offset}"
                 return Low(np.asarray(base.value)[position], f"{base.np}[{code}]", f"{base.torch}[{code}]", whole,
                            simple=True)
-            if np.asarray(base.value).ndim == 0 or node.certainty == "ambiguous":
-                args = [self.lower(a) for a in node.args]
-                if len(args) == 1:
-                    self.notes.append(f"{whole}: {key} has a value, so this is read as a product")
-                    return self.matmul(base, args[0], whole)
-            raise EvaluationError(f"{whole}: {key} has a value but is applied like a function")
+            if len(node.args) == 1:
+                # A symbol with a value (a number, vector or matrix) is never applied: `Q(U + λI)` is Q · (U + λI).
+                arg = self.lower(node.args[0])
+                self.notes.append(f"{whole}: {key} has a value, so this is read as a product")
+                return self.matmul(base, arg, whole)
+            raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
         op = FUNCTION_NAMES.get(name)
         if op is not None:
             return self.known_function(op, node, name)
@@ -1149,9 +1260,10 @@ class Lowerer:
                     self.notes.append("σ read as the sigmoid (the usual reading; check the paper says so)")
                 return self.apply_op("logsigmoid", [self.lower(inner.args[0])], whole,
                                      "log σ(z) = -log(1 + e^{-z}), stable")
-            if isinstance(inner, A.Reduction) and inner.op == "sum" and isinstance(_strip(inner.body), A.Power) \
-                    and _is_e(_strip(inner.body).base):
-                return self.reduction(inner, body=_strip(inner.body).exponent, combine="logsumexp", latex=whole)
+            exponent = _exponent_of(inner.body) if isinstance(inner, A.Reduction) and inner.op == "sum" else None
+            if exponent is not None:
+                # log Σ exp(z): the stable log-sum-exp (the largest term taken out), never an overflow.
+                return self.reduction(inner, body=exponent, combine="logsumexp", latex=whole)
             if isinstance(inner, A.Apply) and FUNCTION_NAMES.get(_function_name(inner.func)) == "softmax" \
                     and len(inner.args) == 1:
                 return self.apply_op("log_softmax", [self.lower(inner.args[0])], whole, "log-softmax, stable")
@@ -1201,6 +1313,7 @@ class Lowerer:
     def lower_Norm(self, node: A.Norm) -> Low:
         body = self.lower(node.body)
         order = to_latex(node.order) if node.order is not None else None
+        self._check_sample_axis(node, np.asarray(body.value), order)
         ord_code = {None: "", "2": "", "F": "", "1": ", ord=1", "\\infty": ", ord=np.inf"}.get(order)
         if ord_code is None:
             raise EvaluationError(f"the norm order {order} is not evaluated")
@@ -1208,6 +1321,20 @@ class Lowerer:
         tord = ord_code.replace("np.inf", "float('inf')")
         return self.emit(Low(np.asarray(value), f"np.linalg.norm({body.np}{ord_code})",
                              f"torch.linalg.norm({body.torch}{tord})", to_latex(node)), "norm", "length → scalar")
+
+    def _check_sample_axis(self, node: A.Norm, value: np.ndarray, order: Optional[str]) -> None:
+        """A vector norm of a [B, D] value built from given values that share the leading B (`‖ε − ε_θ‖` with
+        both [B, D]), or inside an expectation: the leading axis is samples, the norm is per sample."""
+        if self.per_sample or value.ndim < 2 or order == "F":
+            return
+        size = value.shape[0]
+        used = {to_latex(n) for n in A.walk(node.body)} | {symbol_key(n) for n in A.walk(node.body)
+                                                          if isinstance(n, (A.Symbol, A.Indexed))}
+        sources = [k for k, v in self.given.items() if k in used and np.ndim(v) >= 1 and np.shape(v)[0] == size]
+        declared_matrix = any(len(self.declared.get(k, ())) == np.ndim(self.given[k]) for k in sources)
+        if sources and not declared_matrix and (self.samples or len(sources) >= 2):
+            raise NeedsSamples(size, f"{to_latex(node)}: the norm of a {shape_text(value)} value built from "
+                                     f"{', '.join(sources)}: the leading axis ({size}) is read as samples")
 
     def lower_Abs(self, node: A.Abs) -> Low:
         body = self.lower(node.body)
@@ -1259,7 +1386,8 @@ class Lowerer:
         self.quiet += 1
         try:
             for position, item in enumerate(np.asarray(domain.value).reshape(-1)):
-                self.loops[var] = _Loop(var, python_name(var) + "_", item, position, 0, True)
+                self.loops[var] = _Loop(var, python_name(var) + "_", item, position, 0, True,
+                                        tuple(np.asarray(domain.value).reshape(-1)))
                 cond = self.lower(node.condition)
                 codes = codes or (cond.np, cond.torch)
                 if bool(np.asarray(cond.value)):
@@ -1488,6 +1616,8 @@ class Lowerer:
         over = False
         iter_np = iter_torch = ""
         offset = 1
+        if isinstance(node.domain, A.Interval) and combine in ("argmax", "argmin", "max", "min"):
+            return self.optimize(node, body, combine, latex, var, name)
         if node.domain is not None:
             domain = self.lower_set(node.domain)
             items = list(np.asarray(domain.value).reshape(-1))
@@ -1543,7 +1673,7 @@ class Lowerer:
         self.quiet += 1
         try:
             for position, item in enumerate(items):
-                self.loops[var] = _Loop(var, name, item, position, offset, over)
+                self.loops[var] = _Loop(var, name, item, position, offset, over, tuple(items) if over else ())
                 if node.condition is not None:
                     cond = self.condition(node.condition)
                     if not bool(np.all(cond.value)):
@@ -1553,11 +1683,11 @@ class Lowerer:
                 code = code or term
             if code is None:
                 # No terms: write the code from the first position anyway.
-                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over)
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, tuple(items) if over else ())
                 code = self.lower(body)
             cond_code = None
             if node.condition is not None:
-                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over)
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, tuple(items) if over else ())
                 cond_code = self.condition(node.condition)
         finally:
             self.loops.pop(var, None)
@@ -1626,6 +1756,46 @@ class Lowerer:
             npc, tc = (template.format(vector.np if i == 0 else vector.torch)
                        for i, template in enumerate(_VECTOR_CODE[combine]))
         return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def optimize(self, node: A.Reduction, body: A.Node, combine: str, latex: str, var: str, name: str) -> Low:
+        """argmax / max of a scalar over an interval (`\\operatorname*{argmax}_{\\alpha \\in [0, 1]}`): a bounded
+        one-dimensional search (scipy's `minimize_scalar`, tolerance 1e-10) that also compares both ends."""
+        from scipy.optimize import minimize_scalar
+
+        interval = node.domain
+        assert isinstance(interval, A.Interval)
+        lo_low, hi_low = self.lower(interval.lower), self.lower(interval.upper)
+        lo, hi = float(np.asarray(lo_low.value)), float(np.asarray(hi_low.value))
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise EvaluationError(f"{latex}: the interval [{lo}, {hi}] is not a finite range")
+        sign = -1.0 if combine in ("argmax", "max") else 1.0
+        code: Optional[Low] = None
+        self.quiet += 1
+        try:
+            def objective(x: float) -> float:
+                self.loops[var] = _Loop(var, name, float(x), 0, 1, False)
+                term = np.asarray(self.lower(body).value, float)
+                if term.ndim:
+                    raise EvaluationError(f"{latex}: the {combine} of a non-scalar ({shape_text(term)})")
+                return sign * float(term)
+
+            found = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+            candidates = [(float(found.fun), float(found.x)), (objective(lo), lo), (objective(hi), hi)]
+            best_value, best = min(candidates)
+            self.loops[var] = _Loop(var, name, best, 0, 1, False)
+            code = self.lower(body)
+        finally:
+            self.loops.pop(var, None)
+            self.quiet -= 1
+        result = best if combine.startswith("arg") else sign * best_value
+        search = (f"minimize_scalar(lambda {name}: {'-' if sign < 0 else ''}float({code.np}), bounds=({lo_low.np}, "
+                  f"{hi_low.np}), method='bounded', options={{'xatol': 1e-10}})")
+        tsearch = (f"minimize_scalar(lambda {name}: {'-' if sign < 0 else ''}float({code.torch}), bounds=({lo_low.np}, "
+                   f"{hi_low.np}), method='bounded', options={{'xatol': 1e-10}})")
+        pick = ".x" if combine.startswith("arg") else ".fun" + (" * -1.0" if sign < 0 else "")
+        note = (f"{combine} over {var} ∈ [{fmt(lo)}, {fmt(hi)}]: a bounded search (the argument, not the value)"
+                if combine.startswith("arg") else f"{combine} over {var} ∈ [{fmt(lo)}, {fmt(hi)}]: a bounded search")
+        return self.emit(Low(np.asarray(result), f"{search}{pick}", f"{tsearch}{pick}", latex), combine, note)
 
     def _vectorized(self, node: A.Reduction, var: str, body: A.Node, items: list, stack: np.ndarray,
                     over: bool) -> Optional[Low]:
@@ -1801,8 +1971,8 @@ _COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": 
 
 
 def probability_like(key: str) -> bool:
-    """`p`, `q`, `\\pi_\\theta(y \\mid x)`: chosen as probabilities."""
-    return key.split("(")[0].split("_")[0].split("^")[0].strip() in _PROBABILITY_NAMES or "\\mid" in key
+    """`p`, `q`, `P'`, `\\pi_\\theta(y \\mid x)`: chosen as probabilities."""
+    return key.split("(")[0].split("_")[0].split("^")[0].strip().rstrip("'") in _PROBABILITY_NAMES or "\\mid" in key
 
 
 def _bound_key(node: A.Node) -> str:
@@ -1949,3 +2119,35 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
             return to_latex(n) == var
         return any(visit(c) for c in A.children(n))
     return visit(node)
+
+
+def _for_clause(node: A.Relation) -> Optional[tuple[A.Relation, A.Node, A.Node]]:
+    """`a = b \\quad \\text{for } v \\in S` (parsed as `a = (b 'for' v) \\in S`) → (a = b, v, S)."""
+    if len(node.ops) < 2 or node.ops[-1] != "\\in":
+        return None
+    last = node.operands[-2]
+    if not (isinstance(last, A.Product) and len(last.factors) >= 3 and isinstance(last.factors[-2], A.Text)
+            and last.factors[-2].text.strip().lower() in ("for", "for all", "where")):
+        return None
+    rest = last.factors[:-2]
+    body = rest[0] if len(rest) == 1 else A.Product(tuple(rest))
+    statement = A.Relation(tuple(node.operands[:-2]) + (body,), tuple(node.ops[:-1]))
+    return statement, last.factors[-1], node.operands[-1]
+
+
+def _is_identity(node: A.Node) -> bool:
+    """`I`, `\\mathbf{I}`, `\\mathbb{I}` (no accents or labels): the identity matrix when nothing gives it a value."""
+    return isinstance(node, A.Symbol) and node.name == "I" and node.font in (None, "bf", "bb", "rm") \
+        and not node.accents and node.sub_label is None and node.sup_label is None and not node.primes
+
+
+def _exponent_of(node: Optional[A.Node]) -> Optional[A.Node]:
+    """z for `e^{z}` or `\\exp(z)`, else None."""
+    if node is None:
+        return None
+    node = _strip(node)
+    if isinstance(node, A.Power) and _is_e(node.base):
+        return node.exponent
+    if isinstance(node, A.Apply) and _function_name(node.func) == "exp" and len(node.args) == 1 and not node.given:
+        return node.args[0]
+    return None
