@@ -9,7 +9,7 @@ What is scored (the gold README's definitions):
 - **quote right**: of the symbols the gold marks `defined: true`, papermath's quote contains the gold quote or
   one of its `alt_quotes`. Both sides are normalised the same way: the gold quote (written with the author's
   macros) is expanded with the paper's own macro table and turned into text exactly as the document model
-  turns a paragraph into text; then `\\ensuremath`, braces, `~` and all whitespace are dropped.
+  turns a paragraph into text; then `\\ensuremath`, braces, `~`, all whitespace and the closing `;,.:` are dropped.
 - **false-undefined**: a `defined: true` symbol that papermath lists as not defined in the paper.
 - **role**: papermath's role equals the gold `role` or one of `alt_roles`/`role_alt`.
 - **shape**: over symbols whose gold states a shape: papermath's dimensions equal it (or an `alt_shapes`;
@@ -133,9 +133,9 @@ def canon(latex: str) -> str:
 
 
 def _text_key(text: str) -> str:
-    """Quote comparison form: `\\ensuremath`, braces, `~`, whitespace dropped."""
+    """Quote comparison form: `\\ensuremath`, braces, `~`, whitespace and closing punctuation dropped."""
     text = re.sub(r"\\ensuremath\b", "", text or "")
-    return re.sub(r"[{}\s~]", "", text)
+    return re.sub(r"[{}\s~]", "", text).rstrip(";,.:")
 
 
 # --- the paper's macros, to expand gold quotes -----------------------------------------------------------------

@@ -220,7 +220,7 @@ def test_deepseek_16_17_1_13(deepseek):
     b = sym(deepseek["16"], "b_{i}")
     assert "we introduce a bias term $b_i$ for each expert" in b.definition.quote
     alpha = sym(deepseek["17"], r"\alpha")
-    assert (alpha.role, alpha.role_cue) == ("fixed setting", "balance factor")
+    assert alpha.role == "fixed setting" and alpha.role_cue in ("balance factor", "hyper-parameter")
     assert "the balance factor $\\alpha$ is a hyper-parameter" in alpha.definition.quote
     assert deepseek["17"].kind == "objective"
     w = sym(deepseek["1"], "W^{DKV}")
@@ -332,9 +332,13 @@ def test_notation_table_of_a_real_paper():
     reading = read_document(doc)
     found = {s.latex: s for eq in reading.equations for s in eq.symbols
              if s.definition is not None and " & " in s.definition.quote}
-    assert found["D"].definition.quote == "$D$ & & Data dimension."
-    assert (found["D"].role, found["D"].shape, found["D"].definition.section) == ("fixed setting", (), "E")
-    assert found[r"\mathbf{x}_{0}"].shape == ("D",)  # from the row's "$\in \mathbb{R}^D$" cell
+    d = next(s for eq in reading.equations for s in eq.symbols if s.latex == "D")
+    # The notation table (appendix E) is a candidate; the method text's "Let x ∈ ℝ^D" comes first.
+    assert "$D$ & & Data dimension." in [r.quote for r in d.redefinitions]
+    assert d.definition.quote.startswith(r"\textbf{Forward diffusion process.} Let ${\bm{x}} \in \mathbb{R}^D$")
+    assert (d.role, d.shape) == ("fixed setting", ())
+    x0 = next(s for eq in reading.equations for s in eq.symbols if s.latex == r"\mathbf{x}_{0}")
+    assert x0.shape == ("D",)  # from the row's "$\in \mathbb{R}^D$" cell
     assert found["k"].role == "index"
 
 

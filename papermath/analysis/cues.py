@@ -45,3 +45,68 @@ SHAPE_WORDS: tuple[tuple[re.Pattern, tuple[str, ...]], ...] = (
 SHAPE_TUPLE = re.compile(r"\b(?:shape|size|dimensions?)\s*(?:of\s*)?\$?\s*[\[(]([^)\]$]+)[\])]", re.I)
 OF_DIMENSION = re.compile(r"\b(?:of\s+)?(?:dimension|dimensionality|size|length)\s+\$([^$]+)\$", re.I)
 D_DIMENSIONAL = re.compile(r"\$([^$]+)\$-dimensional", re.I)
+
+
+# --- roles from the words attached to the symbol -------------------------------------------------------------
+# What the sentence says the symbol undergoes ("are set by the schedule", "is sampled from", "predicted by a
+# network") decides before what it is called: "the parameters γ_t and σ_t are set by the variance schedule" is a
+# fixed setting although "parameters" alone would name trained weights.
+PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
+    ("frozen model", r"\b(?:frozen|kept fixed during training|not (?:updated|trained))\b"),
+    ("fixed setting", r"\b(?:(?:is|are|was|were|be)\s+(?:set|fixed|chosen)\b|set\s+(?:to|by|as)\b|"
+                      r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?)\b"),
+    ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
+    ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
+                 r"\b(?:the\s+)?outputs?\s+of\b"),
+    ("trained weight", r"\b(?:learn(?:ed|t|able)|trainable|optimi[sz]ed|trained|updated by gradient)\b"),
+))
+# The head of the symbol's own noun phrase ("a momentum parameter", "the step size", "a fixed dataset"):
+# (role, words that may precede the head, head nouns). Earlier rows win.
+HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
+    ("frozen model", r"\b(?:reference|pre-?trained|frozen|teacher|old|target|base)\s+(?:\w+\s+)?(?:model|network|"
+                     r"policy|encoder|decoder|denoiser|checkpoint)s?\b"),
+    ("fixed setting", r"\b(?:hyper-?parameters?|momentum|learning\s+rates?|step\s*-?\s*sizes?|stepsizes?|"
+                      r"temperatures?|coefficients?|(?:balance|balancing|scaling|scale|weighting|discount|decay|"
+                      r"trade-?off|interpolation|guidance|regulari[sz]ation)\s+(?:factors?|parameters?|terms?|"
+                      r"weights?|coefficients?|scales?|strengths?)|thresholds?|margins?|constants?|"
+                      r"(?:loss\s+)?weights?\s+of\s+the\s+\w+\s+loss|dimensions?|dimensionality|"
+                      r"numbers?\s+of|budgets?|horizons?|schedules?|warm-?up|(?:linear\s+)?decay|"
+                      r"guidance\s+scale|scales?|widths?|depths?|lengths?|batch\s+sizes?|ranks?|radius|"
+                      r"(?:noise\s+)?levels?|variances?\s+schedule|signal-to-noise)\b"),
+    ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
+                      r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?)\b"),
+    ("trained weight", r"\b(?:(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
+                       r"(?:\w+\s+)?(?:parameters?|weights?)|parameters?|weights?|weight\s+matri(?:x|ces)|"
+                       r"(?:projection|embedding)\s+(?:matri(?:x|ces)|layers?)|(?:up|down)-projection|"
+                       r"projection|kernels?|bias(?:es)?|gains?|centroids?|codebooks?)\b"),
+    ("input data", r"\b(?:data(?:sets?|\s+points?|\s+samples?)?|datapoints?|inputs?|observations?|images?|"
+                   r"prompts?|documents?|corpus|corpora|sentences?|questions?|labels?|ground[- ]truth|"
+                   r"training\s+(?:set|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
+                   r"trajector(?:y|ies)|states?|actions?)\b(?![-])"),
+    ("function", r"\b(?:functions?|networks?|models?|operators?|operations?|maps?|mappings?|distributions?|"
+                 r"densit(?:y|ies)|pdfs?|polic(?:y|ies)|encoders?|decoders?|transformations?|layers?|"
+                 r"nonlinearit(?:y|ies)|activations?|kernels?\s+functions?|estimators?|predictors?|"
+                 r"processes|process)\b"),
+))
+_HEAD_END = re.compile(r"\s(?:of|for|that|which|who|with|in|on|to|from|by|at|when|where|while|used|"
+                       r"such|between|over|under|via|as|and\s+the)\b|[,;:(]", re.I)
+
+
+def role_from_description(description: str | None, clause: str = "") -> tuple[str, str, str] | None:
+    """The role the words attached to a symbol give it: the predicate first, then the head of its noun phrase,
+    then the rest of its description. `description` is the definiens; `clause` the predicate that follows the
+    symbol ("are set by the variance schedule"). Returns (role, cue, "predicate" or "head")."""
+    text = re.sub(r"\$[^$]*\$", " ", description or "")
+    rest = re.sub(r"\$[^$]*\$", " ", clause or "")
+    for role, pattern in PREDICATE_ROLES:
+        m = pattern.search(rest) or pattern.search(text)
+        if m:
+            return role, m.group(0).strip(), "predicate"
+    cut = _HEAD_END.search(text)
+    head = text[:cut.start()] if cut else text
+    for part in (head, text):
+        for role, pattern in HEAD_ROLES:
+            m = pattern.search(part)
+            if m:
+                return role, m.group(0).strip(), "head"
+    return None

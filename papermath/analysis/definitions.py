@@ -35,6 +35,12 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
     ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*to\s+(?:denote|represent|indicate|"
                                       r"refer\s+to)\s+(?:the|a|an)\s", re.I)),
+    # "Denote $Y_{M}$ the result after applying mask M", "We denote $z$ as the aggregated variable".
+    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]enote|[Ww]rite)\s*$"),
+     re.compile(r"^\s*(?:as\s+)?(?:the|a|an)\s", re.I)),
+    # "The $y$ sequence is the gradient location sequence": the symbol names a noun that the clause defines.
+    ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Tt]he|[Aa]n?|[Oo]ur|[Ee]ach)\s*$"),
+     re.compile(r"^\s*[A-Za-z][\w\-]*\s+(?:is|are|denotes?|represents?|refers\s+to)\s+(?:the|a|an|our)\b", re.I)),
     ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
                          re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
@@ -77,6 +83,27 @@ def _names_left_side(latex: str) -> bool:
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
     return isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq") and \
         isinstance(node.operands[0], SYMBOL_LIKE)
+
+
+_NUMBER_VALUE = re.compile(r"(?:=|\\coloneqq|:=)\s*[-+]?\s*(?:\d[\d.,\s]*|\.\d+)(?:\s*\\times\s*10\^\{?-?\d+\}?|e-?\d+)?"
+                           r"\s*(?:\\%|%)?\s*$")
+
+
+def _sets_number(latex: str) -> bool:
+    """`\\beta = 0.9`, `T = 1000`, `\\lambda = 10^{-3}`: the formula sets a value."""
+    return bool(_NUMBER_VALUE.search(latex)) or bool(re.search(r"=\s*10\^\{?-?\d+\}?\s*$", latex))
+
+
+_BOUND_OPS = frozenset({">", "<", "\\geq", "\\leq", "\\ge", "\\le", "\\geqslant", "\\leqslant", "\\neq", "\\ne",
+                        "\\gg", "\\ll"})
+
+
+def _bounds_left_side(latex: str) -> bool:
+    """`\\gamma > 0`, `s>0`: a symbol with a bound ("step size $\\gamma > 0$" names γ)."""
+    tree = _parse(latex)
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    return isinstance(node, ast.Relation) and node.ops[0] in _BOUND_OPS and isinstance(node.operands[0], SYMBOL_LIKE) \
+        and all(isinstance(o, (ast.Number, ast.UnaryOp, ast.Symbol, ast.Indexed)) for o in node.operands[1:])
 
 
 def _symbol_like(latex: str) -> bool:
@@ -148,6 +175,14 @@ class Mention:
     """Index of the paragraph in the document."""
     sentence_index: int
     """Index of the sentence in the paragraph."""
+    inner: tuple[str, ...] = ()
+    """Keys of the other symbols inside the formula (`\\mathcal{D} = \\{(c, x^w_0, x^l_0)\\}` → c, x^w, x^l):
+    the sentence mentions them without being about them."""
+    description: str | None = None
+    """The words that describe the formula's subject (the definiens), when a pattern matched."""
+    elements: tuple[str, ...] = ()
+    """Keys of the members of a collection the formula names or defines (`X = \\{x_1, …, x_n\\}` → x): the
+    sentence defines them with it."""
 
 
 @lru_cache(maxsize=20000)
@@ -190,6 +225,45 @@ def split_membership(tree: ast.Node) -> tuple[tuple[ast.Node, ...], str | None, 
     subjects = tuple(s for g in groups for s in g[0])
     first = next((g for g in groups if g[1] is not None), None)
     return subjects, (first[1] if first else None), (first[2] if first else None)
+
+
+def _collection_items(node: ast.Node) -> tuple[ast.Node, ...] | None:
+    """The members a formula lists: `\\{x_1, …, x_n\\}`, `[y_i]_{i=1}^N`, `\\{(c, x^w, x^l)\\}`, `(z_1, …, z_K)`;
+    None when the node is not a collection."""
+    while isinstance(node, (ast.Power, ast.Indexed, ast.Labeled)):
+        node = node.base
+    if isinstance(node, ast.Group):
+        node = node.body
+        if isinstance(node, ast.Indexed) or isinstance(node, ast.Symbol):
+            return (node,)  # `[y_i]_{i=1}^N`
+    if isinstance(node, (ast.SetLiteral, ast.Tuple)):
+        out: list[ast.Node] = []
+        for item in node.items:
+            inner = _collection_items(item) if isinstance(item, (ast.Tuple, ast.SetLiteral)) else None
+            out.extend(inner if inner is not None else (item,))
+        return tuple(i for i in out if not isinstance(i, (ast.Ellipsis_, ast.Number)))
+    return None
+
+
+def element_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[str, ...]:
+    """Members of a collection the formula names or defines: `\\{X_j^P\\}_{j=1}^{n_P}` → X^P;
+    `X = \\{x_1, …, x_n\\}` → x; `\\mathcal{D} = \\{(c, x^w_0, x^l_0)\\}` → c, x^w, x^l."""
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    parts = [node]
+    if isinstance(node, ast.Relation) and node.ops and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq",
+                                                                        "\\sim", "\\in"):
+        parts = [node.operands[0]] + ([node.operands[1]] if node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")
+                                      else [])
+    keys: list[str] = []
+    for part in parts:
+        items = _collection_items(part)
+        if not items:
+            continue
+        for item in items:
+            target = item.func if isinstance(item, ast.Apply) else item
+            info = collect(target, ordinals)
+            keys.extend(u.key for u in info.uses[:1] if u.kind != "index")
+    return tuple(dict.fromkeys(keys))
 
 
 def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -309,7 +383,7 @@ def _words_until(clause: str, start: int, end_re: re.Pattern) -> tuple[int, int]
 
 def _description(clause: str, math_start: int, math_end: int, pattern: str) -> tuple[int, int] | None:
     """The words that describe the symbol: after the verb ("is the …"), or the noun before it ("the matrix Q")."""
-    if pattern in ("where", "is", "let", "in-set"):
+    if pattern in ("where", "is", "let", "in-set", "equation"):
         after = clause[math_end:]
         m = _LEAD_VERB.match(after)
         if m is None:
@@ -336,6 +410,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
 
 
 _DETERMINERS = frozenset("the a an each our its their this these those all every some any".split())
+_SUBJECT_PRONOUNS = frozenset("we they it he she i you one".split())
 # Words that end a noun phrase when walking back from a formula: function words and the verbs that take a
 # formula as their object ("we write $H_n$", "the agent observes $x$", "since $B$ is").
 _PHRASE_STOP = frozenset("""is are was were be been we they it he she introduce introduces add adds use uses into
@@ -430,14 +505,18 @@ def _noun_phrase_in(before: str) -> tuple[int, int] | None:
             return None
         return words[-2].start(), words[-1].end()
     chosen = []
+    stopped_by = None
     for w in reversed(words[-6:]):
         word = w.group().lower()
         if word in _DETERMINERS:
             chosen.append(w)
             break
         if word in _PHRASE_STOP or (len(word) > 4 and word.endswith(("ed", "ly")) and word not in ("embed", "speed")):
+            stopped_by = word
             break
         chosen.append(w)
+    if stopped_by in _SUBJECT_PRONOUNS and len(chosen) == 1:
+        return None  # "we set $\\alpha$ to 0.0001": a verb after its subject, not a noun naming the formula
     if not chosen or (len(chosen) == 1 and chosen[0].group().lower() in _DETERMINERS):
         return None
     if not _is_noun_head(chosen[0].group()):
@@ -523,11 +602,14 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
                 if tree is None:
                     continue
                 keys, bases = _mention_keys(tree, ordinals)
-                if not keys:
+                if not keys and not (f.strength >= 2 and element_keys(tree, ordinals)):
                     continue
                 clause = text[f.clause[0]:f.clause[1]]
-                quote = _quote_for(clause, text, f.pattern)
-                mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index))
+                quote = _quote_for(clause, text, f.pattern, f.clause)
+                described = text[f.description[0]:f.description[1]] if f.description else None
+                elements = element_keys(tree, ordinals) if f.strength >= 2 else ()
+                mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index,
+                                        _inner_keys(tree, keys + elements, ordinals), described, elements))
     return mentions + _table_mentions(doc, ordinals)
 
 
@@ -541,11 +623,9 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
     member = re.search(r"\\in\b", latex)
     if re.match(r"^\s*(?:-|\^\{?)th\b", after):
         return "ordinal", 1
-    if not _symbol_like(latex):
-        # "denoted as $p_{max} = \\max_v P(v)$": a named formula, for the explicit naming patterns only.
-        if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before) and \
-                _names_left_side(latex):
-            return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3
+    if not _symbol_like(latex) and not _bounds_left_side(latex):
+        if _names_left_side(latex):
+            return _equation_form(before, after, where_state, latex)
         return (None, 0)
     for name, strength, before_re, after_re in PATTERNS:
         if name == "ordinal" or name in skip:
@@ -565,6 +645,8 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
             continue
         if name in ("is", "where") and in_set:
             name = "in-set"
+        if name == "noun" and in_set:
+            return "in-set", 3  # "given input $X \\in \\mathbb{R}^{N \\times d}$": a named, typed declaration
         return name, strength
     if in_set:
         return "in-set", 3
@@ -574,7 +656,54 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
     return None, 0
 
 
-def _quote_for(clause: str, sentence: str, pattern: str | None) -> str:
+_EQUATION_LEAD = re.compile(r"(?:^|[\s(,;:])(?:where|wherein|with|here|define|defining|defines|set|setting|denote|"
+                            r"denoting|let|Let|i\.e\.,?|namely|and|or)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I)
+
+
+def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
+    """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
+    "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
+    A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
+    if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
+        return "value", 1
+    if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
+        return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
+    if _LEAD_VERB.match(after) and not _COPULA_WITHOUT_NOUN.match(after):
+        return "equation", 3
+    if _EQUATION_LEAD.search(before) or (where_state and re.search(r"(?:^|[,;])\s*(?:and\s+)?$", before)):
+        return "equation", 3
+    if _noun_phrase_before(before) is not None and not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)):
+        return "appositive", 2  # "a fixed dataset $\\mathcal{D} = \\{…\\}$"
+    return "equation", 2
+
+
+def _inner_keys(tree: ast.Node, keys: tuple[str, ...], ordinals: frozenset[str]) -> tuple[str, ...]:
+    """Every other symbol of the formula, the dimensions of a space it names included (`x \\in \\mathbb{R}^D`
+    mentions D)."""
+    info = collect(tree, ordinals)
+    found = [u.key for u in info.uses if u.kind != "index" and u.key not in keys]
+    for node in ast.walk(tree):
+        label = node.sup_label if isinstance(node, ast.Symbol) and node.font == "bb" else None
+        exponent = node.exponent if isinstance(node, ast.Power) and isinstance(node.base, ast.Symbol) and \
+            node.base.font == "bb" else None
+        for part in (label, exponent):
+            if part is not None:
+                found.extend(u.key for u in collect(part, ordinals).uses if u.kind != "index" and u.key not in keys)
+    return tuple(dict.fromkeys(found))
+
+
+# A clause after ";" that goes on about the same subject: "…; here we set it to be a ReLU, $\\phi(x) = …$".
+_CONTINUES = re.compile(r"^\s*(?:here\s+|i\.e\.,?\s+|that\s+is,?\s+|in\s+practice,?\s+)?"
+                        r"(?:we\s+(?:set|choose|take|use|fix|instantiate)\s+(?:it|this|them)\b|(?:it|this)\s+is\b)", re.I)
+
+
+def _quote_for(clause: str, sentence: str, pattern: str | None, span: tuple[int, int] | None = None) -> str:
+    if span is not None and pattern is not None:
+        # Keep the clause that continues the definition with it ("…; here we set it to be a ReLU").
+        rest = sentence[span[1]:]
+        if sentence[:span[1]].rstrip().endswith(";") and _CONTINUES.match(rest):
+            nxt = _CLAUSE_SPLIT.search(_MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 2) + "$", rest), 1)
+            clause = clause + (rest[:nxt.start()] if nxt else rest)
     quote = clause.strip()
     quote = re.sub(r"^(?:;|,)\s*", "", quote)
     quote = quote.rstrip(" ;,")

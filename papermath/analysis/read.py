@@ -16,7 +16,8 @@ from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
-                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, ROLE_CUES, SHAPE_TUPLE, SHAPE_WORDS)
+                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
+from .candidates import DEFINES, mention_index, rank_candidates
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
@@ -115,6 +116,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     defined_elsewhere = _defined_by(index)
     symbols: list[SymbolReading] = []
     undefined: list[str] = []
+    mentioned: list[str] = []
     for use in info.uses:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
@@ -123,6 +125,9 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
             undefined.append(reading.latex)
         elif reading.definition is None and reading.kind == "index" and use.key not in index.ordinals:
             undefined.append(reading.latex)
+        elif reading.definition is not None and reading.definition.strength != DEFINES and \
+                reading.conventional is None and reading.role not in ("defined here", "computed"):
+            mentioned.append(reading.latex)
     for op in info.operators:
         meaning = _conventional(OPERATOR_MEANINGS.get(op, op))
         if meaning is not None:
@@ -148,7 +153,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     return EquationReading(eq.id, eq.number, eq.section, eq.latex, kind, cue, tuple(symbols), reductions,
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
-                           eq.span.file, eq.span.line, tuple(warnings))
+                           eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
 
 
 def _defined_by(index: PaperIndex) -> dict[str, str]:
@@ -180,16 +185,24 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     latex = written_form(use)
     sid = f"{eq.id}/sym:{latex}"
     found = _find_definitions(index, eq, use)
-    definition = found[0][1] if found else None
-    mention = found[0][0] if found else None
-    redefinitions = tuple(d for _, d in found[1:4])
+    defining = [(m, d) for m, d in found if d.strength == DEFINES]
+    best = defining[0] if defining else None
+    if best is None and use.lhs:
+        lead = _introducing_sentence(index, eq)
+        if lead is not None:
+            best = (None, lead)
+    if best is None and found:
+        best = found[0]  # mentioned, not defined: the mention is the evidence
+    mention, definition = best if best else (None, None)
+    redefinitions = tuple(d for _, d in found if d is not definition)[:3]
     conventional = None
-    if definition is None and use.lhs:
-        definition = _introducing_sentence(index, eq)
-    if use.kind == "function" and definition is None and not use.lhs:
-        conventional = _conventional(use.key)
-        if conventional is None and use.known_function:
-            conventional = f"the standard function {use.key} (the paper uses it without defining it)"
+    if (definition is None or definition.strength != DEFINES) and not use.lhs:
+        if use.kind == "function":
+            conventional = _conventional(use.key)
+            if conventional is None and use.known_function:
+                conventional = f"the standard function {use.key} (the paper uses it without defining it)"
+        else:
+            conventional = _conventional_symbol(use.key)
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
     elif use.lhs:
@@ -197,21 +210,112 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     elif use.kind == "function":
         role, role_cue = "function", "applied to arguments"
     else:
-        # Words next to the equation decide first ("Let u_t denote the FFN input"); then being the left side
-        # of another equation; then words elsewhere; then `~`.
-        role, role_cue = _role_from_text(definition.quote if definition else "", mention)
-        near = definition is not None and mention is not None and mention.strength >= 3 and \
-            definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
-        if not (near and role != "unknown") and use.key in defined_elsewhere and \
-                defined_elsewhere[use.key] != eq.id:
-            other = index.doc.equation(defined_elsewhere[use.key])
-            role = "computed"
-            role_cue = f"computed by ({other.number})" if other.number else f"computed by {other.id}"
-        if role == "unknown" and use.sampled:
-            role, role_cue = "random sample", "\\sim (drawn from a distribution)"
-    shape, shape_cue = _shape_from_text(index, use, found) if use.kind != "index" else (None, None)
+        role, role_cue = _role(index, eq, use, mention, definition, defined_elsewhere, conventional)
+    shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions)
+
+
+_CONVENTIONAL_SYMBOLS = {
+    "I": ("the identity matrix", "fixed setting"), "\\mathbf{I}": ("the identity matrix", "fixed setting"),
+    "\\mathrm{I}": ("the identity matrix", "fixed setting"), "\\mathbb{I}": ("the identity matrix", "fixed setting"),
+    "\\mathbb{R}": ("the real numbers", "fixed setting"), "\\infty": ("infinity", "fixed setting"),
+    "\\emptyset": ("the empty set", "fixed setting"), "\\varnothing": ("the empty set", "fixed setting"),
+    "\\mathbb{N}": ("the natural numbers", "fixed setting"), "\\pi_{0}": None,
+}
+
+
+def _conventional_symbol(key: str) -> str | None:
+    """Standard notation that is not a function: the identity matrix, ℝ, ∞, ∅ (never "undefined")."""
+    bare = re.sub(r"_\{.*\}$|_.$", "", key)  # \\mathbf{I}_{d}: the d×d identity
+    entry = _CONVENTIONAL_SYMBOLS.get(key) or _CONVENTIONAL_SYMBOLS.get(bare)
+    return entry[0] if entry else None
+
+
+def _role(index: PaperIndex, eq: Equation, use: SymbolUse, mention: Mention | None, definition: Definition | None,
+          defined_elsewhere: dict[str, str], conventional: str | None) -> tuple[str, str | None]:
+    """A quantity's role: what the words attached to it say (its predicate, then its noun phrase), then
+    being computed by another equation, being sampled, naming a model's weights; else unknown."""
+    worded = _role_from_words(mention, definition)
+    near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
+    if worded and (worded[2] == "predicate" or worded[0] in ("fixed setting", "frozen model") or near):
+        return worded[0], worded[1]
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            mention.pattern == "equation" and use.key in mention.keys and not _numeric_value(mention.math):
+        return "computed", f"${mention.math}$"
+    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
+    if other_id and other_id != eq.id:
+        other = index.doc.equation(other_id)
+        return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
+    if worded:
+        return worded[0], worded[1]
+    if mention is not None and definition is not None and definition.pattern == "inside" and \
+            _is_dimension_of(mention.math, use.key):
+        return "fixed setting", f"a dimension of a space (${mention.math}$)"
+    if mention is not None and definition is not None and mention.pattern == "equation" and \
+            _numeric_value(mention.math):
+        return "fixed setting", f"${mention.math}$ (a value the paper sets)"
+    if use.sampled:
+        return "random sample", "\\sim (drawn from a distribution)"
+    if _model_subscript(index, eq, use.key):
+        return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
+    if conventional is not None:
+        return _CONVENTIONAL_ROLES.get(conventional, "fixed setting"), "standard notation"
+    return "unknown", None
+
+
+_CONVENTIONAL_ROLES = {v[0]: v[1] for v in _CONVENTIONAL_SYMBOLS.values() if v}
+
+
+def _role_from_words(mention: Mention | None, definition: Definition | None) -> tuple[str, str, str] | None:
+    if mention is None or definition is None or definition.strength != DEFINES or definition.pattern == "inside":
+        return None
+    description = mention.description
+    if mention.pattern == "table":
+        description = row_description(mention.quote)
+    at = mention.quote.find(f"${mention.math}$")
+    after = mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
+    predicate = after[:90] if _PREDICATE_START.match(after) else ""
+    found = role_from_description(description, predicate)
+    if found is None:
+        role_as = _AS_ROLE.match(after)  # "We have $X \\in …$ as the input"
+        if role_as:
+            found = role_from_description(role_as.group(1))
+    return found
+
+
+_AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
+
+
+_PREDICATE_START = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
+                              r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be)\b", re.I)
+
+
+def _is_dimension_of(math: str, key: str) -> bool:
+    """`x \\in \\mathbb{R}^{D \\times T}` has D and T as dimensions."""
+    tree = _parse_cached(math)
+    if tree is None:
+        return False
+    for _, op, rhs in membership_groups(tree):
+        dims = _real_space_dims(rhs) if op == "\\in" and rhs is not None else None
+        if dims and any(re.sub(r"[{}\s]", "", d) == re.sub(r"[{}\s]", "", key) for d in dims):
+            return True
+    return False
+
+
+def _numeric_value(math: str) -> bool:
+    """`T = 1000`, `\\lambda = 0.5`: an inline equation that sets a value."""
+    m = re.search(r"(?:=|\\coloneqq|:=)\s*(.*)$", math)
+    return bool(m) and re.fullmatch(r"\s*[-+]?\s*[\d.,\s]+(?:\\times\s*10\^\{?-?\d+\}?|e-?\d+)?\s*\\?%?\s*",
+                                    m.group(1)) is not None
+
+
+def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
+    """θ written as the subscript of a model (`p_\\theta`, `\\epsilon_\\theta(x_t)`): the model's weights."""
+    if not key.startswith("\\") or len(key) < 3:
+        return False
+    pattern = re.compile(r"[A-Za-z}]_\{?\s*" + re.escape(key) + r"(?![A-Za-z])")
+    return bool(pattern.search(eq.latex)) or any(pattern.search(e.latex) for e in index.doc.equations)
 
 
 _INTRODUCES = re.compile(r"(?::\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
@@ -230,46 +334,30 @@ def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
                       sentence.span.line, "introduces", para.id)
 
 
-def _role_from_text(quote: str, mention: Mention | None) -> tuple[str, str | None]:
-    if not quote:
-        return "unknown", None
-    text = re.sub(r"\$[^$]*\$", " ", quote)
-    for role, pattern in ROLE_CUES:
-        m = pattern.search(text)
-        if m:
-            return role, m.group(0)
-    return "unknown", None
-
-
 def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:
-    """Definitions of a symbol, best first: the context of the equation, then earlier text, then later text."""
-    candidates = set(index.by_key.get(use.key, ()))
+    """Every sentence of the paper that holds the symbol, best first (analysis/candidates.py ranks them)."""
+    if use.kind == "index":
+        return _find_index_definitions(index, eq, use)
+    mi = mention_index(index.mentions)
+    written = written_form(use)
+    subject: dict[int, bool] = {}
+    inside: dict[int, bool] = {}
+    for key in dict.fromkeys((written, use.key)):
+        for i in mi.subject.get(key, ()):
+            exact = key == written or not use.indices
+            subject[i] = subject.get(i, False) or exact
+        for i in mi.inside.get(key, ()):
+            exact = key == written or not use.indices
+            inside[i] = inside.get(i, False) or exact
     if use.indices or use.kind == "function":
-        candidates |= set(index.by_base.get(use.key, ()))
-    candidates |= set(index.by_key.get(written_form(use), ()))
-    if not candidates:
-        return []
+        for i in mi.subject_base.get(use.key, ()):
+            subject.setdefault(i, False)
+    ranked = rank_candidates(index.doc, index.mentions, eq, subject, inside, use.kind == "function")
     doc = index.doc
-    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
-    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else len(doc.paragraphs)
-
-    def rank(i: int):
-        # Explicit definitions (strength 3) beat appositives; among equals, the equation's own context
-        # (the paragraph before, the "where" after) beats earlier text, which beats later text (appendix).
-        m = index.mentions[i]
-        pid = f"p:{m.paragraph_index}"
-        place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
-        if use.kind == "index" and m.pattern != "ordinal":  # an index: "the $i$-th expert" first, then the rest
-            return (9, -m.strength, place, m.paragraph_index, m.sentence_index)
-        return (-m.strength, place, m.paragraph_index, m.sentence_index)
-
-    ordered = sorted(candidates, key=rank)
-    if use.kind != "index":
-        ordered = [i for i in ordered if index.mentions[i].pattern != "ordinal"]
     out = []
     seen = set()
-    for i in ordered:
-        m = index.mentions[i]
+    for cand in ranked:
+        m = index.mentions[cand.mention]
         if m.quote in seen:
             continue
         seen.add(m.quote)
@@ -277,7 +365,37 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         sentence = para.sentences[m.sentence_index]
         section = _section_label(doc, para.section)
         line = _locate(doc, m, sentence)
-        out.append((m, Definition(m.quote, section, sentence.span.file, line, m.pattern or "use", para.id)))
+        pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
+        out.append((m, Definition(m.quote, section, sentence.span.file, line, pattern, para.id, cand.strength)))
+    return out
+
+
+def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:
+    """An index: "the $i$-th expert" first, then its other defining sentences."""
+    candidates = set(index.by_key.get(use.key, ()))
+    if not candidates:
+        return []
+    doc = index.doc
+    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
+    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else len(doc.paragraphs)
+
+    def rank(i: int):
+        m = index.mentions[i]
+        pid = f"p:{m.paragraph_index}"
+        place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
+        return (0 if m.pattern == "ordinal" else 1, -m.strength, place, m.paragraph_index, m.sentence_index)
+
+    out = []
+    seen = set()
+    for i in sorted(candidates, key=rank):
+        m = index.mentions[i]
+        if m.quote in seen:
+            continue
+        seen.add(m.quote)
+        para = doc.paragraphs[m.paragraph_index]
+        sentence = para.sentences[m.sentence_index]
+        out.append((m, Definition(m.quote, _section_label(doc, para.section), sentence.span.file,
+                                  _locate(doc, m, sentence), m.pattern or "use", para.id)))
     return out
 
 
@@ -329,6 +447,8 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
             m = _COUNT_OR_DIMENSION.match(definition.quote, at + len(mention.math) + 2)
             if m:
                 return (), f'"{m.group(0).strip()}" (a number)'
+    if found and found[0][1].pattern == "inside" and _is_dimension_of(found[0][0].math, use.key):
+        return (), f"a dimension of ${found[0][0].math}$ (a number)"
     if found and found[0][0].pattern == "table":
         # "$K$ & & Number of Gaussian components." — the description cell alone says it is a number.
         description = row_description(found[0][1].quote)
@@ -346,7 +466,15 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
                 dims = _real_space_dims(rhs)
                 if dims is not None:
                     return dims, f"${mention.math}$"
-        text = definition.quote
+        # Only the words about this symbol count, not another symbol's description in the same sentence:
+        # its description, and what follows the formula ("an input $x$ with shape $(B, T, C)$").
+        text = mention.description if mention.description is not None else (
+            row_description(definition.quote) or definition.quote if mention.pattern == "table" else definition.quote)
+        at = definition.quote.find(f"${mention.math}$")
+        if at >= 0:
+            follow = _ATTACHED_SHAPE.match(definition.quote, at + len(mention.math) + 2)
+            if follow:
+                text = f"{text} {follow.group(0)}"
         m = SHAPE_TUPLE.search(text)
         if m:
             return tuple(d.strip() for d in m.group(1).split(",") if d.strip()), m.group(0)
@@ -370,6 +498,8 @@ def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bo
     return use.key in keys or symbol_key(target) == use.key
 
 
+_ATTACHED_SHAPE = re.compile(r"\s*,?\s*(?:with|of|having)\s+(?:the\s+)?(?:shape|size|dimensions?)\b(?:\$[^$]*\$|[^;,.$])*",
+                             re.I)
 _COUNT_OR_DIMENSION = re.compile(r"\s*(?:denotes?|is|are|be|represents?)\s+the\s+(?:total\s+)?"
                                  r"(?:numbers?\s+of|(?:[\w\-]+\s+)?(?:dimension|dimensionality|size|width|length|"
                                  r"rank)\b)", re.I)

@@ -35,6 +35,9 @@ class Definition:
     """What made it a definition: where, let, denote, is, in-set, appositive, parenthesis, called, footnote."""
     paragraph: str | None = None
     """Id of the paragraph (`p:17`)."""
+    strength: str = "defines"
+    """"defines" when the sentence names the symbol (a definition pattern with the symbol as its subject, or
+    the symbol inside a formula the sentence defines), "mentions" when it only uses it."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,8 @@ class EquationReading:
     reductions: tuple[ReductionReading, ...]
     """Every reduction and what it runs over."""
     undefined: tuple[str, ...]
-    """Symbols with no defining text in the paper: not defined in the paper; do not guess."""
+    """Symbols the paper never writes in its prose and no equation defines: not defined in the paper; do not
+    guess."""
     uses: tuple[str, ...]
     """Ids of later equations that use what this one defines."""
     defines: tuple[str, ...]
@@ -123,6 +127,9 @@ class EquationReading:
     """Line of the display."""
     warnings: tuple[str, ...] = ()
     """What the parser or linker could not settle."""
+    mentioned: tuple[str, ...] = ()
+    """Symbols the paper writes in its prose but never defines: mentioned, not defined (the mention is the
+    symbol's quote, with strength "mentions")."""
 
 
 @dataclass(frozen=True)

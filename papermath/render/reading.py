@@ -29,7 +29,8 @@ def _equation_json(e: EquationReading) -> dict:
         "kind_cue": e.kind_cue, "file": e.file, "line": e.line,
         "symbols": [_symbol_json(s) for s in e.symbols],
         "reductions": [to_jsonable(r) for r in e.reductions],
-        "undefined": list(e.undefined), "uses": list(e.uses), "defines": list(e.defines),
+        "undefined": list(e.undefined), "mentioned": list(e.mentioned), "uses": list(e.uses),
+        "defines": list(e.defines),
         "context_before": e.context_before, "context_after": e.context_after, "warnings": list(e.warnings),
     }
 
@@ -44,7 +45,7 @@ def _symbol_json(s: SymbolReading) -> dict:
     if s.definition is not None:
         d = s.definition
         out["definition"] = {"quote": d.quote, "section": d.section, "file": d.file, "line": d.line,
-                             "pattern": d.pattern, "paragraph": d.paragraph}
+                             "pattern": d.pattern, "paragraph": d.paragraph, "strength": d.strength}
     return out
 
 

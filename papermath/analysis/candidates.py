@@ -1,0 +1,261 @@
+"""Candidate sentences for a symbol, from the whole paper, in one ranking.
+
+Every inline formula of the prose that holds the symbol is a candidate, with the syntactic role the symbol
+plays there: the *subject* of a definition pattern ("where $X$ is …", "the step size $\\gamma$", "$\\lambda_t
+= …$ is the …", a notation-table row), or a symbol *inside* another formula (`\\mathcal{D} = \\{(c, x)\\}`
+mentions c and x). One ranking orders them all:
+
+1. how strongly the sentence defines the symbol (a definition pattern with the symbol as its subject first;
+   a symbol inside a formula that is itself defined next; a plain mention last);
+2. where the sentence stands: the method and notation text before related work, experiments and the
+   introduction, and those before appendices, proofs, lemmas, figure captions — unless the equation itself
+   stands there;
+3. nearness to the equation (its lead-in paragraph and its "where" paragraph first), then the first
+   definition before the equation, then later text;
+4. identity of meaning: the symbol as written before the same letter with other indices, a statement about
+   "any vectors a, b, c" never before one about the paper's own c.
+
+The best candidate is quoted with its strength: "defines" when a pattern names the symbol, "mentions" when
+the sentence only uses it. A symbol with no candidate at all is the only one the paper never writes in prose.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..latex.document import Document, Equation
+from .definitions import Mention
+
+DEFINES = "defines"
+MENTIONS = "mentions"
+
+_PENALISED_TITLES = re.compile(r"\b(?:related|prior work|previous work|experiment|result|evaluation|ablation|"
+                               r"discussion|conclusion|limitation|future work|introduction|acknowledg|broader impact|"
+                               r"analysis|benchmark|comparison)", re.I)
+_NOTATION_TITLES = re.compile(r"\b(?:notation|preliminar|background|method|approach|model|formulation|setup|"
+                              r"problem|definition|framework|architecture|algorithm)", re.I)
+_STATEMENT_ENVS = re.compile(r"\\(begin|end)\s*\{(proof|lemma|theorem|proposition|corollary|claim|fact|"
+                             r"observation|remark)\*?\}")
+_GENERIC = re.compile(r"\b(?:for\s+(?:any|all|every|some)|arbitrary|any\s+(?:vectors?|matri(?:x|ces)|numbers?|"
+                      r"points?|functions?|scalars?)|for\s+a\s+fixed|without\s+loss\s+of\s+generality)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence that holds the symbol, and how it holds it."""
+
+    mention: int
+    """Index into the paper's mentions."""
+    slot: str
+    """"subject" (the formula is about the symbol) or "inside" (the symbol stands inside another formula)."""
+    strength: str
+    """DEFINES or MENTIONS."""
+    exact: bool
+    """The sentence writes the symbol as the equation does (not only the same letter with other indices)."""
+    rank: tuple
+    """The ranking key (smaller is better)."""
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where each paragraph and equation stands: a penalty by section kind and statement environment."""
+
+    paragraph_penalty: tuple[int, ...]
+    paragraph_env: tuple[int | None, ...]
+    paragraph_section: tuple[str | None, ...]
+
+
+def places(doc: Document) -> Places:
+    return _places(id(doc), doc)
+
+
+_PLACES_CACHE: dict[int, tuple[Document, Places]] = {}
+
+
+def _places(key: int, doc: Document) -> Places:
+    cached = _PLACES_CACHE.get(key)
+    if cached is not None and cached[0] is doc:
+        return cached[1]
+    envs = _environments_cached(doc)
+    penalty, env_of, section_of = [], [], []
+    for para in doc.paragraphs:
+        sec = doc.section_by_id(para.section)
+        p = _section_penalty(doc, sec)
+        if para.kind == "caption":
+            p = max(p, 2)
+        elif para.kind == "footnote":
+            p = max(p, 1)
+        env = _env_at(envs, para.span.file, para.span.start)
+        if env is not None:
+            p = max(p, 2)
+        penalty.append(p)
+        env_of.append(env)
+        section_of.append(para.section)
+    result = Places(tuple(penalty), tuple(env_of), tuple(section_of))
+    if len(_PLACES_CACHE) > 32:
+        _PLACES_CACHE.clear()
+    _PLACES_CACHE[key] = (doc, result)
+    return result
+
+
+def _section_penalty(doc: Document, sec) -> int:
+    if sec is None:
+        return 0
+    if sec.appendix:
+        return 2
+    titles = [sec.title]
+    # The enclosing headings decide too: "Experiments > Setup" is experimental.
+    seen = False
+    for s in reversed(doc.sections):
+        if s.id == sec.id:
+            seen = True
+            continue
+        if seen and s.level < sec.level:
+            titles.append(s.title)
+            if s.level <= 1:
+                break
+    for title in titles:
+        if _NOTATION_TITLES.search(title or ""):
+            return 0
+        if _PENALISED_TITLES.search(title or ""):
+            return 1
+    return 0
+
+
+def _environments(doc: Document) -> dict[str, list[tuple[int, int, int]]]:
+    """Per file: (start, end, id) of every proof/lemma/theorem-like environment."""
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    counter = 0
+    for file, text in doc.sources.items():
+        stack: list[tuple[str, int]] = []
+        spans = []
+        for m in _STATEMENT_ENVS.finditer(text):
+            if m.group(1) == "begin":
+                stack.append((m.group(2), m.start()))
+            else:
+                for k in range(len(stack) - 1, -1, -1):
+                    if stack[k][0] == m.group(2):
+                        counter += 1
+                        spans.append((stack[k][1], m.end(), counter))
+                        del stack[k:]
+                        break
+        out[file] = sorted(spans)
+    return out
+
+
+def _env_at(envs, file: str, offset: int) -> int | None:
+    best = None
+    for start, end, ident in envs.get(file, ()):
+        if start > offset:
+            break
+        if start <= offset < end:
+            best = ident  # innermost (the last one that opens before the offset)
+    return best
+
+
+def equation_place(doc: Document, eq: Equation) -> tuple[int, int | None]:
+    """The penalty of the equation's own place and its statement environment (a lemma's display is read in
+    the lemma's terms)."""
+    envs = _environments_cached(doc)
+    env = _env_at(envs, eq.span.file, eq.span.start)
+    sec = doc.section_by_id(eq.section_id)
+    penalty = _section_penalty(doc, sec)
+    if env is not None:
+        penalty = max(penalty, 2)
+    return penalty, env
+
+
+_ENV_CACHE: dict[int, tuple[Document, dict]] = {}
+
+
+def _environments_cached(doc: Document):
+    cached = _ENV_CACHE.get(id(doc))
+    if cached is not None and cached[0] is doc:
+        return cached[1]
+    envs = _environments(doc)
+    if len(_ENV_CACHE) > 32:
+        _ENV_CACHE.clear()
+    _ENV_CACHE[id(doc)] = (doc, envs)
+    return envs
+
+
+def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, bool],
+                    inside: dict[int, bool], applied: bool) -> list[Candidate]:
+    """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to whether the match is
+    exact (True) or by the same letter with other indices (False)."""
+    where = places(doc)
+    eq_penalty, eq_env = equation_place(doc, eq)
+    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
+    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
+        _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
+    out: list[Candidate] = []
+    for i, exact in list(subject.items()) + [(i, e) for i, e in inside.items() if i not in subject]:
+        m = mentions[i]
+        slot = "subject" if i in subject else "inside"
+        if slot == "subject":
+            tier = 0 if m.strength >= 2 else (1 if m.strength == 1 else 3)
+        else:
+            tier = 2 if m.strength >= 2 else 3
+        strength = DEFINES if tier <= 2 else MENTIONS
+        para = doc.paragraphs[m.paragraph_index] if m.paragraph_index < len(doc.paragraphs) else None
+        penalty = where.paragraph_penalty[m.paragraph_index] if para is not None else 0
+        env = where.paragraph_env[m.paragraph_index] if para is not None else None
+        if env is not None and env == eq_env:
+            penalty = 0  # the lemma's own words define the lemma's display
+        penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
+        if eq_penalty >= 2 and penalty >= 2 and env is None:
+            penalty = 1  # an appendix equation: the appendix is the equation's own text
+        generic = bool(_GENERIC.search(m.quote))
+        if generic and env != eq_env:
+            tier = max(tier, 1) + 1
+            strength = MENTIONS if tier >= 3 else strength
+        pid = f"p:{m.paragraph_index}"
+        place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
+        # A definition (strong or weak) in the method text beats a stronger one in an appendix or a proof.
+        rank = (strength == MENTIONS, penalty, max(0, tier - 1), 0 if exact else 1, place, tier, -m.strength,
+                m.paragraph_index, m.sentence_index)
+        out.append(Candidate(i, slot, strength, exact, rank))
+    out.sort(key=lambda c: c.rank)
+    return out
+
+
+def _paragraph_index(pid: str | None) -> int:
+    try:
+        return int(pid[2:]) if pid else 0
+    except ValueError:
+        return 0
+
+
+@dataclass(frozen=True)
+class MentionIndex:
+    """Symbol key → mentions that hold it: as their subject, or inside another formula; by key and by base."""
+
+    subject: dict
+    subject_base: dict
+    inside: dict
+
+
+_MI_CACHE: dict[int, tuple[tuple, MentionIndex]] = {}
+
+
+def mention_index(mentions: tuple[Mention, ...]) -> MentionIndex:
+    cached = _MI_CACHE.get(id(mentions))
+    if cached is not None and cached[0] is mentions:
+        return cached[1]
+    subject: dict[str, list[int]] = {}
+    subject_base: dict[str, list[int]] = {}
+    inside: dict[str, list[int]] = {}
+    for i, m in enumerate(mentions):
+        if m.pattern == "ordinal":
+            continue
+        for key in m.keys + m.elements:
+            subject.setdefault(key, []).append(i)
+        for base in m.bases:
+            subject_base.setdefault(base, []).append(i)
+        for key in m.inner:
+            inside.setdefault(key, []).append(i)
+    result = MentionIndex(subject, subject_base, inside)
+    if len(_MI_CACHE) > 32:
+        _MI_CACHE.clear()
+    _MI_CACHE[id(mentions)] = (mentions, result)
+    return result
