@@ -22,12 +22,12 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validate_corpus  # noqa: E402
+import validate_corpus
 
 SEED, TARGET, PER_PAPER = 20261201, 240, 2
 ENV_END = re.compile(r"\\end\{(equation\*?|align\*?|multline\*?|gather\*?|eqnarray\*?|flalign\*?)\}|\$\$|\\\]")
 NESTED = re.compile(r"\\begin\{(cases|bmatrix|pmatrix|matrix|vmatrix|Bmatrix|array|smallmatrix|dcases|rcases)\}"
-                    r".*?\\end\{\1\}", re.S)
+                    r".*?\\end\{\1\}", re.DOTALL)
 ROW_END = re.compile(r"(\\\\(\[[^\]]*\])?|\\(numberthis|label\{[^}]*\}|nonumber|notag|end\{\w+\*?\})|\s|[.,])*$")
 
 

@@ -18,6 +18,7 @@ Run: ``python benchmarks/tree_gold/validate_corpus.py [corpus.jsonl]``; exit sta
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validate  # noqa: E402  (sibling module: the shared assertion checker)
+import validate
 
 HERE = Path(__file__).resolve().parent
 PAPERS = validate.SHARED / "corpus" / "papers"
@@ -35,7 +36,7 @@ FIELDS = ("key", "set", "paper", "eq_id", "number", "file", "line", "multi_line"
 
 
 def papermath_command() -> list[str]:
-    """The papermath CLI next to this interpreter (a venv), else on PATH, else ``python -m papermath``."""
+    """The papermath CLI next to this interpreter (a venv), else on PATH, else ``python -m papermath`` (this checkout)."""
     local = Path(sys.executable).with_name("papermath")
     if local.exists():
         return [str(local)]
@@ -45,8 +46,10 @@ def papermath_command() -> list[str]:
 
 def skim_equations(paper: str, cache: dict[str, dict[str, dict]]) -> dict[str, dict]:
     if paper not in cache:
+        repo = str(HERE.parents[1])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
         out = subprocess.run([*papermath_command(), "skim", "--json", str(PAPERS / paper)],
-                             capture_output=True, text=True, check=True).stdout
+                             capture_output=True, text=True, check=True, env=env).stdout
         cache[paper] = {e["id"]: e for e in json.loads(out)["equations"]}
     return cache[paper]
 
