@@ -12,12 +12,25 @@ from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
 from ..spans import SourceMap, Span
-from .document import (Algorithm, AlgorithmLine, Document, Equation, Float, Footnote, InlineMath,
-                       PaperInfo, Paragraph, Reference, Section, Sentence)
-from .macros import group_text, read_group, read_optional
-from .plain import REF_COMMANDS, collapse, plain_text, resolve_refs
+from .counters import CounterTable
+from .document import (
+    Algorithm,
+    AlgorithmLine,
+    Document,
+    Equation,
+    Float,
+    Footnote,
+    InlineMath,
+    PaperInfo,
+    Paragraph,
+    Reference,
+    Section,
+    Sentence,
+)
+from .macros import DEF_LIKE, NEWCOMMAND_LIKE, group_text, read_group, read_optional
+from .plain import REF_COMMANDS, REF_OPEN, collapse, plain_text, resolve_known_refs, resolve_refs
 from .sentences import split_sentences
-from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, TEXT, Token, detokenize
+from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, TEXT, TILDE, Token, detokenize
 
 # -- grammar tables ------------------------------------------------------------------------------
 SECTION_LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
@@ -62,61 +75,20 @@ ALGORITHMIC_LINES = {
     "Input": False, "Output": False, "INPUT": False, "OUTPUT": False, "Statex": False, "KwIn": False,
     "KwOut": False, "KwData": False, "KwResult": False, "PRINT": True, "Print": True,
 }
-NUMBERWITHIN_COMMANDS = {"numberwithin", "counterwithin", "counterwithin*"}
+# Id prefix of a \\refstepcounter target, by counter (others use the counter's name: `lemma:3`).
+COUNTER_ID_PREFIX = {"equation": "eq", "section": "sec", "subsection": "sec", "subsubsection": "sec",
+                     "chapter": "sec", "figure": "fig", "table": "tab", "algorithm": "alg", "footnote": "fn"}
 CODE_HOSTS = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org|"
                         r"[\w.-]+\.github\.io|colab\.research\.google\.com|codeberg\.org)[^\s}{\\,;)\]]*",
-                        re.I)
+                        re.IGNORECASE)
 ROW_BREAK = {"\\", "cr", "crcr"}
-COUNTER_STEPS = {"addtocounter", "stepcounter", "refstepcounter"}
+COUNTER_COMMANDS = {"addtocounter", "stepcounter", "refstepcounter", "setcounter"}
+HAND_NUMBER_SPACING = {"quad", "qquad", "hfill", "hspace", ",", ";", " "}
 ROW_NUMBER_SUPPRESS = {"nonumber", "notag"}
 LAYOUT_ONLY_IN_ROW = {"label", "tag", "nonumber", "notag"}
 CONTINUATION_START = re.compile(r"^\s*(?:\\(?:quad|qquad|;|,|!|:|hspace\{[^}]*\}|phantom\{[^}]*\}|hphantom\{[^}]*\})\s*)*"
                                 r"(?:=|<|>|\+|-|\\(?:le|leq|ge|geq|approx|propto|cdot|times|equiv|sim|simeq|triangleq|ll|gg|coloneqq|to|rightarrow|Rightarrow|iff|implies|leqslant|geqslant|neq|ne|pm|mp)\b)")
 ALPHA = "abcdefghijklmnopqrstuvwxyz"
-
-
-def _letters(n: int) -> str:
-    """LaTeX's \\Alph: 1 → A, 27 → AA (enough for appendices)."""
-    s = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        s = ALPHA[r].upper() + s
-    return s
-
-
-@dataclass
-class _Counters:
-    levels: list[int] = field(default_factory=lambda: [0] * 7)  # index = level + 1 (part at 0)
-    equation: int = 0
-    figure: int = 0
-    table: int = 0
-    algorithm: int = 0
-    footnote: int = 0
-    appendix: bool = False
-    secnumdepth: int = 3
-    has_chapters: bool = False
-    equation_within: str | None = None  # "section" / "chapter" / "subsection"
-    figure_within: str | None = None
-    table_within: str | None = None
-    sub_parent: str | None = None  # subequations: the parent number
-    sub_index: int = 0
-
-    def section_number(self, level: int) -> str:
-        parts = []
-        top = 0 if self.has_chapters else 1
-        for lv in range(top, level + 1):
-            value = self.levels[lv + 1]
-            if lv == top and self.appendix:
-                parts.append(_letters(value) if value > 0 else "0")
-            else:
-                parts.append(str(value))
-        return ".".join(parts)
-
-    def prefix_for(self, within: str | None) -> str:
-        if within is None:
-            return ""
-        level = SECTION_LEVELS.get(within, 1)
-        return self.section_number(level) + "."
 
 
 @dataclass
@@ -126,7 +98,9 @@ class _Builder:
     tokens: list[Token]
     diagnostics: list[Diagnostic]
     documentclass: str = "article"
-    counters: _Counters = field(default_factory=_Counters)
+    counters: CounterTable = field(default_factory=CounterTable)
+    appendix: bool = False
+    """True after \\appendix."""
     sections: list[Section] = field(default_factory=list)
     paragraphs: list[Paragraph] = field(default_factory=list)
     equations: list[Equation] = field(default_factory=list)
@@ -153,9 +127,13 @@ class _Builder:
     _group: int = 0
     _unnumbered: int = 0
     _in_document: bool = False
-    theorems: dict[str, tuple[str, str | None]] = field(default_factory=dict)
-    """\\newtheorem environments: name → (counter name, reset-within section unit or None)."""
-    theorem_counts: dict[str, int] = field(default_factory=dict)
+    theorems: dict[str, str] = field(default_factory=dict)
+    """\\newtheorem environments: name → the counter they step ("" for unnumbered ones)."""
+    restatables: dict[str, tuple[str, list[Token], int, str | None]] = field(default_factory=dict)
+    """thm-restate's `restatable` bodies: macro name → (environment, body, equation counter at its start,
+    the theorem's number), so `\\name*` prints it again with the same numbers."""
+    _label_target_number: str | None = None
+    _restating: bool = False
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -205,12 +183,8 @@ class _Builder:
     def build(self) -> None:
         toks = self.tokens
         self.documentclass = _documentclass(toks)
-        if self.documentclass in ("book", "report", "memoir", "scrbook", "scrreprt"):
-            self.counters.has_chapters = True
-            self.counters.secnumdepth = 2
-            self.counters.equation_within = "chapter"
-            self.counters.figure_within = "chapter"
-            self.counters.table_within = "chapter"
+        self.counters = CounterTable.for_class(self.documentclass)
+        self.counters.set("secnumdepth", self.counters.secnumdepth)
         has_begin_document = any(t.kind == CS and t.text == "begin" and _env_name_at(toks, i + 1) == "document"
                                  for i, t in enumerate(toks) if t.kind == CS and t.text == "begin")
         self._in_document = not has_begin_document
@@ -238,6 +212,9 @@ class _Builder:
             handler = COMMAND_HANDLERS.get(name)
             if handler is not None:
                 i = handler(self, toks, i, end)
+                continue
+            if name in self.restatables:
+                i = self.restate(toks, i, end)
                 continue
             if name in SECTION_LEVELS:
                 i = self.section(toks, i, end)
@@ -298,14 +275,7 @@ class _Builder:
             self.algorithm_env(toks, i, j, close_start, bare=True)
             return after
         if name == "subequations":
-            self.counters.equation += 1
-            saved = (self.counters.sub_parent, self.counters.sub_index)
-            self.counters.sub_parent = self.counters.prefix_for(self.counters.equation_within) + str(self.counters.equation)
-            self.counters.sub_index = 0
-            self._last_labelable = f"eq:{self.counters.sub_parent}"
-            self._label_target_number = self.counters.sub_parent
-            self.walk(toks, j, close_start)
-            self.counters.sub_parent, self.counters.sub_index = saved
+            self.subequations(toks, j, close_start)
             return after
         if name in LIST_ENVS:
             self.flush_paragraph()
@@ -315,18 +285,11 @@ class _Builder:
             return after
         if name in TABULAR_ENVS:
             return after
+        if name == "restatable":
+            self.restatable(toks, j, close_start)
+            return after
         if name in self.theorems:
-            counter, within = self.theorems[name]
-            if counter:
-                prefix = self.counters.prefix_for(within)
-                key = counter + "@" + prefix  # a counter numbered within a section restarts in each one
-                self.theorem_counts[key] = self.theorem_counts.get(key, 0) + 1
-                number = prefix + str(self.theorem_counts[key])
-                self._last_labelable = f"{name}:{number}"
-                self._label_target_number = number
-            else:
-                self._last_labelable = None
-            self.walk(toks, j, close_start)
+            self.theorem_env(name, toks, j, close_start)
             return after
         # Any other environment: its content is running text (center, minipage, proof, …).
         skip = ENV_LEADING_ARGS.get(name, 0)
@@ -336,6 +299,91 @@ class _Builder:
             _, k = read_group(toks, k)
         self.walk(toks, k, close_start)
         return after
+
+    def subequations(self, toks, j, close):
+        """amsmath's subequations: one step of `equation`, printed as the parent; the rows inside count
+        `equation` again from zero and print `\\theparentequation\\alph{equation}` (3a, 3b, …)."""
+        c = self.counters
+        c.step("equation")
+        parent = c.format("equation")
+        saved_format = c.counters["equation"].format
+        saved_parent_format = c.counters["parentequation"].format if c.has("parentequation") else None
+        c.set("parentequation", c.value("equation"))
+        c.set_format("parentequation", [Token(TEXT, parent, 0, 0, True)])
+        c.set("equation", 0)
+        c.set_format("equation", r"\theparentequation\alph{equation}")
+        self._last_labelable = f"eq:{parent}"
+        self._label_target_number = parent
+        self.walk(toks, j, close)
+        c.set("equation", c.value("parentequation"))
+        c.counters["equation"].format = saved_format
+        if saved_parent_format is not None:
+            c.counters["parentequation"].format = saved_parent_format
+
+    def theorem_env(self, name, toks, j, close, number: str | None = None):
+        """A \\newtheorem environment: steps its counter (unless restated with a fixed number) and is the
+        target of the labels inside it that no equation or item takes."""
+        counter = self.theorems.get(name, "")
+        saved = (self._last_labelable, self._label_target_number)
+        if number is None and counter:
+            self.counters.step(counter)
+            number = self.counters.format(counter)
+        if number is not None:
+            self._last_labelable = f"{name}:{number}"
+            self._label_target_number = number
+        else:
+            self._last_labelable = None
+        _, j = read_optional(toks, j)  # the theorem's name: [Bellman]
+        self.walk_scoped(toks, j, close)
+        self._last_labelable, self._label_target_number = saved
+
+    def walk_scoped(self, toks, j, close):
+        """Walk an environment's body: the label target set inside (an equation, a step) ends with it, as
+        LaTeX's \\@currentlabel is local to the group."""
+        saved = (self._last_labelable, self._label_target_number)
+        self.walk(toks, j, close)
+        self._last_labelable, self._label_target_number = saved
+
+    def restatable(self, toks, j, close):
+        """thm-restate: `\\begin{restatable}[Name]{theorem}{macro}` typesets the theorem and keeps it, so
+        `\\macro*` (or `\\macro`) prints it again later with the same theorem and equation numbers."""
+        _, k = read_optional(toks, j)
+        env, k = read_group(toks, k)
+        macro, k = read_group(toks, k)
+        if env is None or macro is None:
+            self.walk(toks, j, close)
+            return
+        env_name = group_text(env)
+        equation_start = self.counters.value("equation")
+        counter = self.theorems.get(env_name, "")
+        number = None
+        if counter:
+            self.counters.step(counter)
+            number = self.counters.format(counter)
+        body = toks[k:close]
+        self.restatables[group_text(macro)] = (env_name, body, equation_start, number)
+        self.theorem_env(env_name, body, 0, len(body), number=number if counter else None)
+
+    def restate(self, toks, i, end):
+        """`\\macro*`: a restatable theorem printed again with the numbers it had (thm-restate restores the
+        counters); plain `\\macro` typesets it anew, stepping the theorem and equation counters again. Either
+        way its labels keep their first definition."""
+        env_name, body, equation_start, number = self.restatables[toks[i].text]
+        j = i + 1
+        starred = j < end and toks[j].kind == TEXT and toks[j].text == "*"
+        if starred:
+            j += 1
+        saved_value = self.counters.value("equation")
+        saved_restating = self._restating
+        if starred:
+            self.counters.set("equation", equation_start)
+        self._restating = True
+        self.flush_paragraph()
+        self.theorem_env(env_name, list(body), 0, len(body), number=number if starred else None)
+        self._restating = saved_restating
+        if starred:
+            self.counters.set("equation", saved_value)
+        return j
 
     def cmd_end(self, toks, i, end):
         name, j = _read_env_name(toks, i + 1)
@@ -365,25 +413,14 @@ class _Builder:
         self.flush_paragraph()
         c = self.counters
         number = None
-        if level >= 0 and not starred:
-            c.levels[level + 1] += 1
-            for lower in range(level + 2, len(c.levels)):
-                c.levels[lower] = 0
-            if level == (0 if c.has_chapters else 1):
-                if c.equation_within in ("section", "chapter") and (level == 1 or c.equation_within == "chapter"):
-                    c.equation = 0
-                if c.figure_within in ("section", "chapter"):
-                    c.figure = 0
-                if c.table_within in ("section", "chapter"):
-                    c.table = 0
-            elif c.equation_within == "subsection" and level == 2:
-                c.equation = 0
-            if level <= c.secnumdepth:
-                number = c.section_number(level)
+        if not starred and (level >= 0 or tok.text == "part"):
+            c.step(tok.text)
+            if level <= c.value("secnumdepth"):
+                number = c.format(tok.text)
         title = plain_text(title_toks, self.text, mark_refs=True)
         sid = f"sec:{number}" if number else f"sec:u{len(self.sections)}"
         section = Section(sid, level, number, title, self.span(tok.start, toks[k - 1].end),
-                          appendix=c.appendix)
+                          appendix=self.appendix)
         self.sections.append(section)
         self._current_section_id = sid
         if number is not None or level <= 3:
@@ -394,10 +431,8 @@ class _Builder:
         return k
 
     def cmd_appendix(self, toks, i, end):
-        c = self.counters
-        c.appendix = True
-        top = 0 if c.has_chapters else 1
-        c.levels[top + 1] = 0
+        self.appendix = True
+        self.counters.appendix()
         return i + 1
 
     def cmd_label(self, toks, i, end):
@@ -405,7 +440,7 @@ class _Builder:
         if group is None:
             return i + 1
         label = group_text(group)
-        if self._last_labelable is not None:
+        if self._last_labelable is not None and not self._restating:
             self.labels.setdefault(label, self._last_labelable)
             self.label_numbers.setdefault(label, getattr(self, "_label_target_number", None))
             if self._last_labelable.startswith("sec:"):
@@ -436,7 +471,7 @@ class _Builder:
             self.authors.append(text)
         # \thanks marks use the footnote counter; conference styles (NeurIPS, ICML, …) do not reset it at
         # \maketitle, so the first footnote of the body is numbered after them (Attention's footnote 4).
-        self.counters.footnote += sum(1 for t in group if t.kind == CS and t.text == "thanks")
+        self.counters.add("footnote", sum(1 for t in group if t.kind == CS and t.text == "thanks"))
         return k
 
     def cmd_abstract_command(self, toks, i, end):
@@ -453,12 +488,12 @@ class _Builder:
         if group is None:
             return i + 1
         if tok.text == "footnotetext":
-            number = group_text(opt) if opt else str(self.counters.footnote)
+            number = group_text(opt) if opt else self.counters.format("footnote")
         elif opt:
             number = group_text(opt)
         else:
-            self.counters.footnote += 1
-            number = str(self.counters.footnote)
+            self.counters.step("footnote")
+            number = self.counters.format("footnote")
         paragraph = f"p:{len(self.paragraphs)}"
         text = collapse(detokenize(group, self.text))
         fid = f"fn:{number}"
@@ -486,49 +521,109 @@ class _Builder:
     def cmd_footnotemark(self, toks, i, end):
         opt, j = read_optional(toks, i + 1)
         if not opt:
-            self.counters.footnote += 1
+            self.counters.step("footnote")
         return j if opt else i + 1
 
     def cmd_numberwithin(self, toks, i, end):
+        """\\numberwithin{c}{p}, \\counterwithin{c}{p} (and their * forms, which only reset), \\counterwithout."""
+        command = toks[i].text
         j = i + 1
-        if j < end and toks[j].kind == TEXT and toks[j].text.startswith("*"):
+        starred = j < end and toks[j].kind == TEXT and toks[j].text == "*"
+        if starred:
             j += 1
         counter, j = read_group(toks, j)
         within, k = read_group(toks, j)
         if counter is None or within is None:
             return i + 1
         name, parent = group_text(counter), group_text(within)
-        if name == "equation":
-            self.counters.equation_within = parent
-        elif name == "figure":
-            self.counters.figure_within = parent
-        elif name == "table":
-            self.counters.table_within = parent
+        if command == "counterwithout":
+            self.counters.remove_reset(parent, name)
+            if not starred:
+                self.counters.set_format(name, rf"\arabic{{{name}}}")
+        elif starred:
+            self.counters.add_reset(parent, name)
+        else:
+            self.counters.number_within(name, parent)
         return k
 
-    def cmd_setcounter(self, toks, i, end):
+    def counter_value(self, toks: list[Token]) -> int | None:
+        """An integer argument: `3`, `-1`, `\\value{equation}`, `\\value{x}+1` is not TeX (calc), so no."""
+        text = group_text(toks)
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        names = [t.text for t in toks if t.kind == CS]
+        if names == ["value"]:
+            inner, _ = read_group(toks, next(k for k, t in enumerate(toks) if t.kind == CS) + 1)
+            return self.counters.value(group_text(inner))
+        return None
+
+    def cmd_counter(self, toks, i, end):
+        """\\setcounter, \\addtocounter, \\stepcounter, \\refstepcounter on any counter, where they stand."""
+        command = toks[i].text
         counter, j = read_group(toks, i + 1)
-        value, k = read_group(toks, j)
-        if counter is None or value is None:
+        if counter is None:
             return i + 1
         name = group_text(counter)
-        try:
-            number = int(group_text(value))
-        except ValueError:
+        if command in ("setcounter", "addtocounter"):
+            value, k = read_group(toks, j)
+            amount = self.counter_value(value) if value is not None else None
+            if amount is None:
+                return max(k, j)
+            if command == "setcounter":
+                self.counters.set(name, amount)
+            else:
+                self.counters.add(name, amount)
             return k
-        if name == "secnumdepth":
-            self.counters.secnumdepth = number
-        elif name == "equation":
-            self.counters.equation = number
-        elif name in ("section", "subsection", "chapter"):
-            self.counters.levels[SECTION_LEVELS[name] + 1] = number
-        return k
+        self.counters.step(name)
+        if command == "refstepcounter":
+            number = self.counters.format(name)
+            prefix = COUNTER_ID_PREFIX.get(name, name)
+            self._last_labelable = f"{prefix}:{number}"
+            self._label_target_number = number
+        return j
+
+    def cmd_newcounter(self, toks, i, end):
+        counter, j = read_group(toks, i + 1)
+        if counter is None:
+            return i + 1
+        parent, k = read_optional(toks, j)
+        self.counters.define(group_text(counter), group_text(parent) if parent else None)
+        return k if parent is not None else j
+
+    def cmd_counter_format(self, toks, i, end):
+        """`\\renewcommand{\\theequation}{E.\\thechapter.\\arabic{equation}}` (the macro layer passes only
+        definitions of counter formats through)."""
+        j = i + 1
+        if j < end and toks[j].kind == TEXT and toks[j].text == "*":
+            j += 1
+        group, k = read_group(toks, j)
+        if group is not None:
+            names = [t for t in group if t.kind == CS]
+        elif j < end and toks[j].kind == CS:
+            names, k = [toks[j]], j + 1
+        else:
+            return i + 1
+        if len(names) != 1 or not names[0].text.startswith("the"):
+            return i + 1
+        if toks[i].text in DEF_LIKE:
+            while k < end and toks[k].kind != BGROUP:
+                k += 1
+        else:
+            for _ in range(2):
+                _, k = read_optional(toks, k)
+        body, after = read_group(toks, k)
+        if body is None:
+            return i + 1
+        self.counters.set_format(names[0].text[3:], body)
+        return after
 
     def cmd_url(self, toks, i, end):
         group, k = read_group(toks, i + 1)
         if group is None:
             return i + 1
-        url = "".join(t.text if t.kind != CS else t.text for t in group).strip()
+        url = "".join(t.text for t in group).strip()
         if CODE_HOSTS.match(url):
             self.links.append(url)
         if self._in_document:
@@ -549,13 +644,17 @@ class _Builder:
         within, j = read_optional(toks, j)
         env = group_text(name)
         if starred:
-            self.theorems[env] = ("", None)
+            self.theorems[env] = ""
         elif shared:
             parent = group_text(shared)
-            self.theorems[env] = (self.theorems.get(parent, (parent, None))[0] or parent,
-                                  self.theorems.get(parent, ("", None))[1])
+            self.theorems[env] = self.theorems.get(parent) or parent
+            if not self.counters.has(self.theorems[env]):
+                self.counters.define(self.theorems[env])
         else:
-            self.theorems[env] = (env, group_text(within) if within else None)
+            self.theorems[env] = env
+            self.counters.define(env)
+            if within:
+                self.counters.number_within(env, group_text(within))
         return j
 
     def cmd_inline_paren(self, toks, i, end):
@@ -627,13 +726,16 @@ class _Builder:
         self._group += 1
         # Statement groups: a row starting with a relation/operator continues the previous statement.
         parsed = [self._row_info(r) for r in rows]
-        parsed = [p for p in parsed if p["latex"].strip() or p["tag"] is not None or p["label"]]
+        # amsmath numbers the empty row a final `\\` opens ("a \\ b \\" prints three numbers); other empty
+        # rows print nothing.
+        last = len(parsed) - 1
+        parsed = [p for k, p in enumerate(parsed)
+                  if p["latex"].strip() or p["tag"] is not None or p["label"] or p["ops"]
+                  or (k == last > 0 and numbered_env and p["numbered"])]
         statements: list[list[dict]] = []
         for info in parsed:
             if statements and CONTINUATION_START.match(info["latex"].lstrip("& \t\n")) and \
-                    not any(r["numbered"] for r in statements[-1]):
-                statements[-1].append(info)
-            elif statements and CONTINUATION_START.match(info["latex"].lstrip("& \t\n")) and \
+                    not any(r["numbered"] for r in statements[-1]) or statements and CONTINUATION_START.match(info["latex"].lstrip("& \t\n")) and \
                     not (numbered_env and info["numbered"]):
                 statements[-1].append(info)
             else:
@@ -646,10 +748,9 @@ class _Builder:
             else:
                 units = [[r] for r in stmt]
             for unit in units:
-                has_number = [r for r in unit if (numbered_env and r["numbered"]) or r["tag"] is not None]
                 number = None
-                for r in has_number:
-                    number = self._next_number(r)
+                for r in unit:
+                    number = self._row_number(r, numbered_env) or number
                 latex = " ".join(r["latex"].strip() for r in unit).strip()
                 label = next((r["label"] for r in unit if r["label"]), None)
                 extra_labels = [lab for r in unit for lab in r["labels"][1:]]
@@ -666,32 +767,53 @@ class _Builder:
                               group=group)
                 self.equations.append(eq)
                 for lab in ([label] if label else []) + extra_labels:
-                    self.labels.setdefault(lab, eid)
-                    self.label_numbers.setdefault(lab, number)
+                    if not self._restating:
+                        self.labels.setdefault(lab, eid)
+                        self.label_numbers.setdefault(lab, number)
         self._pending_eq_before.extend(range(first_index, len(self.equations)))
         self._last_labelable = None
 
-    def _next_number(self, row: dict) -> str:
+    def _row_number(self, row: dict, numbered_env: bool) -> str | None:
+        """The number one row prints: its counter commands run first (where they stand, as TeX reads the row),
+        then amsmath's own step of `equation` at the end of a numbered row, or its `\\tag`. A row of an
+        unnumbered display that steps `equation` itself (`$$ … \\refstepcounter{equation}~(\\theequation) $$`)
+        prints the counter by hand."""
         c = self.counters
-        c.equation += row.get("counter_add", 0)
-        tag = row["tag"]
-        if tag == "\\theequation":
-            # \tag{\theequation} after \addtocounter (a \numberthis macro): the counter's value, not a new step
-            return c.prefix_for(c.equation_within) + str(c.equation)
-        if isinstance(tag, tuple):  # \tag{\ref{eq:x}}: the number of an earlier equation, printed again
-            return self.label_numbers.get(tag[1]) or "??"
-        if tag is not None:
-            return tag
-        if c.sub_parent is not None:
-            c.sub_index += 1
-            return f"{c.sub_parent}{ALPHA[(c.sub_index - 1) % 26]}"
-        c.equation += 1
-        return c.prefix_for(c.equation_within) + str(c.equation)
+        stepped = False
+        for command, name, amount in row["ops"]:
+            if command == "setcounter":
+                c.set(name, amount)
+            elif command == "addtocounter":
+                c.add(name, amount)
+            else:
+                c.step(name)
+                stepped = stepped or name == "equation"
+        if row["tag"] is not None:
+            return self._tag_text(row["tag"])
+        if numbered_env and row["numbered"]:
+            c.step("equation")
+            return c.format("equation")
+        if stepped:
+            return c.format("equation")
+        return None
+
+    def _tag_text(self, group: list[Token]) -> str:
+        """What `\\tag{…}` prints: counter formats as their values now, references as the numbers their labels
+        got (marked for after the whole document when the label comes later), formatting removed."""
+        toks = []
+        for tok in group:
+            if tok.kind == CS and tok.text.startswith("the") and self.counters.has(tok.text[3:]):
+                toks.append(Token(TEXT, self.counters.format(tok.text[3:]), tok.start, tok.end, True))
+            else:
+                toks.append(tok)
+        text = plain_text(toks, self.text, keep_math=True, mark_refs=True).replace("$", "")
+        return resolve_known_refs(text, self.label_numbers)
 
     def _row_info(self, row: list[Token]) -> dict:
+        """One row's formula and what numbers it: \\nonumber, \\tag, \\label, counter commands (in order)."""
         numbered = True
         tag = None
-        counter_add = 0
+        ops: list[tuple[str, str, int]] = []
         labels: list[str] = []
         kept: list[Token] = []
         j = 0
@@ -716,33 +838,34 @@ class _Builder:
                 group, k2 = read_group(row, k)
                 n = len(row)
                 if group is not None:
-                    names = [t.text for t in group if t.kind == CS]
-                    if names == ["theequation"]:
-                        tag = "\\theequation"
-                    elif names and names[0] in REF_COMMANDS:
-                        ref_group, _ = read_group(group, 1)
-                        tag = ("ref", group_text(ref_group))
-                    else:
-                        tag = plain_text(group, self.text, keep_math=True).replace("$", "")
+                    tag = group
                     j = k2
                     continue
-            if tok.kind == CS and tok.text in COUNTER_STEPS:
+            if tok.kind == CS and tok.text in COUNTER_COMMANDS:
                 counter, k = read_group(row, j + 1)
-                amount, k2 = (read_group(row, k) if tok.text == "addtocounter" else ([], k))
+                amount_toks, k2 = (read_group(row, k) if tok.text in ("addtocounter", "setcounter") else ([], k))
                 n = len(row)
-                if counter is not None and group_text(counter) == "equation":
-                    try:
-                        counter_add += int(group_text(amount)) if tok.text == "addtocounter" else 1
-                    except ValueError:
-                        pass
+                amount = self.counter_value(amount_toks) if amount_toks else 1
+                if counter is not None and amount is not None:
+                    ops.append((tok.text, group_text(counter), amount))
                     j = k2
                     continue
+            if tok.kind == CS and tok.text.startswith("the") and self.counters.has(tok.text[3:]):
+                # A number printed by hand, "~(\theequation)": the display's number, not part of its formula.
+                _drop_hand_number_marks(kept)
+                j += 1
+                if j < n and row[j].kind == TEXT and row[j].text.startswith(")"):
+                    rest = row[j].text[1:]
+                    j += 1
+                    if rest.strip():
+                        kept.append(Token(TEXT, rest, row[j - 1].start + 1, row[j - 1].end, row[j - 1].expanded))
+                continue
             kept.append(tok)
             j += 1
         latex = detokenize(kept, self.text)
         latex = collapse(latex)
         start = next((t.start for t in row if t.kind not in (SPACE, PAR)), -1)
-        return {"latex": latex, "numbered": numbered, "tag": tag, "counter_add": counter_add,
+        return {"latex": latex, "numbered": numbered, "tag": tag, "ops": ops,
                 "label": labels[0] if labels else None,
                 "labels": labels, "start": start}
 
@@ -762,8 +885,7 @@ class _Builder:
             if tok.kind == CS and tok.text == "caption" and subdepth > 0:
                 # A subfigure's caption: LaTeX prints (a), (b), … and \ref gives the parent's number + letter.
                 sub_count += 1
-                parent = (c.prefix_for(c.table_within if kind == "table" else c.figure_within)
-                          + str((c.table if kind == "table" else c.figure) + 1))
+                parent = c.format_next(kind)
                 sub_label = (f"{'tab' if kind == 'table' else 'fig'}:{parent}", f"{parent}{ALPHA[(sub_count - 1) % 26]}")
             elif tok.kind == CS and tok.text == "label" and subdepth > 0 and sub_label is not None:
                 group, k = read_group(toks, i + 1)
@@ -790,12 +912,8 @@ class _Builder:
                 _, k = read_optional(toks, k)
                 group, k2 = read_group(toks, k)
                 if group is not None:
-                    if kind == "table":
-                        c.table += 1
-                        number = c.prefix_for(c.table_within) + str(c.table)
-                    else:
-                        c.figure += 1
-                        number = c.prefix_for(c.figure_within) + str(c.figure)
+                    c.step(kind)
+                    number = c.format(kind)
                     fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
                     caption = plain_text(group, self.text, mark_refs=True)
                     self.floats.append(Float(fid, kind, number, caption, None, self.span(tok.start), cells))
@@ -837,8 +955,8 @@ class _Builder:
         label = None
         number = None
         if not bare:
-            c.algorithm += 1
-            number = str(c.algorithm)
+            c.step("algorithm")
+            number = c.format("algorithm")
         lines: list[AlgorithmLine] = []
         line_no = 0
         i = j
@@ -923,6 +1041,18 @@ class _Builder:
         return items
 
 
+def _drop_hand_number_marks(kept: list[Token]) -> None:
+    """Remove what stands before a hand-printed number: its "(" and the spacing or tie before it."""
+    while kept and kept[-1].kind == SPACE:
+        kept.pop()
+    if kept and kept[-1].kind == TEXT and kept[-1].text.endswith("("):
+        last = kept.pop()
+        if last.text[:-1]:
+            kept.append(Token(TEXT, last.text[:-1], last.start, last.end - 1, last.expanded))
+    while kept and (kept[-1].kind in (SPACE, TILDE) or (kept[-1].kind == CS and kept[-1].text in HAND_NUMBER_SPACING)):
+        kept.pop()
+
+
 def _depth_ok(toks, j, k) -> bool:
     """True when toks[k] is not inside a nested list environment started after j."""
     depth = 0
@@ -939,10 +1069,15 @@ COMMAND_HANDLERS = {
     "begin": _Builder.cmd_begin, "end": _Builder.cmd_end, "appendix": _Builder.cmd_appendix,
     "label": _Builder.cmd_label, "footnote": _Builder.cmd_footnote, "footnotetext": _Builder.cmd_footnote,
     "footnotemark": _Builder.cmd_footnotemark, "numberwithin": _Builder.cmd_numberwithin,
-    "counterwithin": _Builder.cmd_numberwithin, "setcounter": _Builder.cmd_setcounter,
+    "counterwithin": _Builder.cmd_numberwithin, "counterwithout": _Builder.cmd_numberwithin,
+    "setcounter": _Builder.cmd_counter, "addtocounter": _Builder.cmd_counter,
+    "stepcounter": _Builder.cmd_counter, "refstepcounter": _Builder.cmd_counter,
+    "newcounter": _Builder.cmd_newcounter,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
 }
+for _name in (*NEWCOMMAND_LIKE, *DEF_LIKE):  # only counter formats get here (see macros.is_counter_format)
+    COMMAND_HANDLERS[_name] = _Builder.cmd_counter_format
 for _name in TITLE_COMMANDS:
     COMMAND_HANDLERS[_name] = _Builder.cmd_title
 for _name in AUTHOR_COMMANDS:
@@ -1151,6 +1286,7 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
     """The document model of an expanded token list."""
     builder = _Builder(smap.text, smap, tokens, list(diagnostics) + check_braces(tokens, smap))
     builder.build()
+    _resolve_forward_tags(builder)
     references = []
     for command, label, start in builder.references:
         target = builder.labels.get(label)
@@ -1171,6 +1307,28 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
                     tuple(builder.footnotes), tuple(floats), tuple(algorithms),
                     dict(builder.labels), tuple(references), dict(operators), intro_items, links,
                     tuple(builder.diagnostics), sources=dict(smap.files))
+
+
+def _resolve_forward_tags(builder: _Builder) -> None:
+    """`\\tag{\\ref{x} revisited}` before `\\label{x}`: TeX's second run prints the number; so do we."""
+    renamed: dict[str, str] = {}
+    taken = {eq.id for eq in builder.equations}
+    for k, eq in enumerate(builder.equations):
+        if eq.number is None or REF_OPEN not in eq.number:
+            continue
+        number = resolve_refs(eq.number, builder.label_numbers)
+        eid = f"eq:{number}"
+        if eid in taken:
+            eid = f"eq:{number}~{k}"
+        taken.add(eid)
+        renamed[eq.id] = eid
+        builder.equations[k] = _replace(eq, id=eid, number=number)
+    if renamed:
+        for label, target in builder.labels.items():
+            if target in renamed:
+                builder.labels[label] = renamed[target]
+                builder.label_numbers[label] = builder.equations[
+                    next(k for k, e in enumerate(builder.equations) if e.id == renamed[target])].number
 
 
 def _contributions(builder: _Builder) -> tuple[str, ...]:

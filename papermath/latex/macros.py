@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
-from .tokens import BGROUP, CS, EGROUP, NOEXPAND, PARAM, SPACE, PAR, TEXT, Token
+from .tokens import BGROUP, CS, EGROUP, NOEXPAND, PAR, PARAM, SPACE, TEXT, Token
 
 MAX_EXPANSIONS_PER_USE = 20_000
 """Nested expansions allowed for one macro use in the source before it is declared runaway."""
@@ -37,6 +37,12 @@ class Macro:
     """Flat offset of the definition (for diagnostics)."""
 
 
+def _default_counters() -> frozenset[str]:
+    from .counters import ARTICLE_COUNTERS, CHAPTER_COUNTERS
+    return frozenset(ARTICLE_COUNTERS) | frozenset(CHAPTER_COUNTERS)
+
+
+_KNOWN_COUNTERS = _default_counters()
 # Definition commands → how to read them. A grammar is data.
 NEWCOMMAND_LIKE = {"newcommand": "define", "renewcommand": "redefine", "providecommand": "provide",
                    "DeclareRobustCommand": "define", "newrobustcmd": "define", "renewrobustcmd": "redefine"}
@@ -53,6 +59,15 @@ PROTECTED = frozenset({
 })
 
 
+COUNTER_DECLARATIONS = frozenset({"newcounter", "newtheorem", "declaretheorem", "newaliascnt"})
+"""Commands whose first argument names a new counter (so `\\the<name>` becomes a counter format)."""
+
+
+def is_counter_format(name: str, counters: set[str]) -> bool:
+    """`\\theequation`, `\\thesection`, `\\thelemma`: the printed form of a counter (never `\\theta`)."""
+    return name.startswith("the") and name[3:] in counters
+
+
 @dataclass
 class MacroTable:
     """Definitions seen so far. Mutable while one expansion pass runs; frozen into `MacroSummary` after."""
@@ -60,6 +75,16 @@ class MacroTable:
     macros: dict[str, Macro] = field(default_factory=dict)
     operators: dict[str, str] = field(default_factory=dict)
     """`\\DeclareMathOperator` names: command → printed operator text."""
+    counters: set[str] = field(default_factory=lambda: set(_KNOWN_COUNTERS))
+    """Counter names seen so far (LaTeX's own and every `\\newcounter`/`\\newtheorem`)."""
+
+
+def _skip_star(tokens: list[Token], i: int) -> int:
+    """Past a `*` standing right at tokens[i] (after spaces), if there is one."""
+    j = _skip_space(tokens, i)
+    if j < len(tokens) and tokens[j].kind == TEXT and tokens[j].text == "*":
+        return j + 1
+    return i
 
 
 def _skip_space(tokens: list[Token], i: int) -> int:
@@ -319,6 +344,24 @@ class Expander:
         self._record(Macro(name, 0, None, body, start=start))
         return k
 
+    def _note_counter(self, tokens: list[Token], i: int) -> None:
+        group, _ = read_group(tokens, _skip_star(tokens, i))
+        if group:
+            self.table.counters.add(group_text(group))
+
+    def _skip_definition(self, tokens: list[Token], i: int, command: str) -> int:
+        """Index after the whole definition starting at tokens[i] (the command), without recording it."""
+        j = _skip_star(tokens, i + 1)
+        _, j = self._read_defined_name(tokens, j)
+        if command in DEF_LIKE:
+            while j < len(tokens) and tokens[j].kind != BGROUP:
+                j += 1
+        else:
+            for _ in range(2):
+                _, j = read_optional(tokens, j)
+        _, k = read_group(tokens, j)
+        return max(k, i + 1)
+
     # -- expansion ---------------------------------------------------------------------------
     def _collect_args(self, macro: Macro, tokens: list[Token], i: int) -> tuple[list[list[Token]] | None, int]:
         args: list[list[Token]] = []
@@ -457,6 +500,17 @@ class Expander:
                 i += 1
                 continue
             name = tok.text
+            if name in COUNTER_DECLARATIONS:
+                self._note_counter(toks, i + 1)
+            if (name in NEWCOMMAND_LIKE or name in DEF_LIKE) and not self.package:
+                defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
+                if defined is not None and is_counter_format(defined, self.table.counters):
+                    # A counter's printed form is the document builder's business (it numbers as TeX does):
+                    # the definition goes through unexpanded, and so do the uses of \the<counter>.
+                    k = self._skip_definition(toks, i, name)
+                    out.extend(toks[i:k])
+                    i = k
+                    continue
             if name in NEWCOMMAND_LIKE:
                 i = max(self._define_newcommand(toks, i + 1, NEWCOMMAND_LIKE[name], tok.start), i + 1)
                 continue

@@ -64,6 +64,11 @@ def resolve_refs(text: str, numbers: dict[str, str | None]) -> str:
     return _REF_MARK.sub(lambda m: numbers.get(m.group(1)) or "??", text)
 
 
+def resolve_known_refs(text: str, numbers: dict[str, str | None]) -> str:
+    """Replace the marked references whose labels are known already; later ones stay marked."""
+    return _REF_MARK.sub(lambda m: numbers.get(m.group(1)) or m.group(), text)
+
+
 def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_refs: bool = False) -> None:
     i = 0
     n = len(toks)
