@@ -105,12 +105,8 @@ def _require_latex(doc: Document) -> None:
 
 
 def find_equation(doc: Document, key: str) -> Equation:
-    eq = doc.equation(key)
-    if eq is None:
-        numbers = [e.number for e in doc.equations if e.number]
-        span = f"({numbers[0]})–({numbers[-1]})" if numbers else "none numbered"
-        raise UsageError(f"no equation {key!r} in {doc.paper.source} (numbered equations: {span})")
-    return eq
+    from .paper import paper_of
+    return paper_of(doc).equation(key)
 
 
 def defining_paragraphs(doc: Document, eq: Equation) -> list[Paragraph]:

@@ -9,9 +9,10 @@ definition pattern classified), then read each equation against that index.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from ..errors import Diagnostic, MathParseError, UsageError
+from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
@@ -46,10 +47,29 @@ class PaperIndex:
     """Equation id → (FormulaSymbols or None, parse warnings, error message or None)."""
     functions: frozenset[str]
     """Operator names the paper declares (\\DeclareMathOperator)."""
+    paper: Any = None
+    """The paper session (`papermath.paper.Paper`) the index was built from."""
+    defined_by: dict = field(default_factory=dict)
+    """Symbol key → the first equation whose left-hand side defines it."""
+    used_in: dict = field(default_factory=dict)
+    """Symbol key → ids of the equations that use it outside their left-hand side, in document order."""
+    order: dict = field(default_factory=dict)
+    """Equation id → its position in the document."""
+    definers: dict = field(default_factory=dict)
+    """Symbol key → ids of every equation whose left-hand side defines it, in document order; a left side written
+    with a subscript (`z_1 = 0`, key `z_{1}`) is also listed under its base (`z`)."""
 
 
-def index_paper(doc: Document) -> PaperIndex:
-    """Parse every equation and every inline formula once; classify the prose around each formula."""
+def index_paper(source: Any) -> PaperIndex:
+    """The paper's index (built once per paper session): `source` is a `Paper` session or a `Document`."""
+    from ..paper import paper_of
+    return (source if not isinstance(source, Document) else paper_of(source)).index
+
+
+def build_index(paper: Any) -> PaperIndex:
+    """Parse every equation and every inline formula once; classify the prose around each formula; index which
+    equation defines and which equations use each symbol (`Paper.index` calls this once)."""
+    doc = paper.doc
     ordinals = ordinal_indices(doc)
     mentions = tuple(find_mentions(doc, ordinals))
     by_key: dict[str, list[int]] = {}
@@ -61,46 +81,48 @@ def index_paper(doc: Document) -> PaperIndex:
             by_key.setdefault(key, []).append(i)
         for base in mention.bases:
             by_base.setdefault(base, []).append(i)
-    functions = frozenset(doc.operators.values()) | frozenset(doc.operators)
     formulas = {}
+    defined_by: dict[str, str] = {}
+    used_in: dict[str, list[str]] = {}
+    definers: dict[str, list[str]] = {}
     for eq in doc.equations:
-        formulas[eq.id] = _parse_equation(eq, functions, ordinals)
-    return PaperIndex(doc, ordinals, mentions, by_key, by_base, formulas, functions)
+        info = formulas[eq.id] = _parse_equation(paper, eq, ordinals)
+        if info[0] is None:
+            continue
+        for key in info[0].lhs_keys:
+            defined_by.setdefault(key, eq.id)
+            for name in dict.fromkeys((key, _SUBSCRIPT.sub("", key))):
+                definers.setdefault(name, []).append(eq.id)
+        for key in dict.fromkeys(u.key for u in info[0].uses if not u.lhs):
+            used_in.setdefault(key, []).append(eq.id)
+    return PaperIndex(doc, ordinals, mentions, by_key, by_base, formulas, paper.functions, paper, defined_by,
+                      used_in, {eq_id: k for k, eq_id in enumerate(formulas)}, definers)
 
 
-def _parse_equation(eq: Equation, functions, ordinals):
-    try:
-        result = parse(eq.latex, functions=functions)
-    except MathParseError as error:
-        return None, (), f"formula does not parse: {error.message} (at offset {error.offset})"
-    return collect(result.tree, ordinals), result.warnings, None
+_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?[A-Za-z0-9]+)$")
 
 
-def read_document(doc: Document, keys: list[str] | None = None) -> PaperReading:
-    """Readings of all display equations, or of the ones named by number, id or label."""
-    index = index_paper(doc)
-    if keys:
-        equations = []
-        for key in keys:
-            eq = doc.equation(key)
-            if eq is None:
-                raise UsageError(f"no equation {key!r} in this paper (numbers run "
-                                 f"{_number_range(doc)}; unnumbered ones are eq:u1, eq:u2, …)")
-            equations.append(eq)
-    else:
-        equations = list(doc.equations)
-    readings = tuple(read_equation(index, eq) for eq in equations)
+def _parse_equation(paper, eq: Equation, ordinals):
+    found = paper.parse_result(eq.latex)
+    if isinstance(found, MathParseError):
+        return None, (), f"formula does not parse: {found.message} (at offset {found.offset})"
+    return collect(found.tree, ordinals), found.warnings, None
+
+
+def read_document(source: Any, keys: list[str] | None = None) -> PaperReading:
+    """Readings of all display equations, or of the ones named by number, id or label. `source` is a `Paper`
+    session or a `Document`."""
+    from ..paper import paper_of
+    paper = source if not isinstance(source, Document) else paper_of(source)
+    doc = paper.doc
+    equations = [paper.equation(key) for key in keys] if keys else list(doc.equations)
+    readings = tuple(paper.reading(eq) for eq in equations)
     diagnostics = list(doc.diagnostics)
     for eq in equations:
-        error = index.formulas[eq.id][2]
+        error = paper.index.formulas[eq.id][2]
         if error:
-            diagnostics.append(Diagnostic("error", f"{eq.id}: {error}", eq.span.position))
+            diagnostics.append(Diagnostic("error", f"{eq.id}: {error}", paper.formula(eq.id).error.position))
     return PaperReading(doc.paper, readings, tuple(diagnostics))
-
-
-def _number_range(doc: Document) -> str:
-    numbers = [e.number for e in doc.equations if e.number]
-    return f"({numbers[0]})–({numbers[-1]})" if numbers else "nowhere: the paper numbers no equation"
 
 
 def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
@@ -113,7 +135,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         return EquationReading(eq.id, eq.number, eq.section, eq.latex, "computation", "formula did not parse",
                                (), (), (), (), (), before.text if before else None, after.text if after else None,
                                eq.span.file, eq.span.line, (error,))
-    defined_elsewhere = _defined_by(index)
+    defined_elsewhere = index.defined_by
     symbols: list[SymbolReading] = []
     undefined: list[str] = []
     mentioned: list[str] = []
@@ -147,24 +169,22 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
     kind, cue = _kind(eq, info, before, after)
-    uses = tuple(other for other, (oinfo, _, _) in index.formulas.items()
-                 if other != eq.id and oinfo is not None and info.lhs_keys
-                 and any(u.key in info.lhs_keys for u in oinfo.uses if not u.lhs))
+    uses = _used_by(index, eq.id, info.lhs_keys)
     return EquationReading(eq.id, eq.number, eq.section, eq.latex, kind, cue, tuple(symbols), reductions,
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
 
 
-def _defined_by(index: PaperIndex) -> dict[str, str]:
-    """Symbol key → the first equation whose left-hand side defines it."""
-    out: dict[str, str] = {}
-    for eq_id, (info, _, _) in index.formulas.items():
-        if info is None:
-            continue
-        for key in info.lhs_keys:
-            out.setdefault(key, eq_id)
-    return out
+def _used_by(index: PaperIndex, eq_id: str, lhs_keys) -> tuple[str, ...]:
+    """The equations that use what `eq_id` defines (outside their own left-hand side), in document order: from
+    the inverted index of used symbols, never by comparing every pair of equations."""
+    if not lhs_keys:
+        return ()
+    found = {other for key in lhs_keys for other in index.used_in.get(key, ()) if other != eq_id}
+    if not found:
+        return ()
+    return tuple(sorted(found, key=index.order.__getitem__))
 
 
 def _conventional(name: str) -> str | None:

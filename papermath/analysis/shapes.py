@@ -607,9 +607,6 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
     return computed
 
 
-_READ_CACHE: dict[int, Any] = {}
-
-
 def _declared_with_index(key: str, cue: Optional[str]) -> bool:
     """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per index."""
     if not cue or "\\in" not in cue:
@@ -625,20 +622,17 @@ def _declared_with_index(key: str, cue: Optional[str]) -> bool:
     return False
 
 
+def _session(doc: Any) -> Any:
+    """The paper session of a `Paper` or a `Document` (one per document, kept by `papermath.paper`)."""
+    from ..paper import Paper, paper_of
+    return doc if isinstance(doc, Paper) else paper_of(doc)
+
+
 def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str], list[str]]:
-    """Shapes the paper's text declares for an equation's symbols, via `papermath.analysis.read` when it is
-    installed: (key → shape, key → cue, notes)."""
+    """Shapes the paper's text declares for an equation's symbols, from the equation's reading (`doc` is a
+    `Paper` session or a `Document`): (key → shape, key → cue, notes)."""
     try:
-        from . import read as read_module
-    except ImportError:
-        return {}, {}, ["read is not available: shapes only from --shape"]
-    try:
-        index = _READ_CACHE.get(id(doc))
-        if index is None and hasattr(read_module, "index_paper"):
-            index = read_module.index_paper(doc)
-            _READ_CACHE.clear()
-            _READ_CACHE[id(doc)] = index
-        reading = read_module.read_equation(index if index is not None else doc, equation)
+        reading = _session(doc).reading(equation)
     except (PapermathError, MathParseError) as error:
         return {}, {}, [f"read failed on this equation: {error}"]
     except Exception as error:  # read is another stage: one broken reading is a note, not a crash
@@ -659,35 +653,60 @@ def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict
     return shapes, cues, []
 
 
-_CONTEXT_CACHE: dict[int, tuple[Any, dict[str, tuple[dict[str, Shape], dict[str, str]]]]] = {}
+def _context_equations(paper: Any, equation: Any) -> list[Any]:
+    """The earlier equations whose definitions can reach `equation`: those defining a symbol it uses, then those
+    defining a symbol one of them uses, and so on — from the paper's inverted indexes, in document order."""
+    index = paper.index
+    position = index.order.get(equation.id)
+    if position is None:
+        return []
+    wanted: set[str] = set()
+    todo = [equation.id]
+    while todo:
+        info = index.formulas.get(todo.pop())
+        if info is None or info[0] is None:
+            continue
+        for use in info[0].uses:
+            for other in index.definers.get(use.key, ()):
+                if other not in wanted and index.order[other] < position:
+                    wanted.add(other)
+                    todo.append(other)
+    return [paper.doc.equation(eq_id) for eq_id in sorted(wanted, key=index.order.__getitem__)]
+
+
+def _shapes_before(paper: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str]]:
+    """The shapes earlier equations give to what they define, as seen from `equation` (cached per paper)."""
+    cache = paper.cache.setdefault("shapes-before", {})
+    found = cache.get(equation.id)
+    if found is not None:
+        return found
+    known: dict[str, Shape] = {}
+    known_sources: dict[str, str] = {}
+    for eq in _context_equations(paper, equation):
+        text_shapes, _, _ = declared_shapes_for(paper, eq)
+        parsed = paper.parse(eq.latex)
+        if parsed is None:
+            continue
+        try:
+            report = infer_shapes(parsed.tree, {**known, **text_shapes}, functions=paper.functions)
+        except (PapermathError, RecursionError):
+            continue
+        where = f"equation ({eq.number})" if eq.number else eq.id
+        for key, shape in report.defined.items():
+            if usable(shape) and key not in text_shapes:
+                known[key] = shape
+                known_sources[key] = f"defined by {where}"
+    found = cache[equation.id] = (known, known_sources)
+    return found
 
 
 def shapes_in_context(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str], list[str]]:
     """The text's declarations for `equation`, plus the shapes earlier equations give to what they define
-    (equation (1) defines `\\mathbf{c}^{KV}_t` as [d_c]; equation (2) uses it): (key → shape, key → cue, notes)."""
-    declared, sources, notes = declared_shapes_for(doc, equation)
-    cached = _CONTEXT_CACHE.get(id(doc))
-    if cached is None or cached[0] is not doc:
-        functions = frozenset(getattr(doc, "operators", {}))
-        before: dict[str, tuple[dict[str, Shape], dict[str, str]]] = {}
-        known: dict[str, Shape] = {}
-        known_sources: dict[str, str] = {}
-        for eq in doc.equations:
-            before[eq.id] = (dict(known), dict(known_sources))
-            text_shapes, _, _ = declared_shapes_for(doc, eq)
-            try:
-                report = infer_shapes(eq.latex, {**known, **text_shapes}, functions=functions)
-            except (PapermathError, RecursionError):
-                continue
-            where = f"equation ({eq.number})" if eq.number else eq.id
-            for key, shape in report.defined.items():
-                if usable(shape) and key not in text_shapes:
-                    known[key] = shape
-                    known_sources[key] = f"defined by {where}"
-        _CONTEXT_CACHE.clear()
-        _CONTEXT_CACHE[id(doc)] = (doc, before)
-        cached = _CONTEXT_CACHE[id(doc)]
-    earlier, earlier_sources = cached[1].get(equation.id, ({}, {}))
+    (equation (1) defines `\\mathbf{c}^{KV}_t` as [d_c]; equation (2) uses it): (key → shape, key → cue, notes).
+    Only the equations whose definitions reach this one are read and shape-checked, each once per paper."""
+    paper = _session(doc)
+    declared, sources, notes = declared_shapes_for(paper, equation)
+    earlier, earlier_sources = _shapes_before(paper, equation)
     shapes = dict(earlier)
     cues = dict(earlier_sources)
     for key in list(shapes):

@@ -24,9 +24,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..exercises import build_exercises, exercises_text
-    from ..latex import load_document
+    from ..paper import open as open_paper
 
-    exercise_set = build_exercises(load_document(args.source), args.eq)
+    exercise_set = build_exercises(open_paper(args.source).doc, args.eq)
     if args.json:
         items = []
         for ex in exercise_set.exercises:

@@ -83,11 +83,10 @@ def render_explanation(explanation: Explanation, width: int = 100) -> str:
 
 def _paper_equations(source: str, keys: list[str]) -> list[tuple[str, str | None, str]]:
     """(id, printed number, LaTeX) of the asked-for display equations of a paper."""
-    from ..analysis.read import read_document
-    from ..latex import load_document
+    from ..paper import open as open_paper
 
-    reading = read_document(load_document(source), keys)
-    return [(e.id, e.number, e.latex) for e in reading.equations]
+    paper = open_paper(source)
+    return [(e.id, e.number, e.latex) for e in (paper.equation(key) for key in keys)]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -33,14 +33,14 @@ def run(args) -> int:
     return 0
 
 
-def read_paper(doc) -> tuple[Any, list[str]]:
-    """The paper's reading, or None and a note saying why it is missing."""
+def read_paper(paper) -> tuple[Any, list[str]]:
+    """The paper's reading (`paper`: a session or a Document), or None and a note saying why it is missing."""
     try:
         from ..analysis.read import read_document
     except ImportError as error:
         return None, [f"symbol readings are not available in this version of papermath ({error})"]
     try:
-        return read_document(doc), []
+        return read_document(paper), []
     except Exception as error:  # noqa: BLE001 - the text and formulas are still worth showing
         return None, [f"the symbols could not be read ({type(error).__name__}: {error}); "
                       "showing the text and formulas only"]
@@ -77,17 +77,23 @@ def _numbers_part(evaluation) -> dict[str, Any]:
 
 
 def equation_parts(doc, equation, missing: Mapping[str, str]) -> dict[str, Any]:
-    """Shapes, small-number steps and code for one equation, from the stages that exist. A stage that fails on
-    this equation gives a one-line reason instead: one broken equation is a note in its panel, not a crash."""
+    """Shapes, small-number steps and code for one equation, from the stages that exist (`doc`: the paper
+    session or a Document). A stage that fails on this equation gives a one-line reason instead: one broken
+    equation is a note in its panel, not a crash."""
+    from ..paper import paper_of
+    paper = doc if not hasattr(doc, "equations") else paper_of(doc)
+    doc = paper.doc
     parts: dict[str, Any] = dict(missing)
-    functions = frozenset(getattr(doc, "operators", {}))
+    functions = paper.functions
     declared: dict = {}
     sources: dict = {}
     if "shapes" not in missing:
         from ..analysis.shapes import declared_shapes_for, infer_shapes
         try:
-            declared, sources, notes = declared_shapes_for(doc, equation)
-            report = infer_shapes(equation.latex, declared, sources=sources, functions=functions)
+            declared, sources, notes = declared_shapes_for(paper, equation)
+            parsed = paper.parse(equation.latex)
+            report = infer_shapes(parsed.tree if parsed is not None else equation.latex, declared, sources=sources,
+                                  functions=functions)
             parts["shapes"] = _shapes_part(report)
             parts["shapes"]["notes"].extend(notes)
         except Exception as error:  # noqa: BLE001 - a stage's failure on one equation is reported, not raised
@@ -115,27 +121,30 @@ def equation_parts(doc, equation, missing: Mapping[str, str]) -> dict[str, Any]:
 
 
 def gather_panels(doc, reading) -> Mapping[str, Any]:
-    """Each equation's optional panel parts (shapes, small numbers, code) from whichever stages exist."""
+    """Each equation's optional panel parts (shapes, small numbers, code) from whichever stages exist (`doc`:
+    the paper session or a Document)."""
+    from ..paper import paper_of
     from ..render.html import Panel
 
     if reading is None:
         return {}
+    paper = doc if not hasattr(doc, "equations") else paper_of(doc)
     missing = _missing_stages()
     panels = {}
     for eq in reading.equations:
-        equation = doc.equation(eq.id)
+        equation = paper.find_equation(eq.id)
         if equation is not None:
-            panels[eq.id] = Panel(equation_parts(doc, equation, missing))
+            panels[eq.id] = Panel(equation_parts(paper, equation, missing))
     return panels
 
 
 def build_site(source: str, output: str | Path) -> tuple[Path, list[str]]:
     """source → document → reading → panels → index.html + assets. Returns the page and notes."""
-    from ..latex import load_document
+    from ..paper import open as open_paper
     from ..render.html import write_site
 
-    doc = load_document(source)
-    reading, notes = read_paper(doc)
-    panels = gather_panels(doc, reading)
-    page = write_site(doc, output, reading, panels, notes=notes)
+    paper = open_paper(source)
+    reading, notes = read_paper(paper)
+    panels = gather_panels(paper, reading)
+    page = write_site(paper.doc, output, reading, panels, notes=notes)
     return page, notes

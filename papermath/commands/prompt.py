@@ -31,12 +31,12 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ..errors import UsageError
-    from ..latex import load_document
+    from ..paper import open as open_paper
     from ..prompt import equation_prompt, task_prompt
 
     if args.task == "read" and not args.eq:
         raise UsageError("give the equation: --eq N (or --task derivations|problems|story for a section)")
-    doc = load_document(args.source)
+    doc = open_paper(args.source).doc
     if args.task == "read":
         prompt = equation_prompt(doc, args.eq, answer_format=args.answer_format)
     else:

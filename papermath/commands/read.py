@@ -27,13 +27,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..analysis.read import read_document
-    from ..latex import load_document
+    from ..paper import open as open_paper
     from ..render.reading import reading_json, reading_markdown, reading_text
 
-    doc = load_document(args.source)
+    paper = open_paper(args.source)
     keys = (args.eq or []) + (args.label or [])
-    reading = read_document(doc, keys or None)
+    reading = paper.read(keys or None)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         print(json.dumps(reading_json(reading), ensure_ascii=False, indent=2))

@@ -45,11 +45,15 @@ class Target:
     """Where each shape came from."""
     notes: tuple[str, ...]
     """What could not be read."""
+    parsed: Any = None
+    """The formula's parse (`ParseResult`) when the paper session already has it, else None."""
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", nargs="?", help="paper: a directory, .tex file, archive or arXiv id")
-    parser.add_argument("--eq", metavar="N", help="the paper's equation number (or id, eq:5)")
+    parser.add_argument("--eq", metavar="N", help="the paper's equation number as printed (15, 3a), id (eq:15, "
+                                                  "eq:u2) or label")
+    parser.add_argument("--label", metavar="LABEL", help="the equation by its \\label (same as --eq LABEL)")
     parser.add_argument("--latex", metavar="FORMULA", help="a formula instead of a paper's equation")
     parser.add_argument("--shape", action="append", default=[], metavar="SYMBOL=DIMS",
                         help="a symbol's shape, e.g. 'Q=n,d_k' or 'alpha=scalar' (repeatable; overrides the text)")
@@ -65,30 +69,24 @@ def load_target(args: argparse.Namespace) -> Target:
     from ..evaluate.values import parse_shape
 
     overrides = dict(parse_shape(text) for text in args.shape)
+    key = args.eq if args.eq is not None else getattr(args, "label", None)
     if args.latex is not None:
-        if args.source is not None or args.eq is not None:
+        if args.source is not None or key is not None:
             raise UsageError("give either SOURCE --eq N or --latex FORMULA, not both")
         sources = {k: "--shape" for k in overrides}
         return Target(args.latex, "formula", "formula given on the command line", None, None, frozenset(),
                       overrides, sources, ())
-    if args.source is None or args.eq is None:
+    if args.source is None or key is None:
         raise UsageError("give SOURCE --eq N (a paper's equation) or --latex FORMULA")
-    from ..latex import load_document
+    from ..paper import open as open_paper
 
-    doc = load_document(args.source)
-    wanted = args.eq[3:] if args.eq.startswith("eq:") else args.eq
-    equation = None
-    for eq in doc.equations:
-        if eq.number == wanted or eq.id == args.eq or eq.id == f"eq:{wanted}":
-            equation = eq
-            break
-    if equation is None:
-        numbers = ", ".join(e.number for e in doc.equations if e.number) or "none"
-        raise UsageError(f"{args.source}: no equation {args.eq} (numbered equations: {numbers})")
-    declared, sources, notes = shapes_in_context(doc, equation)
+    paper = open_paper(args.source)
+    doc = paper.doc
+    equation = paper.equation(key)
+    declared, sources, notes = shapes_in_context(paper, equation)
     declared.update(overrides)
     sources.update({k: "--shape" for k in overrides})
-    paper = getattr(doc.paper, "title", None) or str(args.source)
+    title = getattr(doc.paper, "title", None) or str(args.source)
     version = None
     if getattr(doc.paper, "arxiv_id", None):
         version = doc.paper.arxiv_id + (doc.paper.version or "")
@@ -96,8 +94,8 @@ def load_target(args: argparse.Namespace) -> Target:
     span = getattr(equation, "span", None)
     if span is not None and getattr(span, "file", None):
         label += f" {span.file}:{span.line}:{span.column}"
-    return Target(equation.latex, label, paper, version, equation.number, frozenset(getattr(doc, "operators", {})),
-                  declared, sources, tuple(notes))
+    return Target(equation.latex, label, title, version, equation.number, paper.functions,
+                  declared, sources, tuple(notes), paper.parse(equation.latex))
 
 
 def report_json(report: Any) -> dict:

@@ -21,10 +21,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..latex import load_document
+    from ..paper import open as open_paper
     from ..render.skim import skim_json, skim_text
 
-    doc = load_document(args.source)
+    doc = open_paper(args.source).doc
     if args.json:
         print(json.dumps(skim_json(doc), ensure_ascii=False, indent=2))
     else:

@@ -26,6 +26,8 @@ The tree (`ast`, frozen dataclasses, every node with `span = (start, end)` into 
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..errors import MathParseError
@@ -92,11 +94,48 @@ def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = froze
 
     Raises `MathParseError` (with offset and caret snippet) on malformed input, and in strict mode also on
     unknown macros and anything tolerant mode would only warn about.
+
+    Without `notation`, the same formula with the same options is parsed once per process while it is among the
+    last `PARSE_CACHE_SIZE` distinct ones (the result is immutable, so every stage may share it).
     """
-    raw = parse_raw(latex, strict=strict, functions=functions)
-    if notation is None:
-        notation = Notation.of_formula(raw.tree, latex, functions)
-    return resolve_result(raw, notation)
+    if notation is not None:
+        return resolve_result(parse_raw(latex, strict=strict, functions=functions), notation)
+    if not isinstance(latex, str):
+        raise MathParseError("formula must be a string", "", 0)
+    key = (latex, strict, functions)
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+        if found is not None:
+            _CACHE.move_to_end(key)
+    if found is None:
+        found = _parse_alone(latex, strict, functions)
+        with _CACHE_LOCK:
+            _CACHE[key] = found
+            while len(_CACHE) > PARSE_CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    if isinstance(found, MathParseError):
+        raise MathParseError(found.message, found.formula, found.offset, found.position)
+    return found
+
+
+PARSE_CACHE_SIZE = 8192
+_CACHE: OrderedDict[tuple, ParseResult | MathParseError] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def clear_parse_cache() -> None:
+    """Forget every cached parse (benchmarks that time parsing, tests that count it)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _parse_alone(latex: str, strict: bool, functions: frozenset[str]) -> ParseResult | MathParseError:
+    """A formula parsed and resolved on its own evidence, or the error."""
+    try:
+        raw = parse_raw(latex, strict=strict, functions=functions)
+        return resolve_result(raw, Notation.of_formula(raw.tree, latex, functions))
+    except MathParseError as error:
+        return error
 
 
 def parse_rows(latex: str, *, strict: bool = False, functions: frozenset[str] = frozenset()) -> tuple[ParseResult, ...]:

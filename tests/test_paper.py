@@ -1,0 +1,171 @@
+"""The paper session: one load, each formula parsed once, one way to find an equation, positions in the source."""
+from __future__ import annotations
+
+import collections
+import io
+import json
+import contextlib
+
+import pytest
+
+import papermath
+from papermath import paper as paper_module
+from papermath.cli import main
+from papermath.errors import UsageError
+from papermath.latex import document_from_string
+
+from conftest import EXAMPLE, corpus_paper
+
+PAPER = r"""\documentclass{article}
+\newcommand{\vx}{\mathbf{x}}
+\begin{document}
+\section{Method}
+Let $\vx_t$ be the input and $W \in \mathbb{R}^{d \times d}$ the weights.
+\begin{equation}
+  h_t = W \vx_t \label{eq:hidden}
+\end{equation}
+The output is computed as \begin{equation} y_t = \softplus(h_t) + \unknownthing_t \label{eq:out} \end{equation}
+\begin{figure}\caption{The map $f_\theta$.}\end{figure}
+\begin{table}\caption{Notation.}\begin{tabular}{ll} $\vx_t$ & the input \\ $d$ & width \end{tabular}\end{table}
+\begin{equation*} z = y_t \end{equation*}
+\end{document}
+"""
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    (tmp_path / "main.tex").write_text(PAPER, encoding="utf-8")
+    return tmp_path
+
+
+def test_open_reads_once_and_keeps_a_few_sessions(tiny, tmp_path_factory):
+    paper_module.clear_cache()
+    first = papermath.open(tiny)
+    assert papermath.open(str(tiny)) is first
+    assert paper_module.paper_of(first.doc) is first
+    for k in range(6):
+        other = tmp_path_factory.mktemp(f"p{k}")
+        (other / "main.tex").write_text(PAPER, encoding="utf-8")
+        papermath.open(other)
+    assert len(paper_module._PAPERS) <= paper_module._MAX_PAPERS
+    assert papermath.open(tiny) is not first  # evicted: opened afresh, not grown without bound
+    (tiny / "main.tex").write_text(PAPER.replace("h_t = W", "h_t = 2 W"), encoding="utf-8")
+    assert "2 W" in papermath.open(tiny).equation("1").latex  # a changed file is read again
+
+
+@pytest.mark.parametrize("key", ["1", "(1)", "eq:1", "eq:hidden", "label:eq:hidden", " 1 "])
+def test_one_lookup_for_every_way_of_naming_an_equation(tiny, key):
+    assert papermath.open(tiny).equation(key).id == "eq:1"
+
+
+def test_unnumbered_and_missing_equations(tiny):
+    paper = papermath.open(tiny)
+    assert paper.equation("eq:u1").latex == "z = y_t"
+    with pytest.raises(UsageError) as error:
+        paper.equation("eq:hiden")
+    message = str(error.value)
+    assert "numbers run (1)–(2)" in message and "eq:u1" in message and "did you mean eq:hidden" in message
+    assert paper.find_equation("7") is None
+
+
+def test_every_formula_is_a_formula_with_its_place(tiny):
+    paper = papermath.open(tiny)
+    by_id = {f.id: f for f in paper.formulas}
+    assert [f.id for f in paper.formulas if f.display] == ["eq:1", "eq:2", "eq:u1"]
+    inline = [f for f in paper.formulas if not f.display]
+    assert {f.place.kind for f in inline} == {"text", "caption", "table"}
+    first = by_id["m:p:0:0"]
+    assert (first.latex, first.place.container, first.place.sentence) == (r"\mathbf{x}_t", "p:0", 0)
+    assert first.tree is not None and first.error is None
+    assert by_id["m:tab:1:0"].latex == r"\mathbf{x}_t" and by_id["m:tab:1:1"].latex == "d"
+    caption = next(f for f in inline if f.place.kind == "caption")
+    assert caption.latex == r"f_\theta"
+    assert paper.formula("eq:hidden") is by_id["eq:1"]
+    assert paper.formula("m:p:0:1").latex.startswith("W \\in")
+
+
+def test_a_parser_warning_names_file_line_and_column(tiny):
+    paper = papermath.open(tiny)
+    (warning,) = [w for w in paper.formula("2").warnings if "unknownthing" in w.message]
+    lines = PAPER.splitlines()
+    assert (warning.position.file, warning.position.line) == ("main.tex", 9)
+    assert lines[8][warning.position.column - 1:].startswith(r"\unknownthing")
+    assert str(warning.position) == f"main.tex:9:{lines[8].index(chr(92) + 'unknownthing') + 1}"
+    # Characters a macro produced map to the macro call: `\mathbf{x}` came from `\vx` on line 7.
+    formula = paper.formula("1")
+    at = formula.latex.index("\\mathbf")
+    position = formula.position(at)
+    assert position.line == 7 and lines[6][position.column - 1:].startswith("\\vx")
+
+
+def test_a_parse_error_is_a_diagnostic_at_its_source_position(tmp_path):
+    (tmp_path / "main.tex").write_text("\\begin{document}\nText.\n\\begin{equation}\n  a = \\frac{b}\n"
+                                       "\\end{equation}\n\\end{document}\n", encoding="utf-8")
+    paper = papermath.open(tmp_path)
+    formula = paper.formula("1")
+    assert formula.result is None and formula.error is not None
+    assert formula.error.position.file == "main.tex" and formula.error.position.line == 4
+    assert formula.error in paper.diagnostics
+
+
+def test_a_warning_on_a_real_paper_names_the_original_line():
+    source = corpus_paper("GMFlow")
+    paper = papermath.open(source)
+    warnings = [w for f in paper.formulas for w in f.warnings if "\\colonapprox" in w.message]
+    assert warnings
+    position = warnings[0].position
+    text = (source / position.file).read_text(encoding="utf-8").splitlines()
+    assert text[position.line - 1][position.column - 1:].startswith("\\colonapprox")
+
+
+def test_used_by_comes_from_the_inverted_index_and_matches_all_pairs():
+    paper = papermath.open(EXAMPLE)
+    index = paper.index
+    for eq in paper.doc.equations:
+        info = index.formulas[eq.id][0]
+        if info is None:
+            continue
+        expected = tuple(other for other, (oinfo, _, _) in index.formulas.items()
+                         if other != eq.id and oinfo is not None and info.lhs_keys
+                         and any(u.key in info.lhs_keys for u in oinfo.uses if not u.lhs))
+        assert paper.reading(eq).uses == expected
+
+
+@pytest.mark.parametrize("command", ["code", "shapes", "numbers", "read"])
+def test_a_one_equation_command_parses_each_formula_at_most_once(monkeypatch, command):
+    from papermath.math.parser import Parser
+
+    counts = collections.Counter()
+    original_init = Parser.__init__
+    original = Parser.parse_formula
+
+    def init(self, latex, *args, **kwargs):
+        original_init(self, latex, *args, **kwargs)
+        self._counted_latex = latex
+
+    def counting(self):
+        counts[self._counted_latex] += 1
+        return original(self)
+    monkeypatch.setattr(Parser, "__init__", init)
+    monkeypatch.setattr(Parser, "parse_formula", counting)
+    from papermath.math import clear_parse_cache
+    clear_parse_cache()
+    paper_module.clear_cache()
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main([command, str(EXAMPLE), "--eq", "2", "--json"]) in (0, 1)
+    json.loads(out.getvalue())
+    doc = papermath.open(EXAMPLE).doc
+    formulas = {eq.latex for eq in doc.equations} | {m.latex for m in doc.inline_math}
+    parsed = {latex: n for latex, n in counts.items() if latex in formulas}
+    assert parsed, "the command parsed none of the paper's formulas"
+    assert max(parsed.values()) == 1, {k: v for k, v in parsed.items() if v > 1}
+
+
+def test_legacy_entry_points_share_the_session():
+    from papermath.analysis.read import index_paper, read_document
+
+    doc = document_from_string(PAPER)
+    paper = paper_module.paper_of(doc)
+    assert index_paper(doc).paper is paper
+    assert read_document(doc, ["1"]).equations[0].id == "eq:1"
+    assert read_document(paper).equations[1].id == "eq:2"
