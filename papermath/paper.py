@@ -359,9 +359,9 @@ class Paper:
     @cached_property
     def index(self) -> PaperIndex:
         """What the prose says and what each equation uses and defines, indexed once (`analysis.read`)."""
-        from .analysis.read import build_index
+        from .analysis.read import build_paper_index
         with self._lock:
-            return build_index(self)
+            return build_paper_index(self)
 
     def reading(self, eq: Equation | str) -> EquationReading:
         """The reading of one display equation (computed once per paper)."""
@@ -381,11 +381,11 @@ class Paper:
 
     @cached_property
     def notation(self) -> Any:
-        """The paper-wide notation index (every occurrence of every symbol), built on first use by
-        `papermath.analysis.notation_index.build_notation_index(paper)`."""
-        from .analysis.notation_index import build_notation_index  # type: ignore[import-not-found]
+        """The paper-wide notation index (`papermath.analysis.notation_index.NotationIndex`: every occurrence of
+        every symbol, the evidence about each), built on first use."""
+        from .analysis.notation_index import build_index
         with self._lock:
-            return build_notation_index(self)
+            return build_index(self.doc)
 
 
 # -- opening papers: one session per source, a few kept ----------------------------------------------------------

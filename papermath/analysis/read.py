@@ -66,7 +66,7 @@ def index_paper(source: Any) -> PaperIndex:
     return (source if not isinstance(source, Document) else paper_of(source)).index
 
 
-def build_index(paper: Any) -> PaperIndex:
+def build_paper_index(paper: Any) -> PaperIndex:
     """Parse every equation and every inline formula once; classify the prose around each formula; index which
     equation defines and which equations use each symbol (`Paper.index` calls this once)."""
     doc = paper.doc
