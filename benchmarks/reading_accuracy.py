@@ -180,6 +180,7 @@ class Tally:
     defined: int = 0
     quote_right: int = 0
     false_undefined: int = 0
+    mentioned_only: int = 0
     role_right: int = 0
     shape_stated: int = 0
     shape_right: int = 0
@@ -316,6 +317,7 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
         return t
     rows = ours.get("symbols", [])
     undefined = {canon(u) for u in ours.get("undefined", [])}
+    mentioned = {canon(u) for u in ours.get("mentioned", [])}
     all_right = True
     for gkey, g in gold_eq["symbols"].items():
         t.symbols += 1
@@ -334,6 +336,8 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
             t.defined += 1
             if listed_undefined:
                 t.false_undefined += 1
+            elif any(canon(r.get("latex", "")) in mentioned for r in matched):
+                t.mentioned_only += 1
             if _quote_contains(quote, gold_quotes, macros):
                 t.quote_right += 1
             else:
@@ -474,7 +478,8 @@ def main(argv=None) -> int:
     print()
     print(f"quote right {total.quote_right}/{total.defined} = {_pct(total.quote_right, total.defined).strip()} of "
           f"defined symbols; false-undefined {total.false_undefined}/{total.defined} = "
-          f"{_pct(total.false_undefined, total.defined).strip()}; role {total.role_right}/{total.symbols} = "
+          f"{_pct(total.false_undefined, total.defined).strip()} (and {total.mentioned_only} more reported as mentioned, "
+          f"not defined); role {total.role_right}/{total.symbols} = "
           f"{_pct(total.role_right, total.symbols).strip()}; shape {total.shape_right}/{total.shape_stated}; "
           f"kind {total.kind_right}/{total.equations} = {_pct(total.kind_right, total.equations).strip()}; "
           f"reductions {total.reductions_right}/{total.reductions}; entirely right "

@@ -179,10 +179,10 @@ def _environments_cached(doc: Document):
     return envs
 
 
-def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, bool],
-                    inside: dict[int, bool], applied: bool) -> list[Candidate]:
-    """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to whether the match is
-    exact (True) or by the same letter with other indices (False)."""
+def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, int],
+                    inside: dict[int, int], applied: bool) -> list[Candidate]:
+    """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to how exactly it writes
+    the symbol: 0 as the equation does, 1 the same letter with other indices, 2 with another label."""
     where = places(doc)
     eq_penalty, eq_env = equation_place(doc, eq)
     near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
@@ -212,9 +212,11 @@ def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, 
         pid = f"p:{m.paragraph_index}"
         place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
         # A definition (strong or weak) in the method text beats a stronger one in an appendix or a proof.
-        rank = (strength == MENTIONS, penalty, max(0, tier - 1), 0 if exact else 1, place, tier, -m.strength,
+        if exact >= 2 and tier < 3:
+            tier, strength = 3, MENTIONS  # the same letter with another label: evidence, not a definition
+        rank = (strength == MENTIONS, penalty, max(0, tier - 1), exact, place, tier, -m.strength,
                 m.paragraph_index, m.sentence_index)
-        out.append(Candidate(i, slot, strength, exact, rank))
+        out.append(Candidate(i, slot, strength, exact == 0, rank))
     out.sort(key=lambda c: c.rank)
     return out
 
@@ -233,6 +235,8 @@ class MentionIndex:
     subject: dict
     subject_base: dict
     inside: dict
+    family: dict
+    """Labels dropped too (`\\epsilon_{orig}`, `A^{1}` → `\\epsilon`, `A`): the same letter with another label."""
 
 
 _MI_CACHE: dict[int, tuple[tuple, MentionIndex]] = {}
@@ -245,17 +249,63 @@ def mention_index(mentions: tuple[Mention, ...]) -> MentionIndex:
     subject: dict[str, list[int]] = {}
     subject_base: dict[str, list[int]] = {}
     inside: dict[str, list[int]] = {}
+    families: dict[str, list[tuple[int, str, str]]] = {}
     for i, m in enumerate(mentions):
         if m.pattern == "ordinal":
             continue
         for key in m.keys + m.elements:
             subject.setdefault(key, []).append(i)
+            families.setdefault(key_family(key), []).append((i, "subject", key))
         for base in m.bases:
             subject_base.setdefault(base, []).append(i)
         for key in m.inner:
             inside.setdefault(key, []).append(i)
-    result = MentionIndex(subject, subject_base, inside)
+            families.setdefault(key_family(key), []).append((i, "inside", key))
+    result = MentionIndex(subject, subject_base, inside, families)
     if len(_MI_CACHE) > 32:
         _MI_CACHE.clear()
     _MI_CACHE[id(mentions)] = (mentions, result)
     return result
+
+
+_SCRIPT_AT_END = re.compile(r"(?:_|\^)(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\\[A-Za-z]+|[^{}\\])$")
+
+
+def key_family(key: str) -> str:
+    """A key without its labels: `\\epsilon_{orig}` → `\\epsilon`, `\\mathbf{x}^{w}` → `\\mathbf{x}`."""
+    out = key.strip()
+    for _ in range(4):
+        m = _SCRIPT_AT_END.search(out)
+        if m is None or m.start() == 0:
+            break
+        out = out[:m.start()].rstrip()
+    return out
+
+
+_INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\))$")
+
+
+def _labels(key: str) -> tuple[str, str]:
+    """(position, label) of what a key adds to its family: `X^{i}` → ("^", "i"); a bare key → ("", "")."""
+    rest = key[len(key_family(key)):].strip()
+    if not rest:
+        return "", ""
+    label = rest[1:].strip()
+    if label.startswith("{") and label.endswith("}"):
+        label = label[1:-1].strip()
+    return rest[0], label
+
+
+def same_family_meaning(use_key: str, other_key: str) -> bool:
+    """Whether a labelled spelling may be the same symbol: a bare letter in one place and a labelled one in the
+    other (ε and ε_{orig}); or labels in the same position that vary like indices (X^{i} and X^{0},
+    p_{A} and p_{S}) — but not two numbered labels (W_1 and W_2 are two weights), nor a sub- and a superscript
+    (W_1 and W^Q)."""
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    if not pos_a or not pos_b:
+        return True
+    if pos_a != pos_b:
+        return False
+    if a.isdigit() and b.isdigit():
+        return False
+    return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))

@@ -602,14 +602,15 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
                 if tree is None:
                     continue
                 keys, bases = _mention_keys(tree, ordinals)
-                if not keys and not (f.strength >= 2 and element_keys(tree, ordinals)):
+                elements = element_keys(tree, ordinals)
+                inner = _inner_keys(tree, keys + elements, ordinals)
+                if not keys and not elements and not inner:
                     continue
                 clause = text[f.clause[0]:f.clause[1]]
                 quote = _quote_for(clause, text, f.pattern, f.clause)
                 described = text[f.description[0]:f.description[1]] if f.description else None
-                elements = element_keys(tree, ordinals) if f.strength >= 2 else ()
                 mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index,
-                                        _inner_keys(tree, keys + elements, ordinals), described, elements))
+                                        inner, described, elements))
     return mentions + _table_mentions(doc, ordinals)
 
 

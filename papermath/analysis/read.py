@@ -18,7 +18,7 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
-from .candidates import DEFINES, mention_index, rank_candidates
+from .candidates import DEFINES, key_family, mention_index, rank_candidates, same_family_meaning
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
@@ -211,6 +211,13 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         lead = _introducing_sentence(index, eq)
         if lead is not None:
             best = (None, lead)
+    if best is None and not use.lhs and use.kind != "index":
+        # Defined by another display: the sentence that introduces that display.
+        other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
+        other = index.doc.equation(other_id) if other_id and other_id != eq.id else None
+        lead = _introducing_sentence(index, other) if other is not None else None
+        if lead is not None:
+            best = (None, lead)
     if best is None and found:
         best = found[0]  # mentioned, not defined: the mention is the evidence
     mention, definition = best if best else (None, None)
@@ -275,8 +282,11 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, mention: Mention | No
     if mention is not None and definition is not None and mention.pattern == "equation" and \
             _numeric_value(mention.math):
         return "fixed setting", f"${mention.math}$ (a value the paper sets)"
+    if use.bound_by in ("argmin", "argmax", "min", "max", "sup", "inf"):
+        return "trained weight", f"the variable the {use.bound_by} is taken over"
     if use.sampled:
-        return "random sample", "\\sim (drawn from a distribution)"
+        return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
+                                 "\\sim (drawn from a distribution)")
     if _model_subscript(index, eq, use.key):
         return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
     if conventional is not None:
@@ -338,7 +348,7 @@ def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
     return bool(pattern.search(eq.latex)) or any(pattern.search(e.latex) for e in index.doc.equations)
 
 
-_INTRODUCES = re.compile(r"(?::\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
+_INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
                          r"(?:as|by)\s*:?\s*$|\bemploy\b.*:\s*$)", re.I)
 
 
@@ -360,18 +370,26 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         return _find_index_definitions(index, eq, use)
     mi = mention_index(index.mentions)
     written = written_form(use)
-    subject: dict[int, bool] = {}
-    inside: dict[int, bool] = {}
+    subject: dict[int, int] = {}
+    inside: dict[int, int] = {}
     for key in dict.fromkeys((written, use.key)):
+        level = 0 if key == written or not use.indices else 1
         for i in mi.subject.get(key, ()):
-            exact = key == written or not use.indices
-            subject[i] = subject.get(i, False) or exact
+            subject[i] = min(subject.get(i, 9), level)
         for i in mi.inside.get(key, ()):
-            exact = key == written or not use.indices
-            inside[i] = inside.get(i, False) or exact
+            inside[i] = min(inside.get(i, 9), level)
     if use.indices or use.kind == "function":
         for i in mi.subject_base.get(use.key, ()):
-            subject.setdefault(i, False)
+            subject.setdefault(i, 1)
+    # The same letter with another label (`\\epsilon_{orig}` for ε, `A^{1}_{t}` for A): a weak candidate, unless
+    # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
+    functions = _function_keys(index)
+    for i, slot, key in mi.family.get(key_family(use.key), ()):
+        if key in (use.key, written) or (use.kind != "function" and key in functions) or \
+                not same_family_meaning(use.key, key):
+            continue
+        target = subject if slot == "subject" else inside
+        target.setdefault(i, 2)
     ranked = rank_candidates(index.doc, index.mentions, eq, subject, inside, use.kind == "function")
     doc = index.doc
     out = []
@@ -388,6 +406,22 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
         pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
         out.append((m, Definition(m.quote, section, sentence.span.file, line, pattern, para.id, cand.strength)))
     return out
+
+
+_FUNCTION_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
+
+
+def _function_keys(index: PaperIndex) -> frozenset[str]:
+    """Keys the paper's display equations apply as functions."""
+    cached = _FUNCTION_KEYS.get(id(index))
+    if cached is not None and cached[0] is index:
+        return cached[1]
+    keys = frozenset(u.key for info, _, _ in index.formulas.values() if info is not None for u in info.uses
+                     if u.kind == "function")
+    if len(_FUNCTION_KEYS) > 16:
+        _FUNCTION_KEYS.clear()
+    _FUNCTION_KEYS[id(index)] = (index, keys)
+    return keys
 
 
 def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:

@@ -30,6 +30,9 @@ class SymbolUse:
     lhs: bool = False
     known_function: bool = False
     """True when the parser's tables know the function (log, tanh, softmax, …)."""
+    bound_by: str = ""
+    """The reduction that binds it when that is an expectation or an optimisation (`E`, `argmin`, …): such a
+    variable is a sample or the thing optimised, and gets a row; an index of a sum gets none."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,9 @@ def principal_keys(tree: ast.Node) -> list[str]:
             keys.append(key)
     return keys
 
+
+ROW_BINDERS = frozenset({"E", "argmin", "argmax", "min", "max", "sup", "inf"})
+"""Reductions whose variables keep a row: an expectation's samples, the variables optimised over."""
 
 LHS_RELATIONS = frozenset({"=", ":=", "\\triangleq", "\\coloneqq", "\\equiv", "\\leftarrow", "\\approx",
                            "\\propto", "\\doteq", "\\stackrel{def}{=}", "\\overset{def}{=}"})
@@ -249,13 +255,21 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     warnings: list[str] = []
     statements = tuple(merge_words(stmt, warnings) for stmt in _statements(tree))
     bound: set[str] = set()
+    kept: dict[str, str] = {}  # names bound by an expectation or an optimisation: they keep their row
+    sampled_names: set[str] = set()
     for stmt in statements:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Reduction):
                 for var in node.variables:
+                    if node.op in ROW_BINDERS:
+                        for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
+                            kept.setdefault(key, node.op)
                     for sub in ast.walk(var):
                         if isinstance(sub, ast.Symbol):
                             bound.add(to_latex(sub))
+                for sample in node.samples:
+                    if isinstance(sample, ast.Relation) and sample.operands:
+                        sampled_names.update(principal_keys(sample.operands[0]))
             elif isinstance(node, ast.SetBuilder):
                 # {s_{j,t} | 1 <= j <= N}: a one-letter name the condition ranges over is bound by the set.
                 for sub in _walk_names(node.condition):
@@ -338,6 +352,13 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return
         if isinstance(node, ast.Reduction):
             reductions.append(node)
+            if node.op in ROW_BINDERS:
+                for var in node.variables:
+                    visit(var)
+                for sample in node.samples:
+                    if isinstance(sample, ast.Relation):
+                        for operand in sample.operands[1:]:
+                            visit(operand)
             for part in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body):
                 visit(part)
             return
@@ -433,9 +454,15 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     for key in lhs_keys:
         if key in uses:
             uses[key].lhs = True
-    # A bound variable is not a free symbol of the formula.
+    # An index bound by a sum is not a free symbol of the formula; a sample of an expectation and the variable
+    # of an argmin are symbols the reader must know (they keep a row, marked with what binds them).
     for key in list(uses):
-        if key in bound and uses[key].kind in ("symbol", "index") and not uses[key].lhs:
+        use = uses[key]
+        if key in kept or written_form(use) in kept:
+            use.bound_by = kept.get(key) or kept[written_form(use)]
+            use.sampled = use.sampled or use.bound_by == "E" or key in sampled_names
+            continue
+        if key in bound and use.kind in ("symbol", "index") and not use.lhs:
             del uses[key]
     return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
                           tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops))
