@@ -55,7 +55,7 @@ SYMBOLS = [
     ('e^{z_j}', '(Power e (Indexed z [j]))'),
     ('A^\\dagger', 'A{^\\dagger}'),
     ('\\mathbf{h}_{t}^{\\prime}', "(Indexed h{bf,'} [t])"),
-    ('W_Q', '(Indexed W [Q])'),
+    ('W_Q', 'W{_Q}'),  # the query projection: Q names it (it is not row Q of W)
     ('\\mathbf{x}^w_0', '(Indexed x{bf,^w} [0])'),
 ]
 
@@ -90,7 +90,7 @@ APPLICATION = [
     ('\\mathcal{N}(0, I)', '(Apply N{cal} [0 I])'),
     ('g(x)', '(Apply g [x] certainty=convention)'),
     ('\\sin^2 x', '(Apply (Power \\sin 2) [x] brackets=)'),
-    ('\\log_2 x', '(Apply (Indexed \\log [2]) [x] brackets=)'),
+    ('\\log_2 x', '(Apply \\log{_2} [x] brackets=)'),
     ('\\mathcal L(\\theta)', '(Apply L{cal} [\\theta] certainty=convention)'),
 ]
 
@@ -207,7 +207,7 @@ NORMS = [
     ('p(y | x = |s|)', '(Apply p [y] given=[(Relation x = (Abs s))] certainty=conditional)'),
     ('D(p \\| q)', '(Divergence D p q)'),
     ('D(p || q)', '(Divergence D p q)'),
-    ('\\mathbb{E}[|X| | Y]', '(E (Apply () [(Abs X)] given=[Y] certainty=conditional brackets=[]))'),
+    ('\\mathbb{E}[|X| | Y]', '(E (Abs X) condition=Y)'),
     ('\\{i | x_i > 0\\}', '(SetBuilder i (Relation (Indexed x [i]) > 0))'),
     ('\\langle n | O | p \\rangle', '(Apply () [n] given=[O p] certainty=conditional)'),
     ('p_{X|Y}', '(Indexed p [(Relation X \\mid Y)])'),

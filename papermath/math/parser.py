@@ -691,16 +691,21 @@ class Parser:
             return True
         return False
 
-    def parse_product(self, stop_at_operators: bool = False) -> A.Node:
+    def parse_product(self, stop_at_operators: bool = False, stop_after_call: bool = False) -> A.Node:
+        """Juxtaposed factors. With `stop_after_call` (a prefix operator's operand: `\\nabla F(z) (y - z)`,
+        `\\exp Q(b) \\frac{c}{d}`) the operand ends after a factor that closes an application's brackets."""
         start = self.peek().start
         first = self.parse_postfix()
         factors = [first]
         while self._starts_factor(self.peek()):
             if stop_at_operators and self._starts_operator(self.peek()):
                 break
+            if stop_after_call and _ends_in_call(factors[-1]):
+                break
             factors.append(self.parse_postfix())
+        factors = _join_factors(factors)
         if len(factors) == 1:
-            return first
+            return factors[0]
         return A.Product(tuple(factors), span=(start, self.last_end()))
 
     def _starts_operator(self, tok: Token) -> bool:
@@ -753,7 +758,16 @@ class Parser:
                 if certainty is None:
                     break
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
-                    break
+                    if not self._index_bracket(atom):
+                        break
+                    # `x[n]`, `z[i][j]`, `z[i-1][r[j]]`: an array indexed by position
+                    group = self._bracketed()
+                    items = tuple(_index_item(i) for i in group.items + group.params)
+                    if isinstance(atom, A.Indexed):
+                        atom = A.Indexed(atom.base, atom.indices + items, span=(start, group.end))
+                    else:
+                        atom = A.Indexed(atom, items, span=(start, group.end))
+                    continue
                 group = self._bracketed()
                 if tok.text == "[" and certainty not in ("known", "declared") and not (group.given or group.bar or
                                                                                     group.divergence):
@@ -762,6 +776,39 @@ class Parser:
                 continue
             break
         return atom
+
+    _INDEX_PUNCT = frozenset("+-:,[]()'")
+
+    def _index_bracket(self, atom: A.Node) -> bool:
+        """Is the `[ … ]` here a position after a name (`x[n]`, `z[i-1][r[j]]`)? Only short index arithmetic
+        after a plain name; `\\beta [a + b]`, `S[\\frac{…}]`, `x[0, 1)` are something else."""
+        name = atom.base if isinstance(atom, A.Indexed) else atom
+        if not isinstance(name, A.Symbol) or name.name in T.SCALAR_LETTERS and name.name.startswith("\\") or \
+                name.name.lstrip("\\") in T.FUNCTION_MACROS:
+            return False
+        depth = 0
+        i = self.pos
+        toks = self.tokens
+        count = 0
+        while i < len(toks):
+            tok = toks[i]
+            count += 1
+            if count > 16 or tok.kind in (EOF, END, NEWLINE, AMP):
+                return False
+            if tok.kind == PUNCT and tok.text in "([":
+                depth += 1
+            elif tok.kind == PUNCT and tok.text in ")]":
+                depth -= 1
+                if depth == 0:
+                    return tok.text == "]" and count > 2
+            elif tok.kind == PUNCT and tok.text not in self._INDEX_PUNCT:
+                return False
+            elif tok.kind == LETTER and not tok.text.islower():
+                return False  # `W[A]`, `\\Theta[\\phi]`: a functional of A, not row A
+            elif tok.kind not in (LETTER, NUMBER, PUNCT, PRIME):
+                return False
+            i += 1
+        return False
 
     def _bracket_has_bar(self) -> bool:
         """Does the bracket group starting here hold a top-level `\\|`, `||`, `|` or `\\mid`?"""
@@ -780,6 +827,26 @@ class Parser:
                     return False
             elif depth == 1 and ((tok.kind == PUNCT and tok.text == "|") or
                                  (tok.kind == CMD and (tok.text in T.DIVERGENCE_BARS or tok.text == "\\mid"))):
+                return True
+            i += 1
+        return False
+
+    def _bracket_has_comma(self) -> bool:
+        """Does the bracket group starting here hold a top-level comma (`[a, b]`)?"""
+        depth = 0
+        toks = self.tokens
+        i = self.pos
+        while i < len(toks):
+            tok = toks[i]
+            if tok.kind in (EOF, END):
+                return False
+            if _opens_group(tok):
+                depth += 1
+            elif _closes_group(tok):
+                depth -= 1
+                if depth <= 0:
+                    return False
+            elif depth == 1 and tok.kind == PUNCT and tok.text == ",":
                 return True
             i += 1
         return False
@@ -942,7 +1009,7 @@ class Parser:
                 base = replace(base, order=sub, span=span)
                 sub = None
             else:
-                cls, value = classify_sub(sub)
+                cls, value = classify_sub(sub, base)
                 if cls == "label":
                     sub_label = value  # type: ignore[assignment]
                 else:
@@ -1024,7 +1091,9 @@ class Parser:
             return node, "plain"
         if kind == TEXT:
             self.next()
-            return A.Text(tok.text, span=(tok.start, tok.end)), "plain"
+            # `\text{log } p(x)`: a function's name set as text is still the function
+            role = "func" if tok.text.strip() in T.FUNCTION_MACROS else "plain"
+            return A.Text(tok.text, span=(tok.start, tok.end)), role
         if kind == BEGIN:
             return self._environment(), "plain"
         if kind in (SUB, SUP, PRIME):
@@ -1395,9 +1464,10 @@ class Parser:
                 deriv = self._derivative(node, den)
                 node = replace(deriv, span=(start, self.peek().end)) if deriv is not None else \
                     A.Frac(node, den, span=(start, self.peek().end))
-        self.expect_rbrace(open_tok)
+        close = self.expect_rbrace(open_tok)
         if font is not None:
-            node = self._apply_font(node, font)
+            # `{\rm Gap}`: the styled name covers its group, switch included
+            node = self._respan(self._apply_font(node, font), (start, close.end))
         return node
 
     def _group_body(self) -> A.Node:
@@ -1755,7 +1825,7 @@ class Parser:
             group = self._bracketed()
             return self._postfix_loop(self._apply(func, group, "known", start), start)
         if self._starts_factor(tok):
-            operand = self.parse_product(stop_at_operators=True)
+            operand = self.parse_product(stop_at_operators=True, stop_after_call=True)
             return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
         alone = self.tokens[0].start == start and tok.kind == EOF
         if self.strict and tok.kind == EOF and (sub is not None or sup is not None or not alone):
@@ -1774,8 +1844,9 @@ class Parser:
             sup = over_pending if sup is None else sup
         op = self._op_name(operator, role)
         tok = self.peek()
-        if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and tok.text == "(":
-            # \max(a, b), \operatorname{softmax}(x): an application
+        if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and \
+                (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma())):
+            # \max(a, b), \min\left[a, b\right], \operatorname{softmax}(x): an application
             group = self._bracketed()
             return self._postfix_loop(self._apply(operator, group, "known", start), start)
         if role == "limop" and tok.kind == PUNCT and tok.text == "(" and not self._bracket_has_bar():
@@ -1800,9 +1871,16 @@ class Parser:
                 body = self._group_node(group)
                 brackets = ""
             elif group.given or group.bar:
-                body = A.Apply(A.Empty(span=(group.start, group.start)), tuple(group.items), tuple(group.given),
-                               tuple(group.params), "conditional", brackets, span=(group.start, group.end))
-                brackets = ""
+                # `\mathbb E[V(s') \mid s, a]`: the average of V(s') given s and a
+                body = self._seq(group.items + group.params, group)
+                given = self._seq(group.given, group)
+                node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+                if not isinstance(given, A.Empty):
+                    cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
+                                                                          span=(node.condition.span[0],
+                                                                                given.span[1]))
+                    node = replace(node, condition=cond)
+                return node
             elif len(inner) == 1:
                 body = inner[0]
             else:
@@ -1872,7 +1950,7 @@ class Parser:
         sub, sup, primes = self._read_scripts()
         body = None
         if self._starts_operand(self.peek()) and self.peek().kind not in (SUB, SUP, PRIME):
-            body = self.parse_product(stop_at_operators=False)
+            body = self.parse_product(stop_at_operators=False, stop_after_call=True)
         if sub is None and sup is None and body is None:
             return operator  # `$\nabla$` named on its own
         return A.Gradient(sub, sup, body, span=(start, self.last_end()))
@@ -1945,8 +2023,10 @@ class Parser:
         tok = self.next()
         env = tok.text
         start = tok.start
-        # skip column specs and optional placement
-        if self.at_punct("["):
+        # skip an optional placement `[t]`/`[b]`/`[c]` — nothing else: `\begin{aligned} \relax [Q_1; Q_2] = …`
+        # starts with content, not with an argument
+        if self.at_punct("[") and self.peek(1).kind == LETTER and self.peek(1).text in "tbc" and \
+                self.peek(2).kind == PUNCT and self.peek(2).text == "]":
             self._skip_optional()
         for _ in range(T.ENV_ARGS.get(env, 0)):
             if self.peek().kind == LBRACE:
@@ -2050,25 +2130,61 @@ def _plain_letter(node: A.Node) -> bool:
         and not node.optimum
 
 
-def classify_sub(sub: A.Node) -> tuple[str, object]:
-    """("label", node) or ("index", (index, …))."""
+_LABEL_MARKS = frozenset({"*", "\\star", "\\ast", "+", "-", "\\dagger", "\\circ", "\\bullet"})
+_RUNNING_GREEK = frozenset({"\\tau", "\\iota"})
+"""Greek letters papers do run over as indices (`x_\\tau`); other Greek subscripts name a parameter or a
+setting (`\\pi_\\theta`, `\\ell_\\lambda`, `d_\\gamma`)."""
+
+
+def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, object]:
+    """("label", node) or ("index", (index, …)). A subscript names when it is a word, a mark (`x_\\star`), a
+    Greek parameter (`\\pi_\\theta`), a styled or capital letter (`q_{\\bm\\theta}`, `B_F`, `p_A`), a set
+    (`L_{X \\setminus A}`) or sits on a named function (`\\log_2`, `\\text{Regret}_\\ell`); it indexes when it is
+    a running letter, a number or arithmetic on them (`x_t`, `x_{t-1}`, `W_{ij}`, `x_{0,ij}`)."""
     if isinstance(sub, A.Text):
         return "label", sub
+    named_base = isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS  # `\\log_2`
     if isinstance(sub, A.Symbol):
-        if len(sub.name.lstrip("\\")) > 1 and not sub.name.startswith("\\"):
+        name = sub.name
+        if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
             return "label", sub
-        if sub.name in _PARAM_LETTERS and sub.font is None and not sub.accents:
+        if name in _LABEL_MARKS:
             return "label", sub
-        if sub.font in ("rm", "op", "text", "sf", "tt") and sub.name.isalpha() and len(sub.name) == 1:
+        if name.lstrip("\\") in T.GREEK and name not in _RUNNING_GREEK and not sub.accents:
+            return "label", sub
+        if sub.font in ("rm", "op", "text", "sf", "tt", "cal", "bb", "bf", "frak") and \
+                (name.isalpha() or name.lstrip("\\") in T.GREEK):
+            return "label", sub
+        if len(name) == 1 and name.isupper() and sub.font is None:
+            return "label", sub
+        if named_base and not name.isdigit():
             return "label", sub
         return "index", (sub,)
+    if isinstance(sub, A.Number) and named_base:
+        return "label", sub
     if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators):
-        return "index", tuple(_index_item(i) for i in sub.items)
-    if isinstance(sub, A.Product) and all(_plain_letter(f) for f in sub.factors):
-        word = "".join(f.name for f in sub.factors)  # type: ignore[attr-defined]
-        if len(word) <= 3 and all(ch in T.INDEX_LETTERS for ch in word) and word not in T.LABEL_WORDS:
-            return "index", tuple(sub.factors)
-        return "label", A.Symbol(word, span=sub.span)
+        items: list[A.Node] = []
+        for item in sub.items:
+            # `x_{0, ij}`: a run of running letters in a list is one index per letter
+            if isinstance(item, A.Product) and all(_plain_letter(f) or isinstance(f, A.Number) for f in item.factors) \
+                    and all(f.name in T.INDEX_LETTERS for f in item.factors if isinstance(f, A.Symbol)):
+                items.extend(item.factors)
+            else:
+                items.append(_index_item(item))
+        return "index", tuple(items)
+    if isinstance(sub, A.Product) and all(_plain_letter(f) or (isinstance(f, A.Number) and len(f.value) == 1)
+                                          for f in sub.factors):
+        letters = [f for f in sub.factors if isinstance(f, A.Symbol)]
+        word = "".join(f.name if isinstance(f, A.Symbol) else f.value for f in sub.factors)  # type: ignore[attr-defined]
+        if len(word) <= 3 and all(f.name in T.INDEX_LETTERS for f in letters) and word not in T.LABEL_WORDS:
+            return "index", tuple(sub.factors)  # `W_{ij}`, `w_{i1}`
+        if len(letters) == len(sub.factors):
+            return "label", A.Symbol(word, span=sub.span)
+    if isinstance(sub, A.BinOp) and sub.op in ("\\setminus", "\\cup", "\\cap"):
+        return "label", sub  # `L_{X \\setminus A}`: named by a set
+    if any(isinstance(n, A.Symbol) and n.name in ("\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi")
+           for n in A.walk(sub)) and not isinstance(sub, (A.Relation, A.Sequence)):
+        return "label", sub  # `\\pi_{\\theta + \\alpha \\nabla V}`, `\\pi_{\\theta_i}`: a policy named by its parameters
     return "index", (_index_item(sub),)
 
 
@@ -2132,8 +2248,10 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         return "label", sup  # `h^{\prime k}`: a primed, labelled quantity, not a power
     if isinstance(sup, A.Product) and all(_plain_letter(f) for f in sup.factors):
         word = "".join(f.name for f in sup.factors)  # type: ignore[attr-defined]
-        if word.isupper() or word in T.LABEL_WORDS:
-            return "label", A.Symbol(word, span=sup.span)
+        if word.isupper() or word in T.LABEL_WORDS or (len(word) >= 3 and not isinstance(base, A.Number)):
+            return "label", A.Symbol(word, span=sup.span)  # `x_0^{pred}`: a word names
+    if isinstance(sup, A.Sequence) and not isinstance(base, A.Number):
+        return "label", sup  # `\Pr^{\pi^1, \pi^2}`: a list is never an exponent
     return "power", sup
 
 
@@ -2204,7 +2322,10 @@ def _analyze_under(op: str, under: A.Node):
             variables = _split_vars(node)
     elif isinstance(node, A.Apply):
         if op == "E":
+            # `\mathbb E_{p_A(a)}`, `\mathbb E_{q(x_t | x)}`: the average over a, drawn from p_A
             distribution = node
+            if not isinstance(node.func, A.Empty):
+                variables = tuple(v for a in node.args for v in _split_vars(a))
         else:
             condition = node
     elif isinstance(node, A.Product) and all(_plain_letter(f) for f in node.factors) and len(node.factors) <= 3:
@@ -2216,14 +2337,81 @@ def _analyze_under(op: str, under: A.Node):
     return variables, lower, domain, distribution, condition
 
 
+def _ends_in_call(node: A.Node) -> bool:
+    """Does this factor close an application's brackets (`F(z)`, `\\log \\pi(a \\mid s)`)?"""
+    if isinstance(node, A.Apply):
+        if node.brackets:
+            return not isinstance(node.func, A.Empty)
+        return bool(node.args) and _ends_in_call(node.args[-1])
+    return False
+
+
+def _differential_mark(node: A.Node) -> Optional[str]:
+    """"d" for an upright d (`\\mathrm{d}`, `\\text{d}`, `\\operatorname{d}`), "partial" for ∂ in any font."""
+    if isinstance(node, A.Symbol) and not node.accents and node.sub_label is None and node.sup_label is None:
+        if node.name == "d" and node.font in ("rm", "op"):
+            return "d"
+        if node.name == "\\partial" and node.font is not None:
+            return "partial"
+    if isinstance(node, A.Text) and node.text.strip() == "d":
+        return "d"
+    return None
+
+
+def _name_like(node: A.Node) -> bool:
+    core = node.base if isinstance(node, (A.Indexed, A.Power, A.Primed)) else node
+    return isinstance(core, A.Symbol) and (core.name.isalpha() or core.name.lstrip("\\") in T.GREEK) and \
+        not core.name.startswith("\\Delta")
+
+
+def _join_factors(factors: list[A.Node]) -> list[A.Node]:
+    """What juxtaposition writes as two factors but means as one: an upright differential and its variable
+    (`\\mathrm{d} x_t` → dx_t), an increment (`\\Delta t`, `\\Delta\\theta_2` → one name), and nothing at all
+    (`\\mathop{}`)."""
+    if len(factors) > 1:
+        factors = [f for f in factors if not isinstance(f, A.Empty)] or factors[:1]
+    out: list[A.Node] = []
+    i = 0
+    while i < len(factors):
+        f = factors[i]
+        nxt = factors[i + 1] if i + 1 < len(factors) else None
+        mark = _differential_mark(f)
+        if mark is not None and nxt is not None:
+            out.append(A.Differential(mark, nxt, span=(f.span[0], nxt.span[1])))
+            i += 2
+            continue
+        if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \
+                f.sub_label is None and f.sup_label is None and not f.primes and nxt is not None and _name_like(nxt):
+            out.append(_increment(f, nxt))
+            i += 2
+            continue
+        out.append(f)
+        i += 1
+    return out
+
+
+def _increment(delta: A.Symbol, node: A.Node) -> A.Node:
+    """`\\Delta x_t` → the one symbol `\\Delta x` indexed by t (its scripts stay on it)."""
+    if isinstance(node, (A.Indexed, A.Power, A.Primed)):
+        return replace(node, base=_increment(delta, node.base), span=(delta.span[0], node.span[1]))
+    assert isinstance(node, A.Symbol)
+    return replace(node, name="\\Delta " + node.name, span=(delta.span[0], node.span[1]))
+
+
 def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...]]:
     """Take trailing `d x` / `\\mathrm{d}x` factors off an integral's body."""
     if isinstance(body, A.Product):
         factors = list(body.factors)
         variables: list[A.Node] = []
-        while len(factors) >= 2 and isinstance(factors[-2], A.Symbol) and _is_d(factors[-2]):  # type: ignore[arg-type]
-            variables.insert(0, factors[-1])
-            del factors[-2:]
+        while True:
+            if len(factors) >= 2 and isinstance(factors[-2], A.Symbol) and _is_d(factors[-2]):  # type: ignore[arg-type]
+                variables.insert(0, factors[-1])
+                del factors[-2:]
+            elif factors and isinstance(factors[-1], A.Differential) and factors[-1].kind == "d":
+                variables.insert(0, factors[-1].body)  # type: ignore[union-attr]
+                del factors[-1:]
+            else:
+                break
         if not variables:
             return body, ()
         if not factors:

@@ -264,7 +264,7 @@ def _symbol_core(node: A.Symbol) -> str:
         macro = T.FONT_LATEX.get(node.font, "mathrm")
         if node.font == "text":
             core = "\\text{" + name + "}"
-        elif name.startswith("\\"):
+        elif name.startswith("\\") and " " not in name:
             core = "\\" + macro + _token_arg(name)
         elif not name.isalnum() and len(name) == 1:
             core = "\\" + macro + " " + name
@@ -276,7 +276,7 @@ def _symbol_core(node: A.Symbol) -> str:
             core = "\\prime"
     for i, accent in enumerate(reversed(node.accents)):
         macro = "\\" + T.ACCENT_LATEX.get(accent, accent)
-        if i == 0 and node.font is None and not name.isalnum() and name.lstrip("\\") not in T.GREEK:
+        if i == 0 and node.font is None and not name.isalnum() and name.lstrip("\\") not in T.GREEK and " " not in name:
             core = macro + _token_arg(core) if core.startswith("\\") else macro + core
         else:
             core = macro + "{" + core + "}"
@@ -411,7 +411,7 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
     if t is A.Derivative:
         return _derivative(node)  # type: ignore[arg-type]
     if t is A.Differential:
-        mark = "\\partial" if node.kind == "partial" else "d"  # type: ignore[attr-defined]
+        mark = "\\partial" if node.kind == "partial" else "\\mathrm{d}"  # type: ignore[attr-defined]
         return mark + " " + _child(node.body, ATOM, followed=JUXT)  # type: ignore[attr-defined]
     if t is A.Gradient:
         g: A.Gradient = node  # type: ignore[assignment]
@@ -625,7 +625,11 @@ def _reduction(node: A.Reduction) -> str:
         return op
     if node.brackets:
         o, c = _bracket_pair(node.brackets)
-        return op + o + ("" if isinstance(body, A.Empty) else _inner(body)) + c
+        given = _given_condition(node)
+        inner = "" if isinstance(body, A.Empty) else _inner(body)
+        if given is not None:
+            inner += " \\mid " + (_items(given.items) if isinstance(given, A.Tuple) else _inner(given))
+        return op + o + inner + c
     if node.op == "E" and isinstance(body, (A.Group, A.Tuple, A.Interval, A.Concat, A.SetLiteral, A.SetBuilder)):
         return op + " {" + _p(body) + "}"
     if isinstance(body, A.Apply) and isinstance(body.func, A.Empty) and node.op == "E":
@@ -639,6 +643,17 @@ def _reduction(node: A.Reduction) -> str:
     if text.startswith(("(", "[", "\\{", "\\left")):
         text = _wrap(text)
     return op + " " + text
+
+
+def _given_condition(node: A.Reduction) -> A.Node | None:
+    """The condition written inside the brackets after a bar (`\\mathbb E[V(s') \\mid s, a]`), if any."""
+    cond = node.condition
+    if cond is None:
+        return None
+    limit = node.under.span[1] if node.under is not None else -1
+    if node.under is not None and isinstance(cond, A.Sequence) and cond.span[0] < limit:
+        cond = cond.items[-1]
+    return cond if cond.span[0] >= limit else None
 
 
 def _derivative(node: A.Derivative) -> str:

@@ -25,7 +25,7 @@ APPLICATION, PRODUCT = "application", "product"
 
 # Letters papers routinely apply to a compound argument (`f(x+1)`, `\sigma(a-b)`, `L(\theta - \eta g)`);
 # other letters before a compound argument in parentheses multiply it (`T(G + 2\mu D)`, `\mu(z - y)`).
-_FUNCTION_LETTERS = frozenset("f g h p q r F G H L J P Q R V \\pi \\sigma \\phi \\varphi \\psi \\Phi \\Psi \\ell "
+_FUNCTION_LETTERS = frozenset("f g h p q r F G H L J O P Q R V \\pi \\sigma \\phi \\varphi \\psi \\Phi \\Psi \\ell "
                               "\\Gamma".split())
 # Scalars that papers raise to powers (`\gamma^t`, `\beta^k`, `\sigma^2`).
 _SCALAR_GREEK = frozenset("\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\eta \\kappa \\lambda \\mu \\nu "
@@ -233,9 +233,10 @@ class _Resolver:
         exp = node.exponent
         out = list(self.notation.label_evidence(node.base))
         values = {v for v in self.notation.superscripts(node.base) if v and v not in _NOT_VALUES}
-        named = {v for v in values if not v.replace(".", "").isdigit()}
+        named = {v for v in values if any(ch.isalpha() for ch in v)}
         strength = getattr(self.notation, "strength", "formula")
-        if len(values) >= 2 and (named or "1" in values):
+        scalar = sym.name in _SCALAR_GREEK and sym.font is None  # `\gamma^t`, `\gamma^{t+1}`: powers of a scalar
+        if len(values) >= 2 and (named or "1" in values) and not scalar:
             shown = ", ".join(sorted(values)[:6])
             out.append(Evidence(LABEL, "several superscripts on one base", f"{_family_text(sym)}: {shown}",
                                 getattr(self.notation, "where", "this formula"), strength))
@@ -261,6 +262,8 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
     if isinstance(core, A.Symbol) and core.name in _NAMING_GREEK:
         return [Evidence(LABEL, "convention: a policy or parameter named in a superscript", here, "",
                          "convention")]
+    if isinstance(core, A.Indexed):
+        return [Evidence(LABEL, "convention: an indexed name as a superscript names", here, "", "convention")]
     if isinstance(core, (A.BinOp, A.UnaryOp)) or isinstance(core, A.Symbol):
         big = sym.name[:1].isupper() or sym.font in ("bf", "cal", "frak", "sf") or sym.name.startswith("\\") \
             and sym.name[1:2].isupper()
@@ -278,6 +281,9 @@ def _labelable(exp: A.Node) -> bool:
     core = exp.body if isinstance(exp, A.Group) else exp
     if isinstance(core, A.Symbol):
         return core.sup_label is None and core.sub_label is None and not core.accents
+    if isinstance(core, A.Indexed):
+        # `W^{Q_1}`: a name with its own index
+        return isinstance(core.base, A.Symbol) and all(isinstance(i, (A.Symbol, A.Number)) for i in core.indices)
     if isinstance(core, A.Number):
         return core.value.isdigit() and len(core.value) <= 2
     if isinstance(core, A.UnaryOp) and core.op == "-":
