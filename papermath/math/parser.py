@@ -106,6 +106,29 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     out: list[Token] = []
     env_stack: list[str] = ["rows"]
     plain_closers: dict[int, str] = {}
+    # Open delimiters of the kept tokens, scanned lazily ("(" for brackets, "{" for braces), and where each
+    # environment starts in that stack: a row break inside an open bracket of its own environment does not
+    # end a statement (`\Biggl( a \\ + b \Biggr)`, `\left( a \right. \\ \left. b \right)`).
+    delims: list[str] = []
+    env_base: list[int] = [0]
+    scanned = 0
+    dangling = 0    # `\right.` taken off row ends, waiting for the `\left.` that reopens them
+
+    def sync() -> None:
+        nonlocal scanned
+        for t in out[scanned:]:
+            if _opens_group(t):
+                delims.append("{" if t.kind == LBRACE else "(")
+            elif _closes_group(t):
+                want = "{" if t.kind == RBRACE else "("
+                if delims and delims[-1] == want and len(delims) > env_base[-1]:
+                    delims.pop()
+            elif t.kind == BEGIN:
+                env_base.append(len(delims))
+            elif t.kind == END and len(env_base) > 1:
+                del delims[env_base.pop():]
+        scanned = len(out)
+
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
@@ -247,19 +270,32 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 if k < n and tokens[k].kind == PUNCT and k - j <= 4:
                     j = k + 1
             if env_stack[-1] == "rows":
-                # Look past layout for the next meaningful token.
+                while out and out[-1].kind == CMD and out[-1].text == NULL_CLOSE and len(out) > scanned:
+                    out.pop()       # `\right. \\`: the group goes on in the next row
+                    dangling += 1
+                # Look past layout (and the `\left.` that reopens a group) for the next meaningful token.
                 k = j
-                while k < n and tokens[k].kind == CMD and (tokens[k].text[1:] in T.LAYOUT_NOARG or
-                                                            tokens[k].text in ("\\,", "\\;", "\\quad")) \
-                        or (k < n and tokens[k].kind == AMP):
-                    k += 1
+                while k < n:
+                    t = tokens[k]
+                    if t.kind == CMD and (t.text[1:] in T.LAYOUT_NOARG or t.text in ("\\,", "\\;", "\\quad")) \
+                            or t.kind == AMP:
+                        k += 1
+                    elif dangling and t.kind == CMD and t.text[1:] in T.SIZED_OPEN and k + 1 < n and \
+                            tokens[k + 1].kind == PUNCT and tokens[k + 1].text == ".":
+                        k += 2
+                        dangling -= 1
+                    else:
+                        break
+                j = k
                 nxt = tokens[k] if k < n else None
                 prev = out[-1] if out else None
                 if nxt is None or nxt.kind in (EOF, END) or (nxt.kind == NEWLINE):
                     i = j
                     continue
-                if _is_continuation(nxt) or (prev is not None and _is_continuation(prev)) or prev is None \
-                        or prev.kind in (NEWLINE, BEGIN):
+                sync()
+                inside = len(delims) > env_base[-1] and delims[-1] == "("
+                if inside or _is_continuation(nxt) or (prev is not None and _is_continuation(prev)) or \
+                        prev is None or prev.kind in (NEWLINE, BEGIN):
                     i = j
                     continue
             out.append(tok)
@@ -612,6 +648,11 @@ class Parser:
                 deriv = self._derivative(left, right)
                 if deriv is not None:
                     left = replace(deriv, span=(start, self.last_end()))
+                    continue
+            if level == T.ADDITIVE:
+                extended = _extend_scope(left, op, right)
+                if extended is not None:
+                    left = extended
                     continue
             left = A.BinOp(op, left, right, span=(start, self.last_end()))
         return left
@@ -1894,6 +1935,13 @@ class Parser:
                     body = self.parse_multiplicative()
             node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
             return node
+        if self.peek().kind == NEWLINE and (sub is not None or sup is not None):
+            # `\mathbb{E}_{x \sim p} \\ \log \sigma(…)`: the row ends with the operator; its body is the next row
+            k = self.pos
+            while self.tokens[k].kind in (NEWLINE, AMP):
+                k += 1
+            if self._starts_operand(self.tokens[k]):
+                self.pos = k
         if self._starts_operand(self.peek()) and not self._bar_separates():
             body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
                 self.parse_product(stop_at_operators=True)
@@ -2335,6 +2383,131 @@ def _analyze_under(op: str, under: A.Node):
     for more in extra:
         condition = more if condition is None else A.Sequence((condition, more), (",",))
     return variables, lower, domain, distribution, condition
+
+
+# --- how far a reduction reaches ---------------------------------------------------------------------
+
+def _open_reductions(node: A.Node) -> list[tuple[A.Reduction, list[A.Node]]]:
+    """The reductions whose body ends where `node` ends (outermost first), each with the path of nodes from
+    `node` down to it: `\\frac{1}{G} \\sum_i a_i` → [(the sum, [Product, sum])]. A body in brackets, an
+    integral closed by its differential and a bracket-less function's argument are closed."""
+    out: list[tuple[A.Reduction, list[A.Node]]] = []
+    path: list[A.Node] = []
+    current: Optional[A.Node] = node
+    while current is not None:
+        path.append(current)
+        if isinstance(current, A.Reduction):
+            if current.body is None or current.brackets or (current.op == "int" and current.variables):
+                break
+            out.append((current, list(path)))
+            current = current.body
+        elif isinstance(current, A.Product):
+            current = current.factors[-1]
+        elif isinstance(current, A.BinOp) and T.BINARY_OPS.get(current.op, ("", 0))[1] == T.MULTIPLICATIVE:
+            current = current.right
+        elif isinstance(current, A.BinOp) and current is not node and current.op in ("+", "-"):
+            current = current.right
+        elif isinstance(current, A.UnaryOp):
+            current = current.operand
+        else:
+            break
+    return out
+
+
+def _keys(node: A.Node) -> set[str]:
+    """Names a bound variable can be recognised by: the symbol (`t`), and the whole written variable (`x_i`)."""
+    from .printer import to_latex
+    out = set()
+    core = node
+    while isinstance(core, (A.Indexed, A.Primed)):
+        core = core.base
+    if isinstance(core, A.Symbol):
+        out.add(to_latex(core))
+    if not isinstance(node, A.Symbol):
+        out.add(to_latex(node))
+    return out
+
+
+def _free_names(node: A.Node) -> set[str]:
+    """Every symbol written in `node` that it does not bind itself (a divergence binds its distributions'
+    arguments: `D_{KL}(p(x \\mid c) \\| q(x \\mid c))` says nothing about x)."""
+    from .printer import to_latex
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, A.Reduction):
+            bound: set[str] = set()
+            for v in current.variables:
+                bound |= _keys(v)
+            inner = _free_names(current.body) if current.body is not None else set()
+            out |= inner - bound
+            for part in (current.upper, current.lower, current.domain, current.distribution):
+                if part is not None:
+                    stack.append(part)
+            continue
+        if isinstance(current, A.Divergence):
+            for side in (current.left, current.right):
+                if isinstance(side, A.Apply):
+                    stack.append(side.func)
+                else:
+                    stack.append(side)
+            continue
+        if isinstance(current, A.Symbol):
+            out.add(to_latex(current))
+        elif isinstance(current, (A.Indexed,)):
+            out.add(to_latex(current))
+        stack.extend(A.children(current))
+    return out
+
+
+def _extend_scope(left: A.Node, op: str, right: A.Node) -> Optional[A.Node]:
+    """`\\sum_{t=1}^T a_t - b_t`: the next term uses t, so it belongs to the sum's body. The term joins the
+    outermost open reduction on the left's right edge whose variables it uses and, of those, the innermost
+    that binds every such variable it uses; None when it uses none (`\\sum_i x_i + \\lambda R`)."""
+    opened = _open_reductions(left)
+    if not opened:
+        return None
+    free = _free_names(right)
+    if not free:
+        return None
+    scopes = [(red, path, set().union(*(_keys(v) for v in red.variables)) if red.variables else set())
+              for red, path in opened]
+    used = set()
+    for _, _, bound in scopes:
+        used |= bound & free
+    if not used:
+        return None
+    target = None
+    in_scope: set[str] = set()
+    for red, path, bound in scopes:
+        in_scope |= bound
+        if used <= in_scope:
+            target = (red, path)
+            break
+    if target is None:
+        return None
+    red, path = target
+    body = red.body
+    assert body is not None
+    new_body: A.Node = A.BinOp(op, body, right, span=(body.span[0], right.span[1]))
+    node: A.Node = replace(red, body=new_body, span=(red.span[0], right.span[1]))
+    for parent in reversed(path[:-1]):
+        node = _replace_last(parent, node, right.span[1])
+    return node
+
+
+def _replace_last(parent: A.Node, child: A.Node, end: int) -> A.Node:
+    span = (parent.span[0], end)
+    if isinstance(parent, A.Product):
+        return replace(parent, factors=parent.factors[:-1] + (child,), span=span)
+    if isinstance(parent, A.BinOp):
+        return replace(parent, right=child, span=span)
+    if isinstance(parent, A.UnaryOp):
+        return replace(parent, operand=child, span=span)
+    if isinstance(parent, A.Reduction):
+        return replace(parent, body=child, span=span)
+    return parent
 
 
 def _ends_in_call(node: A.Node) -> bool:
