@@ -5,14 +5,19 @@ as ``papermath skim --json`` lists it (the document model, run as a separate pro
 parser is never imported). For every record this checks:
 
 - the line is a JSON object with the format's fields; ``set`` is ``corpus``; keys are unique; classes known;
-- ``(paper, eq_id)`` is a display equation skim lists, its ``latex`` starts with ``latex_head`` (after the
-  format's normalisation), and ``number``/``file``/``line`` agree with skim; no two records name one equation;
+- the record's equation is one skim lists (by id, file and line, or ``latex_head``), its ``latex`` starts with
+  ``latex_head`` (after the format's normalisation), and ``eq_id``/``number``/``line`` agree with skim's today;
+  no two records name one equation;
 - ``(paper, eq_id)`` is not one of the formulas judged in ``../shared/gold/parser/verdicts.jsonl``
   (``eq_id`` and the ``eq_ids`` of its whole multi-line displays);
 - every assertion is well formed and every fragment occurs in the formula after normalisation, with the
   occurrence conventions of ``validate.py`` (whose checker this reuses).
 
-Run: ``python benchmarks/tree_gold/validate_corpus.py [corpus.jsonl]``; exit status 1 on any problem.
+Equation ids follow the document model's numbering, which may change as it learns TeX's counters: a record is found
+by id, else by file and line, else by ``latex_head``; ``--fix-ids`` rewrites the ids, numbers and lines that drifted
+(the expectations are untouched). The no-overlap check also compares the formulas themselves with the verdicts'.
+
+Run: ``python benchmarks/tree_gold/validate_corpus.py [--fix-ids] [corpus.jsonl]``; exit status 1 on any problem.
 """
 
 from __future__ import annotations
@@ -65,10 +70,44 @@ def judged_pairs() -> set[tuple[str, str]]:
     return pairs
 
 
-def check(path: Path) -> tuple[list[str], list[dict]]:
+def canon(latex: str) -> str:
+    return "".join(validate.tokens(latex))
+
+
+def judged_formulas() -> dict[str, set[str]]:
+    """The verdicts' formulas per paper, compared by their normalised LaTeX (ids may have shifted since)."""
+    out: dict[str, set[str]] = {}
+    for v in validate.load_verdicts().values():
+        if v.get("set") != "B" and v.get("latex"):
+            out.setdefault(v["paper"], set()).add(canon(v["latex"]))
+    return out
+
+
+def resolve(rec: dict, equations: dict[str, dict]) -> tuple[dict | None, bool]:
+    """The record's equation and whether skim's id/number/line for it drifted from the record's.
+
+    By id when file, line and latex_head still agree; else by file and line with the same head; else by the head
+    in the same file (nearest line). Equation ids follow the document model's numbering, which may change."""
+    head = canon(rec["latex_head"])
+    starts = [e for e in equations.values() if canon(e["latex"]).startswith(head)]
+    by_id = equations.get(rec["eq_id"])
+    if by_id in starts and by_id["file"] == rec["file"] and by_id["line"] == rec["line"]:
+        return by_id, by_id["number"] != rec["number"]
+    same_place = [e for e in starts if e["file"] == rec["file"] and e["line"] == rec["line"]]
+    if same_place:
+        return same_place[0], True
+    same_file = sorted((e for e in starts if e["file"] == rec["file"]), key=lambda e: abs(e["line"] - rec["line"]))
+    if same_file:
+        return same_file[0], True
+    return None, True
+
+
+def check(path: Path, fix_ids: bool = False) -> tuple[list[str], list[dict]]:
     problems: list[str] = []
     records: list[dict] = []
+    fixed: list[str] = []
     judged = judged_pairs()
+    judged_latex = judged_formulas()
     cache: dict[str, dict[str, dict]] = {}
     keys: set[str] = set()
     eqs: set[tuple[str, str]] = set()
@@ -97,7 +136,7 @@ def check(path: Path) -> tuple[list[str], list[dict]]:
             problems.append(f"{where}: {pair} has two records")
         eqs.add(pair)
         if pair in judged:
-            problems.append(f"{where}: {pair} is already judged in verdicts.jsonl")
+            problems.append(f"{where}: {pair} is already judged in verdicts.jsonl (by id)")
         bad = [c for c in rec["classes"] if c not in validate.CLASSES]
         if bad:
             problems.append(f"{where}: unknown classes {bad}")
@@ -106,22 +145,30 @@ def check(path: Path) -> tuple[list[str], list[dict]]:
         if not rec["expect"]:
             problems.append(f"{where}: no assertions")
         try:
-            eq = skim_equations(rec["paper"], cache).get(rec["eq_id"])
+            eq, drift = resolve(rec, skim_equations(rec["paper"], cache))
         except (subprocess.CalledProcessError, OSError, ValueError) as exc:
             problems.append(f"{where}: skim failed on {rec['paper']}: {exc}")
             continue
         if eq is None:
-            problems.append(f"{where}: skim lists no {rec['eq_id']} in {rec['paper']}")
+            problems.append(f"{where}: skim lists no equation {rec['eq_id']} / {rec['file']}:{rec['line']} "
+                            f"starting {rec['latex_head']!r} in {rec['paper']}")
             continue
-        for k in ("number", "file", "line"):
-            if rec[k] != eq[k]:
-                problems.append(f"{where}: {k} {rec[k]!r} != skim's {eq[k]!r}")
-        if "".join(validate.tokens(eq["latex"])).find("".join(validate.tokens(rec["latex_head"]))) != 0:
-            problems.append(f"{where}: latex_head is not the start of the equation's latex")
+        if drift:
+            if fix_ids:
+                rec.update(eq_id=eq["id"], number=eq["number"], line=eq["line"])
+                fixed.append(rec["key"])
+            else:
+                problems.append(f"{where}: skim now lists this equation as {eq['id']} (number {eq['number']!r}, "
+                                f"line {eq['line']}); run with --fix-ids")
+        if canon(eq["latex"]) in judged_latex.get(rec["paper"], set()):
+            problems.append(f"{where}: this formula is already judged in verdicts.jsonl")
         formula = validate.Formula(eq["latex"])
         for a in rec["expect"]:
             problems += [f"{where}: {p}" for p in validate.check_assertion(a, formula)]
         records.append(rec)
+    if fix_ids and fixed:
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        print(f"rewrote eq_id/number/line of {len(fixed)} record(s): {', '.join(fixed)}")
     return problems, records
 
 
@@ -129,8 +176,10 @@ def main(argv: list[str]) -> int:
     if not PAPERS.exists() or not validate.VERDICTS.exists():
         print(f"skipped: {PAPERS} or {validate.VERDICTS} is absent (the LaTeX lives in ../shared)")
         return 0
-    path = Path(argv[0]) if argv else CORPUS
-    problems, records = check(path)
+    fix_ids = "--fix-ids" in argv
+    args = [a for a in argv if a != "--fix-ids"]
+    path = Path(args[0]) if args else CORPUS
+    problems, records = check(path, fix_ids)
     for p in problems:
         print(p)
     counts = sorted(len(r["expect"]) for r in records)
