@@ -43,6 +43,14 @@ IGNORED = {
     r"\Biggr", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\middle", r"\displaystyle", r"\textstyle",
     r"\,", r"\;", r"\:", r"\!", r"\quad", r"\qquad", "~",
 }
+# Wrappers that change nothing in the structure; benchmarks/tree_accuracy.py drops them like the sizing commands
+# (it takes them from papermath's parser tables; listed here so that this checker never imports papermath).
+# Every fragment must point at the same place whether they are dropped or kept.
+TRANSPARENT = {
+    r"\boxed", r"\ensuremath", r"\mathclap", r"\mathllap", r"\mathrlap", r"\clap", r"\llap", r"\rlap",
+    r"\smash", r"\cancel", r"\bcancel", r"\xcancel", r"\highlight", r"\hl", r"\mathmakebox", r"\makebox",
+    r"\vcenter", r"\lefteqn", r"\mathpalette", r"\vbox", r"\vtop",
+}
 TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S", re.DOTALL)
 
 CLASSES = {
@@ -88,9 +96,9 @@ RELATION_GAP = {"&", "\\ ", "\\\\"}  # alignment points, control space, row brea
 REQUIRED = ("key", "set", "paper", "eq_id", "number", "classes", "expect", "note")
 
 
-def tokens(latex: str) -> list[str]:
+def tokens(latex: str, drop: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """The formula as the format compares it: TeX tokens without whitespace or sizing/spacing commands."""
-    return [t for t in TOKEN.findall(latex) if t not in IGNORED]
+    return [t for t in TOKEN.findall(latex) if t not in IGNORED and t not in drop]
 
 
 def token_hits(hay: list[str], needle: list[str]) -> list[int]:
@@ -100,6 +108,7 @@ def token_hits(hay: list[str], needle: list[str]) -> list[int]:
 
 class Formula:
     def __init__(self, latex: str) -> None:
+        self.latex = latex
         self.toks = tokens(latex)
         self.text = "".join(self.toks)
         self.offsets = []
@@ -107,6 +116,23 @@ class Formula:
         for t in self.toks:
             self.offsets.append(pos)
             pos += len(t)
+        # raw character offset of every kept token, with and without the transparent wrappers
+        kept = [m for m in TOKEN.finditer(latex) if m.group() not in IGNORED]
+        self.raw = [m.start() for m in kept]
+        light = [m for m in kept if m.group() not in TRANSPARENT]
+        self.light_toks = [m.group() for m in light]
+        self.light_raw = [m.start() for m in light]
+
+    def same_without_wrappers(self, frag: str, nth: int, span: tuple[int, int]) -> bool:
+        """Does the nth occurrence, with the transparent wrappers dropped, start at the same character?"""
+        needle = tokens(frag, TRANSPARENT)
+        hits = token_hits(self.light_toks, needle)
+        if len(hits) < nth:
+            return False
+        start = span[0]
+        while start < span[1] and self.toks[start] in TRANSPARENT:
+            start += 1
+        return self.light_raw[hits[nth - 1]] == self.raw[start]
 
     def locate(self, frag: str, nth: int = 1, start: int = 0, end: int | None = None) -> tuple[int, int] | str:
         """Token span [i, j) of the nth token-aligned occurrence in toks[start:end], or a problem."""
@@ -186,6 +212,8 @@ def check_assertion(a: dict, f: Formula) -> list[str]:
             return None
         if exact and not start and end is None and not f.string_agrees(frag, n, got):
             problems.append(f"{kind}: {what} {frag!r}: substring and token matching disagree on occurrence {n}")
+        if exact and not start and end is None and not f.same_without_wrappers(frag, n, got):
+            problems.append(f"{kind}: {what} {frag!r}: occurrence {n} moves when wrappers like \\ensuremath are dropped")
         return got
 
     if kind == "statements":
