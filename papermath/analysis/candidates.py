@@ -35,7 +35,7 @@ _PENALISED_TITLES = re.compile(r"\b(?:related|prior work|previous work|experimen
 _NOTATION_TITLES = re.compile(r"\b(?:notation|preliminar|background|method|approach|model|formulation|setup|"
                               r"problem|definition|framework|architecture|algorithm)", re.I)
 _STATEMENT_ENVS = re.compile(r"\\(begin|end)\s*\{(proof|lemma|theorem|proposition|corollary|claim|fact|"
-                             r"observation|remark)\*?\}")
+                             r"observation|remark|restatable|thm|lem|prop|cor|conjecture)\*?\}")
 _GENERIC = re.compile(r"\b(?:for\s+(?:any|all|every|some)|arbitrary|any\s+(?:vectors?|matri(?:x|ces)|numbers?|"
                       r"points?|functions?|scalars?)|for\s+a\s+fixed|without\s+loss\s+of\s+generality)\b", re.I)
 

@@ -91,6 +91,7 @@ _NUMBER_VALUE = re.compile(r"(?:=|\\coloneqq|:=)\s*[-+]?\s*(?:\d[\d.,\s]*|\.\d+)
 
 def _sets_number(latex: str) -> bool:
     """`\\beta = 0.9`, `T = 1000`, `\\lambda = 10^{-3}`: the formula sets a value."""
+    latex = re.sub(r"\\[,;:! ]|~", "", latex)
     return bool(_NUMBER_VALUE.search(latex)) or bool(re.search(r"=\s*10\^\{?-?\d+\}?\s*$", latex))
 
 
@@ -288,6 +289,9 @@ def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, 
     return tuple(keys), tuple(bases)
 
 
+_ONLY_FORMULAS = re.compile(r"\s*(?:(?:where|with|and|let|here)\s+)?(?:\$x*\$\s*,?\s*(?:and\s+)?)+", re.I)
+
+
 def _clauses(sentence: str) -> list[tuple[int, int]]:
     """Clause ranges of a sentence: split at top-level `;`, before ", $X$" and before "where" (never in math)."""
     masked = _MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 2) + "$", sentence)
@@ -295,6 +299,14 @@ def _clauses(sentence: str) -> list[tuple[int, int]]:
     for m in _CLAUSE_SPLIT.finditer(masked):
         cuts.append(m.end() if masked[m.start()] == ";" else m.start() + (1 if masked[m.start()] == "," else 0))
     cuts.append(len(sentence))
+    # "where $\\lambda_{bce}$, $\\lambda_{dice}$, and $\\lambda_{ce}$ are set to …": a clause that is only a list of
+    # formulas is the coordinated subject of the next one, not a clause of its own.
+    k = 1
+    while k < len(cuts) - 1:
+        if _ONLY_FORMULAS.fullmatch(masked[cuts[k - 1]:cuts[k]]):
+            del cuts[k]
+        else:
+            k += 1
     spans = []
     for a, b in zip(cuts, cuts[1:]):
         if sentence[a:b].strip():

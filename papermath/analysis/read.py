@@ -18,7 +18,7 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
-from .candidates import DEFINES, key_family, mention_index, rank_candidates, same_family_meaning
+from .candidates import DEFINES, equation_place, key_family, mention_index, rank_candidates, same_family_meaning
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
@@ -168,7 +168,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         if meaning and not any(s.latex == latex for s in symbols):
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    kind, cue = _kind(eq, info, before, after)
+    kind, cue = _kind(eq, info, before, after, index)
     uses = _used_by(index, eq.id, info.lhs_keys)
     return EquationReading(eq.id, eq.number, eq.section, eq.latex, kind, cue, tuple(symbols), reductions,
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
@@ -230,14 +230,23 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
                 conventional = f"the standard function {use.key} (the paper uses it without defining it)"
         else:
             conventional = _conventional_symbol(use.key)
+    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
+        if definition is not None and mention is not None and mention.pattern != "ordinal":
+            worded = _role_from_words(mention, definition)  # "the unlearning set $A$" is no position
+            if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight"):
+                role, role_cue = worded[0], worded[1]
     elif use.lhs:
         role, role_cue = "defined here", f"left-hand side of ({eq.number})" if eq.number else "left-hand side"
+    elif use.kind == "function" and other_id and other_id != eq.id and LOSS_NAME.match(use.key) and \
+            _conventional(use.key) is None:
+        other = index.doc.equation(other_id)
+        role, role_cue = "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
     elif use.kind == "function":
         role, role_cue = "function", "applied to arguments"
     else:
-        role, role_cue = _role(index, eq, use, mention, definition, defined_elsewhere, conventional)
+        role, role_cue = _role(index, eq, use, info, defining, mention, definition, defined_elsewhere)
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions)
@@ -259,39 +268,69 @@ def _conventional_symbol(key: str) -> str | None:
     return entry[0] if entry else None
 
 
-def _role(index: PaperIndex, eq: Equation, use: SymbolUse, mention: Mention | None, definition: Definition | None,
-          defined_elsewhere: dict[str, str], conventional: str | None) -> tuple[str, str | None]:
-    """A quantity's role: what the words attached to it say (its predicate, then its noun phrase), then
-    being computed by another equation, being sampled, naming a model's weights; else unknown."""
-    worded = _role_from_words(mention, definition)
+def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+          defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
+          defined_elsewhere: dict[str, str]) -> tuple[str, str | None]:
+    """A quantity's role, one rule after the other (the first that holds decides):
+
+    what the sentences that define it say it undergoes ("are set by the schedule", "is sampled", "learnable");
+    the words of the defining sentence next to the equation; being a sample of an expectation; naming a model's
+    weights (the θ of p_θ); a fixed-setting noun ("momentum parameter", "step size"); being defined by an
+    equation (inline `λ_t = α_t²/σ_t²` or another display); being a count or a dimension (an upper limit of a
+    sum, a dimension of ℝ^{…}); the other nouns of its definition; a value the paper sets; `~`; standard
+    notation. Otherwise unknown."""
+    top = [(m, d) for m, d in defining[:4] if m is not None]
+    worded = [(w, m, d) for m, d in top for w in [_role_from_words(m, d)] if w is not None]
+    best_worded = worded[0][0] if worded and worded[0][1] is mention else None
+    for w, _, _ in worded:
+        if w[2] == "predicate":
+            return w[0], w[1]
     near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
-    if worded and (worded[2] == "predicate" or worded[0] in ("fixed setting", "frozen model") or near):
-        return worded[0], worded[1]
-    if mention is not None and definition is not None and definition.strength == DEFINES and \
-            mention.pattern == "equation" and use.key in mention.keys and not _numeric_value(mention.math):
-        return "computed", f"${mention.math}$"
-    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
-    if other_id and other_id != eq.id:
-        other = index.doc.equation(other_id)
-        return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
-    if worded:
-        return worded[0], worded[1]
-    if mention is not None and definition is not None and definition.pattern == "inside" and \
-            _is_dimension_of(mention.math, use.key):
-        return "fixed setting", f"a dimension of a space (${mention.math}$)"
-    if mention is not None and definition is not None and mention.pattern == "equation" and \
-            _numeric_value(mention.math):
-        return "fixed setting", f"${mention.math}$ (a value the paper sets)"
-    if use.bound_by in ("argmin", "argmax", "min", "max", "sup", "inf"):
-        return "trained weight", f"the variable the {use.bound_by} is taken over"
-    if use.sampled:
+    if best_worded and near:
+        return best_worded[0], best_worded[1]
+    if use.bound_by == "E" or (use.sampled and not worded):
         return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
                                  "\\sim (drawn from a distribution)")
+    if use.bound_by in ("argmin", "argmax", "min", "max", "sup", "inf"):
+        return "trained weight", f"the variable the {use.bound_by} is taken over"
     if _model_subscript(index, eq, use.key):
         return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
+    for w, _, _ in worded[:2]:
+        if w[0] in ("fixed setting", "frozen model"):
+            return w[0], w[1]
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
+            and not _numeric_value(mention.math):
+        return "computed", f"${mention.math}$"
+    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
+    if other_id and other_id != eq.id and _conventional(use.key) is None:
+        other = index.doc.equation(other_id)
+        return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
+    count = _count_or_dimension(info, use, top)
+    if count:
+        return "fixed setting", count
+    if worded:
+        return worded[0][0][0], worded[0][0][1]
+    for m, d in top:
+        if m.pattern in ("equation", "value") and _numeric_value(m.math):
+            return "fixed setting", f"${m.math}$ (a value the paper sets)"
+    if use.sampled:
+        return "random sample", "\\sim (drawn from a distribution)"
+    conventional = _conventional_symbol(use.key)
     if conventional is not None:
         return _CONVENTIONAL_ROLES.get(conventional, "fixed setting"), "standard notation"
     return "unknown", None
+
+
+def _count_or_dimension(info: FormulaSymbols, use: SymbolUse, top) -> str | None:
+    """N in `\\sum_{i=1}^{N}`, D in `x \\in \\mathbb{R}^{D}`: a count or a dimension is a fixed setting."""
+    for red in info.reductions:
+        if red.upper is not None and to_latex(red.upper) in (use.key, written_form(use)):
+            return f"the upper limit of a {red.op}: a count"
+    for m, d in top:
+        if _is_dimension_of(m.math, use.key):
+            return f"a dimension of a space (${m.math}$)"
+    return None
 
 
 _CONVENTIONAL_ROLES = {v[0]: v[1] for v in _CONVENTIONAL_SYMBOLS.values() if v}
@@ -335,6 +374,7 @@ def _is_dimension_of(math: str, key: str) -> bool:
 
 def _numeric_value(math: str) -> bool:
     """`T = 1000`, `\\lambda = 0.5`: an inline equation that sets a value."""
+    math = re.sub(r"\\[,;:! ]|~", "", math)
     m = re.search(r"(?:=|\\coloneqq|:=)\s*(.*)$", math)
     return bool(m) and re.fullmatch(r"\s*[-+]?\s*[\d.,\s]+(?:\\times\s*10\^\{?-?\d+\}?|e-?\d+)?\s*\\?%?\s*",
                                     m.group(1)) is not None
@@ -344,7 +384,8 @@ def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
     """θ written as the subscript of a model (`p_\\theta`, `\\epsilon_\\theta(x_t)`): the model's weights."""
     if not key.startswith("\\") or len(key) < 3:
         return False
-    pattern = re.compile(r"[A-Za-z}]_\{?\s*" + re.escape(key) + r"(?![A-Za-z])")
+    pattern = re.compile(r"[A-Za-z}]_\{?\s*" + re.escape(key) + r"\s*\}?\s*(?:\^\{[^{}]*\}|\^\\?\w+)?\s*"
+                         r"(?:\\left)?\(")
     return bool(pattern.search(eq.latex)) or any(pattern.search(e.latex) for e in index.doc.equations)
 
 
@@ -605,7 +646,13 @@ def _read_reduction(node: ast.Reduction) -> ReductionReading:
                             condition, tex(node.distribution), to_latex(node)[:200])
 
 
-def _kind(eq: Equation, info: FormulaSymbols, before, after) -> tuple[str, str]:
+def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex | None = None) -> tuple[str, str]:
+    """The kind of statement, from the relation and the statement's place in the text (first rule that holds):
+    `:=`/`←`; `≈` (a fit or an estimator); a recurrence, or a row of a display whose other rows recur (an update
+    rule); a loss on the left or an argmin/min/max on the right (an objective); an inequality (a bound inside a
+    theorem or next to "bound", else a constraint); a hatted left side, `\\hat{\\mathbb{E}}` or a gradient equal to
+    an expectation (an estimator); a bare expression the lead-in calls a loss (an objective); a function, a set
+    or a distribution given by `=` (a definition); otherwise a computation."""
     ops = info.relation_ops
     for kind, relation_ops, cue in RELATION_KINDS:
         for op in ops:
@@ -613,46 +660,101 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after) -> tuple[str, str]:
                 return kind, cue.format(op=op)
     context = " ".join(p.text for p in (before, after) if p is not None)
     context_words = re.sub(r"\$[^$]*\$", " ", context)
+    lead = re.sub(r"\$[^$]*\$", " ", before.sentences[-1].text if before is not None and before.sentences else "")
     lhs = info.lhs_keys[0] if info.lhs_keys else ""
     if any(op in ("\\approx",) for op in ops):
         if FIT_WORDS.search(context_words):
             return "empirical fit", f"\\approx with \"{FIT_WORDS.search(context_words).group(0)}\""
         return "estimator", "\\approx (an approximation of the right side)"
-    recurrence = _recurrence(info)
+    recurrence = _recurrence(info) or (_row_of_recurrence(index, eq) if index is not None else None)
     if recurrence:
         return "update rule", recurrence
-    top_reductions = [r for r in info.reductions if r.op in ("min", "max", "argmin", "argmax")]
     if lhs and LOSS_NAME.match(lhs):
         return "objective", f"left-hand side {lhs} names a loss"
-    if top_reductions and any(to_latex(v).startswith(("\\theta", "\\phi", "\\psi", "w", "W")) for r in top_reductions
-                              for v in r.variables):
-        return "objective", f"\\{top_reductions[0].op} over parameters"
+    rhs = eq.latex.split("=", 1)[1] if "=" in ops else eq.latex
+    if _OPTIMUM_AT_TOP.match(rhs):
+        return "objective", f"{_OPTIMUM_AT_TOP.match(rhs).group(0).strip()} (the best value or its argument)"
     if ops and all(op in CONSTRAINT_OPS for op in ops):
-        if BOUND_WORDS.search(context_words) and any(op not in ("\\in", "\\subset", "\\subseteq") for op in ops):
-            return "bound", f"{ops[0]} with \"{BOUND_WORDS.search(context_words).group(0)}\""
+        in_statement = index is not None and equation_place(index.doc, eq)[1] is not None
+        if any(op not in ("\\in", "\\subset", "\\subseteq") for op in ops) and \
+                (in_statement or BOUND_WORDS.search(context_words)):
+            cue = "in a theorem or lemma" if in_statement else f"\"{BOUND_WORDS.search(context_words).group(0)}\""
+            return "bound", f"{ops[0]} {cue}"
         return "constraint", f"{ops[0]} (a property the result must have)"
-    if any(isinstance(r, ast.Reduction) and r.op == "E" and _hat(r) for r in info.reductions) or \
-            (ESTIMATOR_WORDS.search(context_words) and "estimat" in context_words.lower()):
-        return "estimator", "\"estimate\" in the text" if ESTIMATOR_WORDS.search(context_words) else "\\hat{\\mathbb{E}}"
+    if any(isinstance(r, ast.Reduction) and r.op == "E" and _hat(r) for r in info.reductions):
+        return "estimator", "\\hat{\\mathbb{E}}"
+    if lhs.startswith("\\hat") or lhs.startswith("\\widehat"):
+        return "estimator", f"the left side {lhs} is an estimate (a hat)"
+    if "=" in ops and re.match(r"\s*\\nabla", eq.latex) and any(r.op == "E" for r in info.reductions):
+        return "estimator", "a gradient written as an expectation over samples"
+    if not ops and (OBJECTIVE_WORDS.search(lead) or any(r.op in ("min", "max") for r in info.reductions)):
+        m = OBJECTIVE_WORDS.search(lead)
+        return "objective", (f"\"{m.group(0)}\" before the expression" if m else "an expression to minimise")
     if OBJECTIVE_WORDS.search(before.text if before else "") and lhs and (lhs.startswith("\\mathcal") or "L" in lhs):
         return "objective", f"\"{OBJECTIVE_WORDS.search(before.text).group(0)}\" before the equation"
     if "=" in ops:
+        defined = _defines_by_equality(info, eq.latex, lead)
+        if defined:
+            return "definition", defined
         return "computation", "= (how to get the left side from the right)"
     return "computation", "no relation: an expression to compute"
 
 
+_OPTIMUM_AT_TOP = re.compile(r"\s*(?:-\s*)?(?:\\arg\s*\\?(?:min|max)|\\argmin|\\argmax|\\operatorname\*?\{arg\s*\\?,?\s*"
+                             r"(?:min|max)\}|\\mathop\{\\mathrm\{arg\s*(?:min|max)\}\}|\\min|\\max)\b")
+_DEFINE_WORDS = re.compile(r"\b(?:defin(?:e|ed|es|ing)|denot(?:e|ed|es)|let|is given by|are given by|we write|"
+                           r"we model|formulated as|parameteri[sz]ed as|called)\b", re.I)
+
+
+def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | None:
+    """`p_θ(x_{t-1}|x_t) = 𝒩(…)`, `w(u) = …`, `𝒱_min = {v ∈ 𝒱 : …}`, or a lead-in that says "we define":
+    an equality that introduces a function, a distribution or a set rather than computing a value."""
+    first = info.lhs_keys[0] if info.lhs_keys else None
+    if any(u.kind == "function" and u.key == first for u in info.uses if u.lhs) and \
+            not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", first or ""):
+        # f(x) = …, p(x | y) = 𝒩(…): a function or a distribution is introduced. A named operator applied to
+        # its inputs (Attention(Q, K, V) = …) says how to compute an output: a computation (guide 002).
+        return "the left side is a function of its arguments (a definition)"
+    rhs = latex.split("=", 1)[1] if "=" in latex else ""
+    if re.match(r"\s*\\(?:left)?\\?\{", rhs) and re.search(r"\\mid|\||:|\\colon", rhs):
+        return "the right side is a set (a definition)"
+    return None
+
+
+def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
+    """A row of a display whose other rows are recurrences (`y_t = …`, `z_{t+1} = …`, `x_{t+1} = …`): one step
+    of an update."""
+    for other in index.doc.equations:
+        if other.group != eq.group or other.id == eq.id or other.span.file != eq.span.file:
+            continue
+        oinfo = index.formulas.get(other.id, (None,))[0]
+        if oinfo is not None and _recurrence(oinfo):
+            return f"a step of the update with ({other.number or other.id})"
+    return None
+
+
 def _recurrence(info: FormulaSymbols) -> str | None:
-    """`x_{t+1} = … x_t …`: the left side at step t+1 computed from the same quantity at step t."""
+    """`x_{t+1} = … x_t …`: the left side at step t+1 computed from the same quantity at step t; a display
+    without a left side that writes a quantity at t+1 and at t (`z_{t+1/2}` and `z_t`)."""
+    step_re = re.compile(r"\(?([a-z])\s*\+\s*(?:1|1/2|\\frac\{1\}\{2\})\)?")
     for use in info.uses:
         if not use.lhs:
             continue
-        steps = [i for i in use.indices if re.fullmatch(r"([a-z])\s*\+\s*1", i)]
+        steps = [i for i in use.indices if step_re.fullmatch(i)]
+        # `m_i^{(t+1)}`: the value at the next step t+1 (a time step, not the next layer k+1 of a forward pass)
+        up = re.search(r"\^\{?\(?\s*t\s*\+\s*1\s*\)?\}?", use.key)
+        if up and not steps:
+            return f"{use.key} at step t+1 (an update)"
         if steps:
-            step = steps[0][0]
-            if step in use.all_indices or any(u.key == use.key and step in u.all_indices for u in info.uses):
+            step = step_re.fullmatch(steps[0]).group(1)
+            if step in use.all_indices or any(u.key == use.key and step in u.all_indices for u in info.uses) or \
+                    any(key_family(u.key) == key_family(use.key) and u is not use for u in info.uses):
                 return f"{use.key}_{{{steps[0]}}} from {use.key}_{{{step}}} (a recurrence)"
-            if any(step in u.all_indices for u in info.uses if u.key != use.key and u.kind == "symbol"):
-                return f"{use.key}_{{{steps[0]}}} from step {step} (a recurrence)"
+    if not info.lhs_keys:
+        for use in info.uses:
+            steps = [i for i in use.all_indices if step_re.fullmatch(i)]
+            if steps and step_re.fullmatch(steps[0]).group(1) in use.all_indices:
+                return f"{use.key} at {steps[0]} and at {step_re.fullmatch(steps[0]).group(1)} (a recurrence)"
     return None
 
 

@@ -260,6 +260,12 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     for stmt in statements:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Reduction):
+                if node.op == "E" and not node.variables and isinstance(node.under, ast.Apply):
+                    # `\\mathbb{E}_{p_X(x)}`, `\\mathbb{E}_{q(x_t | x)}`: the density's argument is the sample.
+                    for arg in node.under.args:
+                        for key in principal_keys(arg) or [k for k in [symbol_key(arg)] if k]:
+                            kept.setdefault(key, "E")
+                            sampled_names.add(key)
                 for var in node.variables:
                     if node.op in ROW_BINDERS:
                         for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
@@ -454,6 +460,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     for key in lhs_keys:
         if key in uses:
             uses[key].lhs = True
+    for use in uses.values():  # `[Q_1; Q_2] = X W^Q` defines Q (read with the index 1)
+        if not use.lhs and written_form(use) in lhs_keys:
+            use.lhs = True
     # An index bound by a sum is not a free symbol of the formula; a sample of an expectation and the variable
     # of an argmin are symbols the reader must know (they keep a row, marked with what binds them).
     for key in list(uses):
