@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from papermath.latex import load_document
-from papermath.latex.texoracle import compare_numbers, compile_numbers, engine_available, engine_version
+from papermath.latex.texoracle import compare_labels, compare_numbers, compile_numbers, engine_available, engine_version
 from papermath.source.flatten import find_main_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
@@ -57,11 +57,14 @@ def main(argv: list[str] | None = None) -> int:
             p, mains[p], timeout=args.timeout, use_cache=not (args.no_cache or args.keep),
             keep_dir=args.keep / p.name if args.keep else None), mains)))
     compile_seconds = time.perf_counter() - started
-    total = matched = equal = 0
-    print(f"{'paper':30} {'matched/total':>14} {'ours':>5} {'compile':>8}  notes")
+    total = matched = equal = labels_total = labels_matched = 0
+    print(f"{'paper':30} {'matched/total':>14} {'ours':>5} {'labels':>9} {'compile':>8}  notes")
     for paper, tex in results.items():
         doc = load_document(str(paper))
         cmp = compare_numbers(doc, tex, limit=1000 if args.verbose else 5)
+        lab = compare_labels(doc, tex)
+        labels_total += lab.total
+        labels_matched += lab.matched
         total += cmp.total
         matched += cmp.matched
         equal += cmp.equal and tex.ok
@@ -71,11 +74,15 @@ def main(argv: list[str] | None = None) -> int:
         if tex.stubs:
             notes.append(f"{len(tex.stubs)} stubs")
         when = "cached" if tex.cached else f"{tex.seconds:.1f}s"
-        print(f"{paper.name:30} {f'{cmp.matched}/{cmp.total}':>14} {len(cmp.ours):>5} {when:>8}  {'; '.join(notes)}")
+        print(f"{paper.name:30} {f'{cmp.matched}/{cmp.total}':>14} {len(cmp.ours):>5} "
+              f"{f'{lab.matched}/{lab.total}':>9} {when:>8}  {'; '.join(notes)}")
         for line in cmp.mismatches:
             print("    " + line)
-    print(f"{'total':30} {f'{matched}/{total}':>14}        {compile_seconds:6.1f}s  "
-          f"{equal}/{len(results)} papers with every printed number equal")
+        problems = [f"unresolved by papermath: {x}" for x in lab.unresolved] + list(lab.wrong)
+        for line in problems[:None if args.verbose else 5]:
+            print("    label " + line)
+    print(f"{'total':30} {f'{matched}/{total}':>14}       {f'{labels_matched}/{labels_total}':>9} "
+          f"{compile_seconds:6.1f}s  {equal}/{len(results)} papers with every printed number equal")
     return 0
 
 

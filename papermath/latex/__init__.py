@@ -3,15 +3,41 @@ from __future__ import annotations
 
 from ..source import SourceTree, flatten, open_source
 from .build import build_document
-from .document import (Algorithm, AlgorithmLine, Document, Equation, Float, Footnote, InlineMath, PaperInfo,
-                       Paragraph, Reference, Section, Sentence)
+from .document import (
+    Algorithm,
+    AlgorithmLine,
+    Document,
+    Equation,
+    Float,
+    Footnote,
+    InlineMath,
+    PaperInfo,
+    Paragraph,
+    Reference,
+    Section,
+    Sentence,
+)
 from .macros import Expander, MacroTable
 from .markdown import build_markdown_document
 from .tokens import tokenize
 
-__all__ = ["Document", "Equation", "Section", "Paragraph", "Sentence", "Footnote", "Float", "Algorithm",
-           "AlgorithmLine", "InlineMath", "PaperInfo", "Reference", "load_document", "document_from_tree",
-           "document_from_string"]
+__all__ = [
+    "Algorithm",
+    "AlgorithmLine",
+    "Document",
+    "Equation",
+    "Float",
+    "Footnote",
+    "InlineMath",
+    "PaperInfo",
+    "Paragraph",
+    "Reference",
+    "Section",
+    "Sentence",
+    "document_from_string",
+    "document_from_tree",
+    "load_document",
+]
 
 
 def load_document(source: str, *, cache_dir=None) -> Document:

@@ -7,6 +7,7 @@ counters follow LaTeX's rules (secnumdepth, \\appendix, \\numberwithin, subequat
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ from .document import (
     Section,
     Sentence,
 )
+from .frontmatter import author_names, title_from_front
 from .macros import DEF_LIKE, NEWCOMMAND_LIKE, group_text, read_group, read_optional
 from .plain import REF_COMMANDS, REF_OPEN, collapse, plain_text, resolve_known_refs, resolve_refs
 from .sentences import split_sentences
@@ -56,6 +58,8 @@ FLOAT_ENVS = {"figure": "figure", "figure*": "figure", "table": "table", "table*
               "wrapfigure": "figure", "wraptable": "table", "SCfigure": "figure", "sidewaysfigure": "figure",
               "sidewaystable": "table"}
 SUBFLOAT_ENVS = {"subfigure", "subtable", "subfloat"}
+# Sub-float commands (subfig's \\subfloat[cap]{body}, subcaption's \\subcaptionbox{cap}{body}): mandatory args.
+SUBFLOAT_COMMANDS = {"subfloat": 1, "subcaptionbox": 2, "subfigure": 1}
 ALGORITHM_ENVS = {"algorithm", "algorithm*", "algorithm2e"}
 ALGORITHMIC_ENVS = {"algorithmic", "algorithmic*", "algorithmicx"}
 TABULAR_ENVS = {"tabular", "tabular*", "tabularx", "tabulary", "xltabular", "longtable", "supertabular"}
@@ -134,6 +138,7 @@ class _Builder:
     the theorem's number), so `\\name*` prints it again with the same numbers."""
     _label_target_number: str | None = None
     _restating: bool = False
+    _caption_type: str | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -254,6 +259,8 @@ class _Builder:
             self.display(toks, i, j, close_start, name)
             return after
         if name in OPAQUE_ENVS:
+            if name == "lstlisting":
+                self.listing_options(toks, j, close_start)
             return after
         if name == "abstract":
             self.flush_paragraph()
@@ -297,7 +304,7 @@ class _Builder:
         _, k = read_optional(toks, k)
         for _ in range(skip):
             _, k = read_group(toks, k)
-        self.walk(toks, k, close_start)
+        self.walk_scoped(toks, k, close_start)
         return after
 
     def subequations(self, toks, j, close):
@@ -377,7 +384,7 @@ class _Builder:
         saved_restating = self._restating
         if starred:
             self.counters.set("equation", equation_start)
-        self._restating = True
+        self._restating = starred
         self.flush_paragraph()
         self.theorem_env(env_name, list(body), 0, len(body), number=number if starred else None)
         self._restating = saved_restating
@@ -426,8 +433,12 @@ class _Builder:
         if number is not None or level <= 3:
             self._current_numbered = number if number is not None else (
                 None if level <= 1 else self._current_numbered)
-        self._last_labelable = sid
-        self._label_target_number = number
+        if number is not None:  # an unnumbered heading does no \\refstepcounter: its \\label names what came before
+            self._last_labelable = sid
+            self._label_target_number = number
+        for t in range(len(title_toks)):  # \\section{Method \\label{sec:m}}: the label names the heading
+            if title_toks[t].kind == CS and title_toks[t].text == "label":
+                self.cmd_label(title_toks, t, len(title_toks))
         return k
 
     def cmd_appendix(self, toks, i, end):
@@ -436,20 +447,28 @@ class _Builder:
         return i + 1
 
     def cmd_label(self, toks, i, end):
+        """\\label takes TeX's \\@currentlabel: the last \\refstepcounter in the enclosing groups."""
         group, j = read_group(toks, i + 1)
         if group is None:
             return i + 1
         label = group_text(group)
-        if self._last_labelable is not None and not self._restating:
-            self.labels.setdefault(label, self._last_labelable)
-            self.label_numbers.setdefault(label, getattr(self, "_label_target_number", None))
-            if self._last_labelable.startswith("sec:"):
+        if self._last_labelable is not None:
+            self.define_label(label, self._last_labelable, self._label_target_number)
+            if self._last_labelable.startswith("sec:") and not self._restating:
                 for k in range(len(self.sections) - 1, -1, -1):
                     if self.sections[k].id == self._last_labelable:
                         if self.sections[k].label is None:
                             self.sections[k] = _replace(self.sections[k], label=label)
                         break
         return j
+
+    def define_label(self, label: str, target: str, number: str | None) -> None:
+        """A label defined twice refers to its last definition (TeX warns, and the .aux read last wins); a
+        theorem restated with `\\name*` defines none."""
+        if self._restating or not label:
+            return
+        self.labels[label] = target
+        self.label_numbers[label] = number
 
     def cmd_title(self, toks, i, end):
         _, j = read_optional(toks, i + 1)
@@ -466,9 +485,9 @@ class _Builder:
         group, k = read_group(toks, j)
         if group is None:
             return i + 1
-        text = plain_text(group, self.text, keep_math=False)
-        if text:
-            self.authors.append(text)
+        for name in author_names(group, self.text):
+            if name not in self.authors:
+                self.authors.append(name)
         # \thanks marks use the footnote counter; conference styles (NeurIPS, ICML, …) do not reset it at
         # \maketitle, so the first footnote of the body is numbered after them (Attention's footnote 4).
         self.counters.add("footnote", sum(1 for t in group if t.kind == CS and t.text == "thanks"))
@@ -657,6 +676,60 @@ class _Builder:
                 self.counters.number_within(env, group_text(within))
         return j
 
+    def listing_options(self, toks, j, close):
+        """`\\begin{lstlisting}[caption=…, label=lst:x]`: a captioned listing steps `lstlisting` ("Listing 2")."""
+        opt, _ = read_optional(toks, j)
+        if not opt:
+            return
+        options = detokenize(opt, self.text)
+        if not re.search(r"(?<![\w])caption\s*=", options):
+            return
+        self.counters.step("lstlisting")
+        number = self.counters.format("lstlisting")
+        m = re.search(r"(?<![\w])label\s*=\s*\{?([^,}\]]+)", options)
+        if m:
+            self.define_label(m.group(1).strip(), f"lst:{number}", number)
+
+    def cmd_captionsetup(self, toks, i, end):
+        """`\\captionsetup{type=figure}` makes the next \\caption outside a float a figure's (teaser images)."""
+        _, j = read_optional(toks, i + 1)
+        group, k = read_group(toks, j)
+        if group is None:
+            return i + 1
+        m = re.search(r"\btype\s*=\s*(\w+)", group_text(group))
+        if m:
+            self._caption_type = m.group(1)
+        return k
+
+    def cmd_caption(self, toks, i, end):
+        """A caption outside a float environment: \\captionof{figure}{…}, or \\caption after \\captionsetup{type=…}.
+        It steps that float's counter and is the target of the labels that follow it in the enclosing group."""
+        j = i + 1
+        kind = self._caption_type
+        if toks[i].text == "captionof":
+            if j < end and toks[j].kind == TEXT and toks[j].text == "*":
+                j += 1
+            group, j = read_group(toks, j)
+            kind = group_text(group) if group else None
+        _, j = read_optional(toks, j)
+        group, k = read_group(toks, j)
+        if group is None or kind not in ("figure", "table"):
+            return k if group is not None else i + 1
+        self.flush_paragraph()
+        self.counters.step(kind)
+        number = self.counters.format(kind)
+        fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
+        caption = plain_text(group, self.text, mark_refs=True)
+        self.floats.append(Float(fid, kind, number, caption, None, self.span(toks[i].start)))
+        self._last_labelable, self._label_target_number = fid, number
+        self._caption_type = None
+        saved = self._para, self._para_kind
+        self._para, self._para_kind = [], "caption"
+        self.walk(group, 0, len(group))
+        self.flush_paragraph()
+        self._para, self._para_kind = saved
+        return k
+
     def cmd_inline_paren(self, toks, i, end):
         close = _find_cs(toks, i + 1, end, ")")
         if close is None:
@@ -678,6 +751,9 @@ class _Builder:
     def add_inline(self, toks, a, b, start):
         if not self._in_document:
             return
+        for t in range(a, b):  # a \\label in inline math takes the current target, as anywhere in TeX
+            if toks[t].kind == CS and toks[t].text == "label":
+                self.cmd_label(toks, t, b)
         latex = detokenize(toks[a:b], self.text).strip()
         self.inline_math.append(InlineMath(latex, f"p:{len(self.paragraphs)}", self.span(start)))
 
@@ -767,11 +843,11 @@ class _Builder:
                               group=group)
                 self.equations.append(eq)
                 for lab in ([label] if label else []) + extra_labels:
-                    if not self._restating:
-                        self.labels.setdefault(lab, eid)
-                        self.label_numbers.setdefault(lab, number)
+                    if number is not None:
+                        self.define_label(lab, eid, number)
+                    elif self._last_labelable is not None:  # no number here: \\label takes the enclosing target
+                        self.define_label(lab, self._last_labelable, self._label_target_number)
         self._pending_eq_before.extend(range(first_index, len(self.equations)))
-        self._last_labelable = None
 
     def _row_number(self, row: dict, numbered_env: bool) -> str | None:
         """The number one row prints: its counter commands run first (where they stand, as TeX reads the row),
@@ -871,6 +947,11 @@ class _Builder:
 
     # -- floats, algorithms, lists ------------------------------------------------------------------
     def float_env(self, toks, j, close, kind):
+        saved = (self._last_labelable, self._label_target_number)
+        self._float_env(toks, j, close, kind)
+        self._last_labelable, self._label_target_number = saved
+
+    def _float_env(self, toks, j, close, kind):
         self.flush_paragraph()
         _, j = read_optional(toks, j)
         c = self.counters
@@ -878,27 +959,39 @@ class _Builder:
         i = j
         subdepth = 0
         last_id = None
-        sub_count = 0
         sub_label: tuple[str, str] | None = None  # (parent id, "3a") for a label inside a subfigure/subtable
+        sub_until = -1  # labels before this index name the current sub-figure
         while i < close:
             tok = toks[i]
-            if tok.kind == CS and tok.text == "caption" and subdepth > 0:
-                # A subfigure's caption: LaTeX prints (a), (b), … and \ref gives the parent's number + letter.
-                sub_count += 1
-                parent = c.format_next(kind)
-                sub_label = (f"{'tab' if kind == 'table' else 'fig'}:{parent}", f"{parent}{ALPHA[(sub_count - 1) % 26]}")
-            elif tok.kind == CS and tok.text == "label" and subdepth > 0 and sub_label is not None:
+            if tok.kind == CS and (tok.text in SUBFLOAT_COMMANDS or tok.text == "subcaption"
+                                   or (tok.text == "caption" and subdepth > 0)):
+                # A sub-figure's caption prints (a), (b), …; \\ref gives \\thefigure\\thesubfigure ("3a").
+                sub_counter = "sub" + kind
+                c.step(sub_counter)
+                parent = c.format(kind) if last_id is not None else c.format_next(kind)
+                sub_label = (f"{'tab' if kind == 'table' else 'fig'}:{parent}", parent + c.format(sub_counter))
+                k = i + 1
+                _, k = read_optional(toks, k)
+                _, k = read_optional(toks, k)
+                for _ in range(SUBFLOAT_COMMANDS.get(tok.text, 1)):
+                    _, k = read_group(toks, k)
+                sub_until = k if tok.text in SUBFLOAT_COMMANDS else _next_end(toks, k, close)
+                i += 1  # a \\label inside the sub-caption's own text is read below, as one after it
+                continue
+            if tok.kind == CS and tok.text == "label" and (i < sub_until or subdepth > 0) and sub_label is not None:
                 group, k = read_group(toks, i + 1)
                 if group is not None:
-                    label = group_text(group)
-                    self.labels.setdefault(label, sub_label[0])
-                    self.label_numbers.setdefault(label, sub_label[1])
+                    self.define_label(group_text(group), sub_label[0], sub_label[1])
                     i = k
                     continue
             if tok.kind == CS and tok.text == "begin":
                 name, _ = _read_env_name(toks, i + 1)
                 if name in SUBFLOAT_ENVS:
                     subdepth += 1
+                elif name in ALGORITHM_ENVS or name in FLOAT_ENVS:
+                    # An algorithm (or a table) inside a figure or wrapfigure counts and captions itself.
+                    i = self.cmd_begin(toks, i, close)
+                    continue
             elif tok.kind == CS and tok.text == "end":
                 name, _ = _read_env_name(toks, i + 1)
                 if name in SUBFLOAT_ENVS:
@@ -935,8 +1028,12 @@ class _Builder:
                     f = self.floats[last_id]
                     if f.label is None:
                         self.floats[last_id] = _replace(f, label=label)
-                    self.labels.setdefault(label, f.id)
-                    self.label_numbers.setdefault(label, f.number)
+                    self.define_label(label, f.id, f.number)
+                    i = k
+                    continue
+                if group is not None:
+                    # Before the caption, \\label takes what \\@currentlabel holds: the section (TeX resolves it so).
+                    self.cmd_label(toks, i, close)
                     i = k
                     continue
             elif tok.kind == CS and tok.text in ("url", "href"):
@@ -946,7 +1043,6 @@ class _Builder:
                     if CODE_HOSTS.match(url):
                         self.links.append(url)
             i += 1
-        self._last_labelable = None
 
     def algorithm_env(self, toks, begin, j, close, bare=False):
         self.flush_paragraph()
@@ -954,9 +1050,7 @@ class _Builder:
         caption = ""
         label = None
         number = None
-        if not bare:
-            c.step("algorithm")
-            number = c.format("algorithm")
+        line_labels: list[tuple[str, int]] = []  # \\label inside a numbered line: a reference prints the line number
         lines: list[AlgorithmLine] = []
         line_no = 0
         i = j
@@ -983,13 +1077,24 @@ class _Builder:
                 _, k = read_optional(toks, i + 1)
                 group, k2 = read_group(toks, k)
                 if group is not None:
+                    # The float counter steps at \\caption; a \\label inside the caption names the algorithm.
+                    finish()
+                    c.step("algorithm")
+                    number = c.format("algorithm")
                     caption = plain_text(group, self.text, mark_refs=True)
+                    inner = next((t for t in range(len(group)) if group[t].kind == CS and group[t].text == "label"),
+                                 None)
+                    if inner is not None and label is None:
+                        label = group_text(read_group(group, inner + 1)[0])
                     i = k2
                     continue
             if tok.kind == CS and tok.text == "label":
                 group, k = read_group(toks, i + 1)
                 if group is not None:
-                    label = group_text(group)
+                    if current is not None and current_numbered:
+                        line_labels.append((group_text(group), line_no + 1))
+                    elif label is None:
+                        label = group_text(group)
                     i = k
                     continue
             if tok.kind == CS and tok.text in ALGORITHMIC_LINES:
@@ -1015,8 +1120,9 @@ class _Builder:
         aid = f"alg:{number}" if number else f"alg:u{len(self.algorithms)}"
         self.algorithms.append(Algorithm(aid, number, caption, label, tuple(lines), self.span(toks[begin].start)))
         if label:
-            self.labels.setdefault(label, aid)
-            self.label_numbers.setdefault(label, number)
+            self.define_label(label, aid, number)
+        for line_label, line_number in line_labels:
+            self.define_label(line_label, aid, str(line_number))
 
     def list_env(self, toks, j, close) -> list[str]:
         items: list[str] = []
@@ -1027,7 +1133,7 @@ class _Builder:
             self.walk(toks, j, close)
             self.flush_paragraph()
             return items
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             k = a + 1
             opt, k = read_optional(toks, k)
             self._para_kind = "item"
@@ -1039,6 +1145,14 @@ class _Builder:
                 text = plain_text(opt, self.text) + " " + text
             items.append(text)
         return items
+
+
+def _next_end(toks, k, close) -> int:
+    """Index of the next \\end or \\caption at or after k (where a sub-caption's labels stop)."""
+    for t in range(k, close):
+        if toks[t].kind == CS and toks[t].text in ("end", "caption", "subcaption"):
+            return t
+    return close
 
 
 def _drop_hand_number_marks(kept: list[Token]) -> None:
@@ -1072,7 +1186,8 @@ COMMAND_HANDLERS = {
     "counterwithin": _Builder.cmd_numberwithin, "counterwithout": _Builder.cmd_numberwithin,
     "setcounter": _Builder.cmd_counter, "addtocounter": _Builder.cmd_counter,
     "stepcounter": _Builder.cmd_counter, "refstepcounter": _Builder.cmd_counter,
-    "newcounter": _Builder.cmd_newcounter,
+    "newcounter": _Builder.cmd_newcounter, "captionsetup": _Builder.cmd_captionsetup,
+    "caption": _Builder.cmd_caption, "captionof": _Builder.cmd_caption,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
 }
@@ -1299,6 +1414,10 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
     algorithms = [_replace(a, caption=resolve_refs(a.caption, numbers)) for a in builder.algorithms]
     intro_items = _contributions(builder)
     title = builder.title
+    if title is None:
+        begin = next((k for k, t in enumerate(tokens) if t.kind == CS and t.text == "begin"
+                      and _env_name_at(tokens, k + 1) == "document"), 0)
+        title = title_from_front(tokens, begin, smap.text)
     info = PaperInfo(title, paper.source, paper.arxiv_id, paper.version, paper.main_file, paper.format)
     seen = set()
     links = tuple(x for x in builder.links if not (x in seen or seen.add(x)))
@@ -1306,7 +1425,8 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
                     tuple(builder.paragraphs), tuple(builder.equations), tuple(builder.inline_math),
                     tuple(builder.footnotes), tuple(floats), tuple(algorithms),
                     dict(builder.labels), tuple(references), dict(operators), intro_items, links,
-                    tuple(builder.diagnostics), sources=dict(smap.files))
+                    tuple(builder.diagnostics), sources=dict(smap.files),
+                    label_numbers={k: v for k, v in numbers.items() if k in builder.labels})
 
 
 def _resolve_forward_tags(builder: _Builder) -> None:

@@ -32,6 +32,8 @@ ARTICLE_COUNTERS: dict[str, tuple[str | None, str]] = {
     "enumiv": ("enumiii", r"\Alph{enumiv}"),
     "parentequation": (None, r"\arabic{parentequation}"),
     "lstlisting": (None, r"\arabic{lstlisting}"),
+    "subfigure": ("figure", r"\alph{subfigure}"),
+    "subtable": ("table", r"\alph{subtable}"),
 }
 # Classes with chapters: what book.cls / report.cls change (the kernel prints "0.3" never; an equation before
 # the first chapter prints "3").

@@ -242,6 +242,8 @@ class Document:
     """Problems found that did not stop the run."""
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Original text of every source file (to place a quote on its exact line)."""
+    label_numbers: dict[str, str | None] = field(default_factory=dict)
+    """`\\label` → the number a `\\ref` to it prints (`3.1`, `A.2`, `2b`), as TeX resolves it."""
     _index: dict = field(default_factory=dict, compare=False, repr=False)
 
     def equation(self, key: str) -> Equation | None:

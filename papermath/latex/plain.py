@@ -36,7 +36,7 @@ SYMBOLS = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}",
            " ": " ", "-": "", "/": "", "ldots": "…", "dots": "…", "LaTeX": "LaTeX", "TeX": "TeX", "S": "§",
            "textendash": "–", "textemdash": "—", "textquoteright": "’", "ss": "ß", "o": "ø", "ae": "æ",
            "i": "i", "l": "ł", "textbackslash": "\\", "copyright": "©", "dag": "†", "ddag": "‡", "textbar": "|",
-           "textless": "<", "textgreater": ">", "textasciitilde": "~", "ldots ": "…", "&": "&", "@": ""}
+           "textless": "<", "textgreater": ">", "textasciitilde": "~", "ldots ": "…", "@": ""}
 ACCENTS = {"'", "`", "^", "\"", "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k", "t"}
 
 _SPACES = re.compile(r"\s+")
@@ -78,10 +78,7 @@ def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_r
         if kind == TEXT:
             out.append(tok.text)
             i += 1
-        elif kind in (SPACE, PAR):
-            out.append(" ")
-            i += 1
-        elif kind == TILDE:
+        elif kind in (SPACE, PAR) or kind == TILDE:
             out.append(" ")
             i += 1
         elif kind in (BGROUP, EGROUP, ALIGN):

@@ -10,7 +10,7 @@ ABBREVIATIONS = frozenset({
     "var", "et al", "sect", "nos", "vol", "pp", "ed", "eds",
 })
 
-_MATH = re.compile(r"\$\$.*?\$\$|\$(?:\\.|[^$\\])*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_MATH = re.compile(r"\$\$.*?\$\$|\$(?:\\.|[^$\\])*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 _BOUNDARY = re.compile(r"([.!?])([\"”’)\]]*)\s+(?=[A-Z0-9\\$(\[“\"‘])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 

@@ -30,7 +30,7 @@ RUNS = 2
 """Compilations per paper: the second one sees the labels of the first (\\tag{\\ref{…}}, restated theorems)."""
 MAX_STUBS = 40
 """Missing files replaced by empty stubs before giving up."""
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 _MISSING = re.compile(r"! LaTeX Error: File `([^']+)' not found\.|! I can't find file `([^']+)'\.")
 _DOCUMENTCLASS = re.compile(r"^[^%\n]*\\documentclass", re.MULTILINE)
@@ -43,6 +43,11 @@ STUB_PACKAGES = (
     ("amsmath", re.compile(r"\\(?:text|eqref|tag|DeclareMathOperator|operatorname|dfrac|tfrac|boldsymbol|"
                            r"numberwithin|intertext|substack|iint)\b|\\begin\{(?:align|gather|multline|split|cases)")),
     ("amssymb", re.compile(r"\\(?:mathbb|mathfrak|varepsilon|leqslant|geqslant|lesssim|gtrsim)\b")),
+    ("xcolor", re.compile(r"\\(?:definecolor|textcolor|colorbox|color)\b")),
+    ("graphicx", re.compile(r"\\includegraphics\b")),
+    ("subcaption", re.compile(r"\\begin\{sub(?:figure|table)\}|\\subcaption\b")),
+    ("url", re.compile(r"\\url\b")),
+    ("hyperref", re.compile(r"\\(?:href|hypersetup|autoref)\b")),
 )
 _EMERGENCY = re.compile(r"^! (?:Emergency stop|TeX capacity exceeded|==> Fatal error)", re.MULTILINE)
 
@@ -75,6 +80,8 @@ class TexResult:
     """Files that were missing and replaced by empty stubs."""
     message: str = ""
     """Why the run failed, or the first error the engine recovered from."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """Every `\\label` TeX defined (from the `.aux` files) → the number a `\\ref` to it prints."""
     cached: bool = field(default=False, compare=False)
 
 
@@ -91,7 +98,7 @@ def engine_version() -> str | None:
 
 def normalise_number(text: str) -> str:
     """A printed number without its parentheses, math shifts, braces, font commands and extra spaces."""
-    s = re.sub(r"\\(?:text(?:bf|it|rm|sf|tt|normal|up)|math(?:rm|bf|it)|rm|bf|it|relax|hbox|mbox)(?![A-Za-z@])",
+    s = re.sub(r"\\(?:text(?:bf|it|rm|sf|tt|normal|up)|math(?:rm|bf|it)|rm|bf|it|relax|hbox|mbox|unskip)(?![A-Za-z@])",
                "", text)
     s = re.sub(r"\\protect(?![A-Za-z@])", "", s)
     s = s.replace("$", "").replace("{", "").replace("}", "")
@@ -124,12 +131,31 @@ def parse_record(text: str) -> tuple[list[TexNumber], int]:
     return numbers, displays
 
 
+_NEWLABEL = re.compile(r"^\\newlabel\{([^{}]*)\}\{\{", re.MULTILINE)
+
+
+def parse_aux_labels(aux: str) -> dict[str, str]:
+    """`\\newlabel{x}{{3.1}{4}…}` lines → {x: "3.1"} (cleveref's `x@cref` twins left out)."""
+    labels = {}
+    for m in _NEWLABEL.finditer(aux):
+        name = m.group(1)
+        if name.endswith("@cref") or name.startswith("tocindent"):
+            continue
+        depth, k = 1, m.end()
+        while k < len(aux) and depth:
+            depth += {"{": 1, "}": -1}.get(aux[k], 0)
+            k += 1
+        labels[name] = normalise_number(re.sub(r"\\relax\s*", "", aux[m.end():k - 1]))
+    return labels
+
+
 def source_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     digest.update(ORACLE_PACKAGE.read_bytes())
+    digest.update(Path(__file__).read_bytes())  # the stubs and the way numbers are read are part of the result
     digest.update(f"{engine_version()}|{RUNS}|{CACHE_FORMAT}".encode())
     return digest.hexdigest()[:32]
 
@@ -220,7 +246,10 @@ def _compile_in(root: Path, main_file: str, timeout: float, work: Path) -> TexRe
         fatal = _EMERGENCY.search(log)
         message = (log[fatal.start():fatal.start() + 200].strip() if fatal else message) or \
             "the run did not reach \\end{document}"
-    return TexResult(finished, tuple(numbers), displays, seconds, tuple(stubs), message)
+    labels = {}
+    for aux in sorted(work.rglob("*.aux")):
+        labels.update(parse_aux_labels(aux.read_text(encoding="latin-1")))
+    return TexResult(finished, tuple(numbers), displays, seconds, tuple(stubs), message, labels)
 
 
 def _missing_file(log: str) -> str | None:
@@ -296,3 +325,37 @@ def compare_numbers(doc, tex: TexResult, limit: int = 20) -> NumberComparison:
         if len(diffs) >= limit:
             break
     return NumberComparison(theirs, ours, matched, tuple(diffs))
+
+
+@dataclass(frozen=True)
+class LabelComparison:
+    """The number each label TeX defined prints, beside papermath's."""
+
+    total: int
+    matched: int
+    unresolved: tuple[str, ...]
+    """Labels TeX resolves that papermath does not know."""
+    wrong: tuple[str, ...]
+    """`label: TeX 3.1 / papermath 3`."""
+
+
+PACKAGE_LABELS = frozenset({"LastPage"})
+
+
+def compare_labels(doc, tex: TexResult) -> LabelComparison:
+    unresolved, wrong = [], []
+    matched = total = 0
+    for label, number in sorted(tex.labels.items()):
+        if "@" in label or label in PACKAGE_LABELS or "caption@xref" in number:
+            continue  # a package's own bookkeeping (subcaption's sub@x, thm-restate's thmt@@x, lastpage), or a
+            # label TeX could not resolve either (caption's \caption@xref)
+        total += 1
+        if label not in doc.labels:
+            unresolved.append(label)
+            continue
+        ours = normalise_number(doc.label_numbers.get(label) or "")
+        if ours == number:
+            matched += 1
+        else:
+            wrong.append(f"{label}: TeX {number!r} / papermath {ours!r}")
+    return LabelComparison(total, matched, tuple(unresolved), tuple(wrong))
