@@ -180,12 +180,14 @@ def _environments_cached(doc: Document):
 
 
 def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, int],
-                    inside: dict[int, int], applied: bool) -> list[Candidate]:
+                    inside: dict[int, int], applied: bool, home: Equation | None = None) -> list[Candidate]:
     """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to how exactly it writes
     the symbol: 0 as the equation does, 1 the same letter with other indices, 2 with another label."""
     where = places(doc)
     eq_penalty, eq_env = equation_place(doc, eq)
     near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
+    if home is not None:  # the display that defines the symbol: its lead-in and its "where" are its definition
+        near |= {pid for pid in (home.paragraph_before, home.paragraph_after) if pid}
     eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
         _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
     out: list[Candidate] = []

@@ -18,7 +18,8 @@ from .symbols import collect, merge_words, symbol_key
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.{0,4000}?)\\\)", re.S)
-_VERB = (r"(?:(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is|are|was|were|denotes?|denoted|represents?|indicates?|stands?\s+for|refers?\s+to|means|"
+_VERB = (r"(?:(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is|are|was|were|being|denotes?|denoted|denoting|"
+         r"represents?|representing|indicates?|indicating|stands?\s+for|refers?\s+to|referring\s+to|means|"
          r"corresponds?\s+to|describes?|signif(?:y|ies)|measures?|controls?|captures?|specif(?:y|ies)|"
          r"defines?|encodes?|gives?|holds?|contains?|tracks?|serves?\s+as|acts?\s+as|be)")
 # (pattern name, strength, regex on the text before the formula, regex on the text after it).
@@ -54,7 +55,9 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
                                                    r"will\b|would\b|should\b|must\b|may\b|might\b|such\b|over\b|"
                                                    r"into\b|between\b|using\b|given\b|if\b|was\b|were\b|has\b|have\b|"
                                                    r"or\b|within\b|after\b|than\b|satisf|correspond|denot|represent|"
-                                                   r"takes?\b|belongs?\b|depends?\b|does\b|do\b|\()", re.I)),
+                                                   r"takes?\b|belongs?\b|depends?\b|does\b|do\b|whose\b|where\b|"
+                                                   r"per\b|across\b|under\b|along\b|[a-z]+ing\b|[a-z]+ed\b|\()",
+                                                   re.I)),
     ("appositive", 2, re.compile(r"\b(?:matri(?:x|ces)|vectors?|scalars?|tensors?|sets?|functions?|parameters?|"
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
@@ -81,8 +84,11 @@ def _names_left_side(latex: str) -> bool:
     """`X = …` or `X := …` with a symbol on the left."""
     tree = _parse(latex)
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
-    return isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq") and \
-        isinstance(node.operands[0], SYMBOL_LIKE)
+    if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")):
+        return False
+    lhs = node.operands[0]
+    # `Q^2(s, b) := …`, `\\phi(x) = \\max(0, x)`: a function defined by its value
+    return isinstance(lhs, SYMBOL_LIKE) or (isinstance(lhs, ast.Apply) and isinstance(lhs.func, SYMBOL_LIKE))
 
 
 _NUMBER_VALUE = re.compile(r"(?:=|\\coloneqq|:=)\s*[-+]?\s*(?:\d[\d.,\s]*|\.\d+)(?:\s*\\times\s*10\^\{?-?\d+\}?|e-?\d+)?"
@@ -97,6 +103,19 @@ def _sets_number(latex: str) -> bool:
 
 _BOUND_OPS = frozenset({">", "<", "\\geq", "\\leq", "\\ge", "\\le", "\\geqslant", "\\leqslant", "\\neq", "\\ne",
                         "\\gg", "\\ll"})
+
+
+def _samples_left_side(latex: str) -> bool:
+    """`t \\sim \\mathcal{U}(0, T)`, `\\epsilon^w, \\epsilon^l \\sim \\mathcal{N}(0, I)`: symbols drawn from a distribution."""
+    tree = _parse(latex)
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    if isinstance(node, ast.Sequence):
+        node = next((i for i in node.items if isinstance(i, ast.Relation)), node)
+    if not isinstance(node, ast.Relation) or not node.ops or node.ops[0] != "\\sim":
+        return False
+    head = node.operands[0]
+    items = head.items if isinstance(head, (ast.Sequence, ast.Tuple)) else (head,)
+    return all(isinstance(i, SYMBOL_LIKE) for i in items)
 
 
 def _bounds_left_side(latex: str) -> bool:
@@ -636,6 +655,8 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
     member = re.search(r"\\in\b", latex)
     if re.match(r"^\s*(?:-|\^\{?)th\b", after):
         return "ordinal", 1
+    if _samples_left_side(latex):
+        return "sampled", 2  # "with $t \\sim \\mathcal{U}(0, T)$": t is a draw from the uniform distribution
     if not _symbol_like(latex) and not _bounds_left_side(latex):
         if _names_left_side(latex):
             return _equation_form(before, after, where_state, latex)

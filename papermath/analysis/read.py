@@ -204,24 +204,26 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
                  defined_elsewhere: dict[str, str]) -> SymbolReading:
     latex = written_form(use)
     sid = f"{eq.id}/sym:{latex}"
-    found = _find_definitions(index, eq, use)
+    # The display that defines the symbol (this one for its left side, another for a computed quantity): its
+    # lead-in and its "where" paragraph define the symbol, wherever the symbol is used.
+    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
+    home = eq if use.lhs else (index.doc.equation(other_id) if other_id and other_id != eq.id and
+                               use.kind != "index" and _conventional(use.key) is None else None)
+    found = _find_definitions(index, eq, use, home)
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     best = defining[0] if defining else None
-    if best is None and use.lhs:
-        lead = _introducing_sentence(index, eq)
-        if lead is not None:
-            best = (None, lead)
-    if best is None and not use.lhs and use.kind != "index":
-        # Defined by another display: the sentence that introduces that display.
-        other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
-        other = index.doc.equation(other_id) if other_id and other_id != eq.id else None
-        lead = _introducing_sentence(index, other) if other is not None else None
-        if lead is not None:
-            best = (None, lead)
+    if home is not None:
+        near = {p for p in (eq.paragraph_before, eq.paragraph_after, home.paragraph_before, home.paragraph_after) if p}
+        if best is None or best[1].paragraph not in near:
+            lead = _introducing_sentence(index, home)
+            if lead is not None:
+                best = (None, lead)
     if best is None and found:
         best = found[0]  # mentioned, not defined: the mention is the evidence
     mention, definition = best if best else (None, None)
-    redefinitions = tuple(d for _, d in found if d is not definition)[:3]
+    # The next candidates: other defining sentences first, then mentions.
+    redefinitions = tuple([d for _, d in defining if d is not definition] +
+                          [d for _, d in found if d.strength != DEFINES and d is not definition])[:4]
     conventional = None
     if (definition is None or definition.strength != DEFINES) and not use.lhs:
         if use.kind == "function":
@@ -399,13 +401,17 @@ def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
     if para is None or not para.sentences:
         return None
     sentence = para.sentences[-1]
-    if not _INTRODUCES.search(sentence.text):
+    # The sentence runs into the display (it ends with ":", "," or no stop at all: "… using the following loss,")
+    # or says it introduces one ("defined as", "as follows").
+    if not (_INTRODUCES.search(sentence.text) or not re.search(r"[.!?]\s*(?:\$|\)|''|”)?\s*$", sentence.text)):
         return None
+
     return Definition(sentence.text, _section_label(index.doc, para.section), sentence.span.file,
                       sentence.span.line, "introduces", para.id)
 
 
-def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:
+def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
+                      home: Equation | None = None) -> list[tuple[Mention, Definition]]:
     """Every sentence of the paper that holds the symbol, best first (analysis/candidates.py ranks them)."""
     if use.kind == "index":
         return _find_index_definitions(index, eq, use)
@@ -419,9 +425,8 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
             subject[i] = min(subject.get(i, 9), level)
         for i in mi.inside.get(key, ()):
             inside[i] = min(inside.get(i, 9), level)
-    if use.indices or use.kind == "function":
-        for i in mi.subject_base.get(use.key, ()):
-            subject.setdefault(i, 1)
+    for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
+        subject.setdefault(i, 1)
     # The same letter with another label (`\\epsilon_{orig}` for ε, `A^{1}_{t}` for A): a weak candidate, unless
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
@@ -431,7 +436,7 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[t
             continue
         target = subject if slot == "subject" else inside
         target.setdefault(i, 2)
-    ranked = rank_candidates(index.doc, index.mentions, eq, subject, inside, use.kind == "function")
+    ranked = rank_candidates(index.doc, index.mentions, eq, subject, inside, use.kind == "function", home)
     doc = index.doc
     out = []
     seen = set()
