@@ -258,3 +258,73 @@ def test_the_engine_resolves_the_stated_labels(name, tmp_path):
     result = compile_numbers(tmp_path, "main.tex", timeout=120)
     assert result.ok, result.message
     assert {label: result.labels.get(label) for label in expected} == expected
+
+
+# -- references as the PDF prints them ---------------------------------------------------------------------
+REFERENCES_DOC = r"""\documentclass{article}
+\usepackage{amsmath}
+\usepackage{amsthm}
+\usepackage{hyperref}
+\usepackage%s{cleveref}
+\newtheorem{lemma}{Lemma}
+\crefname{lemma}{Lem.}{Lems.}
+\begin{document}
+\section{Intro}\label{sec:i}
+\subsection{Part}\label{sec:p}
+\begin{equation} a \label{eq:a} \end{equation}
+\begin{equation} b \label{eq:b} \end{equation}
+\begin{equation} c \label{eq:c} \end{equation}
+\begin{figure}\caption{F}\label{fig:f}\end{figure}
+\begin{lemma}\label{lem:x} y \end{lemma}
+\appendix
+\section{Proofs}\label{app:p}
+
+R1 \cref{eq:a} R2 \Cref{eq:a,eq:b} R3 \cref{eq:a,eq:b,eq:c} R4 \eqref{eq:b} R5 \autoref{sec:i}
+R6 \autoref{eq:c} R7 \cref{lem:x} R8 \cref{app:p} R9 \autoref{app:p} R10 \cref{fig:f} R11 \Cref{sec:p}
+R12 \ref{sec:p} R13 \autoref{fig:f} R14 \cref{eq:a,fig:f} R15 \ref{eq:missing} R16 \nameref{sec:i} END
+\end{document}
+"""
+REFERENCE_EXPECTED = {
+    "": {"R1": "eq. (1)", "R2": "Equations (1) and (2)", "R3": "eqs. (1) to (3)", "R4": "(2)", "R5": "section 1",
+         "R6": "Equation 3", "R7": "Lem. 1", "R8": "appendix A", "R9": "Appendix A", "R10": "fig. 1",
+         "R11": "Section 1.1", "R12": "1.1", "R13": "Figure 1", "R14": "eq. (1) and fig. 1", "R15": "??",
+         "R16": "Intro"},
+    "[capitalise]": {"R1": "Eq. (1)", "R3": "Eqs. (1) to (3)", "R8": "Appendix A", "R10": "Fig. 1"},
+}
+
+
+def _papermath_references(options: str) -> dict[str, str]:
+    doc = document_from_string(REFERENCES_DOC % options)
+    text = next(p.display for p in doc.paragraphs if "R1 " in p.display)
+    return _split_marked(text)
+
+
+def _split_marked(text: str) -> dict[str, str]:
+    import re
+    parts = re.split(r"\b(R\d+|END)\b", " ".join(text.split()))
+    return {parts[k]: parts[k + 1].strip() for k in range(1, len(parts) - 1, 2)}
+
+
+@pytest.mark.parametrize("options", sorted(REFERENCE_EXPECTED))
+def test_references_print_as_in_the_pdf(options):
+    ours = _papermath_references(options)
+    expected = REFERENCE_EXPECTED[options]
+    assert {key: ours.get(key) for key in expected} == expected
+
+
+@pytest.mark.parametrize("options", sorted(REFERENCE_EXPECTED))
+def test_the_engine_prints_the_stated_references(options, tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (TeX Live from Debian: see .ci/run); the stated text stands alone")
+    pypdf = pytest.importorskip("pypdf")
+    (tmp_path / "refs.tex").write_text(REFERENCES_DOC % options, encoding="utf-8")
+    for _ in range(2):
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "refs.tex"], cwd=tmp_path, capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=120, check=False)
+    pages = pypdf.PdfReader(str(tmp_path / "refs.pdf")).pages
+    text = " ".join(page.extract_text() for page in pages).replace("\u00a0", " ")
+    printed = _split_marked(text[text.index("R1 "):])
+    expected = REFERENCE_EXPECTED[options]
+    assert {key: printed.get(key) for key in expected} == expected

@@ -62,7 +62,7 @@ def document_from_tree(tree: SourceTree) -> Document:
     expander = Expander(table, smap.locate)
     tokens = expander.expand(tokenize(smap.text))
     diagnostics.extend(expander.diagnostics)
-    return build_document(tokens, smap, paper, table.operators, diagnostics)
+    return build_document(tokens, smap, paper, table.operators, diagnostics, table.macros)
 
 
 def document_from_string(text: str, name: str = "<string>") -> Document:
@@ -73,4 +73,4 @@ def document_from_string(text: str, name: str = "<string>") -> Document:
     expander = Expander(table, smap.locate)
     tokens = expander.expand(tokenize(text))
     paper = PaperInfo(None, name, None, None, name, "latex")
-    return build_document(tokens, smap, paper, table.operators, expander.diagnostics)
+    return build_document(tokens, smap, paper, table.operators, expander.diagnostics, table.macros)

@@ -31,6 +31,7 @@ from .document import (
 from .frontmatter import author_names, title_from_front
 from .macros import DEF_LIKE, NEWCOMMAND_LIKE, group_text, read_group, read_optional
 from .plain import REF_COMMANDS, REF_OPEN, collapse, plain_text, resolve_known_refs, resolve_refs
+from .refs import RefStyle
 from .sentences import split_sentences
 from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, TEXT, TILDE, Token, detokenize
 
@@ -79,6 +80,10 @@ ALGORITHMIC_LINES = {
     "Input": False, "Output": False, "INPUT": False, "OUTPUT": False, "Statex": False, "KwIn": False,
     "KwOut": False, "KwData": False, "KwResult": False, "PRINT": True, "Print": True,
 }
+# Kind (counter) of a label's target, by the target id's prefix (theorem-likes use their environment's name).
+TARGET_KINDS = {"eq": "equation", "fig": "figure", "tab": "table", "alg": "algorithm", "lst": "listing",
+                "fn": "footnote"}
+LEVEL_NAMES = {level: name for name, level in SECTION_LEVELS.items()}
 # Id prefix of a \\refstepcounter target, by counter (others use the counter's name: `lemma:3`).
 COUNTER_ID_PREFIX = {"equation": "eq", "section": "sec", "subsection": "sec", "subsubsection": "sec",
                      "chapter": "sec", "figure": "fig", "table": "tab", "algorithm": "alg", "footnote": "fn"}
@@ -139,6 +144,11 @@ class _Builder:
     _label_target_number: str | None = None
     _restating: bool = False
     _caption_type: str | None = None
+    label_kinds: dict[str, str] = field(default_factory=dict)
+    """\\label → the counter it names (`equation`, `appendix`, `lemma`), for what \\cref/\\autoref print."""
+    crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
+    Crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
+    cref_options: set[str] = field(default_factory=set)
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -462,13 +472,52 @@ class _Builder:
                         break
         return j
 
-    def define_label(self, label: str, target: str, number: str | None) -> None:
+    def define_label(self, label: str, target: str, number: str | None, kind: str | None = None) -> None:
         """A label defined twice refers to its last definition (TeX warns, and the .aux read last wins); a
-        theorem restated with `\\name*` defines none."""
+        theorem restated with `\\name*` defines none. `kind` is the counter it names (for \\cref's name);
+        by default it follows from the target."""
         if self._restating or not label:
             return
         self.labels[label] = target
         self.label_numbers[label] = number
+        self.label_kinds[label] = kind or self._kind_of(target)
+
+    def _kind_of(self, target: str) -> str:
+        prefix = target.split(":", 1)[0]
+        if prefix == "sec":
+            section = next((s for s in reversed(self.sections) if s.id == target), None)
+            if section is None:
+                return "section"
+            name = LEVEL_NAMES.get(section.level, "section")
+            if section.appendix:
+                top = 0 if self.counters.has_chapters else 1
+                return {top: "appendix", top + 1: "subappendix"}.get(section.level, name)
+            return name
+        return TARGET_KINDS.get(prefix, prefix)
+
+    def cmd_crefname(self, toks, i, end):
+        """`\\crefname{equation}{Eq.}{Eqs.}` / `\\Crefname{…}`: the paper's names for \\cref / \\Cref."""
+        groups = []
+        j = i + 1
+        for _ in range(3):
+            group, j = read_group(toks, j)
+            if group is None:
+                return i + 1
+            groups.append(plain_text(group, self.text))
+        table = self.crefnames if toks[i].text == "crefname" else self.Crefnames
+        table[groups[0]] = (groups[1], groups[2])
+        return j
+
+    def cmd_usepackage(self, toks, i, end):
+        """Package options that change what the document prints (cleveref's capitalise / noabbrev)."""
+        opt, j = read_optional(toks, i + 1)
+        names, k = read_group(toks, j)
+        if names is None:
+            return i + 1
+        if "cleveref" in group_text(names).replace(" ", "").split(",") and opt:
+            options = group_text(opt).replace(" ", "").split(",")
+            self.cref_options.update(options)
+        return k
 
     def cmd_title(self, toks, i, end):
         _, j = read_optional(toks, i + 1)
@@ -981,7 +1030,7 @@ class _Builder:
             if tok.kind == CS and tok.text == "label" and (i < sub_until or subdepth > 0) and sub_label is not None:
                 group, k = read_group(toks, i + 1)
                 if group is not None:
-                    self.define_label(group_text(group), sub_label[0], sub_label[1])
+                    self.define_label(group_text(group), sub_label[0], sub_label[1], kind="sub" + kind)
                     i = k
                     continue
             if tok.kind == CS and tok.text == "begin":
@@ -1122,7 +1171,7 @@ class _Builder:
         if label:
             self.define_label(label, aid, number)
         for line_label, line_number in line_labels:
-            self.define_label(line_label, aid, str(line_number))
+            self.define_label(line_label, aid, str(line_number), kind="line")
 
     def list_env(self, toks, j, close) -> list[str]:
         items: list[str] = []
@@ -1187,6 +1236,7 @@ COMMAND_HANDLERS = {
     "setcounter": _Builder.cmd_counter, "addtocounter": _Builder.cmd_counter,
     "stepcounter": _Builder.cmd_counter, "refstepcounter": _Builder.cmd_counter,
     "newcounter": _Builder.cmd_newcounter, "captionsetup": _Builder.cmd_captionsetup,
+    "crefname": _Builder.cmd_crefname, "Crefname": _Builder.cmd_crefname, "usepackage": _Builder.cmd_usepackage,
     "caption": _Builder.cmd_caption, "captionof": _Builder.cmd_caption,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
@@ -1397,21 +1447,25 @@ def check_braces(tokens: list[Token], smap: SourceMap) -> list[Diagnostic]:
 
 
 def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, operators: dict[str, str],
-                   diagnostics: list[Diagnostic]) -> Document:
-    """The document model of an expanded token list."""
+                   diagnostics: list[Diagnostic], macros: dict | None = None) -> Document:
+    """The document model of an expanded token list. `macros` (the paper's definitions) give the names
+    its `\\autoref`s print (`\\sectionautorefname`)."""
     builder = _Builder(smap.text, smap, tokens, list(diagnostics) + check_braces(tokens, smap))
     builder.build()
     _resolve_forward_tags(builder)
+    style = _ref_style(builder, macros or {})
     references = []
     for command, label, start in builder.references:
         target = builder.labels.get(label)
         references.append(Reference(command, label, target, builder.label_numbers.get(label) if target else None,
-                                    builder.span(start)))
+                                    builder.span(start), text=style.render(command, label)))
     # Headings and captions may cite labels defined later ("Proof of Theorem 3"): resolve them now.
     numbers = builder.label_numbers
-    sections = [_replace(sec, title=resolve_refs(sec.title, numbers)) for sec in builder.sections]
-    floats = [_replace(f, caption=resolve_refs(f.caption, numbers)) for f in builder.floats]
-    algorithms = [_replace(a, caption=resolve_refs(a.caption, numbers)) for a in builder.algorithms]
+    sections = [_replace(sec, title=resolve_refs(sec.title, style)) for sec in builder.sections]
+    style.titles.update({sec.label: sec.title for sec in sections if sec.label})
+    floats = [_replace(f, caption=resolve_refs(f.caption, style)) for f in builder.floats]
+    algorithms = [_replace(a, caption=resolve_refs(a.caption, style)) for a in builder.algorithms]
+    paragraphs = [_rendered(p, style) for p in builder.paragraphs]
     intro_items = _contributions(builder)
     title = builder.title
     if title is None:
@@ -1422,11 +1476,33 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
     seen = set()
     links = tuple(x for x in builder.links if not (x in seen or seen.add(x)))
     return Document(info, tuple(builder.authors), builder.abstract, tuple(sections),
-                    tuple(builder.paragraphs), tuple(builder.equations), tuple(builder.inline_math),
+                    tuple(paragraphs), tuple(builder.equations), tuple(builder.inline_math),
                     tuple(builder.footnotes), tuple(floats), tuple(algorithms),
                     dict(builder.labels), tuple(references), dict(operators), intro_items, links,
                     tuple(builder.diagnostics), sources=dict(smap.files),
-                    label_numbers={k: v for k, v in numbers.items() if k in builder.labels})
+                    label_numbers={k: v for k, v in numbers.items() if k in builder.labels}, ref_style=style)
+
+
+def _ref_style(builder: _Builder, macros: dict) -> RefStyle:
+    """How this paper's references print: its labels, and the names its packages and definitions give."""
+    autoref = {}
+    for name, macro in macros.items():
+        if name.endswith("autorefname") and not macro.n_args:
+            autoref[name[:-len("autorefname")]] = plain_text(list(macro.body), builder.text)
+    options = builder.cref_options
+    return RefStyle(numbers=dict(builder.label_numbers), kinds=dict(builder.label_kinds),
+                    cref=dict(builder.crefnames), Cref=dict(builder.Crefnames), autoref=autoref,
+                    counters={env: counter for env, counter in builder.theorems.items() if counter},
+                    capitalise=bool(options & {"capitalise", "capitalize"}), noabbrev="noabbrev" in options)
+
+
+def _rendered(paragraph: Paragraph, style: RefStyle) -> Paragraph:
+    """The paragraph and its sentences with every reference as the PDF prints it."""
+    if "ref" not in paragraph.text:
+        return paragraph
+    sentences = tuple(_replace(s, rendered=style.render_text(s.text)) if "ref" in s.text else s
+                      for s in paragraph.sentences)
+    return _replace(paragraph, rendered=style.render_text(paragraph.text), sentences=sentences)
 
 
 def _resolve_forward_tags(builder: _Builder) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
 from ..spans import Span
+from .refs import RefStyle
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,14 @@ class Sentence:
     """The sentence: LaTeX with macros expanded, math kept, whitespace collapsed."""
     span: Span
     """Where it starts in the original source."""
+    rendered: str | None = None
+    """The sentence with every `\\ref`/`\\eqref`/`\\cref`/`\\autoref` as the PDF prints it ("Eq. (2)"); None when
+    it has no reference (then `text` is what it prints)."""
+
+    @property
+    def display(self) -> str:
+        """What to show a reader: `rendered` when there is one, else `text`."""
+        return self.rendered if self.rendered is not None else self.text
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,13 @@ class Paragraph:
     """Where it starts."""
     kind: str = "text"
     """`text`, `item` (a list item), `footnote`, `caption`, `abstract`."""
+    rendered: str | None = None
+    """The paragraph with every reference as the PDF prints it; None when it has none."""
+
+    @property
+    def display(self) -> str:
+        """What to show a reader: `rendered` when there is one, else `text`."""
+        return self.rendered if self.rendered is not None else self.text
 
 
 @dataclass(frozen=True)
@@ -202,6 +218,8 @@ class Reference:
     """Printed number of the target."""
     span: Span
     """Where the reference stands."""
+    text: str | None = None
+    """What the PDF prints for it: "3.1", "(2)", "Eq. (2)", "Section 3.1", "??" when TeX cannot resolve it."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +262,8 @@ class Document:
     """Original text of every source file (to place a quote on its exact line)."""
     label_numbers: dict[str, str | None] = field(default_factory=dict)
     """`\\label` → the number a `\\ref` to it prints (`3.1`, `A.2`, `2b`), as TeX resolves it."""
+    ref_style: RefStyle | None = field(default=None, compare=False, repr=False)
+    """How this paper's references print (see `render_references`)."""
     _index: dict = field(default_factory=dict, compare=False, repr=False)
 
     def equation(self, key: str) -> Equation | None:
@@ -257,6 +277,12 @@ class Document:
                     self._index.setdefault("label:" + eq.label, eq)
         key = key.strip().strip("()")
         return self._index.get(key) or self._index.get("label:" + key)
+
+    def render_references(self, text: str) -> str:
+        """`text` (LaTeX from this paper) with every `\\ref`-like command replaced by what the PDF prints."""
+        if self.ref_style is None:
+            return text
+        return self.ref_style.render_text(text)
 
     def section_by_id(self, section_id: str | None) -> Section | None:
         for sec in self.sections:

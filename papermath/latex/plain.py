@@ -30,8 +30,9 @@ DROP = {
     "fontsize": 2, "phantom": 1, "vphantom": 1, "hphantom": 1, "index": 1, "affiliation": 1, "email": 1,
     "icmlaffiliation": 2, "icmlcorrespondingauthor": 2, "icmlkeywords": 1, "and": 0, "AND": 0,
 }
-REF_COMMANDS = {"ref": "", "eqref": "", "autoref": "", "cref": "", "Cref": "", "pageref": "", "nameref": "",
-                "Eqref": "", "figref": "", "secref": "", "tabref": "", "subref": ""}
+REF_COMMANDS = {"ref": "", "eqref": "", "autoref": "", "Autoref": "", "cref": "", "Cref": "", "pageref": "",
+                "nameref": "", "Eqref": "", "figref": "", "secref": "", "tabref": "", "subref": "", "labelcref": "",
+                "crefrange": "", "Crefrange": ""}
 SYMBOLS = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}", "\\": " ", ",": " ", ";": " ",
            " ": " ", "-": "", "/": "", "ldots": "…", "dots": "…", "LaTeX": "LaTeX", "TeX": "TeX", "S": "§",
            "textendash": "–", "textemdash": "—", "textquoteright": "’", "ss": "ß", "o": "ø", "ae": "æ",
@@ -42,16 +43,17 @@ ACCENTS = {"'", "`", "^", "\"", "~", "=", ".", "u", "v", "H", "c", "d", "b", "r"
 _SPACES = re.compile(r"\s+")
 
 
-REF_OPEN, REF_CLOSE = "\ue000", "\ue001"
-"""Brackets around a label in text whose references are resolved after the whole document is read."""
-_REF_MARK = re.compile(REF_OPEN + "(.*?)" + REF_CLOSE)
+REF_OPEN, REF_SEP, REF_CLOSE = "\ue000", "\ue002", "\ue001"
+"""Brackets around a reference (command, separator, labels) in text whose references are resolved after the
+whole document is read."""
+_REF_MARK = re.compile(REF_OPEN + "(?:([^" + REF_SEP + REF_CLOSE + "]*)" + REF_SEP + ")?(.*?)" + REF_CLOSE)
 
 
 def plain_text(tokens: list[Token], text: str, keep_math: bool = True, mark_refs: bool = False) -> str:
     """Readable text of a token list: formatting removed, math kept as `$…$` LaTeX (or dropped).
 
-    A `\\ref` prints as "??" — or, with `mark_refs`, as its label between REF_OPEN and REF_CLOSE, for
-    `resolve_refs` once every label is known."""
+    A `\\ref` prints as "??" — or, with `mark_refs`, as its command and labels between REF_OPEN and REF_CLOSE,
+    for `resolve_refs` once every label is known."""
     out: list[str] = []
     _plain(list(tokens), text, keep_math, out, mark_refs)
     s = "".join(out)
@@ -59,14 +61,26 @@ def plain_text(tokens: list[Token], text: str, keep_math: bool = True, mark_refs
     return _SPACES.sub(" ", s).strip()
 
 
-def resolve_refs(text: str, numbers: dict[str, str | None]) -> str:
-    """Replace marked references with the numbers their labels got ("??" when unresolved, as LaTeX prints)."""
-    return _REF_MARK.sub(lambda m: numbers.get(m.group(1)) or "??", text)
+def resolve_refs(text: str, numbers) -> str:
+    """Replace marked references with what they print: `numbers` is a label → number dict (a reference prints
+    its number, `\\eqref` in parentheses; "??" when unresolved, as LaTeX prints) or a `refs.RefStyle`."""
+    if hasattr(numbers, "render"):
+        return _REF_MARK.sub(lambda m: numbers.render(m.group(1) or "ref", m.group(2)), text)
+    return _REF_MARK.sub(lambda m: _number_text(m.group(1), m.group(2), numbers) or "??", text)
 
 
 def resolve_known_refs(text: str, numbers: dict[str, str | None]) -> str:
     """Replace the marked references whose labels are known already; later ones stay marked."""
-    return _REF_MARK.sub(lambda m: numbers.get(m.group(1)) or m.group(), text)
+    return _REF_MARK.sub(lambda m: _number_text(m.group(1), m.group(2), numbers) or m.group(), text)
+
+
+def _number_text(command: str | None, labels: str, numbers: dict[str, str | None]) -> str | None:
+    found = [numbers.get(label.strip()) for label in labels.split(",")]
+    if not found or not all(found):
+        return None
+    if command == "eqref":
+        return ", ".join(f"({n})" for n in found)
+    return ", ".join(n for n in found if n)
 
 
 def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_refs: bool = False) -> None:
@@ -106,11 +120,17 @@ def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_r
             elif name in ACCENTS:
                 i += 1  # the accented letter follows and is kept
             elif name in REF_COMMANDS:
-                _, j = read_optional(toks, i + 1)
+                j = i + 1
+                if j < n and toks[j].kind == TEXT and toks[j].text == "*":
+                    j += 1
+                _, j = read_optional(toks, j)
                 label, j = read_group(toks, j)
+                if label is not None and name in ("crefrange", "Crefrange"):
+                    end_label, j = read_group(toks, j)
+                    label = label + [Token(TEXT, ",", 0, 0, True)] + (end_label or [])
                 n = len(toks)
                 if mark_refs and label is not None:
-                    out.append(REF_OPEN + "".join(t.text for t in label).strip() + REF_CLOSE)
+                    out.append(REF_OPEN + name + REF_SEP + "".join(t.text for t in label).strip() + REF_CLOSE)
                 else:
                     out.append("??")
                 i = j
