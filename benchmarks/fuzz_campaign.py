@@ -1,0 +1,286 @@
+"""The long fuzzing campaign of issue 12: mutated formulas through every stage, mutated papers through `read`.
+
+    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 100000 --papers 2000      # about an hour, 1 worker
+    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 2000 --papers 50 --seed 7  # a few minutes
+
+Inputs are built from real formulas (tests/fuzz/seeds.py: the campaign's own, the example paper's and, when
+../shared exists, every display equation of the corpus) and real papers (the corpus; else the example paper)
+by the mutations of tests/fuzz/mutate.py, each from its own seed so any input can be replayed
+(`--replay formula:SEED` or `--replay paper:SEED`). Each input runs in a worker process: past `--timeout`
+seconds (default 10) the worker raises where it is (the hang's signature names that frame); past twice that
+the worker is killed and restarted. Prints inputs tried, crashes (exceptions that are not papermath's own),
+hangs, invalid generated modules, printer fixed-point failures, and every unique signature with a count and
+the seed of its first input. `--save DIR` writes each signature's first input there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from fuzz import mutate, seeds  # noqa: E402
+from fuzz.pipeline import Finding, run_formula, run_paper  # noqa: E402
+
+PAPER_FILES = (".tex", ".sty", ".bib", ".bbl", ".md", ".cls")
+
+
+class FuzzTimeout(BaseException):
+    """Raised in the worker at the soft time limit, so the traceback says where the time went."""
+
+
+_ARMED = [False]
+
+
+def _alarm(signum, frame):
+    if _ARMED[0]:
+        _ARMED[0] = False
+        raise FuzzTimeout()
+
+
+def _warm_up() -> None:
+    """Import every stage before the first input, so a time-out never lands inside an import."""
+    import papermath.analysis.explain  # noqa: F401
+    import papermath.analysis.read  # noqa: F401
+    import papermath.analysis.shapes  # noqa: F401
+    import papermath.cli  # noqa: F401
+    import papermath.codegen  # noqa: F401
+    import papermath.evaluate  # noqa: F401
+    import papermath.latex  # noqa: F401
+    with tempfile.TemporaryDirectory() as folder:
+        run_formula(r"\mathrm{softmax}(QK^\top/\sqrt{d_k})V")
+        run_paper(paper_input(0, [seeds.EXAMPLE], [], Path(folder) / "p"))
+
+
+def formula_input(seed: int, pool: list[str]) -> str:
+    rng = random.Random(seed)
+    return mutate.mutate_formula(rng.choice(pool), rng)
+
+
+def paper_input(seed: int, papers: list[Path], pool: list[str], into: Path) -> Path:
+    """A mutated copy of one paper in `into` (one of its .tex files mutated)."""
+    rng = random.Random(seed)
+    paper = rng.choice(papers)
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    files = [p for p in sorted(paper.rglob("*")) if p.is_file() and p.suffix in PAPER_FILES]
+    for path in files:
+        target = into / path.relative_to(paper)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    tex = [p for p in files if p.suffix == ".tex"] or [p for p in files if p.suffix == ".md"]
+    if tex:
+        chosen = rng.choice(tex)
+        target = into / chosen.relative_to(paper)
+        text = mutate.mutate_paper(target.read_text(encoding="utf-8", errors="replace"), rng, pool)
+        target.write_bytes(text.encode("utf-8", "surrogatepass"))
+    return into
+
+
+def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> None:
+    signal.signal(signal.SIGALRM, _alarm)
+    _warm_up()
+    scratch = Path(tempfile.mkdtemp(prefix="papermath-fuzz-"))
+    paper_paths = [Path(p) for p in papers]
+
+    def on_stage(name: str) -> None:
+        stage.value = name.encode()[:30]
+
+    try:
+        while True:
+            job = conn.recv()
+            if job is None:
+                break
+            kind, seed = job
+            start = time.perf_counter()
+            findings: list[Finding] = []
+            timed_out = False
+            _ARMED[0] = True
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                if kind == "formula":
+                    findings = run_formula(formula_input(seed, pool), on_stage)
+                else:
+                    findings = run_paper(paper_input(seed, paper_paths, pool, scratch / "paper"), on_stage)
+            except FuzzTimeout as error:
+                frames = [f for f in traceback.extract_tb(error.__traceback__) if "/papermath/" in f.filename]
+                where = f"{Path(frames[-1].filename).name}:{frames[-1].name}" if frames else "?"
+                name = stage.value.decode()
+                findings = [Finding("hang", name, f"{name}:hang:{where}", f"over {timeout:g} s")]
+                timed_out = True
+            finally:
+                _ARMED[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            conn.send(([(f.kind, f.stage, f.signature, f.detail) for f in findings], time.perf_counter() - start))
+            if timed_out:
+                break  # the interrupted stage may have left a cache half-built: the parent starts a fresh worker
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Pool1:
+    """One worker process, restarted after a hard timeout (and every `recycle` inputs, to bound memory)."""
+
+    def __init__(self, timeout: float, pool: list[str], papers: list[Path], recycle: int = 3000) -> None:
+        self.timeout, self.pool, self.papers, self.recycle = timeout, pool, [str(p) for p in papers], recycle
+        self.ctx = mp.get_context("fork")
+        self.process = None
+        self.done = 0
+
+    def _start(self) -> None:
+        self.parent, child = self.ctx.Pipe()
+        self.stage = self.ctx.Array("c", 32)
+        self.process = self.ctx.Process(target=_worker, args=(child, self.stage, self.timeout, self.pool, self.papers),
+                                        daemon=True)
+        self.process.start()
+        self.done = 0
+
+    def stop(self) -> None:
+        if self.process is not None:
+            try:
+                self.parent.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+            self.process.join(5)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join()
+            self.process = None
+
+    def run(self, kind: str, seed: int) -> tuple[list[tuple[str, str, str, str]], float]:
+        if self.process is None or self.done >= self.recycle:
+            self.stop()
+            self._start()
+        self.done += 1
+        start = time.perf_counter()
+        self.parent.send((kind, seed))
+        if self.parent.poll(self.timeout * 2 + 5):
+            try:
+                findings, elapsed = self.parent.recv()
+                if any(f[0] == "hang" for f in findings):
+                    self.stop()
+                return findings, elapsed
+            except EOFError:
+                pass
+        # Killed by the hard limit, or the worker died (a segfault, the OOM killer): restart it.
+        alive = self.process.is_alive()
+        name = self.stage.value.decode() or kind
+        self.process.kill()
+        self.process.join()
+        self.process = None
+        elapsed = time.perf_counter() - start
+        if alive:
+            return [("hang", name, f"{name}:hang:killed", f"no answer in {elapsed:.0f} s")], elapsed
+        return [("crash", name, f"{name}:worker-died", "the worker process died")], elapsed
+
+
+def campaign(args) -> dict:
+    pool = seeds.all_formulas()
+    papers = seeds.corpus_papers() or [seeds.EXAMPLE]
+    runner = Pool1(args.timeout, pool, papers)
+    counts: Counter = Counter()
+    first: dict[str, tuple[str, int, str]] = {}
+    kinds: Counter = Counter()
+    slowest: list[tuple[float, str, int]] = []
+    tried = Counter()
+    started = time.perf_counter()
+    jobs = [("formula", args.seed * 1_000_003 + k) for k in range(args.formulas)]
+    jobs += [("paper", args.seed * 1_000_003 + k) for k in range(args.papers)]
+    random.Random(args.seed).shuffle(jobs)
+    try:
+        for n, (kind, seed) in enumerate(jobs, 1):
+            findings, elapsed = runner.run(kind, seed)
+            tried[kind] += 1
+            slowest.append((elapsed, kind, seed))
+            slowest = sorted(slowest, reverse=True)[:5]
+            for f_kind, _stage, sig, detail in {f[2]: f for f in findings}.values():
+                counts[sig] += 1
+                kinds[(kind, f_kind)] += 1
+                first.setdefault(sig, (kind, seed, detail))
+            if args.progress and n % args.progress == 0:
+                print(f"  … {n}/{len(jobs)} inputs, {sum(counts.values())} findings, {len(counts)} signatures, "
+                      f"{time.perf_counter() - started:.0f} s", flush=True)
+    finally:
+        runner.stop()
+    return {"tried": dict(tried), "kinds": {f"{k}/{f}": v for (k, f), v in kinds.items()}, "signatures": {
+        sig: {"count": counts[sig], "first": {"input": first[sig][0], "seed": first[sig][1], "detail": first[sig][2]}}
+        for sig in sorted(counts, key=lambda s: -counts[s])}, "seconds": round(time.perf_counter() - started, 1),
+        "timeout": args.timeout, "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in slowest],
+        "formula_pool": len(pool), "papers": [p.name for p in papers]}
+
+
+def report(result: dict) -> str:
+    tried = result["tried"]
+    kinds = result["kinds"]
+
+    def count(kind: str, finding: str) -> int:
+        return kinds.get(f"{kind}/{finding}", 0)
+
+    lines = [f"fuzz campaign: {tried.get('formula', 0)} mutated formulas (from {result['formula_pool']} real ones), "
+             f"{tried.get('paper', 0)} mutated papers (from {len(result['papers'])}), {result['seconds']:.0f} s, "
+             f"1 worker, hang = no answer within {result['timeout']:g} s"]
+    for kind in ("formula", "paper"):
+        lines.append(f"  {kind}s: crashes {count(kind, 'crash')}, hangs {count(kind, 'hang')}, invalid modules "
+                     f"{count(kind, 'invalid-module')}, printer not a fixed point {count(kind, 'not-idempotent')}")
+    lines.append(f"  unique signatures: {len(result['signatures'])}")
+    for sig, info in result["signatures"].items():
+        first = info["first"]
+        lines.append(f"    {info['count']:6d}  {sig}   (first: --replay {first['input']}:{first['seed']}; "
+                     f"{first['detail'][:90]!r})")
+    lines.append("  slowest inputs: " + ", ".join(f"{s['input']}:{s['seed']} {s['seconds']} s"
+                                                 for s in result["slowest"]))
+    return "\n".join(lines)
+
+
+def replay(spec: str, save: Path | None) -> None:
+    kind, seed_text = spec.split(":", 1)
+    seed = int(seed_text)
+    pool = seeds.all_formulas()
+    papers = seeds.corpus_papers() or [seeds.EXAMPLE]
+    if kind == "formula":
+        latex = formula_input(seed, pool)
+        print(repr(latex[:2000]))
+        start = time.perf_counter()
+        print(run_formula(latex), f"{time.perf_counter() - start:.2f} s")
+    else:
+        folder = paper_input(seed, papers, pool, (save or Path(tempfile.mkdtemp())) / f"paper-{seed}")
+        print(folder)
+        start = time.perf_counter()
+        print(run_paper(folder), f"{time.perf_counter() - start:.2f} s")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--formulas", type=int, default=2000)
+    parser.add_argument("--papers", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
+    parser.add_argument("--progress", type=int, default=0, help="print a progress line every N inputs")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--replay", metavar="KIND:SEED", help="run one input again (formula:SEED or paper:SEED)")
+    parser.add_argument("--save", metavar="DIR", type=Path, help="where --replay writes a mutated paper")
+    args = parser.parse_args(argv)
+    if args.replay:
+        replay(args.replay, args.save)
+        return 0
+    result = campaign(args)
+    print(report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
