@@ -199,6 +199,12 @@ def campaign(args) -> dict:
     jobs = [("formula", args.seed * 1_000_003 + k) for k in range(args.formulas)]
     jobs += [("paper", args.seed * 1_000_003 + k) for k in range(args.papers)]
     random.Random(args.seed).shuffle(jobs)
+    interrupted = False
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
     try:
         for n, (kind, seed) in enumerate(jobs, 1):
             findings, elapsed = runner.run(kind, seed)
@@ -212,13 +218,16 @@ def campaign(args) -> dict:
             if args.progress and n % args.progress == 0:
                 print(f"  … {n}/{len(jobs)} inputs, {sum(counts.values())} findings, {len(counts)} signatures, "
                       f"{time.perf_counter() - started:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        interrupted = True  # report what was tried so far, saying so
     finally:
         runner.stop()
     return {"tried": dict(tried), "kinds": {f"{k}/{f}": v for (k, f), v in kinds.items()}, "signatures": {
         sig: {"count": counts[sig], "first": {"input": first[sig][0], "seed": first[sig][1], "detail": first[sig][2]}}
         for sig in sorted(counts, key=lambda s: -counts[s])}, "seconds": round(time.perf_counter() - started, 1),
         "timeout": args.timeout, "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in slowest],
-        "formula_pool": len(pool), "papers": [p.name for p in papers]}
+        "formula_pool": len(pool), "papers": [p.name for p in papers], "interrupted": interrupted,
+        "planned": {"formula": args.formulas, "paper": args.papers}}
 
 
 def report(result: dict) -> str:
@@ -230,7 +239,9 @@ def report(result: dict) -> str:
 
     lines = [f"fuzz campaign: {tried.get('formula', 0)} mutated formulas (from {result['formula_pool']} real ones), "
              f"{tried.get('paper', 0)} mutated papers (from {len(result['papers'])}), {result['seconds']:.0f} s, "
-             f"1 worker, hang = no answer within {result['timeout']:g} s"]
+             f"1 worker, hang = no answer within {result['timeout']:g} s"
+             + (f" — INTERRUPTED (planned {result['planned']['formula']} formulas, {result['planned']['paper']} "
+                "papers)" if result.get("interrupted") else "")]
     for kind in ("formula", "paper"):
         lines.append(f"  {kind}s: crashes {count(kind, 'crash')}, hangs {count(kind, 'hang')}, invalid modules "
                      f"{count(kind, 'invalid-module')}, printer not a fixed point {count(kind, 'not-idempotent')}")

@@ -388,6 +388,10 @@ class _Reader:
         self.by_value: dict[A.Node, int] = {}
         self.step_code_by_number: dict[int, str] = {}
         self.bound: set[str] = set()
+        # text and code of a node are asked for again and again (a root checks its body's text, then shows
+        # it): memoised per state, so a deep tree costs linear work, not 2^depth
+        self._texts: dict[tuple, str] = {}
+        self._codes: dict[tuple, str] = {}
         self.bound = {self.code(v) for node in A.walk(tree) if isinstance(node, A.Reduction)
                       for v in node.variables}
         self.patterns = _patterns()
@@ -397,6 +401,13 @@ class _Reader:
         """`node` in plain Unicode; an earlier step's long result becomes `σ([13])` or `[14]`."""
         if node is None:
             return ""
+        key = (id(node), top, self.shallow, len(self.ref))
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = self._text(node, top)
+        return found
+
+    def _text(self, node: A.Node, top: bool) -> str:
         number = self.ref.get(id(node))
         if number is not None and not top:
             if self.shallow:
@@ -420,6 +431,13 @@ class _Reader:
     def code(self, node: A.Node | None) -> str:
         if node is None:
             return ""
+        key = (id(node), len(self.step_code), len(self.bound))
+        found = self._codes.get(key)
+        if found is None:
+            found = self._codes[key] = self._code(node)
+        return found
+
+    def _code(self, node: A.Node) -> str:
         if id(node) in self.step_code:
             full = self.step_code[id(node)]
             return full if len(full) <= _LONG_CODE else f"[{self.ref[id(node)]}]"

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import special
 
 from ..errors import PapermathError
+from ..limits import MAX_TERMS
 from ..safety import shell_word
 from ..math import ast as A
 from ..math import to_latex
@@ -180,6 +181,13 @@ def fmt(value: Any, digits: int = 3) -> str:
     return "[" + ", ".join(fmt(row, digits) for row in array) + "]"
 
 
+def _check_terms(count: int, latex: str) -> None:
+    """A range or set past MAX_TERMS is refused before it is built (`\\sum_{i=1}^{10^{12}}`)."""
+    if count > MAX_TERMS:
+        raise EvaluationError(f"not evaluated: {latex[:60]} runs over {count} terms, more than {MAX_TERMS}; "
+                              "PAPERMATH_MAX_TERMS sets the limit")
+
+
 def _num(x: float, digits: int) -> str:
     if math.isnan(x):
         return "nan"
@@ -237,6 +245,7 @@ class Lowerer:
         self.quiet = 0
         self.positive = 0
         self.samples = 0
+        self.work = 0               # sub-expressions evaluated so far: bounded by MAX_TERMS (papermath.limits)
         self.names: set[str] = set()
         self.temp_names: set[str] = set()
         self.standins: dict[str, str] = {}
@@ -624,7 +633,10 @@ class Lowerer:
             self.assumed_scalars.append(key)
         base = key.split("(")[0].split("_")[0].split("^")[0].strip()
         probability = base in _PROBABILITY_NAMES or "\\mid" in key
-        size = int(np.prod(shape)) if shape else 1
+        size = math.prod(shape) if shape else 1
+        if size > MAX_TERMS:
+            raise EvaluationError(f"not evaluated: {key} would hold {size} entries (shape "
+                                  f"{' × '.join(map(str, shape))}), more than {MAX_TERMS}; PAPERMATH_MAX_TERMS sets the limit")
         if probability:
             raw = np.arange(1, size + 1, dtype=float)
             if sum(1 for i in self.inputs.values() if i.note.startswith("chosen: probabilities")) % 2:
@@ -664,6 +676,10 @@ class Lowerer:
 
     # --- the lowering proper ---------------------------------------------------------------------------------
     def lower(self, node: A.Node) -> Low:
+        self.work += 1
+        if self.work > MAX_TERMS:
+            raise EvaluationError(f"not evaluated: more than {MAX_TERMS} terms and steps (nested or long sums, "
+                                  "products or gradients); PAPERMATH_MAX_TERMS sets the limit")
         if self.given_exprs and not isinstance(node, (A.Number, A.Symbol)):
             given = self._given_expression(node)
             if given is not None:
@@ -1620,6 +1636,7 @@ class Lowerer:
             return self.optimize(node, body, combine, latex, var, name)
         if node.domain is not None:
             domain = self.lower_set(node.domain)
+            _check_terms(np.asarray(domain.value).size, latex)
             items = list(np.asarray(domain.value).reshape(-1))
             over = True
             iter_np, iter_torch = domain.np, domain.torch
@@ -1649,6 +1666,7 @@ class Lowerer:
                 up_np = str(stop)
             lo_np = lower.np if lower is not None else "1"
             lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
+            _check_terms(abs(stop - start) + 1, latex)
             if stop < start and node.lower is not None and node.upper is not None:
                 items = list(range(start, stop - 1, -1))  # \sum_{t=T}^{0}: counting down
                 iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
@@ -1659,11 +1677,13 @@ class Lowerer:
                 iter_np = iter_torch = f"range({lo_code}, {up_code} + 1)"
         elif var in self.given or var in self.inputs:
             values = self.lookup(var, node.variables[0])
+            _check_terms(np.asarray(values.value).size, latex)
             items = list(np.asarray(values.value).reshape(-1))
             over = True
             iter_np, iter_torch = values.np, values.torch
         else:
             extent = self._extent(var, body)
+            _check_terms(extent, latex)
             items = list(range(1, extent + 1))
             iter_np = iter_torch = f"range(1, {self._extent_code(var, body) or extent} + 1)"
         if node.condition is not None:

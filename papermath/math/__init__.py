@@ -35,7 +35,7 @@ from . import ast
 from .ast import Node, children, to_dict, walk
 from .english import read_aloud
 from .evidence import Decision, Evidence, Notation
-from .parser import Parser
+from .parser import Parser, room_for_nesting
 from .printer import to_latex
 from .resolve import resolve
 
@@ -70,8 +70,9 @@ def parse_raw(latex: str, *, strict: bool = False, functions: frozenset[str] = f
     if not isinstance(latex, str):
         raise MathParseError("formula must be a string", "", 0)
     try:
-        parser = Parser(latex, strict=strict, functions=functions)
-        tree = parser.parse_formula()
+        with room_for_nesting():
+            parser = Parser(latex, strict=strict, functions=functions)
+            tree = parser.parse_formula()
     except RecursionError:
         raise MathParseError("formula nested too deeply", latex, 0) from None
     return ParseResult(tree, tuple(parser.warnings), latex)

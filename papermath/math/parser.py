@@ -10,10 +10,13 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 """
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Optional
+from typing import Iterator, Optional
 
 from ..errors import MathParseError
+from ..limits import MAX_DEPTH
 from . import ast as A
 from . import tables as T
 from .tokens import (AMP, CMD, EOF, LBRACE, LETTER, NEWLINE, NUMBER, PRIME, PUNCT, RBRACE, SUB, SUP,
@@ -31,6 +34,31 @@ _CLOSERS = {")", "]", "|", ">", "."}
 _PARAM_LETTERS = {"\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi", "\\omega", "\\xi"}
 _EXPECT_FONTS = {"bb", "rm", None, "op", "bf", "cal", "sf"}
 _WORDISH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+_GUARD_LEVELS = 3 * MAX_DEPTH
+"""Recursion levels (parse_postfix + parse_atom + parse_unary entries) after which the parser stops."""
+_FRAMES_PER_LEVEL = 20
+"""Python frames the parser may use between two guarded levels (measured: at most 17)."""
+
+
+@contextmanager
+def room_for_nesting() -> Iterator[None]:
+    """Python's recursion limit raised (never lowered), for as long as a formula is parsed, so that MAX_DEPTH
+    levels fit above the caller's own stack. Python-to-Python calls take no C stack in CPython 3.11+, so the
+    extra frames are safe; past MAX_DEPTH the parser stops with a MathParseError, never a RecursionError."""
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    need = depth + _GUARD_LEVELS * _FRAMES_PER_LEVEL + 200
+    old = sys.getrecursionlimit()
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)
 
 
 def _cmd_name(text: str) -> str:
@@ -60,8 +88,9 @@ def _closes_group(tok) -> bool:
         (tok.kind == CMD and (tok.text in _ONE_SIDED_CLOSE or tok.text == NULL_CLOSE))
 
 
-def _skip_arguments(tokens, j: int, count: int, single_tokens: bool) -> int:
+def _skip_arguments(tokens, j: int, count: int, single_tokens: bool, ends=None) -> int:
     """Index after an optional `[…]` and `count` brace groups (or, with `single_tokens`, single tokens)."""
+    ends = ends or _brace_end
     n = len(tokens)
     if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
         while j < n and not (tokens[j].kind == PUNCT and tokens[j].text == "]"):
@@ -69,10 +98,45 @@ def _skip_arguments(tokens, j: int, count: int, single_tokens: bool) -> int:
         j += 1
     for _ in range(count):
         if j < n and tokens[j].kind == LBRACE:
-            j = _brace_end(tokens, j) + 1
+            j = ends(tokens, j) + 1
         elif single_tokens and j < n and tokens[j].kind != EOF:
             j += 1
     return j
+
+
+def _brace_table(tokens: list[Token]) -> list[int]:
+    """For every `{`, the index of the `}` closing it (or of EOF, or the last token, when it is never closed),
+    in one pass: looking a group's end up is then O(1), so nested or unclosed groups are never rescanned."""
+    ends = list(range(len(tokens)))
+    stack: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.kind == LBRACE:
+            stack.append(i)
+        elif tok.kind == RBRACE:
+            if stack:
+                ends[stack.pop()] = i
+        elif tok.kind == EOF:
+            for j in stack:
+                ends[j] = i
+            stack.clear()
+    for j in stack:
+        ends[j] = len(tokens) - 1
+    return ends
+
+
+class _Ends:
+    """`_brace_end` for one token list, from a table built once (rebuilt only if the list is changed)."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.table = _brace_table(tokens)
+
+    def __call__(self, tokens: list[Token], i: int) -> int:
+        if tokens is not self.tokens or tokens[i].kind != LBRACE:
+            return _brace_end(tokens, i)
+        if len(self.table) != len(tokens):
+            self.table = _brace_table(tokens)
+        return self.table[i]
 
 
 def _brace_end(tokens: list[Token], i: int) -> int:
@@ -129,6 +193,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 del delims[env_base.pop():]
         scanned = len(out)
 
+    _brace_end = _Ends(tokens)  # noqa: N806 - the module function, from a table (linear in the formula)
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
@@ -228,14 +293,14 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 continue
             if name in T.LAYOUT_ARGS:
                 # Layout arguments may be a group or a single token (\hspace{1em}, \kern 2pt).
-                j = _skip_arguments(tokens, i + 1, T.LAYOUT_ARGS[name], single_tokens=True)
+                j = _skip_arguments(tokens, i + 1, T.LAYOUT_ARGS[name], single_tokens=True, ends=_brace_end)
                 if name in ("kern", "mkern", "hskip", "vskip"):
                     while j < n and tokens[j].kind in (NUMBER, LETTER, PUNCT) and tokens[j].text not in "()[]|,;":
                         j += 1
                 i = j
                 continue
             if name in T.TRANSPARENT:
-                i = _skip_arguments(tokens, i + 1, T.TRANSPARENT[name], single_tokens=False)
+                i = _skip_arguments(tokens, i + 1, T.TRANSPARENT[name], single_tokens=False, ends=_brace_end)
                 continue
             if name in T.LAYOUT_NOARG or tok.text in ("\\ ", "\\,", "\\;", "\\:", "\\!", "\\>", "\\/", "\\@",
                                                       "\\-"):
@@ -342,6 +407,12 @@ class Parser:
         self.warnings: list[str] = []
         self.tokens = _prepare(source, tokenize(source))
         self.tokens.extend([self.tokens[-1]] * 8)
+        self._brace = _Ends(self.tokens)
+        # Each atom is parsed once per (position, context): a speculative parse that is abandoned and redone
+        # (`\hat{\hat{…}}`, `{\cmd …}`) reuses it, so nesting costs linear time, not 2^depth.
+        self._atoms: dict[tuple, tuple | MathParseError] = {}
+        self._version = 0           # bumped when a token is split (`_one_digit`): the memo is then stale
+        self.depth = 0              # current nesting (parse_postfix / parse_unary), bounded by MAX_DEPTH
         self.pos = 0
         # the opener of the innermost ( ), [ ], | | group ("" outside one, and in braces and scripts):
         # a bar there closes the group or separates, unless it opens a pair of its own
@@ -438,8 +509,20 @@ class Parser:
             self.recoverable("empty formula", 0)
             return A.Empty(span=(0, len(self.source)))
         if len(statements) == 1:
-            return statements[0]
-        return A.Rows(tuple(statements), span=(statements[0].span[0], statements[-1].span[1]))
+            return self._bounded(statements[0])
+        return self._bounded(A.Rows(tuple(statements), span=(statements[0].span[0], statements[-1].span[1])))
+
+    def _bounded(self, tree: A.Node) -> A.Node:
+        """The tree, if no path in it is longer than MAX_DEPTH (a chain `a + b + …` nests one level per
+        operator); else a MathParseError where it crosses the limit. Every later stage relies on this."""
+        stack = [(tree, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                raise self.error(f"formula nested more than {MAX_DEPTH} levels deep (papermath's limit)",
+                                 node.span[0] if node.span else 0)
+            stack.extend((child, depth + 1) for child in A.children(node))
+        return tree
 
     def _juxtapose(self, left: A.Node, right: A.Node) -> A.Node:
         if isinstance(left, A.Empty):
@@ -531,11 +614,11 @@ class Parser:
             return False
         if toks[first].kind == CMD and (toks[first].text in T.OPEN_DELIMS or toks[first].text == NULL_OPEN):
             return False
-        j = _brace_end(toks, first) + 1 if toks[first].kind == LBRACE else first + 1
+        j = self._brace(toks, first) + 1 if toks[first].kind == LBRACE else first + 1
         if j >= len(toks):
             return False
         if toks[j].kind == LBRACE:
-            k = _brace_end(toks, j)
+            k = self._brace(toks, j)
             inner = toks[j + 1:k]
         else:
             inner = [toks[j]]
@@ -663,7 +746,11 @@ class Parser:
             nxt = self.peek(1)
             if self._starts_operand(nxt):
                 self.next()
-                operand = self.parse_unary()
+                self._deeper()
+                try:
+                    operand = self.parse_unary()
+                finally:
+                    self.depth -= 1
                 return A.UnaryOp(T.UNARY_OPS[tok.text], operand, span=(tok.start, self.last_end()))
             # a lone sign used as a placeholder or a superscript mark (`x^+`, `(\cdot)`)
             self.next()
@@ -758,7 +845,22 @@ class Parser:
                 or name == "nabla" or name == "operatorname*" or name == "mathop")
 
     # --- postfix -------------------------------------------------------------------------------------
+    def _deeper(self) -> None:
+        """One more level of recursion (parse_postfix, parse_atom, parse_unary): a formula nested past the
+        limit stops here, where it crosses it, before Python's own recursion limit is reached. The tree's
+        depth is checked exactly at the end (`_bounded`); this guard counts each of the three entry points."""
+        self.depth += 1
+        if self.depth > _GUARD_LEVELS:
+            raise self.error(f"formula nested more than {MAX_DEPTH} levels deep (papermath's limit)")
+
     def parse_postfix(self) -> A.Node:
+        self._deeper()
+        try:
+            return self._parse_postfix()
+        finally:
+            self.depth -= 1
+
+    def _parse_postfix(self) -> A.Node:
         start = self.peek().start
         braced = self.peek().kind == LBRACE
         atom, role = self.parse_atom()
@@ -1036,6 +1138,7 @@ class Parser:
                 self.tokens.insert(self.pos + 1, Token(NUMBER, tail, tok.start + 2, tok.end, False))
         else:
             self.tokens[self.pos] = rest
+        self._version += 1
         return A.Number(digit, span=(tok.start, tok.start + 1))
 
     # --- classification of scripts ------------------------------------------------------------------
@@ -1101,7 +1204,34 @@ class Parser:
 
     # --- atoms ---------------------------------------------------------------------------------------
     def parse_atom(self) -> tuple[A.Node, str]:
-        """One atom and its role: plain, func, bigop, limop, expect, nabla, indicator."""
+        """One atom and its role: plain, func, bigop, limop, expect, nabla, indicator (memoised, see __init__)."""
+        if self._pending_under is not None or self._pending_over is not None:
+            self._deeper()
+            try:
+                return self._parse_atom()
+            finally:
+                self.depth -= 1
+        key = (self.pos, self.bar_stop, self.script_depth, self._version)
+        hit = self._atoms.get(key)
+        if hit is not None:
+            if isinstance(hit, MathParseError):
+                raise hit
+            node, role, self.pos, self._pending_under, self._pending_over = hit
+            return node, role
+        self._deeper()  # every nesting construct parses its inner part through here (or parse_unary)
+        try:
+            node, role = self._parse_atom()
+        except MathParseError as error:
+            if self._version == key[3]:
+                self._atoms[key] = error  # a failed speculation is not retried either
+            raise
+        finally:
+            self.depth -= 1
+        if self._version == key[3]:
+            self._atoms[key] = (node, role, self.pos, self._pending_under, self._pending_over)
+        return node, role
+
+    def _parse_atom(self) -> tuple[A.Node, str]:
         tok = self.peek()
         kind = tok.kind
         if kind == LETTER:
@@ -1227,7 +1357,7 @@ class Parser:
             # look for \sim inside the subscript
             nxt = self.peek(1)
             if nxt.kind == LBRACE:
-                k = _brace_end(self.tokens, self.pos + 1)
+                k = self._brace(self.tokens, self.pos + 1)
                 return any(t.text in ("\\sim", "\\thicksim") for t in self.tokens[self.pos + 1:k])
         return False
 
@@ -1440,7 +1570,7 @@ class Parser:
         args: list[str] = []
         while self.peek().kind == LBRACE and not self.peek().space_before and len(args) < 3:
             open_tok = self.peek()
-            k = _brace_end(self.tokens, self.pos)
+            k = self._brace(self.tokens, self.pos)
             close = self.tokens[k]
             if close.kind != RBRACE:
                 raise self.error("missing } to close the { opened here", open_tok.start)
@@ -1537,7 +1667,7 @@ class Parser:
         start = tok.start
         arg_tok = self.peek()
         if arg_tok.kind == LBRACE:
-            k = _brace_end(self.tokens, self.pos)
+            k = self._brace(self.tokens, self.pos)
             inner = self.tokens[self.pos + 1:k]
             if inner and all(t.kind in (LETTER, NUMBER) or (t.kind == PUNCT and t.text in "-.'")
                              for t in inner) and len(inner) > 1 and \
@@ -2078,7 +2208,7 @@ class Parser:
             self._skip_optional()
         for _ in range(T.ENV_ARGS.get(env, 0)):
             if self.peek().kind == LBRACE:
-                self.pos = _brace_end(self.tokens, self.pos) + 1
+                self.pos = self._brace(self.tokens, self.pos) + 1
         rows: list[list[A.Node]] = [[]]
         if env in T.MATRIX_ENVS or env in T.CASES_ENVS:
             saved = self.bar_stop
