@@ -30,8 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from fuzz import mutate, seeds  # noqa: E402
-from fuzz.pipeline import Finding, run_formula, run_paper  # noqa: E402
+from fuzz import mutate, seeds
+from fuzz.pipeline import Finding, run_formula, run_paper
 
 PAPER_FILES = (".tex", ".sty", ".bib", ".bbl", ".md", ".cls")
 
@@ -51,12 +51,12 @@ def _alarm(signum, frame):
 
 def _warm_up() -> None:
     """Import every stage before the first input, so a time-out never lands inside an import."""
-    import papermath.analysis.explain  # noqa: F401
-    import papermath.analysis.read  # noqa: F401
-    import papermath.analysis.shapes  # noqa: F401
-    import papermath.cli  # noqa: F401
-    import papermath.codegen  # noqa: F401
-    import papermath.evaluate  # noqa: F401
+    import papermath.analysis.explain
+    import papermath.analysis.read
+    import papermath.analysis.shapes
+    import papermath.cli
+    import papermath.codegen
+    import papermath.evaluate
     import papermath.latex  # noqa: F401
     with tempfile.TemporaryDirectory() as folder:
         run_formula(r"\mathrm{softmax}(QK^\top/\sqrt{d_k})V")

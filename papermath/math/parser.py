@@ -11,9 +11,10 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Iterator, Optional
+from typing import Optional
 
 from ..errors import MathParseError
 from ..limits import MAX_DEPTH
@@ -193,7 +194,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 del delims[env_base.pop():]
         scanned = len(out)
 
-    _brace_end = _Ends(tokens)  # noqa: N806 - the module function, from a table (linear in the formula)
+    _brace_end = _Ends(tokens)  # the module function, from a table (linear in the formula)
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|\s+|[0-9]+(?:\.[0-9]+)?|.", re.S)
+TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|\s+|[0-9]+(?:\.[0-9]+)?|.", re.DOTALL)
 
 COMMANDS = (
     r"\frac", r"\sqrt", r"\hat", r"\tilde", r"\bar", r"\overset", r"\underset", r"\underbrace", r"\overbrace",
@@ -150,7 +150,7 @@ def macro_bomb(rng: random.Random) -> str:
                                        f"\\begin{{equation}}\\{names[-1]}\\end{{equation}}"])
 
 
-_EQUATION = re.compile(r"(\\begin\{(equation|align|gather|multline)\*?\})(.*?)(\\end\{\2\*?\})", re.S)
+_EQUATION = re.compile(r"(\\begin\{(equation|align|gather|multline)\*?\})(.*?)(\\end\{\2\*?\})", re.DOTALL)
 
 
 def mutate_paper(text: str, rng: random.Random, formulas: list[str] | None = None) -> str:

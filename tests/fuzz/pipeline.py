@@ -65,7 +65,7 @@ class Stages:
             return None
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException as error:  # noqa: BLE001 - every other exception is what we are looking for
+        except BaseException as error:
             if type(error).__name__ == "FuzzTimeout":
                 raise
             self._crash(name, error)

@@ -12,9 +12,9 @@ CORPUS = REPO.parent / "shared" / "corpus" / "papers"
 SEED_FORMULAS: tuple[str, ...] = (
     r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V",
     r"y_i = \sum_{j=1}^{d} W_{ij} x_j + b_i",
-    r"\mathcal{L}_{\mathrm{DPO}} = -\mathbb{E}_{(x, y_w, y_l)\sim\mathcal{D}}\left[\log\sigma\left(\beta\log"
+    (r"\mathcal{L}_{\mathrm{DPO}} = -\mathbb{E}_{(x, y_w, y_l)\sim\mathcal{D}}\left[\log\sigma\left(\beta\log"
     r"\frac{\pi_\theta(y_w\mid x)}{\pi_{\mathrm{ref}}(y_w\mid x)} - \beta\log\frac{\pi_\theta(y_l\mid x)}"
-    r"{\pi_{\mathrm{ref}}(y_l\mid x)}\right)\right]",
+    r"{\pi_{\mathrm{ref}}(y_l\mid x)}\right)\right]"),
     r"\theta_{t+1} = \theta_t - \eta \nabla_\theta \mathcal{L}(\theta_t)",
     r"h_t = \tanh(W_h h_{t-1} + W_x x_t + b)",
     r"p(x) = \frac{1}{\sqrt{2\pi\sigma^2}} \exp\left(-\frac{(x-\mu)^2}{2\sigma^2}\right)",
@@ -22,8 +22,8 @@ SEED_FORMULAS: tuple[str, ...] = (
     r"\hat{y} = \arg\max_{c \in \mathcal{C}} p(c \mid x)",
     r"\|x\|_2 = \sqrt{\sum_{i=1}^{n} x_i^2}",
     r"s_{i,t} = \sigma(u_t^\top e_i)",
-    r"g_{i,t} = \begin{cases} s_{i,t}, & s_{i,t} \in \mathrm{Topk}(\{s_{j,t} \mid 1 \le j \le N\}, K) \\ 0, "
-    r"& \text{otherwise} \end{cases}",
+    (r"g_{i,t} = \begin{cases} s_{i,t}, & s_{i,t} \in \mathrm{Topk}(\{s_{j,t} \mid 1 \le j \le N\}, K) \\ 0, "
+    r"& \text{otherwise} \end{cases}"),
     r"\mathbf{c}_t^{KV} = W^{DKV} \mathbf{h}_t",
     r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta",
     r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta",
@@ -48,8 +48,8 @@ SEED_FORMULAS: tuple[str, ...] = (
     r"\left\lfloor \frac{n}{2} \right\rfloor + \lceil \log_2 n \rceil",
     r"\underbrace{a + b}_{\text{sum}} = \overbrace{c}^{\text{total}}",
     r"z \overset{\text{iid}}{\sim} \mathcal{N}(0, 1)",
-    r"\begin{bmatrix} a & b \\ c & d \end{bmatrix}^{-1} = \frac{1}{ad - bc}\begin{pmatrix} d & -b \\ -c & a"
-    r"\end{pmatrix}",
+    (r"\begin{bmatrix} a & b \\ c & d \end{bmatrix}^{-1} = \frac{1}{ad - bc}\begin{pmatrix} d & -b \\ -c & a"
+    r"\end{pmatrix}"),
     r"\{ x \in \mathbb{R}^d : \|x\| \le 1 \}",
     r"f'(x) = \lim_{h \to 0} \frac{f(x + h) - f(x)}{h}",
     r"\min_G \max_D V(D, G)",
