@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..latex.document import Document, Equation
 from .definitions import Mention
@@ -207,7 +208,7 @@ def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, 
         penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
         if eq_penalty >= 2 and penalty >= 2 and env is None:
             penalty = 1  # an appendix equation: the appendix is the equation's own text
-        generic = bool(_GENERIC.search(m.quote))
+        generic = _is_generic(m.quote)
         if generic and env != eq_env:
             tier = max(tier, 1) + 1
             strength = MENTIONS if tier >= 3 else strength
@@ -221,6 +222,12 @@ def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, 
         out.append(Candidate(i, slot, strength, exact == 0, rank))
     out.sort(key=lambda c: c.rank)
     return out
+
+
+@lru_cache(maxsize=65536)
+def _is_generic(quote: str) -> bool:
+    """The sentence speaks of any vectors, arbitrary functions, … (once per distinct quote)."""
+    return bool(_GENERIC.search(quote))
 
 
 def _paragraph_index(pid: str | None) -> int:
@@ -273,6 +280,7 @@ def mention_index(mentions: tuple[Mention, ...]) -> MentionIndex:
 _SCRIPT_AT_END = re.compile(r"(?:_|\^)(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\\[A-Za-z]+|[^{}\\])$")
 
 
+@lru_cache(maxsize=65536)
 def key_family(key: str) -> str:
     """A key without its labels: `\\epsilon_{orig}` → `\\epsilon`, `\\mathbf{x}^{w}` → `\\mathbf{x}`."""
     out = key.strip()
@@ -287,6 +295,7 @@ def key_family(key: str) -> str:
 _INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\))$")
 
 
+@lru_cache(maxsize=65536)
 def _labels(key: str) -> tuple[str, str]:
     """(position, label) of what a key adds to its family: `X^{i}` → ("^", "i"); a bare key → ("", "")."""
     rest = key[len(key_family(key)):].strip()
@@ -298,6 +307,7 @@ def _labels(key: str) -> tuple[str, str]:
     return rest[0], label
 
 
+@lru_cache(maxsize=65536)
 def same_family_meaning(use_key: str, other_key: str) -> bool:
     """Whether a labelled spelling may be the same symbol: a bare letter in one place and a labelled one in the
     other (ε and ε_{orig}); or labels in the same position that vary like indices (X^{i} and X^{0},

@@ -9,7 +9,7 @@ definition pattern classified), then read each equation against that index.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import Diagnostic, MathParseError
@@ -224,6 +224,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     # The next candidates: other defining sentences first, then mentions.
     redefinitions = tuple([d for _, d in defining if d is not definition] +
                           [d for _, d in found if d.strength != DEFINES and d is not definition])[:4]
+    # Only what is shown is placed on its source line: the definition and the redefinitions listed with it.
+    mention_of = {id(d): m for m, d in found}
+    definition = _placed(index, mention_of.get(id(definition)), definition)
+    redefinitions = tuple(_placed(index, mention_of.get(id(d)), d) for d in redefinitions)
     conventional = None
     if (definition is None or definition.strength != DEFINES) and not use.lhs:
         if use.kind == "function":
@@ -386,9 +390,13 @@ def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
     """θ written as the subscript of a model (`p_\\theta`, `\\epsilon_\\theta(x_t)`): the model's weights."""
     if not key.startswith("\\") or len(key) < 3:
         return False
-    pattern = re.compile(r"[A-Za-z}]_\{?\s*" + re.escape(key) + r"\s*\}?\s*(?:\^\{[^{}]*\}|\^\\?\w+)?\s*"
-                         r"(?:\\left)?\(")
-    return bool(pattern.search(eq.latex)) or any(pattern.search(e.latex) for e in index.doc.equations)
+    cache = index.paper.cache.setdefault("model-subscript", {}) if index.paper is not None else {}
+    found = cache.get(key)
+    if found is None:
+        pattern = re.compile(r"[A-Za-z}]_\{?\s*" + re.escape(key) + r"\s*\}?\s*(?:\^\{[^{}]*\}|\^\\?\w+)?\s*"
+                             r"(?:\\left)?\(")
+        found = cache[key] = any(pattern.search(e.latex) for e in index.doc.equations)
+    return found
 
 
 _INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
@@ -448,9 +456,9 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
         para = doc.paragraphs[m.paragraph_index]
         sentence = para.sentences[m.sentence_index]
         section = _section_label(doc, para.section)
-        line = _locate(doc, m, sentence)
         pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
-        out.append((m, Definition(m.quote, section, sentence.span.file, line, pattern, para.id, cand.strength)))
+        out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
+                                  cand.strength)))
     return out
 
 
@@ -495,20 +503,30 @@ def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
         para = doc.paragraphs[m.paragraph_index]
         sentence = para.sentences[m.sentence_index]
         out.append((m, Definition(m.quote, _section_label(doc, para.section), sentence.span.file,
-                                  _locate(doc, m, sentence), m.pattern or "use", para.id)))
+                                  sentence.span.line, m.pattern or "use", para.id)))
     return out
 
 
-def _locate(doc: Document, m: Mention, sentence) -> int:
+def _placed(index: PaperIndex, m: Mention | None, definition: Definition | None) -> Definition | None:
+    """The definition with the line its quote starts on (candidates carry their sentence's line until shown)."""
+    if m is None or definition is None:
+        return definition
+    para = index.doc.paragraphs[m.paragraph_index]
+    line = _locate(index, m, para.sentences[m.sentence_index])
+    return definition if line == definition.line else replace(definition, line=line)
+
+
+def _locate(index: PaperIndex, m: Mention, sentence) -> int:
     """The line a quote starts on; a notation-table row is found by its description cell, which may stand
     before or after the caption that anchors it."""
+    locate = index.paper.locate_text if index.paper is not None else index.doc.locate_text
     if m.pattern != "table":
-        return doc.locate_text(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
+        return locate(m.quote, sentence.span.file, sentence.span.start) or sentence.span.line
     words = row_description(m.quote) or m.quote
     # The longest stretch of prose between formulas: the source may spell a formula with the paper's macros.
     words = max(re.split(r"\$[^$]*\$", words), key=lambda piece: len(piece.strip())).strip() or words
-    return (doc.locate_text(words, sentence.span.file, sentence.span.start) or
-            doc.locate_text(words, sentence.span.file, 0) or sentence.span.line)
+    return (locate(words, sentence.span.file, sentence.span.start) or
+            locate(words, sentence.span.file, 0) or sentence.span.line)
 
 
 def _paragraph_index(pid: str | None) -> int:
@@ -519,6 +537,16 @@ def _paragraph_index(pid: str | None) -> int:
 
 
 def _section_label(doc: Document, section_id: str | None) -> str | None:
+    """The printed number of a section (or of the numbered section an unnumbered heading sits in), once per
+    section per paper."""
+    from ..paper import paper_of
+    labels = paper_of(doc).cache.setdefault("section-labels", {})
+    if section_id not in labels:
+        labels[section_id] = _section_label_uncached(doc, section_id)
+    return labels[section_id]
+
+
+def _section_label_uncached(doc: Document, section_id: str | None) -> str | None:
     sec = doc.section_by_id(section_id)
     if sec is None:
         return None
