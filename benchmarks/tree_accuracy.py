@@ -65,6 +65,8 @@ BRACKETS = {"(": ")", "[": "]", "{": "}", r"\{": r"\}", r"\lbrace": r"\rbrace", 
             "|": "|", r"\|": r"\|", r"\lVert": r"\rVert", r"\lvert": r"\rvert"}
 
 Interval = tuple[int, int]
+PRODUCT_OPS = ("\\cdot", "\\times", "*", "\\odot", "\\otimes")
+"""Explicit multiplications (juxtaposition is a Product node)."""
 
 
 # --- locating fragments ------------------------------------------------------------------------------
@@ -238,13 +240,13 @@ def _factors(node: A.Node) -> list[A.Node]:
         for factor in node.factors:
             out.extend(_factors(factor) if isinstance(factor, A.Product) else [factor])
         return out
-    if isinstance(node, A.BinOp) and node.op in ("\\cdot", "\\times", "*"):
+    if isinstance(node, A.BinOp) and node.op in PRODUCT_OPS:
         return _factors_operand(node.left) + _factors_operand(node.right)
     return [node]
 
 
 def _factors_operand(node: A.Node) -> list[A.Node]:
-    if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in ("\\cdot", "\\times", "*")):
+    if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
         return _factors(node)
     return [node]
 
@@ -345,7 +347,7 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
     for frag in frags[1:]:
         want.append(_find(f, frag, 1, want[-1][1], what="next factor"))
     for node, _ in view.nodes:
-        if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in ("\\cdot", "\\times", "*")):
+        if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
             if _contiguous([view.interval_of(x) for x in _factors(node)], want):
                 if not _decided(view, view.interval_of(node)):
                     return Check(False, "left ambiguous (product or application)")
@@ -532,8 +534,8 @@ def _statement_count(tree: A.Node) -> int:
 
 
 def _is_annotation(node: A.Node) -> bool:
-    kind = getattr(A, "Condition", None)
-    return (kind is not None and isinstance(node, kind)) or isinstance(node, A.Text)
+    """A condition or prose that qualifies a statement (`\\text{for } i = 1, …`), not a statement of its own."""
+    return (isinstance(node, A.Annotated) and node.kind == "condition") or isinstance(node, A.Text)
 
 
 def check_statements(a: dict, f: Formula, view: TreeView) -> Check:
@@ -555,7 +557,7 @@ NODE_KINDS: dict[str, tuple[type, ...]] = {
 def kinds(node: A.Node) -> set[str]:
     """The semantic kinds of the gold format a node is."""
     out = {k for k, types in NODE_KINDS.items() if isinstance(node, types)}
-    if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in ("\\cdot", "\\times", "*")):
+    if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
         out.add("product")
     if isinstance(node, A.BinOp) and node.op == "+":
         out.add("sum")
@@ -567,8 +569,7 @@ def kinds(node: A.Node) -> set[str]:
         out.add("negation")
     if isinstance(node, A.Apply) and isinstance(node.func, A.Empty) and node.given:
         out.add("condition")
-    condition = getattr(A, "Condition", None)
-    if condition is not None and isinstance(node, condition):
+    if isinstance(node, A.Annotated) and node.kind == "condition":
         out.add("condition")
     if isinstance(node, A.Apply) and node.certainty == "ambiguous":
         out.discard("apply")

@@ -160,7 +160,7 @@ STRUCTURES = [
     ('\\mathbf{1}', '1{bf}'),
     ('\\binom{n}{k}', '(Binom n k)'),
     ('n!', '(Factorial n)'),
-    ('\\text{if } x > 0', "(Relation (Product ['if' x]) > 0)"),
+    ('\\text{if } x > 0', "(Annotated (Relation x > 0) note='if' kind=condition)"),
     ('x_1, \\ldots, x_n', '(Sequence [(Indexed x [1]) (Ellipsis kind=...) (Indexed x [n])] separators=[, ,])'),
     ('\\lfloor x \\rfloor', '(Delimited x kind=floor)'),
     ('\\langle a, b \\rangle', '(Delimited (Tuple [a b]) kind=angle)'),

@@ -534,12 +534,17 @@ class Parser:
 
     # --- statements --------------------------------------------------------------------------------
     def parse_sequence(self) -> A.Node:
-        """Comma/semicolon separated statements (trailing punctuation dropped)."""
+        """Comma/semicolon separated statements (trailing punctuation dropped), with the conditions that qualify
+        them: `\\text{for } i = 1, \\ldots, k`, `\\text{ s.t. } …`, `\\forall x', x \\in S`, `n = 0, 1, \\ldots`."""
         start = self.peek().start
-        items = [self.parse_relation()]
+        items = [self._sequence_item()]
         seps: list[str] = []
         while True:
             tok = self.peek()
+            if _is_connective(tok):
+                seps.append(",")
+                items.append(self._condition())
+                continue
             if tok.kind == PUNCT and tok.text in ",;.":
                 self.next()
                 nxt = self.peek()
@@ -548,15 +553,35 @@ class Parser:
                 if tok.text == ".":
                     self.recoverable("unexpected .", tok.start)
                     seps.append(",")
-                    items.append(self.parse_relation())
+                    items.append(self._sequence_item())
                     continue
                 seps.append(tok.text)
-                items.append(self.parse_relation())
+                items.append(self._sequence_item())
                 continue
             break
+        items, seps = _enumerations(items, seps)
         if len(items) == 1:
             return items[0]
         return A.Sequence(tuple(items), tuple(seps), span=(start, self.last_end()))
+
+    def _sequence_item(self) -> A.Node:
+        tok = self.peek()
+        if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS):
+            return self._condition()
+        return self.parse_relation()
+
+    def _condition(self) -> A.Node:
+        """A condition: the connective (`\\text{for }`, `\\forall`) and everything it qualifies, to the end of
+        the statement. After a quantifier, the variables before a membership are one list (`\\forall x', x \\in S`)."""
+        tok = self.next()
+        note: A.Node = A.Text(tok.text, span=(tok.start, tok.end)) if tok.kind == TEXT else \
+            A.Symbol(tok.text, span=(tok.start, tok.end))
+        if self._ends_statement(self.peek()) or (self.peek().kind == PUNCT and self.peek().text in ",;."):
+            return note
+        body = self.parse_sequence()
+        if tok.kind == CMD:
+            body = _quantified(body)
+        return A.Annotated(body, note, "condition", span=(tok.start, self.last_end()))
 
     def _ends_statement(self, tok: Token) -> bool:
         return tok.kind in (EOF, NEWLINE, RBRACE, END, AMP) or (tok.kind == PUNCT and tok.text in ")]") or \
@@ -792,6 +817,8 @@ class Parser:
     def _starts_factor(self, tok: Token) -> bool:
         """Can juxtaposition continue with this token?"""
         kind = tok.kind
+        if kind == TEXT and _is_connective(tok):
+            return False  # `a_i \\text{ for } i = 1`: prose that qualifies, not a factor
         if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN):
             return True
         if kind == PUNCT:
@@ -826,13 +853,16 @@ class Parser:
         start = self.peek().start
         first = self.parse_postfix()
         factors = [first]
+        extents = [(start, self.last_end())]
         while self._starts_factor(self.peek()):
             if stop_at_operators and self._starts_operator(self.peek()):
                 break
             if stop_after_call and _ends_in_call(factors[-1]):
                 break
+            here = self.peek().start
             factors.append(self.parse_postfix())
-        factors = _join_factors(factors)
+            extents.append((here, self.last_end()))
+        factors = _join_factors(factors, extents)
         if len(factors) == 1:
             return factors[0]
         return A.Product(tuple(factors), span=(start, self.last_end()))
@@ -873,7 +903,8 @@ class Parser:
             return self._function(atom, start)
         if role == "indicator":
             return self._indicator(atom, start)
-        del braced
+        if braced and isinstance(atom, (A.Symbol, A.Text)):
+            atom = self._respan(atom, (start, self.last_end()))  # `{x}_1`: the base is what the braces hold
         return self._postfix_loop(atom, start)
 
     def _postfix_loop(self, atom: A.Node, start: int, callable_: bool = True) -> A.Node:
@@ -1910,6 +1941,13 @@ class Parser:
                 return A.SetBuilder(self._seq(items, group), self._seq(group.given, group), span=span)
             if len(items) == 1 and isinstance(items[0], A.Relation) and ":" in items[0].ops:
                 return self._colon_builder(items[0], span)
+            if len(items) == 1 and not group.params and _grouping(items[0]):
+                # `\sum_t \left\{ a - b \right\}`: braces around one computation group it; a set of one
+                # element is a name or a value (`\{o_i\}`, `\{0\}`)
+                return A.Group(items[0], "{", "}", span=span)
+            if len(items) == 2 and not group.params and _membership_of(items[1], items[0]):
+                # `\{\theta_i = 10000^{-2(i-1)/d}, i \in [1, …, d/2]\}`: the elements, as i runs over a set
+                return A.SetBuilder(items[0], items[1], span=span)
             return A.SetLiteral(tuple(items + group.params), span=span)
         if group.bar or group.given:
             return A.Apply(A.Empty(span=(group.start, group.start)), tuple(items), tuple(group.given),
@@ -2150,6 +2188,8 @@ class Parser:
             save = self.pos
             self.next()
             sub = self.parse_script_arg(tok)
+            if isinstance(sub, A.Group) and isinstance(sub.body, A.Relation):
+                sub = sub.body  # `\mathbb{1}_{[k \neq i]}`
             if isinstance(sub, (A.Relation, A.Sequence)) or (isinstance(sub, A.Apply)):
                 node = A.Indicator(symbol, sub, "_", span=(start, self.last_end()))
                 return self._postfix_loop(node, start)
@@ -2431,6 +2471,14 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
             return "label", A.Symbol(word, span=sup.span)  # `x_0^{pred}`: a word names
     if isinstance(sup, A.Sequence) and not isinstance(base, A.Number):
         return "label", sup  # `\Pr^{\pi^1, \pi^2}`: a list is never an exponent
+    if not isinstance(base, A.Number) and not (isinstance(base, A.Symbol) and base.name in ("e", "\\exp")):
+        leaves = [n for n in A.walk(sup) if isinstance(n, (A.Symbol, A.Number, A.Text))]
+        if any(isinstance(n, A.Text) for n in leaves):
+            return "label", sup  # `\hat A_t^{\text{GAE}(\gamma, \lambda)}`: a name with its settings
+        if isinstance(sup, (A.BinOp, A.Product)) and leaves and all(
+                isinstance(n, A.Symbol) and n.name.isalpha() and n.name.isupper() for n in leaves) and \
+                any(len(n.name) > 1 for n in leaves if isinstance(n, A.Symbol)):
+            return "label", sup  # `L_t^{CLIP+VF+S}`: names joined, not an exponent
     return "power", sup
 
 
@@ -2494,6 +2542,8 @@ def _analyze_under(op: str, under: A.Node):
             if isinstance(head, A.Empty):
                 head = node.operands[1]
             variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
+    elif isinstance(node, A.Annotated) and node.kind == "condition":
+        condition = node.body  # `N, D \\text{ s.t. } \\text{FLOPs}(N, D) = C`
     elif isinstance(node, (A.Symbol, A.Indexed, A.Tuple, A.Group, A.Slice)):
         if op == "E" and (isinstance(node, A.Apply) or (isinstance(node, A.Symbol) and node.font == "cal")):
             distribution = node
@@ -2641,6 +2691,92 @@ def _replace_last(parent: A.Node, child: A.Node, end: int) -> A.Node:
     return parent
 
 
+def _grouping(node: A.Node) -> bool:
+    """A computation (a sum, a difference, a product with an operator, a reduction): what braces group."""
+    if isinstance(node, A.BinOp) and node.op in ("+", "-", "\\pm", "\\cdot", "\\times", "/"):
+        return True
+    if isinstance(node, (A.Reduction, A.UnaryOp)):
+        return True
+    return isinstance(node, A.Product) and any(isinstance(f, (A.Reduction, A.Apply, A.Frac)) for f in node.factors)
+
+
+def _membership_of(cond: A.Node, element: A.Node) -> bool:
+    """Is `cond` a membership `i \in S` of a variable that `element` uses?"""
+    if not (isinstance(cond, A.Relation) and cond.ops == ("\\in",) and isinstance(cond.operands[0], A.Symbol)):
+        return False
+    name = cond.operands[0].name
+    return any(isinstance(n, A.Symbol) and n.name == name for n in A.walk(element))
+
+
+_QUANTIFIERS = frozenset({"\\forall", "\\exists", "\\nexists"})
+CONNECTIVES = frozenset("for where if s.t. st such that subject to when whenever with given and for all "
+                        "otherwise".split()) | {"s.t.", "such that", "subject to", "for all", "for any", "for each",
+                                                "for every"}
+"""Words that, set as text between formulas, qualify what came before (they are not factors)."""
+
+
+def _is_connective(tok: Token) -> bool:
+    if tok.kind != TEXT:
+        return False
+    word = " ".join(tok.text.replace(",", " ").split()).lower()
+    return word in CONNECTIVES or word.rstrip(":") in CONNECTIVES
+
+
+def _quantified(body: A.Node) -> A.Node:
+    """`\\forall x', x \\in S, y \\in T`: the bare variables before a membership belong to it."""
+    if not isinstance(body, A.Sequence):
+        return body
+    items: list[A.Node] = []
+    seps: list[str] = []
+    pending: list[A.Node] = []
+    for i, item in enumerate(body.items):
+        if isinstance(item, A.Relation) and item.ops and item.ops[0] in ("\\in", "\\subset", "\\subseteq") and pending:
+            head = item.operands[0]
+            group = A.Tuple(tuple(pending) + (head,), "", "", span=(pending[0].span[0], head.span[1]))
+            item = replace(item, operands=(group,) + item.operands[1:], span=(group.span[0], item.span[1]))
+            pending = []
+        elif isinstance(item, (A.Symbol, A.Indexed, A.Primed)) and i + 1 < len(body.items):
+            pending.append(item)
+            continue
+        items.extend(pending)
+        pending = []
+        if items:
+            seps.append(",")
+        items.append(item)
+    items.extend(pending)
+    seps = seps[:max(len(items) - 1, 0)] + [","] * max(len(items) - 1 - len(seps), 0)
+    if len(items) == 1:
+        return items[0]
+    return A.Sequence(tuple(items), tuple(seps[:len(items) - 1]), span=body.span)
+
+
+def _enumerations(items: list[A.Node], seps: list[str]) -> tuple[list[A.Node], list[str]]:
+    """`i = 1, \\ldots, k` is one statement, i running over 1, …, k (not three); after a statement it is the
+    condition the statement holds under (`x_{n+1} = \\phi(x_n), \\quad n = 0, 1, 2, \\ldots`)."""
+    for i, item in enumerate(items):
+        rest = items[i + 1:]
+        if not rest and i > 0 and isinstance(item, A.Relation) and item.ops == ("=",) and \
+                isinstance(item.operands[1], A.Sequence) and any(isinstance(v, A.Ellipsis_)
+                                                                 for v in item.operands[1].items) and \
+                not isinstance(items[i - 1], A.Annotated):
+            # the same range written with braces (`n = {0, 1, \\ldots}`, as the printer writes it)
+            cond = A.Annotated(item, A.Empty(span=(item.span[0], item.span[0])), "condition", span=item.span)
+            return items[:i] + [cond], seps
+        if not rest or not isinstance(item, A.Relation) or item.ops not in (("=",), ("\\in",)) or \
+                not isinstance(item.operands[0], (A.Symbol, A.Indexed)):
+            continue
+        if not all(isinstance(r, (A.Number, A.Ellipsis_, A.Symbol, A.Indexed, A.BinOp)) for r in rest) or \
+                not any(isinstance(r, A.Ellipsis_) for r in rest) or any(s != "," for s in seps[i:]):
+            continue
+        values = (item.operands[1],) + tuple(rest)
+        run = A.Sequence(values, tuple("," for _ in values[1:]), span=(values[0].span[0], values[-1].span[1]))
+        merged: A.Node = replace(item, operands=(item.operands[0], run), span=(item.span[0], run.span[1]))
+        if i > 0 and not isinstance(items[i - 1], A.Annotated):
+            merged = A.Annotated(merged, A.Empty(span=(item.span[0], item.span[0])), "condition", span=merged.span)
+        return items[:i] + [merged], seps[:i]
+    return items, seps
+
+
 def _ends_in_call(node: A.Node) -> bool:
     """Does this factor close an application's brackets (`F(z)`, `\\log \\pi(a \\mid s)`)?"""
     if isinstance(node, A.Apply):
@@ -2663,43 +2799,68 @@ def _differential_mark(node: A.Node) -> Optional[str]:
 
 
 def _name_like(node: A.Node) -> bool:
-    core = node.base if isinstance(node, (A.Indexed, A.Power, A.Primed)) else node
+    core = node
+    while isinstance(core, (A.Indexed, A.Power, A.Primed)):
+        core = core.base
     return isinstance(core, A.Symbol) and (core.name.isalpha() or core.name.lstrip("\\") in T.GREEK) and \
         not core.name.startswith("\\Delta")
 
 
-def _join_factors(factors: list[A.Node]) -> list[A.Node]:
+def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list[A.Node]:
     """What juxtaposition writes as two factors but means as one: an upright differential and its variable
     (`\\mathrm{d} x_t` → dx_t), an increment (`\\Delta t`, `\\Delta\\theta_2` → one name), and nothing at all
-    (`\\mathop{}`)."""
-    if len(factors) > 1:
-        factors = [f for f in factors if not isinstance(f, A.Empty)] or factors[:1]
+    (`\\mathop{}`, whose place goes to what follows it). `extents` are where each factor was written (braces
+    included), so a joined node covers exactly what was written."""
+    if len(factors) > 1 and any(isinstance(f, A.Empty) for f in factors):
+        kept, kept_ext = [], []
+        pending = None
+        for f, ext in zip(factors, extents):
+            if isinstance(f, A.Empty):
+                pending = ext[0] if pending is None else pending
+                continue
+            kept.append(f)
+            kept_ext.append((pending, ext[1]) if pending is not None else ext)
+            pending = None
+        if kept:
+            factors, extents = kept, kept_ext
     out: list[A.Node] = []
     i = 0
     while i < len(factors):
         f = factors[i]
         nxt = factors[i + 1] if i + 1 < len(factors) else None
+        span = (extents[i][0], extents[i + 1][1]) if nxt is not None else extents[i]
         mark = _differential_mark(f)
         if mark is not None and nxt is not None:
-            out.append(A.Differential(mark, nxt, span=(f.span[0], nxt.span[1])))
+            out.append(A.Differential(mark, nxt, span=span))
             i += 2
             continue
         if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \
                 f.sub_label is None and f.sup_label is None and not f.primes and nxt is not None and _name_like(nxt):
-            out.append(_increment(f, nxt))
+            out.append(_increment(f, nxt, span))
             i += 2
             continue
+        if extents[i][0] < f.span[0] and not isinstance(f, A.Empty) and extents[i][0] != extents[0][0]:
+            f = _respan_node(f, (extents[i][0], max(f.span[1], extents[i][1]))) if isinstance(f, A.Differential) \
+                else f
         out.append(f)
         i += 1
     return out
 
 
-def _increment(delta: A.Symbol, node: A.Node) -> A.Node:
+def _respan_node(node: A.Node, span: A.Span) -> A.Node:
+    try:
+        return replace(node, span=span)
+    except TypeError:
+        return node
+
+
+def _increment(delta: A.Symbol, node: A.Node, span: A.Span) -> A.Node:
     """`\\Delta x_t` → the one symbol `\\Delta x` indexed by t (its scripts stay on it)."""
     if isinstance(node, (A.Indexed, A.Power, A.Primed)):
-        return replace(node, base=_increment(delta, node.base), span=(delta.span[0], node.span[1]))
+        base = _increment(delta, node.base, (span[0], node.base.span[1]))
+        return replace(node, base=base, span=(span[0], max(node.span[1], span[1])))
     assert isinstance(node, A.Symbol)
-    return replace(node, name="\\Delta " + node.name, span=(delta.span[0], node.span[1]))
+    return replace(node, name="\\Delta " + node.name, span=(span[0], max(node.span[1], span[1])))
 
 
 def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...]]:

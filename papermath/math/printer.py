@@ -443,7 +443,7 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         return "\\sqrt" + idx + _arg(node.body)  # type: ignore[attr-defined]
     if t is A.Group:
         g2: A.Group = node  # type: ignore[assignment]
-        o = "\\left." if g2.open == "." else g2.open
+        o = "\\left." if g2.open == "." else "\\{" if g2.open == "{" else g2.open
         c = _CLOSERS.get(g2.close, g2.close)
         body = "" if isinstance(g2.body, A.Empty) else _p(g2.body)
         if isinstance(g2.body, A.Sequence):
@@ -519,6 +519,10 @@ def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         if an.kind == "overbrace":
             return "\\overbrace" + _arg(an.body) + ("" if isinstance(an.note, A.Empty) else
                                                          "^" + _script(an.note))
+        if an.kind == "condition":
+            # `\\text{ for } i = 1, \\ldots, k`, `\\forall x \\in S`, or a bare range `n = 0, 1, \\ldots`
+            lead = "" if isinstance(an.note, A.Empty) else _p(an.note) + " "
+            return lead + _inner(an.body)
         return "\\" + an.kind + _arg(an.note) + _arg(an.body)
     if t is A.Sequence:
         sq: A.Sequence = node  # type: ignore[assignment]

@@ -158,7 +158,8 @@ class _Resolver:
         if not node.args:
             out.append(Evidence(FUNCTION, "convention: empty brackets", here, "", "convention"))
         elif compound:
-            if sym.name in _FUNCTION_LETTERS and sym.font in (None, "cal", "bf", "it"):
+            if sym.name in _FUNCTION_LETTERS and sym.font in (None, "cal", "bf", "it") or sym.sub_label is not None:
+                # `f(x+1)`; `\tau_\Delta(p + s(x))`: a named map applied to an expression
                 out.append(Evidence(FUNCTION, "convention: a function letter before an expression", here, "",
                                     "convention"))
             else:
@@ -259,6 +260,9 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
     scalar = sym.name in _SCALAR_GREEK and sym.font is None
     if scalar:
         return [Evidence(POWER, "convention: a scalar raised to a power", here, "", "convention")]
+    if isinstance(core, A.Symbol) and core.name in _SCALAR_GREEK:
+        # `N^\alpha`, `D^\beta`: a fitted exponent
+        return [Evidence(POWER, "convention: a scalar exponent such as \\alpha", here, "", "convention")]
     if isinstance(core, A.Symbol) and core.name in _NAMING_GREEK:
         return [Evidence(LABEL, "convention: a policy or parameter named in a superscript", here, "",
                          "convention")]
