@@ -2701,7 +2701,7 @@ def _grouping(node: A.Node) -> bool:
 
 
 def _membership_of(cond: A.Node, element: A.Node) -> bool:
-    """Is `cond` a membership `i \in S` of a variable that `element` uses?"""
+    """Is `cond` a membership `i \\in S` of a variable that `element` uses?"""
     if not (isinstance(cond, A.Relation) and cond.ops == ("\\in",) and isinstance(cond.operands[0], A.Symbol)):
         return False
     name = cond.operands[0].name
