@@ -358,9 +358,17 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
     return Check(False, f"no product of these factors ({what})")
 
 
+ACCENTS = {"\\" + name for name in T.ACCENTS}
+
+
 def _script_nodes(view: TreeView, iv: Interval) -> list[A.Node]:
+    """The scripted atom at these tokens and the bases under it. A fragment right after an accent (`g_t` in
+    `\\tilde g_t`) is the accented atom: TeX sets the scripts on the accented letter."""
+    nodes = view.nodes_at(iv)
+    if not nodes and iv[0] > 0 and view.formula.toks[iv[0] - 1] in ACCENTS:
+        nodes = view.nodes_at((iv[0] - 1, iv[1]))
     out: list[A.Node] = []
-    for node in view.nodes_at(iv):
+    for node in nodes:
         out.extend(_chain(node))
     return out
 

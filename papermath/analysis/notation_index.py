@@ -49,7 +49,7 @@ approximator parameterization parametrization
 QUANTITY_NOUNS = frozenset("""
 number numbers steps step count size dimension dimensionality length width depth rate coefficient
 coefficients scalar scalars constant constants temperature hyperparameter hyperparameters matrix matrices
-vector vectors tensor tensors weight weights value horizon budget batch sample samples token tokens
+vector vectors tensor tensors weight horizon budget batch
 """.split())
 # Words that say superscripts are names, not exponents (`agent 1`, `the $l$-th layer`, `winner`).
 LABEL_WORDS = frozenset("""
@@ -208,7 +208,8 @@ class NotationIndex(Notation):
         before, after = _words_around(sentence, record.latex)
         if before is None:
             return
-        noun_before = next((w for w in reversed(before[-3:]) if w in FUNCTION_NOUNS | QUANTITY_NOUNS), None)
+        # the noun right before the formula names it (`the policy $\pi$`, `a rate $p$`; not `sample from $p$`)
+        noun_before = before[-1] if before and before[-1] in FUNCTION_NOUNS | QUANTITY_NOUNS else None
         noun_after = None
         if after and after[0] in _COPULA:
             for w in after[1:7]:

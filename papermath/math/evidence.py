@@ -173,8 +173,10 @@ class Notation:
         if key is not None:
             out.extend(self.facts[key].evidence) if key in self.facts else None
         if fam is not None and fam != key and fam in self.facts:
+            # what the paper says of \pi_\theta counts (weaker) for \pi_{ref}: a function of the same letter is
+            # another function of it; a number of the same letter (`a rate $p = 0.7$`) says nothing about p_A
             for ev in self.facts[fam].evidence:
-                if ev.reading in (FUNCTION, NOT_FUNCTION):
+                if ev.reading == FUNCTION:
                     weaker = "formula" if ev.strength in ("declared", "paper") else "convention"
                     out.append(replace(ev, strength=weaker, kind=ev.kind + " (same letter)"))
         return [e for e in out if e.reading in (FUNCTION, NOT_FUNCTION)]

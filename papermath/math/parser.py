@@ -541,7 +541,7 @@ class Parser:
         seps: list[str] = []
         while True:
             tok = self.peek()
-            if _is_connective(tok):
+            if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS):
                 seps.append(",")
                 items.append(self._condition())
                 continue
@@ -817,7 +817,7 @@ class Parser:
     def _starts_factor(self, tok: Token) -> bool:
         """Can juxtaposition continue with this token?"""
         kind = tok.kind
-        if kind == TEXT and _is_connective(tok):
+        if (kind == TEXT and _is_connective(tok)) or (kind == CMD and tok.text in _QUANTIFIERS):
             return False  # `a_i \\text{ for } i = 1`: prose that qualifies, not a factor
         if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN):
             return True
@@ -1755,6 +1755,16 @@ class Parser:
             word = "".join(f.name for f in node.factors)  # type: ignore[attr-defined]
             return A.Symbol(word, font=font, span=node.span)
         if isinstance(node, A.Product) and font in ("rm", "op", "sf", "tt", "it", "bf") and \
+                all(_plain_letter(f) for f in node.factors[:-1]) and isinstance(node.factors[-1], A.Symbol) and \
+                node.factors[-1].sub_label is not None and len(node.factors[-1].name) == 1 and \
+                _plain_letter(replace(node.factors[-1], sub_label=None)):
+            # `\mathrm{head_h}`: the letters are one name and h indexes it (whatever d_h alone would be)
+            last = node.factors[-1]
+            word = "".join(f.name for f in node.factors)  # type: ignore[attr-defined]
+            base = A.Symbol(word, font=font, span=(node.span[0], last.span[0] + 1))
+            return A.Indexed(base, classify_sub(last.sub_label)[1] if classify_sub(last.sub_label)[0] == "index"
+                             else (last.sub_label,), span=node.span)  # type: ignore[arg-type]
+        if isinstance(node, A.Product) and font in ("rm", "op", "sf", "tt", "it", "bf") and \
                 all(_plain_letter(f) for f in node.factors[:-1]) and \
                 isinstance(node.factors[-1], (A.Indexed, A.Power)) and _plain_letter(node.factors[-1].base):
             # `\mathrm{head_i}`: the letters are one name, the script belongs to it
@@ -1827,6 +1837,8 @@ class Parser:
                         (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
                     # an empty item: `\pi(|s)`, `a,;b`
                     item = A.Empty(span=(nxt.start, nxt.start))
+                elif _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
+                    item = self._condition()  # `(\text{with } m = d)`: a remark in parentheses
                 else:
                     item = self.parse_relation()
                 target.append(item)
@@ -2055,9 +2067,15 @@ class Parser:
         op = self._op_name(operator, role)
         tok = self.peek()
         if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and \
-                (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma())):
-            # \max(a, b), \min\left[a, b\right], \operatorname{softmax}(x): an application
+                (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma())) or \
+                (role == "limop" and sub is None and sup is None and tok.kind == CMD and
+                 tok.text in ("\\{", "\\lbrace") and self._bracket_has_comma()):
+            # \max(a, b), \min\left[a, b\right], \max\{a, b\}, \operatorname{softmax}(x): an application
             group = self._bracketed()
+            if group.open == "{":
+                node = A.Apply(operator, tuple(group.items + group.params), (), (), "known", "{}",
+                               span=(start, group.end))
+                return self._postfix_loop(node, start)
             return self._postfix_loop(self._apply(operator, group, "known", start), start)
         if role == "limop" and tok.kind == PUNCT and tok.text == "(" and not self._bracket_has_bar():
             # \operatorname{Softmax}_j(z): the body in parentheses
@@ -2170,6 +2188,10 @@ class Parser:
             body = self.parse_product(stop_at_operators=False, stop_after_call=True)
         if sub is None and sup is None and body is None:
             return operator  # `$\nabla$` named on its own
+        if isinstance(body, A.Transpose) and _ends_in_call(body.base):
+            # `\nabla f(x)^\top (x' - x)`: the transposed gradient (a scalar f(x) has nothing to transpose)
+            grad = A.Gradient(sub, sup, body.base, span=(start, body.base.span[1]))
+            return A.Transpose(grad, span=(start, self.last_end()))
         return A.Gradient(sub, sup, body, span=(start, self.last_end()))
 
     def _indicator(self, symbol: A.Node, start: int) -> A.Node:
@@ -2349,6 +2371,8 @@ def _plain_letter(node: A.Node) -> bool:
         and not node.optimum
 
 
+_COUNT_LETTERS = frozenset("T N K M L".split())
+"""Capitals papers use as counts, and so as the last position (`x_T`, `h_N`)."""
 _LABEL_MARKS = frozenset({"*", "\\star", "\\ast", "+", "-", "\\dagger", "\\circ", "\\bullet"})
 _RUNNING_GREEK = frozenset({"\\tau", "\\iota"})
 """Greek letters papers do run over as indices (`x_\\tau`); other Greek subscripts name a parameter or a
@@ -2362,7 +2386,8 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
     a running letter, a number or arithmetic on them (`x_t`, `x_{t-1}`, `W_{ij}`, `x_{0,ij}`)."""
     if isinstance(sub, A.Text):
         return "label", sub
-    named_base = isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS  # `\\log_2`
+    named_base = (isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS) or \
+        isinstance(base, A.Text)  # `\\log_2`, `\\text{Regret}_\\ell`
     if isinstance(sub, A.Symbol):
         name = sub.name
         if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
@@ -2374,13 +2399,22 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
         if sub.font in ("rm", "op", "text", "sf", "tt", "cal", "bb", "bf", "frak") and \
                 (name.isalpha() or name.lstrip("\\") in T.GREEK):
             return "label", sub
-        if len(name) == 1 and name.isupper() and sub.font is None:
-            return "label", sub
+        if len(name) == 1 and name.isupper() and sub.font is None and name not in _COUNT_LETTERS:
+            return "label", sub  # `B_F`, `p_A`, `n_P` (but `x_T`, `h_N`: the last position)
         if named_base and not name.isdigit():
             return "label", sub
+        if isinstance(base, A.Symbol) and base.name == "d" and base.font is None and not base.accents and \
+                name.isalpha() and len(name) == 1:
+            return "label", sub  # `d_k`, `d_v`, `d_h`: a dimension named by what it measures
+        if isinstance(base, A.Symbol) and base.name in ("I", "1") and base.font in ("bf", "bb") and name.isalpha():
+            return "label", sub  # `\mathbf{I}_d`: the identity of size d
         return "index", (sub,)
     if isinstance(sub, A.Number) and named_base:
         return "label", sub
+    if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators) and \
+            any(isinstance(i, A.Symbol) and i.name.lstrip("\\") in T.GREEK and i.name not in _RUNNING_GREEK
+                for i in sub.items):
+        return "label", sub  # `\ell_{s, \lambda}`: named by its settings
     if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators):
         items: list[A.Node] = []
         for item in sub.items:
@@ -2420,6 +2454,9 @@ _TRANSPOSE_NAMES = {"\\top", "\\intercal", "\\transpose", "\\T"}
 
 def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
     """(kind, value): kind is power, transpose, inverse, optimum, prime or label."""
+    if isinstance(base, A.Symbol) and base.font == "bb" and base.name in ("R", "N", "Z", "C", "Q") and \
+            not base.accents:
+        return "power", sup  # `\\mathbb{R}^D`, `\\mathbb{R}^{n \\times d}`: a space of D-tuples
     if isinstance(base, A.Number):
         if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
                 sup.operand.value == "1":
@@ -2451,6 +2488,8 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
             return "label", sup
         return "power", sup
     if isinstance(sup, A.Text):
+        if sup.text.strip() in ("T", "\\top", "\\intercal"):
+            return "transpose", None  # `(\\mu - \\mu_k)^\\text{T}`
         return "label", sup
     if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
             sup.operand.value == "1":
@@ -2542,6 +2581,8 @@ def _analyze_under(op: str, under: A.Node):
             if isinstance(head, A.Empty):
                 head = node.operands[1]
             variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
+    elif isinstance(node, A.Power) and isinstance(node.base, (A.Symbol, A.Indexed)):
+        variables = (node,)  # `\max_{\theta^1}`: a name whose superscript is decided later
     elif isinstance(node, A.Annotated) and node.kind == "condition":
         condition = node.body  # `N, D \\text{ s.t. } \\text{FLOPs}(N, D) = C`
     elif isinstance(node, (A.Symbol, A.Indexed, A.Tuple, A.Group, A.Slice)):
@@ -2778,6 +2819,12 @@ def _enumerations(items: list[A.Node], seps: list[str]) -> tuple[list[A.Node], l
 
 
 def _ends_in_call(node: A.Node) -> bool:
+    if isinstance(node, (A.Transpose, A.Power, A.Inverse)):
+        return _ends_in_call(node.base)  # `f(x)^\top`
+    return _ends_in_call_core(node)
+
+
+def _ends_in_call_core(node: A.Node) -> bool:
     """Does this factor close an application's brackets (`F(z)`, `\\log \\pi(a \\mid s)`)?"""
     if isinstance(node, A.Apply):
         if node.brackets:
