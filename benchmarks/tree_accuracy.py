@@ -184,14 +184,16 @@ class TreeView:
                 if iv is not None:
                     self.ambiguous.add(iv)
 
-    def interval_of(self, node: Optional[A.Node]) -> Optional[Interval]:
+    def interval_of(self, node: Any) -> Optional[Interval]:
         if node is None:
             return None
+        if isinstance(node, tuple) and node and node[0] == "iv":
+            return node[1]
         if id(node) in self.iv:
             return self.iv[id(node)]
         return self.formula.interval(node.span)
 
-    def text_of(self, node: Optional[A.Node]) -> str:
+    def text_of(self, node: Any) -> str:
         return self.formula.text(self.interval_of(node))
 
     def nodes_at(self, iv: Interval) -> list[A.Node]:
@@ -320,10 +322,30 @@ def check_apply(a: dict, f: Formula, view: TreeView) -> Check:
     return Check(False, "; ".join(dict.fromkeys(reasons)))
 
 
-def _applications(view: TreeView) -> list[A.Node]:
-    """Applications, and divergences (`D_{KL}(p \\| q)` applies D to p and q)."""
-    return [n for n, _ in view.nodes if isinstance(n, A.Apply) or
-            (isinstance(n, A.Divergence) and not isinstance(n.func, A.Empty))]
+@dataclass(frozen=True)
+class _Operator:
+    """An operator with an axis written before its bracketed operand (`\\operatorname{Softmax}_j(z)`): an
+    application of `Softmax_j` to z, stood in for as an Apply over token intervals."""
+
+    func: tuple
+    args: tuple
+    given: tuple = ()
+    params: tuple = ()
+    certainty: str = "known"
+    span: tuple = (0, 0)
+
+
+def _applications(view: TreeView) -> list[Any]:
+    """Applications, divergences (`D_{KL}(p \\| q)` applies D to p and q), and operators with an axis applied to
+    a bracketed operand (`\\operatorname{Softmax}_j(z)`)."""
+    out: list[Any] = [n for n, _ in view.nodes if isinstance(n, A.Apply) or
+                      (isinstance(n, A.Divergence) and not isinstance(n.func, A.Empty))]
+    for n, iv in view.nodes:
+        if isinstance(n, A.Reduction) and n.brackets == "()" and n.body is not None and iv is not None:
+            body = view.interval_of(n.body)
+            if body is not None and body[0] - 1 > iv[0]:
+                out.append(_Operator(("iv", (iv[0], body[0] - 1)), (n.body,), span=n.span))
+    return out
 
 
 def _args(node: A.Node) -> tuple:
@@ -631,6 +653,12 @@ def check_one_name(a: dict, f: Formula, view: TreeView) -> Check:
         return Check(True)
     if any(isinstance(n, A.Text) for n in nodes):
         return Check(True)
+    # the letters of a name that carries labels (`SE` in `SE_\\theta^{(w)}`): the symbol starts here, is named so
+    word = f.text(iv)
+    for node, niv in view.nodes:
+        if isinstance(node, A.Symbol) and niv is not None and niv[0] == iv[0] and niv[1] > iv[1] and \
+                node.name == word and (node.sub_label is not None or node.sup_label is not None or node.primes):
+            return Check(True)
     return Check(False, f"is {_kinds_text(nodes)}")
 
 

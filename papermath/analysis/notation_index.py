@@ -32,7 +32,8 @@ from typing import Iterable, Iterator, Optional
 from ..errors import MathParseError
 from ..latex.document import Document
 from ..math import ParseResult, ast, parse_raw, resolve_result
-from ..math.evidence import FUNCTION, LABEL, NOT_FUNCTION, Evidence, Notation, base_symbol, family, identity
+from ..math.evidence import (FUNCTION, LABEL, NOT_FUNCTION, Evidence, Notation, base_symbol, family, identity,
+                             letter_run)
 from ..spans import Position
 
 INLINE = re.compile(r"(?<!\\)\$(?!\$)(.+?)(?<!\\)\$", re.S)
@@ -174,6 +175,10 @@ class NotationIndex(Notation):
         self._occurrences(record)
         if sentence and context != "display":
             self._prose(record, sentence, where)
+        word = letter_run(raw.tree)
+        if word is not None and context != "display":
+            # `where $pos$ is the position`: letters the prose writes alone are one name
+            self.names[word].append(Evidence("name", "written alone in the prose", f"${latex}$", where, "paper"))
 
     def _occurrences(self, record: IndexedFormula) -> None:
         assert record.raw is not None

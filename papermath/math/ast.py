@@ -275,6 +275,9 @@ class Reduction(Node):
     samples: tuple[Node, ...] = ()
     """Every `variables \\sim distribution` relation in the under-script, in order
     (`\\mathbb E_{q\\sim P(Q),\\, o\\sim\\pi(\\cdot\\mid q)}` → two relations)."""
+    differentials: tuple[Node, ...] = ()
+    """For an integral: the differentials written after the body (`dx`, `\\mathrm{d}\\bm{x}_0`), as `Differential`
+    nodes where they stand; their variables are in `variables`."""
     span: Span = _span()
 
 

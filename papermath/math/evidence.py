@@ -157,6 +157,8 @@ class Notation:
     def __init__(self, functions: Iterable[str] = ()) -> None:
         self.facts: dict[str, SymbolFacts] = defaultdict(lambda: SymbolFacts([], Counter()))
         self.declared = frozenset(f.lstrip("\\") for f in functions)
+        self.names: dict[str, list[Evidence]] = defaultdict(list)
+        """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
 
     @classmethod
     def of_formula(cls, tree: A.Node, source: str, functions: Iterable[str] = ()) -> "Notation":
@@ -240,9 +242,17 @@ class Notation:
         if node.given and node.certainty in ("conditional", "ambiguous"):
             self.add(key, Evidence(FUNCTION, "conditional bar", text, where, strength))
 
+    def name_evidence(self, word: str) -> list[Evidence]:
+        """What says this run of letters is one name (`SE`, `pos`)."""
+        return list(self.names.get(word, ()))
+
     def _relation(self, node: A.Relation, source: str, where: str, strength: str) -> None:
         ops = node.ops
         first = node.operands[0]
+        word = letter_run(first)
+        if word is not None and ops and ops[0] in ("=", ":=", "\\triangleq", "\\equiv"):
+            # `SE = \\|\\epsilon - \\epsilon_\\theta\\|^2`: the letters defined together are one name
+            self.names[word].append(Evidence("name", "defined as one name", _text(source, node)[:80], where, strength))
         if ops and ops[0] in ("=", ":=", "\\triangleq", "\\equiv", "\\doteq") and isinstance(first, A.Apply) and \
                 first.brackets and len(node.operands) == 2:
             # `\phi_a(x) := \tanh(ax)`: the defined side is a function of its arguments
@@ -263,6 +273,25 @@ class Notation:
                     if isinstance(base_symbol(item), A.Symbol) and not isinstance(item, A.Apply):
                         self.add(identity(item), Evidence(NOT_FUNCTION, "shape", _text(source, node)[:80], where,
                                                           strength))
+
+
+def letter_run(node: A.Node) -> Optional[str]:
+    """The word a product of letters written together spells (`S E_\\theta^{(w)}` → "SE"), or None."""
+    if not isinstance(node, A.Product) or len(node.factors) < 2:
+        return None
+    letters = []
+    for i, f in enumerate(node.factors):
+        core = f
+        if i == len(node.factors) - 1:
+            while isinstance(core, (A.Indexed, A.Power, A.Primed)):
+                core = core.base
+        if not isinstance(core, A.Symbol) or len(core.name) != 1 or not core.name.isalpha() or core.accents or \
+                (i < len(node.factors) - 1 and (core.sub_label is not None or core.sup_label is not None)):
+            return None
+        if i and node.factors[i - 1].span[1] != f.span[0]:
+            return None  # written apart: `a b`
+        letters.append(core.name)
+    return "".join(letters)
 
 
 def _is_shape(node: A.Node) -> bool:

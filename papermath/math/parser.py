@@ -2164,14 +2164,17 @@ class Parser:
                         body: Optional[A.Node], brackets: str, span: A.Span) -> A.Reduction:
         variables: tuple[A.Node, ...] = ()
         lower = upper = domain = distribution = condition = None
+        differentials: tuple[A.Node, ...] = ()
         if op == "int":
             lower, upper = under, over
             if isinstance(under, A.Relation) and under.ops and under.ops[0] in ("\\in",):
                 variables = _split_vars(under.operands[0])
                 domain = under.operands[-1]
                 lower = None
+            elif over is None and under is not None and _is_space(under):
+                domain, lower = under, None  # `\\int_{\\mathbb{R}^D}`, `\\int_{\\mathcal{A}}`: over a set, not from it
             if body is not None:
-                body, dvars = _split_differentials(body)
+                body, dvars, differentials = _split_differentials(body)
                 variables = variables + tuple(v for v in dvars if v not in variables)
         else:
             if under is not None:
@@ -2179,7 +2182,7 @@ class Parser:
             upper = over
         samples = tuple(_samples(under)) if under is not None else ()
         return A.Reduction(op, operator, under, over, body, variables, lower, upper, domain, distribution,
-                           condition, brackets, samples, span=span)
+                           condition, brackets, samples, differentials, span=span)
 
     def _gradient(self, operator: A.Node, start: int) -> A.Node:
         sub, sup, primes = self._read_scripts()
@@ -2386,8 +2389,9 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
     a running letter, a number or arithmetic on them (`x_t`, `x_{t-1}`, `W_{ij}`, `x_{0,ij}`)."""
     if isinstance(sub, A.Text):
         return "label", sub
-    named_base = (isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS) or \
-        isinstance(base, A.Text)  # `\\log_2`, `\\text{Regret}_\\ell`
+    named_base = isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS  # `\\log_2`
+    if isinstance(base, A.Text) and isinstance(sub, A.Symbol) and sub.name == "\\ell":
+        return "label", sub  # `\\text{Regret}_\\ell`: the regret of the loss \\ell
     if isinstance(sub, A.Symbol):
         name = sub.name
         if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
@@ -2419,7 +2423,7 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
         items: list[A.Node] = []
         for item in sub.items:
             # `x_{0, ij}`: a run of running letters in a list is one index per letter
-            if isinstance(item, A.Product) and all(_plain_letter(f) or isinstance(f, A.Number) for f in item.factors) \
+            if isinstance(item, A.Product) and all(_plain_letter(f) for f in item.factors) \
                     and all(f.name in T.INDEX_LETTERS for f in item.factors if isinstance(f, A.Symbol)):
                 items.extend(item.factors)
             else:
@@ -2433,6 +2437,8 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
             return "index", tuple(sub.factors)  # `W_{ij}`, `w_{i1}`
         if len(letters) == len(sub.factors):
             return "label", A.Symbol(word, span=sub.span)
+    if isinstance(sub, A.Tuple) and sub.open == "(":
+        return "index", tuple(_index_item(i) for i in sub.items)  # `PE_{(pos, 2i+1)}`
     if isinstance(sub, A.BinOp) and sub.op in ("\\setminus", "\\cup", "\\cap"):
         return "label", sub  # `L_{X \\setminus A}`: named by a set
     if any(isinstance(n, A.Symbol) and n.name in ("\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi")
@@ -2910,34 +2916,45 @@ def _increment(delta: A.Symbol, node: A.Node, span: A.Span) -> A.Node:
     return replace(node, name="\\Delta " + node.name, span=(span[0], max(node.span[1], span[1])))
 
 
-def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...]]:
-    """Take trailing `d x` / `\\mathrm{d}x` factors off an integral's body."""
+def _is_space(node: A.Node) -> bool:
+    """A set to integrate over: `\\mathbb{R}^D`, `\\mathcal{A}`, `\\Omega`."""
+    core = node.base if isinstance(node, A.Power) else node
+    return isinstance(core, A.Symbol) and (core.font in ("bb", "cal", "scr") or core.name in ("\\Omega",)) and \
+        not core.accents
+
+
+def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...], tuple[A.Node, ...]]:
+    """Take trailing `d x` / `\\mathrm{d}x` factors off an integral's body: (body, variables, differentials)."""
     if isinstance(body, A.Product):
         factors = list(body.factors)
         variables: list[A.Node] = []
+        marks: list[A.Node] = []
         while True:
             if len(factors) >= 2 and isinstance(factors[-2], A.Symbol) and _is_d(factors[-2]):  # type: ignore[arg-type]
                 variables.insert(0, factors[-1])
+                marks.insert(0, A.Differential("d", factors[-1], span=(factors[-2].span[0], factors[-1].span[1])))
                 del factors[-2:]
             elif factors and isinstance(factors[-1], A.Differential) and factors[-1].kind == "d":
                 variables.insert(0, factors[-1].body)  # type: ignore[union-attr]
+                marks.insert(0, factors[-1])
                 del factors[-1:]
             else:
                 break
         if not variables:
-            return body, ()
+            return body, (), ()
         if not factors:
-            return A.Empty(span=(body.span[0], body.span[0])), tuple(variables)
+            return A.Empty(span=(body.span[0], body.span[0])), tuple(variables), tuple(marks)
         if len(factors) == 1:
-            return factors[0], tuple(variables)
-        return A.Product(tuple(factors), span=(factors[0].span[0], factors[-1].span[1])), tuple(variables)
+            return factors[0], tuple(variables), tuple(marks)
+        return A.Product(tuple(factors), span=(factors[0].span[0], factors[-1].span[1])), tuple(variables), \
+            tuple(marks)
     if isinstance(body, A.BinOp) and body.op in ("\\cdot", "*"):
-        right, vars_ = _split_differentials(body.right)
+        right, vars_, marks_ = _split_differentials(body.right)
         if vars_:
             if isinstance(right, A.Empty):
-                return body.left, vars_
-            return A.BinOp(body.op, body.left, right, span=body.span), vars_
-    return body, ()
+                return body.left, vars_, marks_
+            return A.BinOp(body.op, body.left, right, span=body.span), vars_, marks_
+    return body, (), ()
 
 
 def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> Optional[str]:

@@ -19,7 +19,7 @@ from typing import Optional
 from . import ast as A
 from . import tables as T
 from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, base_symbol,
-                       identity)
+                       identity, letter_run)
 
 APPLICATION, PRODUCT = "application", "product"
 
@@ -85,8 +85,39 @@ class _Resolver:
             factors: list[A.Node] = []
             for f in node.factors:
                 factors.extend(f.factors if self._is_spliced(f) else (f,))  # type: ignore[union-attr]
-            return replace(node, factors=tuple(factors))
+            node = replace(node, factors=tuple(factors))
+        if isinstance(node, A.Product) and self.notation.names:
+            return self._names(node)
         return node
+
+    def _names(self, node: A.Product) -> A.Node:
+        """Letters written together that the paper uses as one name (`S E_\\theta^{(w)}` → `SE_\\theta^{(w)}`)."""
+        factors = list(node.factors)
+        out: list[A.Node] = []
+        i = 0
+        while i < len(factors):
+            merged = None
+            for j in range(len(factors), i + 1, -1):
+                run = A.Product(tuple(factors[i:j]), span=(factors[i].span[0], factors[j - 1].span[1]))
+                word = letter_run(run)
+                if word is None:
+                    continue
+                evidence = self.notation.name_evidence(word)
+                if evidence:
+                    merged = (j, _one_name(run, word), evidence)
+                    break
+            if merged is None:
+                out.append(factors[i])
+                i += 1
+                continue
+            j, name, evidence = merged
+            self.decisions.append(Decision(name.span, "one name or a product", self.text(name), "one name",
+                                           evidence[0].strength, tuple(evidence)))
+            out.append(name)
+            i = j
+        if len(out) == len(factors):
+            return node
+        return out[0] if len(out) == 1 else replace(node, factors=tuple(out))
 
     def _is_spliced(self, node: object) -> bool:
         return node is not None and self.spliced.get(id(node)) is node
@@ -278,6 +309,18 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
             return [Evidence(LABEL, "convention: a letter on a matrix or function names it", here, "",
                              "convention")]
     return []
+
+
+def _one_name(run: A.Product, word: str) -> A.Node:
+    """The letters of `run` as one symbol, the last letter's scripts kept on it."""
+    last = run.factors[-1]
+    first = run.factors[0]
+    if isinstance(last, (A.Indexed, A.Power, A.Primed)):
+        inner = _one_name(A.Product(run.factors[:-1] + (last.base,), span=(first.span[0], last.base.span[1])), word)
+        return replace(last, base=inner, span=run.span)
+    assert isinstance(last, A.Symbol)
+    # set in italic, as TeX shows the letters (and as the printer writes a name it can read back: \mathit{SE})
+    return replace(last, name=word, font=last.font or "it", span=run.span)
 
 
 def _labelable(exp: A.Node) -> bool:
