@@ -2407,9 +2407,6 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
             return "label", sub  # `B_F`, `p_A`, `n_P` (but `x_T`, `h_N`: the last position)
         if named_base and not name.isdigit():
             return "label", sub
-        if isinstance(base, A.Symbol) and base.name == "d" and base.font is None and not base.accents and \
-                name.isalpha() and len(name) == 1:
-            return "label", sub  # `d_k`, `d_v`, `d_h`: a dimension named by what it measures
         if isinstance(base, A.Symbol) and base.name in ("I", "1") and base.font in ("bf", "bb") and name.isalpha():
             return "label", sub  # `\mathbf{I}_d`: the identity of size d
         return "index", (sub,)
