@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import EXAMPLE, corpus_paper
 
 from papermath.cli import main
 from papermath.latex import load_document
-
-from conftest import CORPUS, EXAMPLE, corpus_paper
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
@@ -38,12 +37,41 @@ def test_skim_example_json_schema(capsys):
     assert data["schema"] == "papermath.skim/1"
     assert set(data["paper"]) >= {"title", "source", "version"}
     assert data["sections"][0] == {"id": "sec:1", "number": "1", "title": "Introduction", "level": 1,
-                                   "file": "main.tex", "line": 25, "label": None}
+                                   "file": "main.tex", "line": 25, "label": None, "appendix": False}
     eq = data["equations"][0]
     assert {k: eq[k] for k in ("id", "number", "section", "file", "line", "label")} == {
         "id": "eq:1", "number": "1", "section": "2.1", "file": "sections/attention.tex", "line": 9,
         "label": "eq:attention"}
-    assert data["method_sections"][0] == {"section": "3", "title": "Routing", "equations": 3}
+    assert data["method_sections"][0] == {"section": "3", "title": "Routing", "equations": 3,
+                                          "why": ["3 display equations", "heading names the paper's method (Routing)"]}
+
+
+METHOD_PAPER = r"""\documentclass{article}
+\title{SQUIRREL: Sparse Queries for Retrieval}
+\begin{document}
+\begin{abstract} We propose Sparse Queries (SQ). \end{abstract}
+\section{Introduction} Our contributions are: \begin{itemize}\item a sparse query encoder\item a bound\end{itemize}
+\section{Background} \begin{equation} a \end{equation} \begin{equation} b \end{equation} \begin{equation} c \end{equation}
+\section{The Sparse Query Encoder}
+\begin{equation} q = W x \end{equation}
+\begin{algorithm}\caption{Encode}\begin{algorithmic}\State x\end{algorithmic}\end{algorithm}
+\section{Experiments} Results.
+\appendix
+\section{Proof of Theorem 1}
+PROOF_EQUATIONS
+\end{document}
+""".replace(
+    "PROOF_EQUATIONS", "\n".join(f"\\begin{{equation}} p_{k} \\end{{equation}}" for k in range(12)))
+
+
+def test_the_method_is_a_body_section_never_an_appendix_proof():
+    from papermath.latex import document_from_string
+    from papermath.latex.method import find_method
+    found = find_method(document_from_string(METHOD_PAPER))
+    assert found[0].section.title == "The Sparse Query Encoder"
+    assert "1 algorithm box" in found[0].why
+    assert all(not m.section.appendix for m in found)
+    assert all(m.section.title not in ("Background", "Experiments") for m in found)
 
 
 def test_skim_missing_source_is_a_clean_error(capsys, tmp_path):

@@ -30,6 +30,7 @@ from .document import (
 )
 from .frontmatter import author_names, title_from_front
 from .macros import DEF_LIKE, NEWCOMMAND_LIKE, group_text, read_group, read_optional
+from .markup import clean_formula
 from .plain import REF_COMMANDS, REF_OPEN, collapse, plain_text, resolve_known_refs, resolve_refs
 from .refs import RefStyle
 from .sentences import split_sentences
@@ -192,7 +193,7 @@ class _Builder:
                 self.equations[k] = _replace(self.equations[k], paragraph_after=pid)
             self._pending_eq_before = []
         for link in CODE_HOSTS.findall(text):
-            self.links.append(link.rstrip(".}"))
+            self.links.append(clean_link(link))
 
     # -- the walk ------------------------------------------------------------------------------
     def build(self) -> None:
@@ -569,7 +570,7 @@ class _Builder:
             fid = f"fn:{number}.{len(self.footnotes)}"
         self.footnotes.append(Footnote(fid, number, text, paragraph, self.span(tok.start)))
         for link in CODE_HOSTS.findall(text):
-            self.links.append(link.rstrip(".}"))
+            self.links.append(clean_link(link))
         # The footnote's own text may define symbols: it becomes a footnote paragraph right after the
         # paragraph that carries its mark (so the mark's paragraph keeps the id recorded above).
         self._deferred_footnotes.append(group)
@@ -803,7 +804,7 @@ class _Builder:
         for t in range(a, b):  # a \\label in inline math takes the current target, as anywhere in TeX
             if toks[t].kind == CS and toks[t].text == "label":
                 self.cmd_label(toks, t, b)
-        latex = detokenize(toks[a:b], self.text).strip()
+        latex = detokenize(clean_formula(toks[a:b]), self.text).strip()
         self.inline_math.append(InlineMath(latex, f"p:{len(self.paragraphs)}", self.span(start)))
 
     def math_shift(self, toks, i, end):
@@ -936,6 +937,7 @@ class _Builder:
 
     def _row_info(self, row: list[Token]) -> dict:
         """One row's formula and what numbers it: \\nonumber, \\tag, \\label, counter commands (in order)."""
+        original, row = row, clean_formula(row)
         numbered = True
         tag = None
         ops: list[tuple[str, str, int]] = []
@@ -989,7 +991,7 @@ class _Builder:
             j += 1
         latex = detokenize(kept, self.text)
         latex = collapse(latex)
-        start = next((t.start for t in row if t.kind not in (SPACE, PAR)), -1)
+        start = next((t.start for t in original if t.kind not in (SPACE, PAR)), -1)
         return {"latex": latex, "numbered": numbered, "tag": tag, "ops": ops,
                 "label": labels[0] if labels else None,
                 "labels": labels, "start": start}
@@ -1167,7 +1169,8 @@ class _Builder:
             i += 1
         finish()
         aid = f"alg:{number}" if number else f"alg:u{len(self.algorithms)}"
-        self.algorithms.append(Algorithm(aid, number, caption, label, tuple(lines), self.span(toks[begin].start)))
+        self.algorithms.append(Algorithm(aid, number, caption, label, tuple(lines), self.span(toks[begin].start),
+                                         self._current_section_id))
         if label:
             self.define_label(label, aid, number)
         for line_label, line_number in line_labels:
@@ -1376,6 +1379,14 @@ def _table_cells(toks, j, close, text) -> tuple[tuple[str, ...], ...]:
     return tuple(rows)
 
 
+def clean_link(link: str) -> str:
+    """A link as written in a sentence, without the sentence's punctuation after it ("… at github.com/x/y.")."""
+    link = link.rstrip(".,;:}'\"")
+    if link.endswith(")") and link.count("(") < link.count(")"):
+        link = link[:-1]
+    return link
+
+
 def _documentclass(toks) -> str:
     for i, tok in enumerate(toks[:5000]):
         if tok.kind == CS and tok.text == "documentclass":
@@ -1473,8 +1484,10 @@ def build_document(tokens: list[Token], smap: SourceMap, paper: PaperInfo, opera
                       and _env_name_at(tokens, k + 1) == "document"), 0)
         title = title_from_front(tokens, begin, smap.text)
     info = PaperInfo(title, paper.source, paper.arxiv_id, paper.version, paper.main_file, paper.format)
-    seen = set()
-    links = tuple(x for x in builder.links if not (x in seen or seen.add(x)))
+    first: dict[str, str] = {}
+    for link in builder.links:  # the same repository written with and without its final slash is one link
+        first.setdefault(link.rstrip("/"), link)
+    links = tuple(first.values())
     return Document(info, tuple(builder.authors), builder.abstract, tuple(sections),
                     tuple(paragraphs), tuple(builder.equations), tuple(builder.inline_math),
                     tuple(builder.footnotes), tuple(floats), tuple(algorithms),

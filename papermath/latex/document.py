@@ -202,6 +202,8 @@ class Algorithm:
     """The numbered lines."""
     span: Span
     """Where the box starts."""
+    section_id: str | None = None
+    """Id of the innermost heading it sits under."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
+from .markup import is_markup
 from .tokens import BGROUP, CS, EGROUP, NOEXPAND, PAR, PARAM, SPACE, TEXT, Token
 
 MAX_EXPANSIONS_PER_USE = 20_000
@@ -56,6 +57,9 @@ PROTECTED = frozenset({
     "documentclass", "usepackage", "newcommand", "renewcommand", "def", "let", "tag", "nonumber", "notag",
     "normalsize", "small", "footnotesize", "scriptsize", "tiny", "large", "Large", "LARGE", "huge", "Huge",
     "maketitle", "abstract", "url", "href", "bibliography", "thebibliography", "bibitem",
+    # TeX primitives a package may appear to define when its definitions are read without running it.
+    "csname", "endcsname", "expandafter", "noexpand", "relax", "begingroup", "endgroup", "gdef", "edef", "xdef",
+    "global", "long", "protected", "the", "number", "ifx", "ifcsname", "fi", "else",
 })
 
 
@@ -77,6 +81,22 @@ class MacroTable:
     """`\\DeclareMathOperator` names: command → printed operator text."""
     counters: set[str] = field(default_factory=lambda: set(_KNOWN_COUNTERS))
     """Counter names seen so far (LaTeX's own and every `\\newcounter`/`\\newtheorem`)."""
+
+
+def _csname(tokens: list[Token], j: int) -> tuple[str | None, int]:
+    """`\\csname name\\endcsname` at tokens[j]: the name when it is spelled out in characters, else None;
+    and the index after \\endcsname."""
+    k = j + 1
+    parts: list[str] = []
+    literal = True
+    while k < len(tokens) and not (tokens[k].kind == CS and tokens[k].text == "endcsname"):
+        if tokens[k].kind == TEXT:
+            parts.append(tokens[k].text)
+        elif tokens[k].kind != SPACE:
+            literal = False
+        k += 1
+    name = "".join(parts).strip()
+    return (name if literal and name else None), min(k + 1, len(tokens))
 
 
 def _skip_star(tokens: list[Token], i: int) -> int:
@@ -194,7 +214,9 @@ class Expander:
         name = macro.name
         if name in PROTECTED:
             return
-        if self.package and ("@" in name or mode == "redefine"):
+        if self.package and ("@" in name or mode == "redefine" or is_markup(name)):
+            # A package's internals, and its presentation commands (\\eqnmarkbox, \\textcolor), stay commands:
+            # the document builder keeps their mathematics and drops the markup (latex/markup.py).
             return
         body = macro.body
         if any(t.kind == CS and t.text == name for t in body):
@@ -216,6 +238,8 @@ class Expander:
     def _read_defined_name(self, tokens: list[Token], i: int) -> tuple[str | None, int]:
         j = _skip_space(tokens, i)
         if j < len(tokens) and tokens[j].kind == CS:
+            if tokens[j].text == "csname":
+                return _csname(tokens, j)
             return tokens[j].text, j + 1
         group, k = read_group(tokens, j)
         if group:
@@ -266,8 +290,14 @@ class Expander:
         if j >= len(tokens) or tokens[j].kind != CS:
             self._diag("warning", "\\def without a command name: definition ignored", start)
             return i
-        name = tokens[j].text
-        j += 1
+        name, j = self._read_defined_name(tokens, j)
+        if not name:
+            # \\expandafter\\gdef\\csname data@\\macro\\endcsname{…}: a name computed at run time; TeX
+            # defines a macro the paper never calls by name. Skip the definition, never define \\csname.
+            while j < len(tokens) and tokens[j].kind != BGROUP:
+                j += 1
+            _, k = read_group(tokens, j)
+            return max(k, j)
         # Parameter text runs to the first '{'.
         param_text: list[Token] = []
         n = len(tokens)

@@ -123,6 +123,7 @@ def build_markdown_document(smap: SourceMap, paper: PaperInfo, diagnostics: list
             abstract = " ".join(body) or None
             break
     info = PaperInfo(title, paper.source, paper.arxiv_id, paper.version, paper.main_file, paper.format)
-    links = tuple(dict.fromkeys(re.findall(r"https?://(?:www\.)?github\.com/[^\s)\]]+", text)))
+    from .build import clean_link
+    links = tuple(dict.fromkeys(clean_link(x) for x in re.findall(r"https?://(?:www\.)?github\.com/[^\s)\]]+", text)))
     return Document(info, (), abstract, tuple(sections), tuple(paragraphs), tuple(equations), tuple(inline),
                     (), (), (), {}, (), {}, (), links, tuple(diagnostics))

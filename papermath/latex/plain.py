@@ -134,6 +134,12 @@ def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_r
                 else:
                     out.append("??")
                 i = j
+            elif name == "texorpdfstring":  # the TeX string is what the PDF prints; the other is a bookmark's
+                shown, j = read_group(toks, i + 1)
+                _, j = read_group(toks, j)
+                n = len(toks)
+                _plain(list(shown or []), text, keep_math, out, mark_refs)
+                i = max(j, i + 1)
             elif name in DROP:
                 j = i + 1
                 if j < n and toks[j].kind == TEXT and toks[j].text.startswith("*"):

@@ -3,29 +3,17 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from collections import Counter
 
 from ..latex.document import Document
+from ..latex.method import find_method
 from .jsonout import to_jsonable
 
 SCHEMA_VERSION = 1
 
 
 def method_sections(doc: Document, top: int = 3) -> list[tuple[str, str, int]]:
-    """The sections holding the most display equations: (number or id, title, count), most first."""
-    counts = Counter(eq.section_id for eq in doc.equations if eq.section_id)
-    titles = {s.id: s for s in doc.sections}
-    # Fold unnumbered headings (\paragraph) into their numbered section for counting.
-    folded: Counter = Counter()
-    for sid, n in counts.items():
-        number = next((eq.section for eq in doc.equations if eq.section_id == sid), None)
-        key = f"sec:{number}" if number else sid
-        folded[key] += n
-    rows = []
-    for sid, n in folded.most_common(top):
-        sec = titles.get(sid)
-        rows.append((sec.number if sec and sec.number else sid, sec.title if sec else "", n))
-    return rows
+    """The sections holding the method, best first: (number or id, title, display equations)."""
+    return [(m.section.number or m.section.id, m.section.title, m.equations) for m in find_method(doc, top)]
 
 
 def _clip(s: str, room: int) -> str:
@@ -43,7 +31,8 @@ def skim_json(doc: Document) -> dict:
         "abstract": doc.abstract,
         "contributions": list(doc.contributions),
         "sections": [{"id": s.id, "number": s.number, "title": s.title, "level": s.level,
-                      "file": s.span.file, "line": s.span.line, "label": s.label} for s in doc.sections],
+                      "file": s.span.file, "line": s.span.line, "label": s.label, "appendix": s.appendix}
+                     for s in doc.sections],
         "equations": [{"id": e.id, "number": e.number, "section": e.section, "section_id": e.section_id,
                        "latex": e.latex, "env": e.env, "file": e.span.file, "line": e.span.line,
                        "column": e.span.column, "label": e.label} for e in doc.equations],
@@ -57,7 +46,8 @@ def skim_json(doc: Document) -> dict:
         "footnotes": [{"id": f.id, "number": f.number, "text": f.text, "file": f.span.file, "line": f.span.line}
                       for f in doc.footnotes],
         "code_links": list(doc.code_links),
-        "method_sections": [{"section": s, "title": t, "equations": n} for s, t, n in method_sections(doc)],
+        "method_sections": [{"section": m.section.number or m.section.id, "title": m.section.title,
+                             "equations": m.equations, "why": list(m.why)} for m in find_method(doc)],
         "references": {"total": len(doc.references),
                        "unresolved": sorted({r.label for r in doc.unresolved_references})},
         "diagnostics": to_jsonable(list(doc.diagnostics)),
@@ -102,12 +92,14 @@ def skim_text(doc: Document, width: int | None = None, max_latex: int | None = N
     for eq in orphan:
         tag = f"({eq.number})" if eq.number else "(—)"
         out.append(f"    {tag:>7} {_clip(eq.latex, latex_room)}")
-    rows = method_sections(doc)
-    if rows:
+    found = find_method(doc)
+    if found:
         out.append("")
-        out.append("Where the method is (sections with the most display equations)")
-        for number, title, n in rows:
-            out.append(f"  {number} {title}: {n} equation{'s' if n != 1 else ''}")
+        out.append("Where the method is")
+        for m in found:
+            number = m.section.number or m.section.id
+            out.append("  " + textwrap.shorten(f"{number} {m.section.title}: {'; '.join(m.why)}", width - 2,
+                                               placeholder=" …"))
     if doc.floats:
         out.append("")
         out.append("Captions")
