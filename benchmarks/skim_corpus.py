@@ -38,8 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the checkout's papermath, when not installed
-from latexml_oracle import (  # noqa: E402  (sibling script, not a package)
-    LatexmlMissing, find_main, latexml_available, latexml_version, parse_equations, run_latexml,
+from latexml_oracle import (
+    LatexmlMissing,
+    find_main,
+    latexml_available,
+    latexml_version,
+    parse_equations,
+    run_latexml,
 )
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -64,6 +69,11 @@ def import_papermath():
 def time_skim(cli_main, paper_dir: Path) -> tuple[float, int, dict | None, str]:
     """Seconds, exit code, parsed JSON (or None) and stderr of one in-process `papermath skim DIR --json`."""
     out, err = io.StringIO(), io.StringIO()
+    try:  # the per-process paper cache would make every run after the first a cache hit: time a cold load
+        from papermath.paper import clear_cache
+        clear_cache()
+    except ImportError:
+        pass
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

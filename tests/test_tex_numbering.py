@@ -130,6 +130,27 @@ For all $x$, \begin{equation} f(x) \le g(x) \label{eq:bound} \end{equation}
 \begin{align} e \nonumber \\ f \\ \nonumber \end{align}
 \begin{align*} g \\ \end{align*}
 \end{document}""", ["1", "2", "3", "4"]),
+    "appendices-environment-and-displays-in-floats": ("article", r"""
+\usepackage{appendix}
+\numberwithin{equation}{section}
+\begin{document}
+\section{A}
+\begin{figure}\begin{equation} x \end{equation}\caption{F}\end{figure}
+\begin{equation} y \end{equation}
+\begin{appendices}
+\section{Proofs}
+\begin{equation} z \end{equation}
+\end{appendices}
+\end{document}""", ["1.1", "1.2", "A.1"]),
+    "book-front-and-main-matter": ("book", r"""
+\begin{document}
+\frontmatter
+\chapter{Preface}
+\begin{equation} a \end{equation}
+\mainmatter
+\chapter{One}
+\begin{equation} b \end{equation}
+\end{document}""", ["1", "1.1"]),
     "eqnarray-and-gather": ("article", r"""
 \begin{document}
 \begin{eqnarray} a &=& b \\ c &=& d \nonumber \\ e &=& f \end{eqnarray}
@@ -138,14 +159,36 @@ For all $x$, \begin{equation} f(x) \le g(x) \label{eq:bound} \end{equation}
 }
 
 
+# Constructs pmoracle.sty cannot watch (plain TeX's \eqno prints its number as display text; empheq, cases and
+# IEEEtrantools typeset numbers in measuring boxes and re-place them): the numbers stated are those the
+# packages' manuals and the PDF show, checked by hand.
+ORACLE_BLIND = {
+    "plain-eqno": ("article", r"""
+\begin{document}
+\begin{equation} a \end{equation}
+$$ b \eqno(5) $$
+\begin{equation} c \end{equation}
+\end{document}""", ["1", "5", "2"]),
+    "empheq-numcases-ieeeeqnarray": ("article", r"""
+\usepackage{empheq}
+\usepackage{cases}
+\usepackage{IEEEtrantools}
+\begin{document}
+\begin{empheq}[left=\empheqlbrace]{align} a &= b \\ c &= d \end{empheq}
+\begin{numcases}{f(x)=} 1 & $x>0$ \\ 0 & otherwise \end{numcases}
+\begin{IEEEeqnarray}{rCl} e &=& f \\ g &=& h \nonumber \end{IEEEeqnarray}
+\end{document}""", ["1", "2", "3", "4", "5"]),
+}
+
+
 def _papermath_numbers(documentclass: str, body: str) -> list[str]:
     doc = document_from_string(PREAMBLE % documentclass + body)
     return [normalise_number(eq.number) for eq in doc.equations if eq.number]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(ORACLE_BLIND))
 def test_papermath_prints_the_numbers_tex_prints(name):
-    documentclass, body, expected = CASES[name]
+    documentclass, body, expected = CASES.get(name) or ORACLE_BLIND[name]
     assert _papermath_numbers(documentclass, body) == expected
 
 
@@ -223,6 +266,17 @@ Text $x \label{eq:inline}$.
 \end{table}
 \end{document}""", {"fig:teaser": "1", "fig:left": "2a", "fig:right": "2b", "fig:both": "2",
                     "tab:t": "1", "tab:first": "1a"}),
+    "declaretheorem": ("article", r"""
+\usepackage{amsthm}
+\usepackage{thmtools}
+\declaretheorem[numberwithin=section]{theorem}
+\declaretheorem[sibling=theorem]{lemma}
+\declaretheorem[numbered=no]{remark}
+\begin{document}
+\section{S}
+\begin{theorem}\label{thm:t} a \end{theorem}
+\begin{lemma}\label{lem:l} b \end{lemma}
+\end{document}""", {"thm:t": "1.1", "lem:l": "1.2"}),
     "algorithms-and-listings": ("article", r"""
 \usepackage{algorithm}
 \usepackage{algpseudocode}

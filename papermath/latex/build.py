@@ -50,9 +50,10 @@ DISPLAY_ENVS = {
     "alignat": (True, True), "alignat*": (False, True),
     "xalignat": (True, True), "xalignat*": (False, True),
     "displaymath": (False, False), "dmath": (True, False), "dmath*": (False, False),
+    "IEEEeqnarray": (True, True), "IEEEeqnarray*": (False, True), "numcases": (True, True),
     "math": (False, False),
 }
-ENV_LEADING_ARGS = {"alignat": 1, "alignat*": 1, "xalignat": 1, "xalignat*": 1, "tabular": 1, "tabular*": 2,
+ENV_LEADING_ARGS = {"IEEEeqnarray": 1, "IEEEeqnarray*": 1, "numcases": 1, "alignat": 1, "alignat*": 1, "xalignat": 1, "xalignat*": 1, "tabular": 1, "tabular*": 2,
                     "tabularx": 2, "array": 1, "minipage": 1, "subfigure": 1, "subtable": 1, "wrapfigure": 2,
                     "tabulary": 2, "xltabular": 2, "longtable": 1, "multicols": 1, "adjustbox": 1,
                     "threeparttable": 0, "resizebox": 2}
@@ -145,6 +146,7 @@ class _Builder:
     _label_target_number: str | None = None
     _restating: bool = False
     _caption_type: str | None = None
+    _mainmatter: bool = True
     label_kinds: dict[str, str] = field(default_factory=dict)
     """\\label → the counter it names (`equation`, `appendix`, `lemma`), for what \\cref/\\autoref print."""
     crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -272,6 +274,18 @@ class _Builder:
         if name in OPAQUE_ENVS:
             if name == "lstlisting":
                 self.listing_options(toks, j, close_start)
+            return after
+        if name == "empheq":
+            # empheq[decorations]{align}: the environment named in its argument numbers the rows.
+            _, k = read_optional(toks, j)
+            inner, k = read_group(toks, k)
+            inner_name = group_text(inner) if inner else ""
+            if inner_name in DISPLAY_ENVS:
+                self.display(toks, i, k, close_start, inner_name)
+                return after
+        if name in ("appendices", "appendix"):  # the appendix package's environment: \\appendix for its body
+            self.cmd_appendix(toks, i, end)
+            self.walk(toks, j, close_start)
             return after
         if name == "abstract":
             self.flush_paragraph()
@@ -431,6 +445,8 @@ class _Builder:
         self.flush_paragraph()
         c = self.counters
         number = None
+        if tok.text == "chapter" and not self._mainmatter:
+            starred = True  # \\frontmatter / \\backmatter: chapters are not numbered
         if not starred and (level >= 0 or tok.text == "part"):
             c.step(tok.text)
             if level <= c.value("secnumdepth"):
@@ -450,6 +466,34 @@ class _Builder:
         for t in range(len(title_toks)):  # \\section{Method \\label{sec:m}}: the label names the heading
             if title_toks[t].kind == CS and title_toks[t].text == "label":
                 self.cmd_label(title_toks, t, len(title_toks))
+        return k
+
+    def cmd_matter(self, toks, i, end):
+        """\\frontmatter, \\mainmatter, \\backmatter (book classes): only the main matter numbers chapters."""
+        self._mainmatter = toks[i].text == "mainmatter"
+        return i + 1
+
+    def cmd_declaretheorem(self, toks, i, end):
+        """thmtools' \\declaretheorem[numberwithin=section, sibling=theorem, numbered=no]{lemma}."""
+        opt, j = read_optional(toks, i + 1)
+        name, k = read_group(toks, j)
+        if name is None:
+            return i + 1
+        env = group_text(name)
+        options = dict(_key_values(group_text(opt) if opt else ""))
+        shared = options.get("sibling") or options.get("sharenumber") or options.get("sharecounter")
+        if options.get("numbered", "yes") in ("no", "false"):
+            self.theorems[env] = ""
+        elif shared:
+            self.theorems[env] = self.theorems.get(shared) or shared
+            if not self.counters.has(self.theorems[env]):
+                self.counters.define(self.theorems[env])
+        else:
+            self.theorems[env] = env
+            self.counters.define(env)
+            within = options.get("numberwithin") or options.get("parent")
+            if within:
+                self.counters.number_within(env, within)
         return k
 
     def cmd_appendix(self, toks, i, end):
@@ -968,6 +1012,10 @@ class _Builder:
                     tag = group
                     j = k2
                     continue
+            if tok.kind == CS and tok.text in ("eqno", "leqno"):
+                # Plain TeX's $$ … \\eqno(5) $$: what follows is the number, printed as written.
+                tag = _strip_parentheses(row[j + 1:])
+                break
             if tok.kind == CS and tok.text in COUNTER_COMMANDS:
                 counter, k = read_group(row, j + 1)
                 amount_toks, k2 = (read_group(row, k) if tok.text in ("addtocounter", "setcounter") else ([], k))
@@ -1039,8 +1087,9 @@ class _Builder:
                 name, _ = _read_env_name(toks, i + 1)
                 if name in SUBFLOAT_ENVS:
                     subdepth += 1
-                elif name in ALGORITHM_ENVS or name in FLOAT_ENVS:
-                    # An algorithm (or a table) inside a figure or wrapfigure counts and captions itself.
+                elif name in ALGORITHM_ENVS or name in FLOAT_ENVS or name in DISPLAY_ENVS:
+                    # An algorithm (or a table) inside a figure or wrapfigure counts and captions itself; a
+                    # display in a float is numbered like any other.
                     i = self.cmd_begin(toks, i, close)
                     continue
             elif tok.kind == CS and tok.text == "end":
@@ -1199,6 +1248,27 @@ class _Builder:
         return items
 
 
+def _key_values(text: str):
+    """`a=1, b = {x}, c` → (a, 1), (b, x), (c, "")."""
+    for part in text.split(","):
+        key, _, value = part.partition("=")
+        if key.strip():
+            yield key.strip(), value.strip().strip("{}").strip()
+
+
+def _strip_parentheses(toks: list[Token]) -> list[Token]:
+    """`(5)` → `5` (the parentheses \\eqno users type are the ones \\tag adds)."""
+    text_tokens = [t for t in toks if t.kind not in (SPACE, PAR)]
+    if len(text_tokens) >= 1 and text_tokens[0].kind == TEXT and text_tokens[0].text.startswith("(") and \
+            text_tokens[-1].kind == TEXT and text_tokens[-1].text.endswith(")"):
+        first, last = text_tokens[0], text_tokens[-1]
+        inner = toks[toks.index(first):toks.index(last) + 1]
+        if first is last:
+            return [first._replace(text=first.text[1:-1])]
+        return [first._replace(text=first.text[1:])] + inner[1:-1] + [last._replace(text=last.text[:-1])]
+    return list(toks)
+
+
 def _next_end(toks, k, close) -> int:
     """Index of the next \\end or \\caption at or after k (where a sub-caption's labels stop)."""
     for t in range(k, close):
@@ -1239,7 +1309,8 @@ COMMAND_HANDLERS = {
     "setcounter": _Builder.cmd_counter, "addtocounter": _Builder.cmd_counter,
     "stepcounter": _Builder.cmd_counter, "refstepcounter": _Builder.cmd_counter,
     "newcounter": _Builder.cmd_newcounter, "captionsetup": _Builder.cmd_captionsetup,
-    "crefname": _Builder.cmd_crefname, "Crefname": _Builder.cmd_crefname, "usepackage": _Builder.cmd_usepackage,
+    "frontmatter": _Builder.cmd_matter, "mainmatter": _Builder.cmd_matter, "backmatter": _Builder.cmd_matter,
+    "declaretheorem": _Builder.cmd_declaretheorem, "crefname": _Builder.cmd_crefname, "Crefname": _Builder.cmd_crefname, "usepackage": _Builder.cmd_usepackage,
     "caption": _Builder.cmd_caption, "captionof": _Builder.cmd_caption,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
