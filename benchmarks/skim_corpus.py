@@ -98,7 +98,7 @@ def time_pandoc(paper_dir: Path, main: str, timeout: float) -> dict:
     start = time.perf_counter()
     try:
         proc = subprocess.run(["pandoc", "-f", "latex", "-t", "json", main], cwd=paper_dir,
-                              capture_output=True, timeout=timeout)
+                              capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"ok": False, "seconds": time.perf_counter() - start, "error": f"timed out after {timeout:.0f} s"}
     seconds = time.perf_counter() - start
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
 def _pandoc_version() -> str | None:
     if shutil.which("pandoc") is None:
         return None
-    out = subprocess.run(["pandoc", "--version"], capture_output=True, text=True)
+    out = subprocess.run(["pandoc", "--version"], capture_output=True, text=True, check=False)
     return out.stdout.split("\n", 1)[0].removeprefix("pandoc ").strip() or None
 
 
