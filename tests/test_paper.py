@@ -169,3 +169,28 @@ def test_legacy_entry_points_share_the_session():
     assert index_paper(doc).paper is paper
     assert read_document(doc, ["1"]).equations[0].id == "eq:1"
     assert read_document(paper).equations[1].id == "eq:2"
+
+
+@pytest.mark.parametrize("source", [EXAMPLE, "schedule_free", "LEN"])
+def test_the_lazy_candidate_order_is_rank_candidates_order(source):
+    """read walks CandidateOrder instead of ranking every mention for every equation: the order must be the
+    reference ranking's, candidate for candidate, for every equation and symbol (and with a defining display)."""
+    from papermath.analysis.candidates import CandidateOrder, rank_candidates
+    from papermath.analysis.read import _candidate_slots, written_form
+
+    paper = papermath.open(source if source == EXAMPLE else corpus_paper(source))
+    index = paper.index
+    compared = 0
+    for eq in paper.doc.equations:
+        info = index.formulas[eq.id][0]
+        for use in (info.uses if info is not None else ()):
+            if use.kind == "index":
+                continue
+            subject, inside = _candidate_slots(index, use, written_form(use))
+            order = CandidateOrder(paper.doc, index.mentions, subject, inside)
+            for home in (None, eq):
+                expected = [(c.mention, c.slot, c.strength, c.rank) for c in
+                            rank_candidates(paper.doc, index.mentions, eq, subject, inside, False, home)]
+                assert [(c.mention, c.slot, c.strength, c.rank) for c in order.ranked(eq, home)] == expected
+                compared += 1
+    assert compared > 10

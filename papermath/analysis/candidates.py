@@ -20,7 +20,10 @@ the sentence only uses it. A symbol with no candidate at all is the only one the
 """
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -156,7 +159,22 @@ def _env_at(envs, file: str, offset: int) -> int | None:
 
 def equation_place(doc: Document, eq: Equation) -> tuple[int, int | None]:
     """The penalty of the equation's own place and its statement environment (a lemma's display is read in
-    the lemma's terms)."""
+    the lemma's terms); once per equation."""
+    cached = _EQ_PLACE.get(id(doc))
+    if cached is None or cached[0] is not doc:
+        if len(_EQ_PLACE) > 32:
+            _EQ_PLACE.clear()
+        cached = _EQ_PLACE[id(doc)] = (doc, {})
+    found = cached[1].get(eq.id)
+    if found is None:
+        found = cached[1][eq.id] = _equation_place(doc, eq)
+    return found
+
+
+_EQ_PLACE: dict[int, tuple[Document, dict]] = {}
+
+
+def _equation_place(doc: Document, eq: Equation) -> tuple[int, int | None]:
     envs = _environments_cached(doc)
     env = _env_at(envs, eq.span.file, eq.span.start)
     sec = doc.section_by_id(eq.section_id)
@@ -180,48 +198,198 @@ def _environments_cached(doc: Document):
     return envs
 
 
-def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, int],
-                    inside: dict[int, int], applied: bool, home: Equation | None = None) -> list[Candidate]:
-    """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to how exactly it writes
-    the symbol: 0 as the equation does, 1 the same letter with other indices, 2 with another label."""
+@dataclass(frozen=True)
+class _Static:
+    """What ranks a candidate regardless of the equation it is read for."""
+
+    mention: int
+    slot: str
+    exact: int
+    tier: int
+    """Definition tier before the equation's place is considered (0 strong subject … 3 a plain mention)."""
+    penalty: int
+    """The paragraph's place penalty (appendix, proof, caption, experiments)."""
+    env: int | None
+    """The statement environment (lemma, proof) the sentence stands in."""
+    generic: bool
+    strength: int
+    """The mention's pattern strength."""
+    paragraph: int
+    sentence: int
+    order: int
+    """Position in the candidate list (ties keep it, as a stable sort does)."""
+
+
+def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
+             inside: dict[int, int]) -> list[_Static]:
     where = places(doc)
-    eq_penalty, eq_env = equation_place(doc, eq)
-    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
-    if home is not None:  # the display that defines the symbol: its lead-in and its "where" are its definition
-        near |= {pid for pid in (home.paragraph_before, home.paragraph_after) if pid}
-    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
-        _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
-    out: list[Candidate] = []
-    for i, exact in list(subject.items()) + [(i, e) for i, e in inside.items() if i not in subject]:
+    out = []
+    for order, (i, exact) in enumerate(list(subject.items()) + [(i, e) for i, e in inside.items()
+                                                                  if i not in subject]):
         m = mentions[i]
         slot = "subject" if i in subject else "inside"
         if slot == "subject":
             tier = 0 if m.strength >= 2 else (1 if m.strength == 1 else 3)
         else:
             tier = 2 if m.strength >= 2 else 3
-        strength = DEFINES if tier <= 2 else MENTIONS
-        para = doc.paragraphs[m.paragraph_index] if m.paragraph_index < len(doc.paragraphs) else None
-        penalty = where.paragraph_penalty[m.paragraph_index] if para is not None else 0
-        env = where.paragraph_env[m.paragraph_index] if para is not None else None
-        if env is not None and env == eq_env:
-            penalty = 0  # the lemma's own words define the lemma's display
-        penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
-        if eq_penalty >= 2 and penalty >= 2 and env is None:
-            penalty = 1  # an appendix equation: the appendix is the equation's own text
-        generic = _is_generic(m.quote)
-        if generic and env != eq_env:
-            tier = max(tier, 1) + 1
-            strength = MENTIONS if tier >= 3 else strength
-        pid = f"p:{m.paragraph_index}"
-        place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
-        # A definition (strong or weak) in the method text beats a stronger one in an appendix or a proof.
-        if exact >= 2 and tier < 3:
-            tier, strength = 3, MENTIONS  # the same letter with another label: evidence, not a definition
-        rank = (strength == MENTIONS, penalty, max(0, tier - 1), exact, place, tier, -m.strength,
-                m.paragraph_index, m.sentence_index)
-        out.append(Candidate(i, slot, strength, exact == 0, rank))
-    out.sort(key=lambda c: c.rank)
+        known = m.paragraph_index < len(doc.paragraphs)
+        penalty = where.paragraph_penalty[m.paragraph_index] if known else 0
+        env = where.paragraph_env[m.paragraph_index] if known else None
+        out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote), m.strength, m.paragraph_index,
+                           m.sentence_index, order))
     return out
+
+
+def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple, tuple]:
+    """(strength, head, tier key) of a candidate for an equation in place (eq_penalty, eq_env): its rank is
+    head + (place,) + tier key + (paragraph, sentence)."""
+    tier = c.tier
+    strength = DEFINES if tier <= 2 else MENTIONS
+    penalty, env = c.penalty, c.env
+    if env is not None and env == eq_env:
+        penalty = 0  # the lemma's own words define the lemma's display
+    penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
+    if eq_penalty >= 2 and penalty >= 2 and env is None:
+        penalty = 1  # an appendix equation: the appendix is the equation's own text
+    if c.generic and env != eq_env:
+        tier = max(tier, 1) + 1
+        strength = MENTIONS if tier >= 3 else strength
+    # A definition (strong or weak) in the method text beats a stronger one in an appendix or a proof.
+    if c.exact >= 2 and tier < 3:
+        tier, strength = 3, MENTIONS  # the same letter with another label: evidence, not a definition
+    return strength, (strength == MENTIONS, penalty, max(0, tier - 1), c.exact), (tier, -c.strength)
+
+
+def _near_and_limit(doc: Document, eq: Equation, home: Equation | None) -> tuple[set[int], int]:
+    """The paragraphs that are the equation's own context (and its defining display's), and the paragraph
+    before which text counts as earlier."""
+    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
+    if home is not None:  # the display that defines the symbol: its lead-in and its "where" are its definition
+        near |= {pid for pid in (home.paragraph_before, home.paragraph_after) if pid}
+    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
+        _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
+    return {_paragraph_index(pid) for pid in near}, eq_para
+
+
+def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, int],
+                    inside: dict[int, int], applied: bool, home: Equation | None = None) -> list[Candidate]:
+    """Rank the mentions that hold a symbol. `subject`/`inside` map a mention index to how exactly it writes
+    the symbol: 0 as the equation does, 1 the same letter with other indices, 2 with another label.
+    (`CandidateOrder` gives the same order lazily, without ranking every mention for every equation.)"""
+    eq_penalty, eq_env = equation_place(doc, eq)
+    near, eq_para = _near_and_limit(doc, eq, home)
+    out: list[Candidate] = []
+    for c in _statics(doc, mentions, subject, inside):
+        strength, head, tier_key = _judged(c, eq_penalty, eq_env)
+        place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
+        rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
+        out.append(Candidate(c.mention, c.slot, strength, c.exact == 0, rank))
+    out.sort(key=lambda cand: cand.rank)
+    return out
+
+
+_NO_ENV = -1  # an equation place that shares no mention's statement environment
+
+
+class CandidateOrder:
+    """The candidates of one symbol (as `rank_candidates` takes them), in `rank_candidates`' order for any
+    equation, yielded lazily: the equation-independent part of every rank is sorted once per place class of
+    equation, and each equation walks the buckets — its own paragraphs first, then earlier, then later text —
+    so reading the first few candidates costs a few steps, not a sort of every mention of the symbol."""
+
+    def __init__(self, doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
+                 inside: dict[int, int]) -> None:
+        self.doc = doc
+        self.statics = _statics(doc, mentions, subject, inside)
+        self._by_env: dict[int, list[_Static]] = {}
+        for c in self.statics:
+            if c.env is not None:
+                self._by_env.setdefault(c.env, []).append(c)
+        self._buckets: dict[tuple[int, bool], list] = {}
+
+    def __len__(self) -> int:
+        return len(self.statics)
+
+    def _classes(self, eq_penalty: int, eq_env: int | None) -> list:
+        """[(head, [(tier key, paragraphs, candidates)])], sorted, for equations of this place class."""
+        key = (eq_penalty, eq_env is None)
+        found = self._buckets.get(key)
+        if found is None:
+            judge_env = None if eq_env is None else _NO_ENV
+            groups: dict[tuple, dict[tuple, list]] = {}
+            for c in self.statics:
+                strength, head, tier_key = _judged(c, eq_penalty, judge_env)
+                groups.setdefault(head, {}).setdefault(tier_key, []).append((c.paragraph, c.sentence, c.order,
+                                                                           strength, c))
+            found = []
+            for head in sorted(groups):
+                tiers = []
+                for tier_key in sorted(groups[head]):
+                    items = sorted(groups[head][tier_key], key=lambda t: t[:3])
+                    tiers.append((tier_key, [t[0] for t in items], items))
+                found.append((head, tiers))
+            self._buckets[key] = found
+        return found
+
+    def ranked(self, eq: Equation, home: Equation | None = None) -> Iterator[Candidate]:
+        """The candidates for `eq`, best first, exactly as `rank_candidates` orders them."""
+        for rank, item in self._ordered(eq, home):
+            yield Candidate(item[4].mention, item[4].slot, item[3], item[4].exact == 0, rank)
+
+    def first_per_quote(self, eq: Equation, home: Equation | None, quotes: tuple[str, ...],
+                        max_mentions: int) -> Iterator[Candidate]:
+        """`ranked`, keeping the first candidate of each quote (`quotes[i]` is mention i's), and stopping after
+        `max_mentions` that only mention: every defining candidate ranks before every mention. A repeated quote
+        costs a set lookup."""
+        seen: set[str] = set()
+        mentions = 0
+        for rank, item in self._ordered(eq, home):
+            c = item[4]
+            quote = quotes[c.mention]
+            if quote in seen:
+                continue
+            seen.add(quote)
+            if item[3] != DEFINES:
+                mentions += 1
+                if mentions > max_mentions:
+                    return
+            yield Candidate(c.mention, c.slot, item[3], c.exact == 0, rank)
+
+    def _ordered(self, eq: Equation, home: Equation | None):
+        eq_penalty, eq_env = equation_place(self.doc, eq)
+        near, eq_para = _near_and_limit(self.doc, eq, home)
+        walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env)
+        if eq_env is None or eq_env not in self._by_env:
+            yield from walk
+            return
+        special = []  # the equation's own lemma: its sentences are judged with the lemma
+        for c in self._by_env[eq_env]:
+            strength, head, tier_key = _judged(c, eq_penalty, eq_env)
+            place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
+            rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
+            special.append((rank, (c.paragraph, c.sentence, c.order, strength, c)))
+        special.sort(key=lambda t: (t[0], t[1][2]))
+        yield from heapq.merge(walk, special, key=lambda t: (t[0], t[1][2]))
+
+    @staticmethod
+    def _walk(classes, near: list[int], eq_para: int, eq_env: int | None):
+        """(rank, item) in rank order, the equation's own lemma left out (merged by the caller)."""
+        near_set = set(near)
+        own = eq_env is not None
+        for head, tiers in classes:
+            for tier_key, paragraphs, items in tiers:  # the equation's own paragraphs
+                for q in near:
+                    for k in range(bisect.bisect_left(paragraphs, q), bisect.bisect_right(paragraphs, q)):
+                        item = items[k]
+                        if not (own and item[4].env == eq_env):
+                            yield head + (0,) + tier_key + (item[0], item[1]), item
+            for place, tier_range in ((1, lambda ps: range(bisect.bisect_left(ps, eq_para))),
+                                      (2, lambda ps: range(bisect.bisect_left(ps, eq_para), len(ps)))):
+                for tier_key, paragraphs, items in tiers:  # earlier text, then later text
+                    for k in tier_range(paragraphs):
+                        item = items[k]
+                        if item[0] not in near_set and not (own and item[4].env == eq_env):
+                            yield head + (place,) + tier_key + (item[0], item[1]), item
 
 
 @lru_cache(maxsize=65536)

@@ -18,7 +18,8 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
-from .candidates import DEFINES, equation_place, key_family, mention_index, rank_candidates, same_family_meaning
+from .candidates import (DEFINES, CandidateOrder, equation_place, key_family, mention_index,  # noqa: F401
+                         rank_candidates, same_family_meaning)
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
@@ -423,8 +424,39 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     """Every sentence of the paper that holds the symbol, best first (analysis/candidates.py ranks them)."""
     if use.kind == "index":
         return _find_index_definitions(index, eq, use)
-    mi = mention_index(index.mentions)
     written = written_form(use)
+    signature = (use.key, written, bool(use.indices), use.kind == "function")
+    orders = index.paper.cache.setdefault("candidate-orders", {}) if index.paper is not None else {}
+    order = orders.get(signature)
+    if order is None:
+        order = orders[signature] = CandidateOrder(index.doc, index.mentions, *_candidate_slots(index, use, written))
+    doc = index.doc
+    quotes = index.paper.cache.get("mention-quotes") if index.paper is not None else None
+    if quotes is None:
+        quotes = tuple(m.quote for m in index.mentions)
+        if index.paper is not None:
+            index.paper.cache["mention-quotes"] = quotes
+    out = []
+    # Of the mentions (every defining sentence ranks before them) only the first few are ever shown: the best
+    # when nothing defines, and the redefinitions listed with it.
+    for cand in order.first_per_quote(eq, home, quotes, _SHOWN_MENTIONS):
+        m = index.mentions[cand.mention]
+        para = doc.paragraphs[m.paragraph_index]
+        sentence = para.sentences[m.sentence_index]
+        section = _section_label(doc, para.section)
+        pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
+        out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
+                                  cand.strength)))
+    return out
+
+
+_SHOWN_MENTIONS = 5
+
+
+def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[dict[int, int], dict[int, int]]:
+    """The mentions that hold a symbol: as their subject or inside another formula, each with how exactly it
+    writes the symbol (0 as the equation does, 1 the same letter with other indices, 2 another label)."""
+    mi = mention_index(index.mentions)
     subject: dict[int, int] = {}
     inside: dict[int, int] = {}
     for key in dict.fromkeys((written, use.key)):
@@ -444,22 +476,7 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
             continue
         target = subject if slot == "subject" else inside
         target.setdefault(i, 2)
-    ranked = rank_candidates(index.doc, index.mentions, eq, subject, inside, use.kind == "function", home)
-    doc = index.doc
-    out = []
-    seen = set()
-    for cand in ranked:
-        m = index.mentions[cand.mention]
-        if m.quote in seen:
-            continue
-        seen.add(m.quote)
-        para = doc.paragraphs[m.paragraph_index]
-        sentence = para.sentences[m.sentence_index]
-        section = _section_label(doc, para.section)
-        pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
-        out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
-                                  cand.strength)))
-    return out
+    return subject, inside
 
 
 _FUNCTION_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
