@@ -382,3 +382,32 @@ def test_the_engine_prints_the_stated_references(options, tmp_path):
     printed = _split_marked(text[text.index("R1 "):])
     expected = REFERENCE_EXPECTED[options]
     assert {key: printed.get(key) for key in expected} == expected
+
+
+USER_ENVIRONMENT_CASES = {
+    "newenvironment-around-theorems-and-displays": ("article", r"""
+\usepackage{amsthm}
+\newtheorem{theorem}{Theorem}
+\newenvironment{thm}[1]{\begin{theorem}\label{#1}}{\end{theorem}}
+\newenvironment{myalign}{\begin{align}}{\end{align}}
+\NewDocumentCommand{\vect}{O{b} m}{\mathbf{#2}_{#1}}
+\NewDocumentEnvironment{keyeq}{m}{\begin{equation}\label{#1}}{\end{equation}}
+\begin{document}
+\begin{thm}{thm:a} x \end{thm}
+\begin{myalign} a = \vect{x} \label{eq:a} \\ b = \vect[c]{y} \end{myalign}
+\begin{keyeq}{eq:key} k \end{keyeq}
+\end{document}""", ["1", "2", "3"], {"thm:a": "1", "eq:a": "1", "eq:key": "3"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(USER_ENVIRONMENT_CASES))
+def test_user_environments_number_and_label_as_tex(name, tmp_path):
+    documentclass, body, numbers, labels = USER_ENVIRONMENT_CASES[name]
+    assert _papermath_numbers(documentclass, body) == numbers
+    ours = _papermath_labels(documentclass, body)
+    assert {label: ours.get(label) for label in labels} == labels
+    if engine_available():
+        (tmp_path / "main.tex").write_text(PREAMBLE % documentclass + body, encoding="utf-8")
+        result = compile_numbers(tmp_path, "main.tex", timeout=120)
+        assert [n.text for n in result.numbers] == numbers
+        assert {label: result.labels.get(label) for label in labels} == labels

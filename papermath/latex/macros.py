@@ -48,6 +48,22 @@ _KNOWN_COUNTERS = _default_counters()
 NEWCOMMAND_LIKE = {"newcommand": "define", "renewcommand": "redefine", "providecommand": "provide",
                    "DeclareRobustCommand": "define", "newrobustcmd": "define", "renewrobustcmd": "redefine"}
 DEF_LIKE = {"def", "gdef", "edef", "xdef"}
+ENVIRONMENT_LIKE = {"newenvironment": "define", "renewenvironment": "redefine", "provideenvironment": "provide"}
+DOCUMENT_COMMAND_LIKE = {"NewDocumentCommand": "define", "RenewDocumentCommand": "redefine",
+                         "ProvideDocumentCommand": "provide", "DeclareDocumentCommand": "define",
+                         "NewDocumentEnvironment": "define-env", "RenewDocumentEnvironment": "redefine-env",
+                         "DeclareDocumentEnvironment": "define-env"}
+# Environments the document builder gives a meaning (numbering, floats, front matter): a paper's
+# \renewenvironment of one of these (for layout) is not followed.
+PROTECTED_ENVIRONMENTS = frozenset({
+    "document", "abstract", "equation", "equation*", "align", "align*", "gather", "gather*", "multline",
+    "multline*", "eqnarray", "eqnarray*", "flalign", "flalign*", "alignat", "alignat*", "displaymath", "math",
+    "subequations", "figure", "figure*", "table", "table*", "wrapfigure", "wraptable", "subfigure", "subtable",
+    "algorithm", "algorithm*", "algorithmic", "tabular", "tabular*", "tabularx", "itemize", "enumerate",
+    "description", "verbatim", "lstlisting", "minted", "thebibliography", "restatable", "appendices", "split",
+})
+BEGIN_PREFIX, END_PREFIX = "begin ", "end "
+"""A user environment is two macros: `begin NAME` (with the arguments) and `end NAME`."""
 OPERATOR_DECL = {"DeclareMathOperator"}
 # Commands the later stages rely on: a paper's redefinition of these (for spacing or styling) is ignored.
 PROTECTED = frozenset({
@@ -81,6 +97,47 @@ class MacroTable:
     """`\\DeclareMathOperator` names: command → printed operator text."""
     counters: set[str] = field(default_factory=lambda: set(_KNOWN_COUNTERS))
     """Counter names seen so far (LaTeX's own and every `\\newcounter`/`\\newtheorem`)."""
+
+
+def _environment_name(tokens: list[Token], i: int) -> tuple[str | None, int]:
+    group, j = read_group(tokens, i)
+    if not group or any(t.kind not in (TEXT, SPACE) for t in group):
+        return None, i
+    name = "".join(t.text for t in group).strip()
+    return (name or None), j
+
+
+def _argument_spec(spec: list[Token]) -> tuple[int, tuple[Token, ...] | None] | None:
+    """xparse argument spec → (argument count, default of a leading optional argument); None if unsupported."""
+    items: list[tuple[str, tuple[Token, ...] | None]] = []
+    k = 0
+    while k < len(spec):
+        tok = spec[k]
+        if tok.kind == SPACE:
+            k += 1
+            continue
+        if tok.kind != TEXT:
+            return None
+        for pos, ch in enumerate(tok.text):
+            if ch in "mo":
+                items.append((ch, None))
+            elif ch == "O" and pos == len(tok.text) - 1:
+                default, k2 = read_group(spec, k + 1)
+                if default is None:
+                    return None
+                items.append(("O", tuple(default)))
+                k = k2 - 1
+            else:
+                return None
+        k += 1
+    optional = [n for n, (kind, _) in enumerate(items) if kind in "oO"]
+    if optional and optional != [0]:
+        return None
+    default = None
+    if optional:
+        kind, value = items[0]
+        default = value if kind == "O" else ()
+    return len(items), default
 
 
 def _csname(tokens: list[Token], j: int) -> tuple[str | None, int]:
@@ -284,6 +341,66 @@ class Expander:
         self._record(Macro(name, n_args, tuple(default) if default is not None else None, tuple(body),
                            start=start), mode)
         return k
+
+    def _define_environment(self, tokens, i, mode, start):
+        """`\\newenvironment{name}[n][default]{begin code}{end code}`."""
+        j = _skip_star(tokens, i)
+        env, j = _environment_name(tokens, j)
+        if env is None:
+            self._diag("warning", "\\newenvironment without a name: definition ignored", start)
+            return i
+        n_args = 0
+        opt, k = read_optional(tokens, j)
+        if opt is not None:
+            try:
+                n_args = max(0, min(int(group_text(opt)), 9))
+            except ValueError:
+                self._diag("warning", f"environment {env}: bad argument count {group_text(opt)!r}", start)
+            j = k
+        default, k = read_optional(tokens, j)
+        if default is not None:
+            j = k
+        begin, j2 = read_group(tokens, j)
+        end, j3 = read_group(tokens, j2)
+        if begin is None or end is None:
+            self._diag("warning", f"environment {env}: definition needs a begin and an end part", start)
+            return j
+        self._record_environment(env, n_args, default, begin, end, mode, start)
+        return j3
+
+    def _record_environment(self, env, n_args, default, begin, end, mode, start) -> None:
+        if env in PROTECTED_ENVIRONMENTS or (self.package and ("@" in env or mode.startswith("redefine"))):
+            return
+        if mode == "provide" and (BEGIN_PREFIX + env) in self.table.macros:
+            return
+        self._record(Macro(BEGIN_PREFIX + env, n_args, tuple(default) if default is not None else None,
+                           tuple(begin), start=start), "define")
+        self._record(Macro(END_PREFIX + env, 0, None, tuple(end), start=start), "define")
+
+    def _define_document_command(self, tokens, i, mode, start):
+        """xparse's `\\NewDocumentCommand{\\cmd}{O{d} m m}{body}` (and …Environment): argument specs of
+        mandatory arguments with at most one leading optional one; other specs are left undefined."""
+        environment = mode.endswith("-env")
+        if environment:
+            name, j = _environment_name(tokens, i)
+        else:
+            name, j = self._read_defined_name(tokens, i)
+        spec, j = read_group(tokens, j)
+        body, j = read_group(tokens, j)
+        end = None
+        if environment and body is not None:
+            end, j = read_group(tokens, j)
+        if name is None or spec is None or body is None or (environment and end is None):
+            return max(j, i)
+        parsed = _argument_spec(spec)
+        if parsed is None:
+            return j  # a spec we cannot read (s, t, delimited …): the command stays as written
+        n_args, default = parsed
+        if environment:
+            self._record_environment(name, n_args, default, body, end, mode.replace("-env", ""), start)
+        else:
+            self._record(Macro(name, n_args, default, tuple(body), start=start), mode)
+        return j
 
     def _define_def(self, tokens, i, start):
         j = _skip_space(tokens, i)
@@ -544,6 +661,19 @@ class Expander:
             if name in NEWCOMMAND_LIKE:
                 i = max(self._define_newcommand(toks, i + 1, NEWCOMMAND_LIKE[name], tok.start), i + 1)
                 continue
+            if name in ENVIRONMENT_LIKE:
+                i = max(self._define_environment(toks, i + 1, ENVIRONMENT_LIKE[name], tok.start), i + 1)
+                continue
+            if name in DOCUMENT_COMMAND_LIKE:
+                i = max(self._define_document_command(toks, i + 1, DOCUMENT_COMMAND_LIKE[name], tok.start), i + 1)
+                continue
+            if (name == "begin" or name == "end") and not self.package:
+                env, k = _environment_name(toks, i + 1)
+                if env is not None and (BEGIN_PREFIX + env) in macros:
+                    prefix = BEGIN_PREFIX if name == "begin" else END_PREFIX
+                    # \\begin{env} / \\end{env} of a user environment: its code, read again from here.
+                    toks[i:k] = [Token(CS, prefix + env, tok.start, toks[k - 1].end, tok.expanded)]
+                    continue
             if name in DEF_LIKE:
                 i = max(self._define_def(toks, i + 1, tok.start), i + 1)
                 continue
