@@ -36,6 +36,9 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
     ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*to\s+(?:denote|represent|indicate|"
                                       r"refer\s+to)\s+(?:the|a|an)\s", re.I)),
+    # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set".
+    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret)\s*$"),
+     re.compile(r"^\s*as\s+(?:the|a|an|our)\s", re.I)),
     # "Denote $Y_{M}$ the result after applying mask M", "We denote $z$ as the aggregated variable".
     ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]enote|[Ww]rite)\s*$"),
      re.compile(r"^\s*(?:as\s+)?(?:the|a|an)\s", re.I)),
@@ -425,7 +428,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
             return None
         return _words_until(clause, math_end + m.end(), _DESCRIPTION_END)
     if pattern == "denote-by":
-        m = re.match(r"\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+)?",
+        m = re.match(r"\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+|as\s+)?",
                      clause[math_end:], re.I)
         return _words_until(clause, math_end + m.end(), _DENOTE_BY_END)
     if pattern in ("appositive", "noun", "parenthesis", "dimension", "denoted", "called"):

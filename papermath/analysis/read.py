@@ -256,7 +256,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         role, role_cue = _role(index, eq, use, info, defining, mention, definition, defined_elsewhere)
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
-                         conventional, definition, redefinitions)
+                         conventional, definition, redefinitions, home.id if home is not None else None)
 
 
 _CONVENTIONAL_SYMBOLS = {
@@ -300,11 +300,11 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
                                  "\\sim (drawn from a distribution)")
     if use.bound_by in ("argmin", "argmax", "min", "max", "sup", "inf"):
         return "trained weight", f"the variable the {use.bound_by} is taken over"
-    if _model_subscript(index, eq, use.key):
-        return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
     for w, _, _ in worded[:2]:
-        if w[0] in ("fixed setting", "frozen model"):
+        if w[0] in ("fixed setting", "frozen model", "trained weight"):
             return w[0], w[1]
+    if _model_subscript(index, eq, use.key) and not (worded and worded[0][0][0] in ("input data", "random sample")):
+        return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math):
@@ -351,6 +351,9 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
         description = row_description(mention.quote)
     at = mention.quote.find(f"${mention.math}$")
     after = mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
+    if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]):
+        # "a network parameterized by $\\theta$": the symbol is the network's parameters, not the network
+        return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
     predicate = after[:90] if _PREDICATE_START.match(after) else ""
     found = role_from_description(description, predicate)
     if found is None:
@@ -360,6 +363,8 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
     return found
 
 
+_PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
+                               r"parameters\s*$", re.I)
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 

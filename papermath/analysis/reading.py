@@ -67,7 +67,10 @@ class SymbolReading:
     definition: Definition | None
     """The first defining text in the paper, or None (then the symbol is listed as undefined)."""
     redefinitions: tuple[Definition, ...] = ()
-    """Later defining texts (first definition wins)."""
+    """The next candidates, best first: other defining sentences, then mentions."""
+    defined_by: str | None = None
+    """Id of the display whose left side defines the symbol (this equation for its left side): its lead-in and
+    its "where" paragraph are the symbol's own context."""
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def check_reading(reading: Reading, paper: PaperText, equations: list[str] | Non
                 continue
             from ..analysis.read import read_equation
             eq_reading = read_equation(index, eq)
-            symbols = paper_symbols_from_reading(eq_reading)
+            symbols = paper_symbols_from_reading(eq_reading, doc)
             latex = eq.latex
             if entry.latex and _formula_key(entry.latex) != _formula_key(eq.latex):
                 eq_findings.append(Finding("formula", "warn", f"the reading's formula differs from the paper's "

@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..analysis.cues import ROLE_CUES
 from ..errors import MathParseError
 from .model import EquationEntry, ReadingRow
 from .report import Finding, RowResult
-from .text import PaperText, QuoteMatch, compact
+from .text import PaperText, QuoteMatch, compact, compact_symbol
 
 GUIDE_ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample")
 """Guide 002's five roles: the ones a quote's words can contradict."""
@@ -69,6 +68,9 @@ class PaperSymbol:
     """Compact spellings used to match a reading's row (full written form and the bare symbol)."""
     analysed: bool = True
     """False when the paper could not be analysed (plain text or PDF): only quotes are checked then."""
+    home_context: frozenset[int] = frozenset()
+    """Passages around the display that defines the symbol (its lead-in, its "where"): a quote from them may
+    introduce the symbol without writing it."""
 
 
 # --- symbol spellings -----------------------------------------------------------------------------------------
@@ -90,7 +92,7 @@ def canonical(latex: str) -> str:
 
 
 def _key(latex: str) -> str:
-    c = compact(latex).replace("^\\prime", "'") if latex else ""
+    c = compact_symbol(latex).replace("^\\prime", "'") if latex else ""
     return re.sub(r"\^t(?![a-z])", lambda _: "^\\top", c)
 
 
@@ -115,9 +117,13 @@ def paper_symbols_from_reading(eq_reading, doc=None) -> list[PaperSymbol]:
         forms = {full, _key(s.latex), _key(s.symbol)}
         if s.kind != "operator":
             forms.add(base)
+        home = doc.equation(s.defined_by) if doc is not None and getattr(s, "defined_by", None) else None
+        context = frozenset(int(pid[2:]) for pid in ((home.paragraph_before, home.paragraph_after) if home else ())
+                            if pid and pid.startswith("p:") and pid[2:].isdigit())
         out.append(PaperSymbol(s.latex, s.id, s.kind, s.role, s.role_cue, s.shape, s.shape_cue,
                                s.definition.quote if s.definition else None, where, s.conventional,
-                               s.role == "defined here", s.latex in undefined, frozenset(forms)))
+                               s.role == "defined here", s.latex in undefined, frozenset(forms),
+                               home_context=context))
     return out
 
 
@@ -149,6 +155,9 @@ def paper_symbols_from_formula(latex: str, eq_id: str) -> list[PaperSymbol]:
 
 def match_row(row: ReadingRow, symbols: list[PaperSymbol]) -> PaperSymbol | None:
     full, base = symbol_forms(row.symbol)
+    for s in symbols:  # the row's own spelling first: A is not A_1, although A_1's forms hold its base A
+        if symbol_forms(s.latex)[0] == full:
+            return s
     for s in symbols:
         if full in s.forms:
             return s
@@ -226,6 +235,9 @@ def _shape_in_quote(quote: str, row_symbol: str) -> tuple[str, ...] | None:
     full, _ = symbol_forms(row_symbol)
     for math in re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", quote):
         m_text = math[0] or math[1]
+        parsed = _parsed_shape(m_text, full, base)
+        if parsed is not None:
+            return parsed
         m = re.search(r"^(?P<lhs>.*?)\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*\^\s*(?P<dims>\{(?:[^{}]|\{[^{}]*\})*\}|\S)",
                       m_text)
         if not m:
@@ -235,6 +247,27 @@ def _shape_in_quote(quote: str, row_symbol: str) -> tuple[str, ...] | None:
                                 if n.strip()):
             dims = m.group("dims").strip("{}")
             return tuple(compact(d) for d in re.split(r"\\times", dims) if d.strip())
+    return None
+
+
+def _parsed_shape(math: str, full: str, base: str) -> tuple[str, ...] | None:
+    """The dimensions a prose formula gives the symbol, read by the parser (nested braces included):
+    `X \\in \\mathbb{R}^{N \\times d_{\\text{model}}}` → (N, d_model)."""
+    from ..analysis.definitions import membership_groups
+    from ..analysis.read import _real_space_dims
+    from ..math import parse, to_latex
+    try:
+        tree = parse(math).tree
+    except (MathParseError, RecursionError):
+        return None
+    for subjects, op, rhs in membership_groups(tree):
+        if op != "\\in" or rhs is None:
+            continue
+        names = {symbol_forms(to_latex(n))[0] for n in subjects} | {symbol_forms(to_latex(n))[1] for n in subjects}
+        if full in names or base in names:
+            dims = _real_space_dims(rhs)
+            if dims is not None:
+                return tuple(compact(d) for d in dims)
     return None
 
 
@@ -290,7 +323,7 @@ def _mentions(text: str, row_symbol: str) -> bool:
         if keys & bases:
             return True
     elif maths:
-        haystacks = [compact(a or b) for a, b in maths]
+        haystacks = [compact_symbol(a or b) for a, b in maths]
         for key in keys:
             pattern = re.compile(r"(?<![a-z\\])" + re.escape(key) + r"(?![a-z])")
             if any(pattern.search(h) for h in haystacks):
@@ -299,23 +332,37 @@ def _mentions(text: str, row_symbol: str) -> bool:
             return False
         # A named function (softmax, Sigmoid) may be named in words beside the quote's math.
     # Plain text (a guide, a PDF) and named functions: words keep their spaces, so match the symbol as a word.
-    words = " ".join(compact(w) for w in text.split())
+    words = " ".join(compact_symbol(w) for w in text.split())
     for key in keys:
         bare = key.lstrip("\\")
         if maths and not (bare.isalpha() and len(bare) >= 3):
             continue
-        if re.search(r"(?<![a-z\\])\\?" + re.escape(bare) + r"(?![a-z])", words):
+        # A one-letter symbol keeps its case (Q is not q); a named function is a word (softmax, Softmax).
+        flags = re.I if len(bare) >= 3 else 0
+        if re.search(r"(?<![A-Za-z\\])\\?" + re.escape(bare) + r"(?![A-Za-z])", words, flags):
             return True
     return False
 
 
 def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
-    clause = _clause_with(quote, row_symbol)
-    plain = re.sub(r"\$[^$]*\$", " ", clause)
-    for role, pattern in ROLE_CUES:
-        m = pattern.search(plain)
-        if m:
-            return role, m.group(0)
+    """The role the quote's words attached to the symbol give it — the same reading of a sentence `read` uses
+    (the predicate after the symbol, then the head of its own noun phrase), never a cue word that belongs to
+    another noun of the sentence."""
+    from ..analysis.cues import role_from_description
+    from ..analysis.definitions import classify_sentence
+    full, base = symbol_forms(row_symbol)
+    for f in classify_sentence(quote):
+        if f.pattern in (None, "ordinal") or f.description is None:
+            continue
+        if not _mentions(f"${f.latex}$", row_symbol):
+            continue
+        description = quote[f.description[0]:f.description[1]]
+        after = quote[f.end + 1:f.clause[1]]
+        predicate = after[:90] if re.match(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
+                                           r"(?:is|are|was|were|be|being)\b", after, re.I) else ""
+        found = role_from_description(description, predicate)
+        if found is not None and found[0] in GUIDE_ROLES:
+            return found[0], found[1]
     return None, None
 
 
@@ -377,7 +424,8 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
                     not s.lhs and s.role != "computed":
                 findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
             return RowResult(row.symbol, "guess", quote, tuple(findings), row.line, sid)
-        in_context = quote.passage is not None and quote.passage in context
+        in_context = quote.passage is not None and (quote.passage in context or
+                                                    (s is not None and quote.passage in s.home_context))
         if quote.how == "LaTeX source":
             findings.append(Finding("quote", "info", "found in the LaTeX source with the paper's own macros: "
                                     "whether it names the symbol, and its role words, are not checked", row.symbol,

@@ -71,8 +71,9 @@ def _unicode_table() -> dict[str, str]:
     return table
 
 
-def normalize(text: str) -> tuple[str, list[int]]:
-    """The compact form used for matching, and for each of its characters the offset in `text` it came from."""
+def normalize(text: str, fold: bool = True) -> tuple[str, list[int]]:
+    """The compact form used for matching, and for each of its characters the offset in `text` it came from.
+    `fold=False` keeps letter case: symbols are case-sensitive (R is not r), prose is not."""
     table = _unicode_table()
     out: list[str] = []
     where: list[int] = []
@@ -97,21 +98,27 @@ def normalize(text: str) -> tuple[str, list[int]]:
             m = _COMMAND.match(text, i)
             if m:
                 cmd = m.group(0)
-                emit(_LATEX_ALIASES.get(cmd, cmd).casefold(), i)
+                emit(_LATEX_ALIASES.get(cmd, cmd).casefold() if fold else _LATEX_ALIASES.get(cmd, cmd), i)
                 i = m.end()
                 continue
         if ch in table:
-            emit(table[ch].casefold(), i)
+            emit(table[ch].casefold() if fold else table[ch], i)
         elif ord(ch) < 128:
-            emit(ch.casefold(), i)
+            emit(ch.casefold() if fold else ch, i)
         else:
-            emit(unicodedata.normalize("NFKC", ch).casefold(), i)
+            nfkc = unicodedata.normalize("NFKC", ch)
+            emit(nfkc.casefold() if fold else nfkc, i)
         i += 1
     return "".join(out), where
 
 
 def compact(text: str) -> str:
     return normalize(text)[0]
+
+
+def compact_symbol(text: str) -> str:
+    """`compact` without case folding: the spelling of a symbol (`R` and `r` are two symbols)."""
+    return normalize(text, fold=False)[0]
 
 
 @dataclass(frozen=True)
