@@ -15,7 +15,7 @@ Where the paper's equation and the authors' code differ (`paper_vs_code`), a rea
 How the record's inputs reach papermath — general mechanisms, no per-case table:
 - every input key is passed as written (`--set '\\mathbf{Q}=[[…]]'`); papermath's own name matching
   (`papermath.evaluate.resolve_keys`) maps it onto the equation's symbols (fonts, `\\bm`/`\\mathbf`, spacing);
-- every `dims` entry is passed the same way (`--set 'N=3'`);
+- every `dims` entry is passed as `--dim 'N=3'` (`--set` on papermath versions without `--dim`);
 - every `functions` entry, given in words, is passed as `--fn 'NAME=KIND'` where KIND is the first named
   function of papermath's `--fn` set whose words appear in the description (`NAMED_FUNCTION_WORDS` below:
   "logistic sigmoid" → sigmoid, "RMSNorm" → rmsnorm, …) or `eq:N` when the description says the function is
@@ -85,7 +85,7 @@ def literal(value: Any) -> str:
 
 def supports_fn() -> bool:
     out = subprocess.run(PAPERMATH + ["numbers", "--help"], capture_output=True, text=True, cwd=ROOT)
-    return "--fn" in out.stdout
+    return "--fn" in out.stdout and "--dim" in out.stdout
 
 
 def arguments(case: dict, with_fn: bool) -> list[str]:
@@ -93,7 +93,7 @@ def arguments(case: dict, with_fn: bool) -> list[str]:
     for key, value in case["inputs"].items():
         args += ["--set", f"{key}={literal(value)}"]
     for key, value in case["dims"].items():
-        args += ["--set", f"{key}={literal(value)}"]
+        args += ["--dim" if with_fn else "--set", f"{key}={literal(value)}"]
     if with_fn:
         for key, description in case["functions"].items():
             kind = named_function(description)

@@ -73,7 +73,7 @@ def build_exercises(doc: Document, key: str, *, max_shape_questions: int = 3) ->
     except (ValueError, TypeError, IndexError, ArithmeticError) as error:
         notes.append(f"no number problems: the evaluator cannot compute {label}: {type(error).__name__}: {error}")
     if evaluation is not None:
-        stand_ins = [n for n in evaluation.notes if "stood in" in n]
+        stand_ins = [n for n in evaluation.notes if "stood in" in n or "is not defined in the equation" in n]
         if stand_ins:
             notes.append("no number problems: " + stand_ins[0])
             evaluation = None

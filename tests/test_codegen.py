@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from papermath.cli import main
-from papermath.codegen import Citation, generate
+from papermath.codegen import Citation, call_arguments, generate
 from papermath.evaluate import EvaluationError, evaluate
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
@@ -61,8 +61,7 @@ def entry(row):
 def run_module(code, ev, values=None):
     namespace: dict = {"__name__": "generated"}
     exec(compile(code.numpy, f"{code.module}.py", "exec"), namespace)
-    args = [values[k] if values is not None else ev.input(k).value for k in ev.params]
-    return namespace[code.function](*args)
+    return namespace[code.function](*call_arguments(ev, values))
 
 
 @pytest.mark.parametrize("row", TABLE, ids=[f"eq{i}" for i in range(len(TABLE))])

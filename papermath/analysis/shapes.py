@@ -628,6 +628,28 @@ def _session(doc: Any) -> Any:
     return doc if isinstance(doc, Paper) else paper_of(doc)
 
 
+def functions_for(doc: Any, equation: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Functions of the equation the paper's text names concretely ("here we set it to be a ReLU", "sim
+    computes the cosine similarities"): (function key → operation, key → the quote)."""
+    from ..evaluate.ops import function_from_words
+
+    try:
+        reading = _session(doc).reading(equation)
+    except Exception:  # read is another stage: no reading, no functions from the text
+        return {}, {}
+    ops: dict[str, str] = {}
+    quotes: dict[str, str] = {}
+    for symbol in reading.symbols:
+        definition = getattr(symbol, "definition", None)
+        if symbol.kind != "function" or definition is None:
+            continue
+        op = function_from_words(definition.quote)
+        if op is not None:
+            ops[symbol.symbol] = op
+            quotes[symbol.symbol] = definition.quote
+    return ops, quotes
+
+
 def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict[str, str], list[str]]:
     """Shapes the paper's text declares for an equation's symbols, from the equation's reading (`doc` is a
     `Paper` session or a `Document`): (key → shape, key → cue, notes)."""

@@ -151,8 +151,13 @@ def _commented(code: str, note: str, column: int, indent: str) -> str:
     return f"{indent}{code}{' ' * pad}# {note}" if note else f"{indent}{code}"
 
 
+def _callables(ev: Evaluation) -> list[str]:
+    """Parameters for the functions the paper leaves abstract (ε_θ, f): required callables, never stood in."""
+    return [safe.identifier(param, "callable name") for _, param, _ in ev.abstract]
+
+
 def _signature(ev: Evaluation) -> str:
-    params = _params(ev)
+    params = _params(ev) + _callables(ev)
     params += [f"{safe.identifier(name, 'stand-in name')}=lambda *args: args[0]" for _, name in ev.standins]
     return f"def {safe.identifier(ev.function_name, 'function name')}({', '.join(params)}):"
 
@@ -193,11 +198,32 @@ def generate(ev: Evaluation, citation: Citation | None = None, module: str | Non
                   f"# Source: {safe.comment(where)}.\n"
                   "# Shapes in the comments are those of the values the code was checked on.\n")
         summary = safe.literal(f"{ev.result_latex} — {where}.")
+        documented = "".join(
+            f"    # {name}: a callable for {safe.comment(latex)}, which the equation does not define (pass the paper's "
+            "function or network; nothing stands in for it)\n" for (latex, _, _), name in zip(ev.abstract, _callables(ev)))
+        documented += "".join(f"    # {safe.comment(latex)} = {safe.comment(op)} (given, or named in the paper's text)\n"
+                              for latex, op in ev.implementations)
         text = (f"{header}{_imports(body, torch)}\n{helper}\n\n{_signature(ev)}\n    {summary}\n"
-                f"    # {safe.comment(ev.latex, 2000)}\n{body}\n")
+                f"    # {safe.comment(ev.latex, 2000)}\n{documented}{body}\n")
         parts[torch] = safe.check_module(text, f"{module}_torch.py" if torch else f"{module}.py")
     test = safe.check_module(_test(ev, module, function), f"test_{module}.py")
     return GeneratedCode(module, function, parts[False], parts[True], test)
+
+
+def abstract_double(*outputs: Any) -> Any:
+    """A function the paper leaves abstract, for checks only: it returns the outputs the numbers used, one per
+    distinct call, in order (the generated test defines the same)."""
+    import itertools
+
+    values = itertools.cycle([np.asarray(o, dtype=float) for o in outputs])
+    return lambda *args: next(values)
+
+
+def call_arguments(ev: Evaluation, values: dict[str, Any] | None = None) -> list[Any]:
+    """The arguments the generated function takes, in order: the inputs (`values` overrides them by key), then a
+    double for each function the paper leaves abstract."""
+    args = [values[k] if values is not None and k in values else ev.input(k).value for k in ev.params]
+    return args + [abstract_double(*outputs) for _, _, outputs in ev.abstract]
 
 
 def literal_code(value: Any) -> str:
@@ -224,6 +250,10 @@ def literal_code(value: Any) -> str:
 def _test(ev: Evaluation, module: str, function: str) -> str:
     names = _params(ev)
     setup = [f"    {name} = {literal_code(ev.input(key).value)}" for name, key in zip(names, ev.params)]
+    for (_, param, outputs), name in zip(ev.abstract, _callables(ev)):
+        # The paper leaves this function abstract: a double that returns the outputs the numbers used.
+        setup.append(f"    {name} = abstract_double({', '.join(literal_code(v) for v in outputs)})")
+        names.append(name)
     args = ", ".join(names)
     expected = literal_code(ev.value)
     shown = ", ".join(f"{ev.input(k).key} = {_short(ev.input(k).value)}" for k in ev.params)
@@ -231,12 +261,15 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
         f'"""Checks {module}.{function} on the hand-worked numbers (expected values from papermath\'s evaluator)."""',
         f"# Equation: {safe.comment(ev.latex, 2000)}",
         f"# with {safe.comment(shown, 2000)}" if shown else None,
+        "import itertools" if ev.abstract else None,
+        "",
         "import numpy as np",
         "import pytest",
         "",
         f"from {module} import {function}",
         "",
         "",
+        *(_DOUBLE if ev.abstract else []),
         "def inputs():",
         *(setup or ["    pass"]),
         f"    return ({args}{',' if len(names) == 1 else ''})" if names else "    return ()",
@@ -256,6 +289,17 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
         "",
     ]
     return "\n".join(line for line in lines if line is not None)
+
+
+_DOUBLE = [
+    "def abstract_double(*outputs):",
+    '    """A function the paper leaves abstract, for this test only: it returns the outputs the numbers used,',
+    '    one per distinct call, in order. It checks the arithmetic around the function, not the function."""',
+    "    values = itertools.cycle(outputs)",
+    "    return lambda *args: next(values)",
+    "",
+    "",
+]
 
 
 def _short(value: Any) -> str:

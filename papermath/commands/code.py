@@ -5,7 +5,7 @@ import argparse
 import json
 
 from ..errors import UsageError
-from .numbers import evaluation_inputs
+from .numbers import add_function_arguments, evaluation_inputs, function_options
 from .shapes import add_source_arguments, load_target
 
 HELP = "code it: a NumPy/PyTorch function for an equation, with shape comments and a pytest file"
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--set", action="append", default=[], metavar="SYMBOL=VALUE",
                         help="values for the test (default: small chosen values)")
+    add_function_arguments(parser)
     parser.add_argument("--torch", action="store_true", help="print the PyTorch variant")
     parser.add_argument("--out", metavar="DIR", help="write <name>.py, <name>_torch.py and test_<name>.py here")
 
@@ -36,8 +37,10 @@ def run(args: argparse.Namespace) -> int:
 
     target = load_target(args)
     values, declared = evaluation_inputs(args, target)
+    implementations, dims = function_options(args, target)
     try:
-        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
+        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions,
+                      implementations=implementations, dim_sizes=dims)
     except EvaluationError as error:
         raise UsageError(f"{target.label}: {error.message}") from None
     code = generate(ev, Citation(target.paper, target.version, target.number))

@@ -17,6 +17,17 @@ Evaluate one equation on small numbers, one operation per line, inside out, as g
 dimension); values are numbers or nested lists (inf and log(3) allowed), never code. Symbols you do not set
 get small structured values that fit their shapes (dimensions 2–3), shown first. A dimension or range bound
 you do not set is inferred from the values that are, and the output says so.
+--set also takes any sub-expression as the paper writes it (`'\\nabla f(y_t)=[…]'`, `'A^1(s_t, a_t, b_t)=[…]'`,
+`'\\epsilon_\\theta(x_t, t)=[…]'`): its value is used wherever it occurs, and an entry of a sequence names the
+whole sequence (`'\\gamma_i=[…]'` where the equation sums over i). Names match as a person types them (`A` for
+`\\mathbf{A}`, `gamma`, `x_t`); a name that matches nothing is an error that says what the equation has.
+--fn gives a function the equation applies a concrete meaning from a small named set (identity, relu, sigmoid,
+tanh, softmax, log_softmax, cosine_similarity, layer_norm, rmsnorm, l2_normalize, softplus, gelu, silu, exp,
+log): `--fn 'phi=relu'`. A function neither the equation nor --fn defines is never stood in: its output is a
+value (give it with --set, or papermath chooses one and says so) and the code takes it as a callable.
+--dim sets a dimension's size (`--dim d=64`), whether the equation writes it or only the shapes use it.
+Values whose leading axis is a batch of samples (a norm of a [B, D] value, the samples of an expectation) are
+computed once per sample; an expectation is the mean over the samples.
 --extreme re-runs with an input scaled by 10 and by 0.1 (the first input, or --scale SYMBOL) and says what
 changed: a softmax saturating to a hard selection, a sigmoid saturating, an overflow.
 
@@ -32,9 +43,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--set", action="append", default=[], metavar="SYMBOL=VALUE",
                         help="a value, e.g. 'Q=[[1,0]]', 'epsilon=0', 'n=3' (repeatable)")
+    add_function_arguments(parser)
     parser.add_argument("--extreme", action="store_true", help="re-run with an input scaled by 10 and by 0.1")
     parser.add_argument("--scale", action="append", default=[], metavar="SYMBOL",
                         help="the input(s) --extreme scales (default: the first input)")
+
+
+def add_function_arguments(parser: argparse.ArgumentParser) -> None:
+    """--fn and --dim, shared by `numbers` and `code`."""
+    parser.add_argument("--fn", action="append", default=[], metavar="NAME=KIND",
+                        help="a function's meaning, e.g. 'phi=relu', 'sim=cosine_similarity', '\\sigma=sigmoid' "
+                             "(repeatable)")
+    parser.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
+                        help="a dimension's size, e.g. 'd=64' (repeatable)")
+
+
+def function_options(args: argparse.Namespace, target: Any) -> tuple[dict[str, str], dict[str, int]]:
+    """(--fn name → kind, over the paper's own words; --dim name → size)."""
+    from ..evaluate import normalize_key
+
+    functions = dict(getattr(target, "implementations", {}) or {})
+    for text in getattr(args, "fn", []) or []:
+        if "=" not in text:
+            raise UsageError(f"--fn {text!r}: write NAME=KIND, e.g. --fn 'phi=relu'")
+        name, kind = text.split("=", 1)
+        functions[name.strip()] = kind.strip()
+    dims: dict[str, int] = {}
+    for text in getattr(args, "dim", []) or []:
+        name, _, size = text.partition("=")
+        try:
+            value = int(size)
+        except ValueError:
+            raise UsageError(f"--dim {text!r}: write NAME=SIZE with a whole number, e.g. --dim d=64") from None
+        if value < 1:
+            raise UsageError(f"--dim {text!r}: a size is at least 1")
+        dims[normalize_key(name)] = value
+    return functions, dims
 
 
 def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
@@ -113,8 +157,10 @@ def run(args: argparse.Namespace) -> int:
 
     target = load_target(args)
     values, declared = evaluation_inputs(args, target)
+    implementations, dims = function_options(args, target)
     try:
-        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
+        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions,
+                      implementations=implementations, dim_sizes=dims)
     except EvaluationError as error:
         raise UsageError(f"{target.label}: {error.message}") from None
     runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions) \

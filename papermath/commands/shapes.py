@@ -47,6 +47,8 @@ class Target:
     """What could not be read."""
     parsed: Any = None
     """The formula's parse (`ParseResult`) when the paper session already has it, else None."""
+    implementations: dict[str, str] | None = None
+    """Functions the paper's text names concretely (key → operation, e.g. `\\phi` → relu); --fn overrides."""
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +75,7 @@ def load_target(args: argparse.Namespace) -> Target:
     if args.latex is not None:
         if args.source is not None or key is not None:
             raise UsageError("give either SOURCE --eq N or --latex FORMULA, not both")
+        overrides = _matched_shapes(overrides, args.latex, frozenset())
         sources = {k: "--shape" for k in overrides}
         return Target(args.latex, "formula", "formula given on the command line", None, None, frozenset(),
                       overrides, sources, ())
@@ -84,6 +87,10 @@ def load_target(args: argparse.Namespace) -> Target:
     doc = paper.doc
     equation = paper.equation(key)
     declared, sources, notes = shapes_in_context(paper, equation)
+    from ..analysis.shapes import functions_for
+    implementations, quotes = functions_for(paper, equation)
+    notes = list(notes) + [f"{k} = {op}, from the text: \"{quotes[k][:120]}\"" for k, op in implementations.items()]
+    overrides = _matched_shapes(overrides, equation.latex, paper.functions)
     declared.update(overrides)
     sources.update({k: "--shape" for k in overrides})
     title = getattr(doc.paper, "title", None) or str(args.source)
@@ -95,7 +102,23 @@ def load_target(args: argparse.Namespace) -> Target:
     if span is not None and getattr(span, "file", None):
         label += f" {span.file}:{span.line}:{span.column}"
     return Target(equation.latex, label, title, version, equation.number, paper.functions,
-                  declared, sources, tuple(notes), paper.parse(equation.latex))
+                  declared, sources, tuple(notes), paper.parse(equation.latex), implementations)
+
+
+def _matched_shapes(overrides: dict[str, tuple[str, ...]], latex: str, functions: frozenset[str]
+                    ) -> dict[str, tuple[str, ...]]:
+    """--shape names matched to the equation as --set names are (`A` → `\\mathbf{A}`); a name that matches
+    nothing is an error with the closest names."""
+    from ..evaluate import resolve_shapes
+    from ..math import parse
+
+    if not overrides:
+        return overrides
+    try:
+        tree = parse(latex, functions=functions).tree
+    except MathParseError:
+        return overrides  # the command reports the parse error with its position
+    return resolve_shapes(overrides, tree, strict=True)
 
 
 def report_json(report: Any) -> dict:

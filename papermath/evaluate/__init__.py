@@ -27,7 +27,7 @@ from .values import Assignment, literal, normalize_key, parse_assignment, parse_
 
 __all__ = ["evaluate", "Evaluation", "Assignment", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
            "symbol_key", "python_name", "parse_assignment", "parse_shape", "literal", "normalize_key",
-           "resolve_keys", "resolve_shapes"]
+           "resolve_keys", "resolve_shapes", "resolve_functions", "Samples"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,11 @@ class Evaluation:
     """Name of the code variable holding the result."""
     samples: Optional["Samples"] = None
     """When the values carry a leading sample axis: how the code loops over it (the lines are one sample's)."""
+    abstract: tuple[tuple[str, str, tuple[Any, ...]], ...] = ()
+    """Functions the paper leaves abstract: (LaTeX, callable parameter, the outputs the numbers used, one per
+    distinct call in order). The code takes each as a parameter; the generated test passes a double."""
+    implementations: tuple[tuple[str, str], ...] = ()
+    """Functions given a concrete meaning: (LaTeX, operation) from --fn or the paper's words."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -99,10 +104,30 @@ class _Batch:
     samples: Samples
 
 
+def resolve_functions(implementations: Mapping[str, str], tree: A.Node) -> dict[str, str]:
+    """`--fn` names matched to the functions the equation applies; kinds checked against `NAMED_FUNCTIONS`."""
+    from .ops import NAMED_FUNCTIONS
+
+    out: dict[str, str] = {}
+    for name, kind in implementations.items():
+        op = NAMED_FUNCTIONS.get(kind.strip().lower().replace("-", "_").replace(" ", "_"), kind if kind in
+                                 NAMED_FUNCTIONS.values() else None)
+        if op is None:
+            raise UsageError(f"--fn {name}={kind}: unknown function {kind!r} (one of: "
+                             f"{', '.join(sorted(set(NAMED_FUNCTIONS)))})")
+        key = normalize_key(name)
+        matched, _ = resolve({key: op}, [tree], option="--fn", shown={key: name})
+        target = next(iter(matched))
+        out[target] = op
+    return out
+
+
 def _run(tree: A.Node, given: dict[str, Any], declared: dict[str, tuple[str, ...]], choose: bool,
-         dim_sizes: dict[str, int]) -> tuple[Lowerer, Any, Optional[_Batch]]:
+         dim_sizes: dict[str, int], implementations: dict[str, str] | None = None
+         ) -> tuple[Lowerer, Any, Optional[_Batch]]:
     """Lower the equation; when it turns out to carry a sample axis (`NeedsSamples`), once per sample."""
-    lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes)
+    lowerer = Lowerer([tree], given, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes,
+                      implementations=implementations)
     try:
         return lowerer, lowerer.run(), None
     except NeedsSamples as signal:
@@ -113,7 +138,8 @@ def _run(tree: A.Node, given: dict[str, Any], declared: dict[str, tuple[str, ...
     runs = []
     for sample in range(size):
         one = {k: (np.asarray(v)[sample] if k in batched else v) for k, v in given.items()}
-        run = Lowerer([tree], one, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes, per_sample=True)
+        run = Lowerer([tree], one, declared_shapes=declared, choose=choose, dim_sizes=dim_sizes, per_sample=True,
+                      implementations=implementations)
         runs.append((run, run.run()))
     first, result = runs[0]
     per = np.stack([np.asarray(r.value, float) for _, r in runs])
@@ -196,11 +222,14 @@ def resolve_shapes(shapes: Mapping[str, tuple[str, ...]], tree: A.Node, *, stric
 
 def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
              declared_shapes: Mapping[str, tuple[str, ...]] | None = None, choose: bool = True,
-             functions: frozenset[str] = frozenset(), dim_sizes: Mapping[str, int] | None = None) -> Evaluation:
+             functions: frozenset[str] = frozenset(), dim_sizes: Mapping[str, int] | None = None,
+             implementations: Mapping[str, str] | None = None) -> Evaluation:
     """Evaluate a formula (LaTeX or a parsed tree) on `values` ({symbol LaTeX → number or nested list}).
 
     `declared_shapes` maps symbol keys to symbolic shapes (from `read` or `--shape`); they bind dimensions and
-    shape the values chosen for unset symbols. Raises EvaluationError when the equation cannot be computed.
+    shape the values chosen for unset symbols. `implementations` maps a function the equation applies to one of
+    `ops.NAMED_FUNCTIONS` (`{"phi": "relu"}`; names matched like `--set` keys). Raises EvaluationError when the
+    equation cannot be computed.
     """
     if isinstance(formula, str):
         try:
@@ -214,8 +243,9 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
     dimension_names = tuple({d for shape in declared.values() for d in shape} | set(dim_sizes or {}))
     given = resolve_keys({k: np.asarray(v, float) if not np.isscalar(v) else float(v) for k, v in raw.items()}, [tree],
                          extra=dimension_names)
+    implemented = resolve_functions(implementations or {}, tree)
     try:
-        lowerer, result, batch = _run(tree, given, declared, choose, dict(dim_sizes or {}))
+        lowerer, result, batch = _run(tree, given, declared, choose, dict(dim_sizes or {}), implemented)
     except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError, RecursionError) as error:
         # A library error on values this equation cannot take: reported, never a traceback.
         raise EvaluationError(f"cannot evaluate {to_latex(tree)[:60]}: {type(error).__name__}: {error}") from None
@@ -250,7 +280,10 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         function_name=function_name, params=params, notes=tuple(dict.fromkeys(notes)), checks=tuple(lowerer.checks),
         lines=tuple(lines), dim_lines=tuple((name, code[0], code[1]) for name, code in lowerer.dim_lines.items()),
         standins=tuple(lowerer.standins.items()), result_name=result_name,
-        samples=batch.samples if batch else None)
+        samples=batch.samples if batch else None,
+        abstract=tuple((key, param, tuple(v for _, v in lowerer.abstract_outputs.get(param, ())))
+                       for key, param in lowerer.abstract.items()),
+        implementations=tuple(implemented.items()))
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:
@@ -326,7 +359,8 @@ def extremes(base: Evaluation, *, scale: tuple[str, ...] = (), factors: tuple[fl
         for key in keys:
             scaled[key] = np.asarray(values[key], float) * factor
         try:
-            run = evaluate(base.latex, scaled, declared_shapes=declared_shapes, functions=functions, dim_sizes=dims)
+            run = evaluate(base.latex, scaled, declared_shapes=declared_shapes, functions=functions, dim_sizes=dims,
+                           implementations=dict(base.implementations))
         except EvaluationError as error:
             runs.append(ExtremeRun(factor, keys, base, (f"fails: {error.message}",)))
             continue

@@ -223,9 +223,15 @@ class Lowerer:
     def __init__(self, statements: list[A.Node], values: dict[str, Any], *,
                  declared_shapes: dict[str, tuple[str, ...]] | None = None,
                  choose: bool = True, dim_sizes: dict[str, int] | None = None,
-                 per_sample: bool = False) -> None:
+                 per_sample: bool = False, implementations: dict[str, str] | None = None) -> None:
         self.statements = statements
         self.per_sample = per_sample
+        self.implementations = dict(implementations or {})
+        """Function key → operation (`--fn 'phi=relu'`, or the paper's words: "we set it to be a ReLU")."""
+        self.abstract: dict[str, str] = {}
+        """Functions the paper leaves abstract (a network ε_θ): key → the callable parameter the code takes."""
+        self.abstract_outputs: dict[str, list[Any]] = {}
+        """Parameter → the outputs the numbers used for its calls, in order (the generated test's double)."""
         """True when this run computes one sample of a batch (no sample axis is looked for)."""
         self.given = dict(values)
         self.declared = {_normalize_key(k): tuple(normalize_dim(d) for d in v)
@@ -521,13 +527,14 @@ class Lowerer:
 
     def _snapshot(self) -> tuple:
         return (len(self.steps), len(self.lines), dict(self.inputs), set(self.names), dict(self.dim_lines),
-                list(self.notes), dict(self.standins))
+                list(self.notes), dict(self.standins), dict(self.abstract),
+                {k: list(v) for k, v in self.abstract_outputs.items()})
 
     def _restore(self, snap: tuple) -> None:
         del self.steps[snap[0]:]
         del self.lines[snap[1]:]
-        self.inputs, self.names, self.dim_lines, self.notes, self.standins = (
-            snap[2], snap[3], snap[4], snap[5], snap[6])
+        (self.inputs, self.names, self.dim_lines, self.notes, self.standins, self.abstract,
+         self.abstract_outputs) = (snap[2], snap[3], snap[4], snap[5], snap[6], snap[7], snap[8])
 
     # --- helpers ---------------------------------------------------------------------------------------
     def fresh(self, hint: str) -> str:
@@ -1249,22 +1256,49 @@ class Lowerer:
                 self.notes.append(f"{whole}: {key} has a value, so this is read as a product")
                 return self.matmul(base, arg, whole)
             raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
+        if key in self.implementations:
+            return self.implemented(self.implementations[key], node)
         op = FUNCTION_NAMES.get(name)
         if op is not None:
             return self.known_function(op, node, name)
-        # An unknown function: computed by a stand-in the user can see, never guessed.
+        return self.abstract_call(node, key, name)
+
+    def implemented(self, op: str, node: A.Apply) -> Low:
+        """A function given a concrete meaning (`--fn 'phi=relu'`, or named in the paper's words)."""
+        args = [self.lower(a) for a in node.args]
+        expected = 2 if op in ("cosine_similarity", "kl") else 1
+        if len(args) != expected:
+            raise EvaluationError(f"{to_latex(node)}: {op} takes {expected} argument(s), the equation gives {len(args)}")
+        return self.apply_op(op, args, to_latex(node), f"{to_latex(node.func)} = {OPS[op].label or op}")
+
+    def abstract_call(self, node: A.Apply, key: str, name: str) -> Low:
+        """A function the equation does not define (a network ε_θ, an f): never stood in by a guess. Its output
+        is a value like any input (given with --set, or chosen and said so); the code takes the function as a
+        callable parameter and calls it."""
+        whole = to_latex(node)
         args = [self.lower(a) for a in node.args]
         if not args:
-            raise EvaluationError(f"{whole}: the function {to_latex(func)} has no arguments here")
-        param = python_name(name or key, self.names) if key not in self.standins else self.standins[key]
-        self.standins[key] = param
-        words = "the identity" if len(args) == 1 else "its first argument"
-        self.notes.append(f"{to_latex(func)} is not defined in the equation: stood in by {words} "
-                          f"(pass your own as {param}=…)")
+            raise EvaluationError(f"{whole}: the function {to_latex(node.func)} has no arguments here")
+        param = self.abstract.get(key) or python_name(key, self.names)
+        self.abstract[key] = param
+        outputs = self.abstract_outputs.setdefault(param, [])
+        known = next((v for w, v in outputs if w == whole), None)
+        if known is not None:
+            value = known
+        elif not self.choose:
+            raise EvaluationError(f"{whole}: {to_latex(node.func)} is not defined in the equation: give its output "
+                                  f"with --set or a function with --fn")
+        else:
+            value = np.asarray(self.choose_value(whole, node, None, list(np.shape(args[0].value))), float)
+            outputs.append((whole, value))
+        self.notes.append(f"{to_latex(node.func)} is not defined in the equation (a function the paper leaves "
+                          f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
+                          f"shape of its first argument (give it with --set '{whole}=…' or a function with --fn); the "
+                          f"code takes {param} as a callable")
         call_np = f"{param}({', '.join(a.np for a in args)})"
-        call_t = f"{param}({', '.join(a.torch for a in args)})"
-        return self.emit(Low(np.asarray(args[0].value), call_np, call_t, whole),
-                         "apply", f"{to_latex(func)}: unknown function, stood in by {words}")
+        call_t = f"torch.as_tensor({param}({', '.join(a.torch for a in args)}), dtype=torch.float64)"
+        return self.emit(Low(np.asarray(value, float), call_np, call_t, whole),
+                         "apply", f"{to_latex(node.func)}: a callable parameter (the paper leaves it abstract)")
 
     def known_function(self, op: str, node: A.Apply, name: str) -> Low:
         whole = to_latex(node)

@@ -135,7 +135,7 @@ def parse_name(text: str) -> A.Node:
 
 
 def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--set",
-            extra: Iterable[str] = ()) -> tuple[dict[str, Any], list[Binding]]:
+            extra: Iterable[str] = (), shown: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Binding]]:
     """Match typed names to the equation: (evaluator key → value, the bindings). `extra` are other names the
     option may legitimately use (dimensions of declared shapes). Raises UsageError naming close matches."""
     from .lower import symbol_key
@@ -163,7 +163,7 @@ def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--s
     for name, value in typed.items():
         binding = _match(name, candidates, symbols, by_loose, bound, extra)
         if binding is None:
-            raise UsageError(_unknown(name, option, candidates, symbols))
+            raise UsageError(_unknown(name, option, candidates, symbols, (shown or {}).get(name, name)))
         out[binding.key] = value
         bindings.append(binding)
     return out, bindings
@@ -221,10 +221,10 @@ def _key_of(node: A.Node, latex: str) -> str:
     return latex
 
 
-def _unknown(name: str, option: str, candidates: dict[str, A.Node], symbols: dict[str, str]) -> str:
+def _unknown(name: str, option: str, candidates: dict[str, A.Node], symbols: dict[str, str], typed: str) -> str:
     names = sorted({k for k, n in candidates.items() if _nameable(n)} | set(symbols), key=len)
     close = difflib.get_close_matches(loose(name), [loose(n) for n in names], n=3, cutoff=0.5)
     suggestions = [n for c in close for n in names if loose(n) == c][:3]
     listed = ", ".join(names[:12]) + (" …" if len(names) > 12 else "")
     hint = f"; did you mean {' or '.join(repr(s) for s in dict.fromkeys(suggestions))}?" if suggestions else ""
-    return f"{option} {name}: the equation has no symbol or sub-expression {name!r}{hint} (it has: {listed})"
+    return f"{option} {typed}: the equation has no symbol or sub-expression {typed!r}{hint} (it has: {listed})"

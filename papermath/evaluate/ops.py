@@ -84,8 +84,61 @@ OPS: dict[str, Op] = {
     "max2": Op(np.maximum, "np.maximum({0}, {1})", "torch.maximum({0}, {1})", label="entrywise max"),
     "min2": Op(np.minimum, "np.minimum({0}, {1})", "torch.minimum({0}, {1})", label="entrywise min"),
     "clip": Op(np.clip, "np.clip({0}, {1}, {2})", "torch.clamp({0}, {1}, {2})"),
+    "identity": Op(lambda x: np.asarray(x, float), "{0}", "{0}", label="the identity (given with --fn)"),
+    "cosine_similarity": Op(lambda a, b: np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)),
+                            "np.sum({0} * {1}, axis=-1) / (np.linalg.norm({0}, axis=-1) * np.linalg.norm({1}, axis=-1))",
+                            "F.cosine_similarity({0}, {1}, dim=-1, eps=0.0)", elementwise=False,
+                            label="cosine similarity along the last axis"),
+    "layer_norm": Op(lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5),
+                     "({0} - np.mean({0}, axis=-1, keepdims=True)) / np.sqrt(np.var({0}, axis=-1, keepdims=True) + 1e-5)",
+                     "F.layer_norm({0}, {0}.shape[-1:], eps=1e-5)", elementwise=False,
+                     label="layer norm over the last axis (eps 1e-5, no learned scale or shift)"),
+    "rmsnorm": Op(lambda x: x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + 1e-5),
+                  "{0} / np.sqrt(np.mean({0} ** 2, axis=-1, keepdims=True) + 1e-5)",
+                  "{0} / torch.sqrt(torch.mean({0} ** 2, dim=-1, keepdim=True) + 1e-5)", elementwise=False,
+                  label="RMS norm over the last axis (eps 1e-5, scale 1)"),
+    "l2_normalize": Op(lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
+                       "{0} / np.linalg.norm({0}, axis=-1, keepdims=True)", "F.normalize({0}, dim=-1, eps=0.0)",
+                       elementwise=False, label="unit length along the last axis"),
 }
 """Operation name → Op."""
+
+NAMED_FUNCTIONS: dict[str, str] = {
+    "identity": "identity", "relu": "relu", "sigmoid": "sigmoid", "logistic": "sigmoid", "tanh": "tanh",
+    "softmax": "softmax", "log_softmax": "log_softmax", "exp": "exp", "log": "log", "softplus": "softplus",
+    "gelu": "gelu", "silu": "silu", "swish": "silu", "log_sigmoid": "logsigmoid", "cosine_similarity": "cosine_similarity",
+    "cosine": "cosine_similarity", "layer_norm": "layer_norm", "layernorm": "layer_norm", "rmsnorm": "rmsnorm",
+    "rms_norm": "rmsnorm", "l2_normalize": "l2_normalize", "normalize": "l2_normalize", "abs": "abs",
+}
+"""`--fn NAME=KIND`: the kinds a person can give a function the equation applies (KIND → operation)."""
+
+FUNCTION_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("logsigmoid", ("log-sigmoid", "log sigmoid", "logsigmoid")),
+    ("sigmoid", ("sigmoid", "logistic function", "logistic sigmoid")),
+    ("rmsnorm", ("rmsnorm", "rms norm", "root mean square norm")),
+    ("layer_norm", ("layernorm", "layer norm", "layer normalization", "layer normalisation")),
+    ("cosine_similarity", ("cosine similarit",)),
+    ("log_softmax", ("log-softmax", "log softmax")),
+    ("softmax", ("softmax",)),
+    ("relu", ("relu", "rectified linear", "max(0,", "max(0 ,", "\\max(0,")),
+    ("gelu", ("gelu",)),
+    ("silu", ("silu", "swish")),
+    ("softplus", ("softplus",)),
+    ("tanh", ("tanh", "hyperbolic tangent")),
+    ("identity", ("identity function", "identity map")),
+)
+"""Words that name one of these functions in prose ("here we set it to be a ReLU", "sim computes the cosine
+similarities"): first match wins, longer names first."""
+
+
+def function_from_words(text: str) -> str | None:
+    """The operation a sentence names for a function (`"φ is a ReLU"` → relu), or None."""
+    lowered = text.lower().replace(" ", " ")
+    compact = lowered.replace(" ", "")
+    for op, words in FUNCTION_WORDS:
+        if any(word in lowered or word.replace(" ", "") in compact for word in words):
+            return op
+    return None
 
 FUNCTION_NAMES: dict[str, str] = {
     "exp": "exp", "log": "log", "ln": "log", "lg": "log2", "sqrt": "sqrt", "sigma": "sigmoid",
