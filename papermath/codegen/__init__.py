@@ -210,20 +210,23 @@ def generate(ev: Evaluation, citation: Citation | None = None, module: str | Non
     return GeneratedCode(module, function, parts[False], parts[True], test)
 
 
-def abstract_double(*outputs: Any) -> Any:
-    """A function the paper leaves abstract, for checks only: it returns the outputs the numbers used, one per
-    distinct call, in order (the generated test defines the same)."""
-    import itertools
-
-    values = itertools.cycle([np.asarray(o, dtype=float) for o in outputs])
-    return lambda *args: next(values)
+def abstract_double(*calls: Any) -> Any:
+    """A function the paper leaves abstract, for checks only: `calls` are (arguments, output) pairs; called with
+    arguments equal to one pair's, it returns that output (the generated test defines the same)."""
+    def double(*args: Any) -> Any:
+        for known, output in calls:
+            if len(known) == len(args) and all(np.shape(np.asarray(a, dtype=float)) == np.shape(k) and np.allclose(
+                    np.asarray(a, dtype=float), k, rtol=1e-9, atol=1e-12) for a, k in zip(args, known)):
+                return np.asarray(output, dtype=float)
+        raise LookupError("called with arguments the numbers did not use")
+    return double
 
 
 def call_arguments(ev: Evaluation, values: dict[str, Any] | None = None) -> list[Any]:
     """The arguments the generated function takes, in order: the inputs (`values` overrides them by key), then a
     double for each function the paper leaves abstract."""
     args = [values[k] if values is not None and k in values else ev.input(k).value for k in ev.params]
-    return args + [abstract_double(*outputs) for _, _, outputs in ev.abstract]
+    return args + [abstract_double(*calls) for _, _, calls in ev.abstract]
 
 
 def literal_code(value: Any) -> str:
@@ -250,19 +253,22 @@ def literal_code(value: Any) -> str:
 def _test(ev: Evaluation, module: str, function: str) -> str:
     names = _params(ev)
     setup = [f"    {name} = {literal_code(ev.input(key).value)}" for name, key in zip(names, ev.params)]
-    for (_, param, outputs), name in zip(ev.abstract, _callables(ev)):
+    for (_, param, calls), name in zip(ev.abstract, _callables(ev)):
         # The paper leaves this function abstract: a double that returns the outputs the numbers used.
-        setup.append(f"    {name} = abstract_double({', '.join(literal_code(v) for v in outputs)})")
+        pairs = ", ".join(f"(({', '.join(literal_code(a) for a in args)}{',' if len(args) == 1 else ''}), "
+                          f"{literal_code(out)})" for args, out in calls)
+        setup.append(f"    {name} = abstract_double({pairs})")
         names.append(name)
     args = ", ".join(names)
     expected = literal_code(ev.value)
     shown = ", ".join(f"{ev.input(k).key} = {_short(ev.input(k).value)}" for k in ev.params)
     lines = [
-        f'"""Checks {module}.{function} on the hand-worked numbers (expected values from papermath\'s evaluator)."""',
+        f'"""Checks {module}.{function}. test_*_hand_worked_numbers and test_*_torch_agrees_with_numpy are',
+        "self-consistency only: their expected values come from papermath's evaluator, which reads the equation the",
+        "same way the code does. test_independent_* check what the paper's text or the notation states (a declared",
+        'shape, rows summing to 1, a value that cannot be negative) and can fail on a misreading."""',
         f"# Equation: {safe.comment(ev.latex, 2000)}",
         f"# with {safe.comment(shown, 2000)}" if shown else None,
-        "import itertools" if ev.abstract else None,
-        "",
         "import numpy as np",
         "import pytest",
         "",
@@ -281,6 +287,7 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
         "    np.testing.assert_allclose(np.asarray(result, dtype=float), expected, rtol=1e-6, atol=1e-9)",
         "",
         "",
+        *_independent(ev, function),
         f"def test_{function}_torch_agrees_with_numpy():",
         '    pytest.importorskip("torch")',
         f"    from {module}_torch import {function} as torch_version",
@@ -291,12 +298,33 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+def _independent(ev: Evaluation, function: str) -> list[str]:
+    """Test functions that check the result against what the paper's text or the notation states, not against
+    the evaluator (`papermath.codegen.checks`)."""
+    from .checks import independent_checks
+
+    out: list[str] = []
+    for check in independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
+                                    implementations=ev.implementations):
+        out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
+                f"    # Independent of papermath's evaluator: {safe.comment(check.why)}",
+                f"    result = {function}(*inputs())",
+                *(f"    {line}" for line in check.body), "", ""]
+    return out
+
+
 _DOUBLE = [
-    "def abstract_double(*outputs):",
-    '    """A function the paper leaves abstract, for this test only: it returns the outputs the numbers used,',
-    '    one per distinct call, in order. It checks the arithmetic around the function, not the function."""',
-    "    values = itertools.cycle(outputs)",
-    "    return lambda *args: next(values)",
+    "def abstract_double(*calls):",
+    '    """A function the paper leaves abstract, for this test only: called with the arguments of one of the',
+    "    (arguments, output) pairs the numbers used, it returns that output. It checks the arithmetic around the",
+    '    function, not the function."""',
+    "    def double(*args):",
+    "        for known, output in calls:",
+    "            if len(known) == len(args) and all(np.shape(np.asarray(a, dtype=float)) == np.shape(k) and np.allclose(",
+    "                    np.asarray(a, dtype=float), k, rtol=1e-9, atol=1e-12) for a, k in zip(args, known)):",
+    "                return output",
+    '        raise LookupError("called with arguments the numbers did not use")',
+    "    return double",
     "",
     "",
 ]

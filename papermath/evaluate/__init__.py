@@ -62,11 +62,15 @@ class Evaluation:
     """Name of the code variable holding the result."""
     samples: Optional["Samples"] = None
     """When the values carry a leading sample axis: how the code loops over it (the lines are one sample's)."""
-    abstract: tuple[tuple[str, str, tuple[Any, ...]], ...] = ()
-    """Functions the paper leaves abstract: (LaTeX, callable parameter, the outputs the numbers used, one per
-    distinct call in order). The code takes each as a parameter; the generated test passes a double."""
+    abstract: tuple[tuple[str, str, tuple[tuple[tuple[Any, ...], Any], ...]], ...] = ()
+    """Functions the paper leaves abstract: (LaTeX, callable parameter, the (arguments, output) of each distinct
+    call the numbers made). The code takes each as a parameter; the generated test passes a double."""
     implementations: tuple[tuple[str, str], ...] = ()
     """Functions given a concrete meaning: (LaTeX, operation) from --fn or the paper's words."""
+    target_shape: Optional[tuple[int, ...]] = None
+    """The result's shape as declared for what the equation defines (text or --shape), in the sizes used here."""
+    target_shape_source: str = ""
+    """The declaration, in words (`\\mathbf{c}^{KV} [d_c]`)."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -161,6 +165,30 @@ def _run(tree: A.Node, given: dict[str, Any], declared: dict[str, tuple[str, ...
     note = (f"{why}; the equation is computed once per sample for {', '.join(batched)} (their first axis), "
             f"then {what}")
     return first, result, _Batch(value, tuple(steps), inputs, note, Samples(size, names, reduce))
+
+
+def _declared_result_shape(lowerer: Lowerer, batch: Optional[_Batch]) -> dict[str, Any]:
+    """The shape the declarations give what the equation defines, in this evaluation's sizes (or nothing)."""
+    target = lowerer.target_node
+    if target is None:
+        return {}
+    key = lowerer.target_key(target)
+    shape = lowerer.declared.get(key, lowerer.declared.get(key + ENTRY))
+    if shape is None and isinstance(target, A.Indexed):
+        shape = lowerer.declared.get(to_latex(target))
+    if shape is None:
+        return {}
+    sizes = []
+    for dim in shape:
+        if dim.isdigit():
+            sizes.append(int(dim))
+        elif dim in lowerer.dims:
+            sizes.append(int(lowerer.dims[dim]))
+        else:
+            return {}
+    if batch is not None and batch.samples.reduce == "stack":
+        sizes.insert(0, batch.samples.size)
+    return {"target_shape": tuple(sizes), "target_shape_source": f"{key} [{', '.join(shape)}]"}
 
 
 def _sample_reduction(tree: A.Node) -> str:
@@ -281,9 +309,10 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         lines=tuple(lines), dim_lines=tuple((name, code[0], code[1]) for name, code in lowerer.dim_lines.items()),
         standins=tuple(lowerer.standins.items()), result_name=result_name,
         samples=batch.samples if batch else None,
-        abstract=tuple((key, param, tuple(v for _, v in lowerer.abstract_outputs.get(param, ())))
+        abstract=tuple((key, param, tuple(lowerer.abstract_outputs.get(param, ())))
                        for key, param in lowerer.abstract.items()),
-        implementations=tuple(implemented.items()))
+        implementations=tuple(implemented.items()),
+        **_declared_result_shape(lowerer, batch))
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:

@@ -230,8 +230,8 @@ class Lowerer:
         """Function key → operation (`--fn 'phi=relu'`, or the paper's words: "we set it to be a ReLU")."""
         self.abstract: dict[str, str] = {}
         """Functions the paper leaves abstract (a network ε_θ): key → the callable parameter the code takes."""
-        self.abstract_outputs: dict[str, list[Any]] = {}
-        """Parameter → the outputs the numbers used for its calls, in order (the generated test's double)."""
+        self.abstract_outputs: dict[str, list[tuple[tuple[Any, ...], Any]]] = {}
+        """Parameter → (arguments, output) for each distinct call the numbers made (the generated test's double)."""
         """True when this run computes one sample of a batch (no sample axis is looked for)."""
         self.given = dict(values)
         self.declared = {_normalize_key(k): tuple(normalize_dim(d) for d in v)
@@ -1282,15 +1282,17 @@ class Lowerer:
         param = self.abstract.get(key) or python_name(key, self.names)
         self.abstract[key] = param
         outputs = self.abstract_outputs.setdefault(param, [])
-        known = next((v for w, v in outputs if w == whole), None)
+        at = tuple(np.asarray(a.value, float) for a in args)
+        known = next((v for where, v in outputs if _same_arguments(where, at)), None)
         if known is not None:
-            value = known
+            value = known  # the same arguments give the same output
         elif not self.choose:
             raise EvaluationError(f"{whole}: {to_latex(node.func)} is not defined in the equation: give its output "
                                   f"with --set or a function with --fn")
         else:
-            value = np.asarray(self.choose_value(whole, node, None, list(np.shape(args[0].value))), float)
-            outputs.append((whole, value))
+            value = np.asarray(self.choose_value(f"{whole}#{len(outputs)}", node, None, list(np.shape(args[0].value))),
+                               float)
+            outputs.append((at, value))
         self.notes.append(f"{to_latex(node.func)} is not defined in the equation (a function the paper leaves "
                           f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
                           f"shape of its first argument (give it with --set '{whole}=…' or a function with --fn); the "
@@ -2205,3 +2207,8 @@ def _exponent_of(node: Optional[A.Node]) -> Optional[A.Node]:
     if isinstance(node, A.Apply) and _function_name(node.func) == "exp" and len(node.args) == 1 and not node.given:
         return node.args[0]
     return None
+
+
+def _same_arguments(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-12, atol=0, equal_nan=True)
+                                    for x, y in zip(a, b))
