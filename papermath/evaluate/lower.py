@@ -207,6 +207,8 @@ def shape_text(value: Any) -> str:
     return "scalar" if array.ndim == 0 else "[" + ", ".join(str(n) for n in array.shape) + "]"
 
 
+_PROBABILITY_STEPS = (0.6, 0.3, 0.45, 0.25, 0.7, 0.35, 0.55, 0.2, 0.4, 0.65, 0.15, 0.5)
+"""Chosen conditional probabilities: distinct, in (0, 1), in this order."""
 _PROBABILITY_NAMES = {"p", "q", "\\pi", "P", "Q_{prob}"}
 _CONSTANTS = {"e": math.e, "\\pi": math.pi, "\\infty": math.inf}
 _TEMP_NAMES = {"matmul": "prod", "softmax": "weights", "div": "ratio", "add": "total", "sub": "diff",
@@ -252,6 +254,8 @@ class Lowerer:
         self.positive = 0
         self.samples = 0
         self.work = 0               # sub-expressions evaluated so far: bounded by MAX_TERMS (papermath.limits)
+        self.sampled: set[str] = set()
+        """Variables the enclosing expectations sample (chosen values that depend on them get a sample axis)."""
         self.names: set[str] = set()
         self.temp_names: set[str] = set()
         self.standins: dict[str, str] = {}
@@ -458,6 +462,16 @@ class Lowerer:
 
     def definition(self, node: A.Relation, target: A.Node) -> Low:
         operands = list(node.operands)
+        key = self.target_key(target) if not isinstance(target, A.Empty) else None
+        if key is not None and (key in self.given or to_latex(target) in self.given) \
+                and all(op in ("=", ":=", "\\coloneqq", "\\triangleq") for op in node.ops):
+            # `V = X W^V` with V given: the given value is used, its definition not computed.
+            given = self.lookup(key if key in self.given else to_latex(target), target)
+            self.notes.append(f"{to_latex(target)} is given: its definition {to_latex(node)[:60]} is not computed")
+            self.targets[key] = given
+            self.result_key = key
+            self.target_node = target
+            return self.finish(given, target)
         if isinstance(target, A.Empty) and len(operands) == 2:
             # A continuation row (`&= …`): the computation without a name.
             value = self.finish(self.lower_free(operands[1]), operands[1])
@@ -487,6 +501,8 @@ class Lowerer:
                 self.checks.append(f"{to_latex(other)} {'agrees' if same else 'DIFFERS'} with {to_latex(operands[index])}")
             except (EvaluationError, ValueError):
                 self._restore(snapshot)
+        if isinstance(target, A.Concat) and not any(isinstance(i, A.Ellipsis_) for i in target.items):
+            return self._split(target, value, operands[index])
         key = self.target_key(target)
         value = self.finish(value, operands[index])
         if node.ops[0] in ("\\leftarrow", "\\gets"):
@@ -498,6 +514,34 @@ class Lowerer:
         self.target_node = target
         self.record(to_latex(target), value.value, f"{to_latex(target)} = {fmt(value.value)}", "result")
         return value
+
+    def _split(self, target: A.Concat, value: Low, computation: A.Node) -> Low:
+        """`[Q_1; Q_2] = X W^Q`: the right side split into equal parts along its last axis, one per name (the first
+        columns are Q_1)."""
+        array = np.asarray(value.value)
+        parts = len(target.items)
+        if array.ndim == 0 or array.shape[-1] % parts:
+            raise EvaluationError(f"{to_latex(target)} = {shape_text(array)}: the last axis does not split into "
+                                  f"{parts} equal parts")
+        whole = _wrap(value.np, "@")
+        twhole = _wrap(value.torch, "@")
+        width = array.shape[-1] // parts
+        self.notes.append(f"{to_latex(target)}: the right side {shape_text(array)} split along its last axis into "
+                          f"{parts} parts of {width}")
+        for k, item in enumerate(target.items):
+            name = self.fresh(python_name(to_latex(item)))
+            lo, hi = f"{k} * {whole}.shape[-1] // {parts}", f"{k + 1} * {whole}.shape[-1] // {parts}"
+            tlo, thi = f"{k} * {twhole}.shape[-1] // {parts}", f"{k + 1} * {twhole}.shape[-1] // {parts}"
+            part = array[..., k * width:(k + 1) * width]
+            self.lines.append(_Line(name, f"{whole}[..., {lo}:{hi}]", f"{twhole}[..., {tlo}:{thi}]",
+                                    f"{shape_text(part)}  part {k + 1} of {parts}"))
+            self.record(to_latex(item), part, f"part {k + 1} of {parts} of {to_latex(computation)[:40]}", "split")
+            key = self.target_key(item)
+            self.targets[key] = Low(part, name, name, to_latex(item), simple=True)
+            self.definitions[key] = computation
+        self.result_key = self.target_key(target.items[-1])
+        self.target_node = target
+        return self.targets[self.result_key]
 
     def _after_update(self, target: A.Node, value: Low) -> None:
         """After `θ ← θ - η∇L`, evaluate the loss before and after the step (guide 002: 7 → 3.04)."""
@@ -620,6 +664,17 @@ class Lowerer:
                     return (f"{name}.shape[{axis}]", f"{name}.shape[{axis}]")
         return None
 
+    def _depends_on_samples(self, key: str) -> bool:
+        """True when `key` mentions a variable an enclosing expectation samples (`p_θ(x^w_0 | c)` in
+        `𝔼_{c, x^w_0, x^l_0}`), or when the expectation names none."""
+        if not self.sampled:
+            return True
+        tree = _parse_key(key.split("#")[0])
+        if tree is None:
+            return True
+        return any(to_latex(n) in self.sampled or (isinstance(n, (A.Symbol, A.Indexed)) and symbol_key(n) in self.sampled)
+                   for n in A.walk(tree))
+
     def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]]) -> np.ndarray:
         """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
         shape: tuple[int, ...]
@@ -628,18 +683,16 @@ class Lowerer:
             shape = tuple(sizes)
         elif declared is not None:
             shape = tuple(self.dim_size(d) for d in declared)
-        elif False:
-            shape = tuple(sizes)
         elif rank_hint:
             shape = (3,) * rank_hint
-        elif self.samples:
-            shape = (3,)
+        elif self.samples and self._depends_on_samples(key):
+            shape = (3,)  # one value per sample of the expectation; settings (β) stay one number
         else:
             shape = ()
         if not shape and declared is None and not probability_like(key):
             self.assumed_scalars.append(key)
         base = key.split("(")[0].split("_")[0].split("^")[0].strip()
-        probability = base in _PROBABILITY_NAMES or "\\mid" in key
+        probability = base in _PROBABILITY_NAMES or _conditional(key)
         size = math.prod(shape) if shape else 1
         if size > MAX_TERMS:
             raise EvaluationError(f"not evaluated: {key} would hold {size} entries (shape "
@@ -648,13 +701,15 @@ class Lowerer:
             raw = np.arange(1, size + 1, dtype=float)
             if sum(1 for i in self.inputs.values() if i.note.startswith("chosen: probabilities")) % 2:
                 raw = raw[::-1].copy()  # a second distribution differs from the first
-            flat = raw / raw.sum() if shape and "\\mid" not in key else (raw / (size + 1))
-            if "\\mid" in key:
-                flat = np.linspace(0.2, 0.7, size) if size > 1 else np.array([0.4])
-                if key.startswith("\\pi_{\\mathrm{ref}}") or "ref" in key:
-                    flat = flat[::-1].copy() if size > 1 else np.array([0.5])
-            value = flat.reshape(shape) if shape else np.asarray(0.5 if "\\mid" not in key else flat[0])
-            note = "chosen: probabilities" + (" summing to 1" if shape and "\\mid" not in key else "")
+            flat = raw / raw.sum() if shape and not _conditional(key) else (raw / (size + 1))
+            if _conditional(key):
+                # Distinct probabilities in (0, 1) for distinct quantities (the winner's and the loser's, the
+                # model's and the reference's), so that ratios and margins are not 0.
+                self.probabilities_chosen = getattr(self, "probabilities_chosen", 0) + 1
+                start = self.probabilities_chosen - 1
+                flat = np.array([_PROBABILITY_STEPS[(start + 3 * k) % len(_PROBABILITY_STEPS)] for k in range(size)])
+            value = flat.reshape(shape) if shape else np.asarray(0.5 if not _conditional(key) else flat[0])
+            note = "chosen: probabilities" + (" summing to 1" if shape and not _conditional(key) else "")
         else:
             if not shape:
                 # Distinct scalars (2, 3, 5, 7, …) so that differences like n - k or 1 - β are not zero.
@@ -662,7 +717,10 @@ class Lowerer:
                 primes = (2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0, 23.0, 29.0)
                 flat = np.array([primes[(self.scalars_chosen - 1) % len(primes)]])
             else:
-                flat = np.array([1.0 + ((k * 7 + len(key)) % 3) for k in range(size)])
+                # Small integers, a different pattern for each quantity (W^Q and W^K must not be equal).
+                self.arrays_chosen = getattr(self, "arrays_chosen", 0) + 1
+                shift = self.arrays_chosen - 1
+                flat = np.array([1.0 + ((k * 7 + len(key) + 2 * shift + (k * shift) % 3) % 3) for k in range(size)])
             if not self.positive and len(shape) >= 1 and size > 2:
                 flat[1] = 0.0 if len(shape) == 2 else flat[1]
             value = flat.reshape(shape) if shape else np.asarray(flat[0])
@@ -774,6 +832,9 @@ class Lowerer:
             return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)", whole,
                        simple=True)
         name, axes = split_indexed(node, self.bound_all, self.given)
+        if not axes and name not in self.given and name not in self.inputs and symbol_key(node) not in self.given:
+            # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`): a quantity of its own.
+            return self.lookup(whole, node)
         if name != symbol_key(node) and (name in self.given or name in self.inputs):
             # `\mathbf{v}_{\theta, i}` with the sequence `\mathbf{v}_{\theta}` given: θ names it, i selects.
             base = self.lookup(name, node)
@@ -1238,6 +1299,8 @@ class Lowerer:
         func = node.func
         name = _function_name(func)
         key = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else to_latex(func)
+        if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2 and key not in self.given:
+            return self.gaussian(node)
         if node.given or node.params or (isinstance(func, A.Symbol) and key in _PROBABILITY_NAMES | {"\\pi"} and
                                          key not in self.given and func.sub_label is not None):
             # A probability the paper's model assigns: a quantity in its own right.
@@ -1258,10 +1321,47 @@ class Lowerer:
             raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
         if key in self.implementations:
             return self.implemented(self.implementations[key], node)
+        if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2:
+            return self.gaussian(node)
         op = FUNCTION_NAMES.get(name)
         if op is not None:
             return self.known_function(op, node, name)
         return self.abstract_call(node, key, name)
+
+    def gaussian(self, node: A.Apply) -> Low:
+        """`\\mathcal{N}(x; \\mu, \\Sigma)`: the Gaussian density at x, through its log-density (guide 002: densities
+        and their logs). Σ a number (or σ² I) is one variance for every entry; a vector, one per entry; a matrix, a
+        full covariance."""
+        x, mu, cov = self.lower(node.args[0]), self.lower(node.params[0]), self.lower(node.params[1])
+        xv, mv, cv = (np.asarray(v.value, float) for v in (x, mu, cov))
+        diff = xv - mv
+        if cv.ndim == 2 and diff.ndim >= 1 and cv.shape == (diff.shape[-1], diff.shape[-1]) and not cov.identity:
+            sign, logdet = np.linalg.slogdet(2 * np.pi * cv)
+            if sign <= 0:
+                raise EvaluationError(f"{to_latex(node)}: the covariance is not positive definite")
+            value = -0.5 * diff @ np.linalg.solve(cv, diff) - 0.5 * logdet
+            npc = (f"-0.5 * ({_wrap(x.np)} - {_wrap(mu.np)}) @ np.linalg.solve({cov.np}, {_wrap(x.np)} - {_wrap(mu.np)})"
+                   f" - 0.5 * np.linalg.slogdet(2 * np.pi * {_wrap(cov.np)})[1]")
+            tc = (f"-0.5 * ({_wrap(x.torch)} - {_wrap(mu.torch)}) @ torch.linalg.solve({cov.torch}, {_wrap(x.torch)} - "
+                  f"{_wrap(mu.torch)}) - 0.5 * torch.linalg.slogdet(2 * math.pi * {_wrap(cov.torch)})[1]")
+            how = "full covariance"
+        else:
+            if np.any(cv <= 0):
+                raise EvaluationError(f"{to_latex(node)}: a variance ≤ 0")
+            full = np.broadcast_to(cv, diff.shape) if diff.ndim else cv
+            value = float(np.sum(-0.5 * diff ** 2 / full - 0.5 * np.log(2 * np.pi * full)))
+            d = f"({_wrap(x.np)} - {_wrap(mu.np)})"
+            td = f"({_wrap(x.torch)} - {_wrap(mu.torch)})"
+            npc = (f"np.sum(-0.5 * {d} ** 2 / {_wrap(cov.np)} - 0.5 * np.log(2 * np.pi * {_wrap(cov.np)}) "
+                   f"* np.ones_like({d}))")
+            tc = (f"torch.sum(-0.5 * {td} ** 2 / {_wrap(cov.torch)} - 0.5 * torch.log(2 * math.pi * "
+                  f"torch.as_tensor({cov.torch}, dtype=torch.float64)) * torch.ones_like({td}))")
+            how = "one variance per entry" if cv.ndim else "one variance for every entry (σ² I)"
+        self.notes.append(f"{to_latex(node)}: the Gaussian density at {to_latex(node.args[0])}, computed as the exp "
+                          f"of its log-density ({how})")
+        log_density = self.emit(Low(np.asarray(value), npc, tc, f"\\log {to_latex(node)}"), "log",
+                                f"Gaussian log-density ({how})")
+        return self.apply_op("exp", [log_density], to_latex(node), "the density: exp of the log-density")
 
     def implemented(self, op: str, node: A.Apply) -> Low:
         """A function given a concrete meaning (`--fn 'phi=relu'`, or named in the paper's words)."""
@@ -1622,10 +1722,13 @@ class Lowerer:
         if node.body is None:
             raise EvaluationError("an expectation of nothing")
         self.samples += 1
+        sampled = {to_latex(v) for v in node.variables} | {symbol_key(v) for v in node.variables}
+        self.sampled |= sampled
         try:
             body = self.lower(node.body)
         finally:
             self.samples -= 1
+            self.sampled -= sampled
         value = np.asarray(body.value, float)
         dist = node.distribution
         if dist is not None and len(node.variables) == 1:
@@ -2027,8 +2130,13 @@ _COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": 
 
 
 def probability_like(key: str) -> bool:
-    """`p`, `q`, `P'`, `\\pi_\\theta(y \\mid x)`: chosen as probabilities."""
-    return key.split("(")[0].split("_")[0].split("^")[0].strip().rstrip("'") in _PROBABILITY_NAMES or "\\mid" in key
+    """`p`, `q`, `P'`, `\\pi_\\theta(y \\mid x)`: chosen as probabilities (`\\sigma_{t|t-1}` is not one)."""
+    return key.split("(")[0].split("_")[0].split("^")[0].strip().rstrip("'") in _PROBABILITY_NAMES or _conditional(key)
+
+
+def _conditional(key: str) -> bool:
+    """`p(y \\mid x)`: a bar inside an argument list, not in a subscript."""
+    return "\\mid" in key and "(" in key.split("\\mid")[0]
 
 
 def _bound_key(node: A.Node) -> str:
@@ -2212,3 +2320,8 @@ def _exponent_of(node: Optional[A.Node]) -> Optional[A.Node]:
 def _same_arguments(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return len(a) == len(b) and all(np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-12, atol=0, equal_nan=True)
                                     for x, y in zip(a, b))
+
+
+def _is_gaussian(func: A.Node) -> bool:
+    """`\\mathcal{N}` (the normal distribution's usual name)."""
+    return isinstance(func, A.Symbol) and func.name == "N" and func.font == "cal" and func.sub_label is None
