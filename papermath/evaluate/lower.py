@@ -1578,9 +1578,13 @@ class Lowerer:
             parts = []
             for op, a, b in zip(node.ops, node.operands, node.operands[1:]):
                 left, right = self.lower(a), self.lower(b)
-                if op == "\\in":
+                if op in ("\\in", "\\notin"):
                     value = np.isin(np.asarray(left.value), np.asarray(right.value))
-                    parts.append(Low(value, f"np.isin({left.np}, {right.np})", f"torch.isin(torch.as_tensor({left.torch}), {right.torch})", ""))
+                    npc = f"np.isin({left.np}, {right.np})"
+                    tc = f"torch.isin(torch.as_tensor({left.torch}), torch.as_tensor({right.torch}))"
+                    if op == "\\notin":
+                        value, npc, tc = ~value, f"~{npc}", f"~{tc}"
+                    parts.append(Low(value, npc, tc, ""))
                     continue
                 if op not in _COMPARE:
                     raise EvaluationError(f"the condition {op} is not evaluated")
@@ -1754,6 +1758,13 @@ class Lowerer:
         if body is None:
             raise EvaluationError(f"{latex}: nothing to reduce")
         if len(node.variables) != 1:
+            if not node.variables and combine in ("max", "min") and isinstance(_strip(body), A.SetLiteral):
+                # `\\min\\{a, b\\}`: the smaller of the members, entry by entry when they are vectors.
+                items = [self.lower(i) for i in _strip(body).items]
+                current = items[0]
+                for item in items[1:]:
+                    current = self.apply_op("min2" if combine == "min" else "max2", [current, item], latex)
+                return current
             if not node.variables and combine in ("max", "min", "sum"):
                 inner = self.lower(body)
                 word = {"max": "max", "min": "min", "sum": "sum"}[combine]
