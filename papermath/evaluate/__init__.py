@@ -22,7 +22,7 @@ from ..math import ast as A
 from ..math import parse, to_latex
 from .lower import EvaluationError, Input, Lowerer, NeedsSamples, Step, fmt, python_name, shape_text, symbol_key
 from .lower import ENTRY
-from .names import resolve
+from .names import bound_variables, labels_as_indices, resolve
 from .values import Assignment, literal, normalize_key, parse_assignment, parse_shape
 
 __all__ = ["evaluate", "Evaluation", "Assignment", "Step", "Input", "EvaluationError", "extremes", "ExtremeRun", "fmt",
@@ -266,6 +266,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
             raise EvaluationError(f"the formula does not parse: {error.message}") from None
     else:
         tree = formula
+    tree = labels_as_indices(tree, bound_variables(tree))
     raw = {normalize_key(k) if not k.startswith("\\") or " " in k else k: v for k, v in (values or {}).items()}
     declared = resolve_shapes({k: tuple(v) for k, v in (declared_shapes or {}).items()}, tree, strict=False)
     dimension_names = tuple({d for shape in declared.values() for d in shape} | set(dim_sizes or {}))

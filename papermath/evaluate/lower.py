@@ -363,11 +363,19 @@ class Lowerer:
 
     def statement(self, node: A.Node) -> Optional[Low]:
         if isinstance(node, (A.Rows, A.Sequence)):
-            items = node.statements if isinstance(node, A.Rows) else node.items
+            items = [i for i in (node.statements if isinstance(node, A.Rows) else node.items)
+                     if not isinstance(i, A.Empty)]
             last = None
-            for item in items:
-                if isinstance(item, A.Empty):
+            for k, item in enumerate(items):
+                if _is_condition(item):
+                    continue  # read with the statement it qualifies
+                after = items[k + 1] if k + 1 < len(items) else None
+                membership = _membership(after) if after is not None and _is_condition(after) else None
+                if membership is not None and isinstance(item, A.Relation):
+                    last = self.restricted(item, *membership) or last
                     continue
+                if after is not None and _is_condition(after):
+                    self.notes.append(f"the condition {to_latex(after)[:60]} is not checked")
                 last = self.statement(item) or last
             return last
         if isinstance(node, A.Relation):
@@ -762,6 +770,11 @@ class Lowerer:
     def lower_Symbol(self, node: A.Symbol) -> Low:
         key = symbol_key(node)
         if _is_identity(node) and self._unvalued(key):
+            if node.sub_label is not None:  # `I_d` (its size a label): the d × d identity
+                size = self.lower(node.sub_label)
+                n = int(float(np.asarray(size.value)))
+                return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)",
+                           key, simple=True)
             return Low(np.eye(2), "np.eye(2)", "torch.eye(2, dtype=torch.float64)", key, simple=True, identity=True)
         return self.lookup(key, node)
 
@@ -1299,8 +1312,15 @@ class Lowerer:
         func = node.func
         name = _function_name(func)
         key = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else to_latex(func)
+        if key in self.implementations:
+            return self.implemented(self.implementations[key], node)
         if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2 and key not in self.given:
             return self.gaussian(node)
+        if isinstance(func, A.Indexed) and len(node.args) == 1 and not node.given and not node.params:
+            name_key, _ = split_indexed(func, self.bound_all, self.given)
+            if name_key in self.given or name_key in self.inputs or key in self.given or key in self.inputs:
+                # `\\mathbf{v}_{\\theta, i} (t_{i-1} - t_i)` with v given: an entry times the bracket, never applied.
+                return self.matmul(self.lower(func), self.lower(node.args[0]), whole)
         if node.given or node.params or (isinstance(func, A.Symbol) and key in _PROBABILITY_NAMES | {"\\pi"} and
                                          key not in self.given and func.sub_label is not None):
             # A probability the paper's model assigns: a quantity in its own right.
@@ -1319,10 +1339,6 @@ class Lowerer:
                 self.notes.append(f"{whole}: {key} has a value, so this is read as a product")
                 return self.matmul(base, arg, whole)
             raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
-        if key in self.implementations:
-            return self.implemented(self.implementations[key], node)
-        if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2:
-            return self.gaussian(node)
         op = FUNCTION_NAMES.get(name)
         if op is not None:
             return self.known_function(op, node, name)
@@ -2311,9 +2327,11 @@ def _for_clause(node: A.Relation) -> Optional[tuple[A.Relation, A.Node, A.Node]]
 
 
 def _is_identity(node: A.Node) -> bool:
-    """`I`, `\\mathbf{I}`, `\\mathbb{I}` (no accents or labels): the identity matrix when nothing gives it a value."""
+    """`I`, `\\mathbf{I}`, `\\mathbb{I}`, `I_d` (no accents or other labels): the identity matrix when nothing
+    gives it a value."""
     return isinstance(node, A.Symbol) and node.name == "I" and node.font in (None, "bf", "bb", "rm") \
-        and not node.accents and node.sub_label is None and node.sup_label is None and not node.primes
+        and not node.accents and node.sup_label is None and not node.primes \
+        and (node.sub_label is None or isinstance(node.sub_label, (A.Symbol, A.Number)))
 
 
 def _exponent_of(node: Optional[A.Node]) -> Optional[A.Node]:
@@ -2336,3 +2354,16 @@ def _same_arguments(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 def _is_gaussian(func: A.Node) -> bool:
     """`\\mathcal{N}` (the normal distribution's usual name)."""
     return isinstance(func, A.Symbol) and func.name == "N" and func.font == "cal" and func.sub_label is None
+
+
+def _is_condition(node: A.Node) -> bool:
+    """`\\text{for } v \\in S`, `\\forall x`: a condition on the statement before it."""
+    return isinstance(node, A.Annotated) and node.kind == "condition"
+
+
+def _membership(node: A.Node) -> Optional[tuple[A.Node, A.Node]]:
+    """(v, S) for a condition `for v ∈ S`."""
+    body = node.body if isinstance(node, A.Annotated) else node
+    if isinstance(body, A.Relation) and body.ops == ("\\in",) and isinstance(body.operands[0], (A.Symbol, A.Indexed)):
+        return body.operands[0], body.operands[1]
+    return None

@@ -60,6 +60,9 @@ def bound_variables(tree: A.Node) -> set[str]:
             bound.update(to_latex(v) for v in node.variables)
         elif isinstance(node, A.SetBuilder) and isinstance(node.element, A.Relation) and node.element.operands:
             bound.add(to_latex(node.element.operands[0]))
+        elif isinstance(node, A.Annotated) and node.kind == "condition" and isinstance(node.body, A.Relation) \
+                and node.body.ops == ("\\in",):
+            bound.add(to_latex(node.body.operands[0]))  # `\\text{for } v \\in S`
         elif isinstance(node, A.Product):
             # `… \quad \text{for } v \in S`: the clause binds v.
             factors = list(node.factors)
@@ -67,6 +70,44 @@ def bound_variables(tree: A.Node) -> set[str]:
                 if isinstance(first, A.Text) and first.text.strip().lower() in ("for", "for all", "where"):
                     bound.add(to_latex(second))
     return bound
+
+
+def labels_as_indices(tree: A.Node, bound: set[str]) -> A.Node:
+    """A subscript label that holds a variable the equation binds is an index after all (`\\mathbf{v}_{\\theta, i}`
+    inside `\\sum_i`): the symbol becomes `Indexed(v, (θ, i))`."""
+    from dataclasses import fields, replace
+
+    def visit(node: A.Node) -> A.Node:
+        if isinstance(node, A.Symbol) and node.sub_label is not None:
+            parts = node.sub_label.items if isinstance(node.sub_label, A.Sequence) else (node.sub_label,)
+            if any(isinstance(p, A.Symbol) and to_latex(p) in bound for p in parts):
+                return A.Indexed(replace(node, sub_label=None), tuple(parts), span=node.span)
+            return node
+        changes = {}
+        for f in fields(node):
+            if f.name == "span":
+                continue
+            value = getattr(node, f.name)
+            if isinstance(value, A.Node):
+                new = visit(value)
+                if new is not value:
+                    changes[f.name] = new
+            elif isinstance(value, tuple) and any(isinstance(v, (A.Node, tuple)) for v in value):
+                new_items = tuple(_visit_item(v, visit) for v in value)
+                if any(a is not b for a, b in zip(new_items, value)):
+                    changes[f.name] = new_items
+        return replace(node, **changes) if changes else node
+
+    return visit(tree)
+
+
+def _visit_item(item: Any, visit: Any) -> Any:
+    if isinstance(item, A.Node):
+        return visit(item)
+    if isinstance(item, tuple):
+        new = tuple(_visit_item(v, visit) for v in item)
+        return new if any(a is not b for a, b in zip(new, item)) else item
+    return item
 
 
 def is_axis_index(index: A.Node, bound: set[str], given: Iterable[str] = ()) -> bool:
@@ -140,10 +181,11 @@ def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--s
     option may legitimately use (dimensions of declared shapes). Raises UsageError naming close matches."""
     from .lower import symbol_key
 
-    candidates = _candidates(trees)
     bound: set[str] = set()
     for tree in trees:
         bound |= bound_variables(tree)
+    trees = [labels_as_indices(tree, bound) for tree in trees]
+    candidates = _candidates(trees)
     symbols: dict[str, str] = {}
     for latex, node in candidates.items():
         if isinstance(node, A.Symbol):
@@ -176,7 +218,7 @@ def _match(name: str, candidates: dict[str, A.Node], symbols: dict[str, str], by
     if name in extra:
         return Binding(name, name, "exact")
     try:
-        node = parse(name).tree
+        node = labels_as_indices(parse(name).tree, bound)
         latex = to_latex(node)
     except MathParseError:
         node, latex = None, name
