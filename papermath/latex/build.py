@@ -102,6 +102,24 @@ CONTINUATION_START = re.compile(r"^\s*(?:\\(?:quad|qquad|;|,|!|:|hspace\{[^}]*\}
 ALPHA = "abcdefghijklmnopqrstuvwxyz"
 
 
+_FLOAT_PREFIX = {"figure": "fig", "table": "tab"}
+
+
+@dataclass
+class _FloatState:
+    """What a float environment's walk knows so far."""
+
+    kind: str
+    cells: tuple = ()
+    subdepth: int = 0
+    last_id: int | None = None
+    """Index in floats of the caption already read, if any."""
+    sub_label: tuple[str, str] | None = None
+    """(parent id, "3a") for a label naming the current sub-figure."""
+    sub_until: int = -1
+    """Labels before this token index name the current sub-figure."""
+
+
 @dataclass
 class _Builder:
     text: str
@@ -268,69 +286,85 @@ class _Builder:
             close_start, after = end, end
         else:
             close_start, after = close
-        if name in DISPLAY_ENVS:
-            self.display(toks, i, j, close_start, name)
-            return after
-        if name in OPAQUE_ENVS:
-            if name == "lstlisting":
-                self.listing_options(toks, j, close_start)
-            return after
-        if name == "empheq":
-            # empheq[decorations]{align}: the environment named in its argument numbers the rows.
-            _, k = read_optional(toks, j)
-            inner, k = read_group(toks, k)
-            inner_name = group_text(inner) if inner else ""
-            if inner_name in DISPLAY_ENVS:
-                self.display(toks, i, k, close_start, inner_name)
-                return after
-        if name in ("appendices", "appendix"):  # the appendix package's environment: \\appendix for its body
-            self.cmd_appendix(toks, i, end)
-            self.walk(toks, j, close_start)
-            return after
-        if name == "abstract":
-            self.flush_paragraph()
-            self.abstract = collapse(detokenize(toks[j:close_start], self.text)) or None
-            first = len(self.paragraphs)
-            self._para_kind = "abstract"
-            self.walk(toks, j, close_start)
-            self.flush_paragraph()
-            for k in range(first, len(self.paragraphs)):
-                self.paragraphs[k] = _replace(self.paragraphs[k], kind="abstract")
-            return after
-        if name in FLOAT_ENVS:
-            self.float_env(toks, j, close_start, FLOAT_ENVS[name])
-            return after
-        if name in ALGORITHM_ENVS:
-            self.algorithm_env(toks, i, j, close_start)
-            return after
-        if name in ALGORITHMIC_ENVS:
-            self.algorithm_env(toks, i, j, close_start, bare=True)
-            return after
-        if name == "subequations":
-            self.subequations(toks, j, close_start)
-            return after
-        if name in LIST_ENVS:
-            self.flush_paragraph()
-            first = len(self.paragraphs)
-            items = self.list_env(toks, j, close_start)
-            self.lists.append((self._current_section_id, first, items))
-            return after
-        if name in TABULAR_ENVS:
-            return after
-        if name == "restatable":
-            self.restatable(toks, j, close_start)
-            return after
+        handler = self._environment_handler(name)
+        handler(self, name, toks, i, j, close_start)
+        return after
+
+    def _environment_handler(self, name: str):
+        """What `\\begin{name}` does: a named handler, else the handler of its kind, else running text."""
+        if name in ENVIRONMENT_HANDLERS:
+            return ENVIRONMENT_HANDLERS[name]
+        for kinds, handler in ENVIRONMENT_KINDS:
+            if name in kinds:
+                return handler
         if name in self.theorems:
-            self.theorem_env(name, toks, j, close_start)
-            return after
-        # Any other environment: its content is running text (center, minipage, proof, …).
-        skip = ENV_LEADING_ARGS.get(name, 0)
+            return _Builder.env_theorem
+        return _Builder.env_text
+
+    # -- environments (each: name, tokens, index of \begin, body start, body end) ------------------------
+    def env_display(self, name, toks, i, j, close):
+        self.display(toks, i, j, close, name)
+
+    def env_opaque(self, name, toks, i, j, close):
+        if name == "lstlisting":
+            self.listing_options(toks, j, close)
+
+    def env_empheq(self, name, toks, i, j, close):
+        """empheq[decorations]{align}: the environment named in its argument numbers the rows."""
+        _, k = read_optional(toks, j)
+        inner, k = read_group(toks, k)
+        inner_name = group_text(inner) if inner else ""
+        if inner_name in DISPLAY_ENVS:
+            self.display(toks, i, k, close, inner_name)
+        else:
+            self.env_text(name, toks, i, j, close)
+
+    def env_appendices(self, name, toks, i, j, close):
+        """The appendix package's environment: \\appendix for its body."""
+        self.cmd_appendix(toks, i, close)
+        self.walk(toks, j, close)
+
+    def env_abstract(self, name, toks, i, j, close):
+        self.flush_paragraph()
+        self.abstract = collapse(detokenize(toks[j:close], self.text)) or None
+        first = len(self.paragraphs)
+        self._para_kind = "abstract"
+        self.walk(toks, j, close)
+        self.flush_paragraph()
+        for k in range(first, len(self.paragraphs)):
+            self.paragraphs[k] = _replace(self.paragraphs[k], kind="abstract")
+
+    def env_float(self, name, toks, i, j, close):
+        self.float_env(toks, j, close, FLOAT_ENVS[name])
+
+    def env_algorithm(self, name, toks, i, j, close):
+        self.algorithm_env(toks, i, j, close, bare=name in ALGORITHMIC_ENVS)
+
+    def env_subequations(self, name, toks, i, j, close):
+        self.subequations(toks, j, close)
+
+    def env_list(self, name, toks, i, j, close):
+        self.flush_paragraph()
+        first = len(self.paragraphs)
+        items = self.list_env(toks, j, close)
+        self.lists.append((self._current_section_id, first, items))
+
+    def env_skip(self, name, toks, i, j, close):
+        """Tables: their cells are read with their float (see float_env)."""
+
+    def env_restatable(self, name, toks, i, j, close):
+        self.restatable(toks, j, close)
+
+    def env_theorem(self, name, toks, i, j, close):
+        self.theorem_env(name, toks, j, close)
+
+    def env_text(self, name, toks, i, j, close):
+        """Any other environment: its content is running text (center, minipage, proof, …)."""
         k = j
         _, k = read_optional(toks, k)
-        for _ in range(skip):
+        for _ in range(ENV_LEADING_ARGS.get(name, 0)):
             _, k = read_group(toks, k)
-        self.walk_scoped(toks, k, close_start)
-        return after
+        self.walk_scoped(toks, k, close)
 
     def subequations(self, toks, j, close):
         """amsmath's subequations: one step of `equation`, printed as the parent; the rows inside count
@@ -810,18 +844,8 @@ class _Builder:
         if group is None or kind not in ("figure", "table"):
             return k if group is not None else i + 1
         self.flush_paragraph()
-        self.counters.step(kind)
-        number = self.counters.format(kind)
-        fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
-        caption = plain_text(group, self.text, mark_refs=True)
-        self.floats.append(Float(fid, kind, number, caption, None, self.span(toks[i].start)))
-        self._last_labelable, self._label_target_number = fid, number
+        self._add_caption(kind, group, toks[i].start)
         self._caption_type = None
-        saved = self._para, self._para_kind
-        self._para, self._para_kind = [], "caption"
-        self.walk(group, 0, len(group))
-        self.flush_paragraph()
-        self._para, self._para_kind = saved
         return k
 
     def cmd_inline_paren(self, toks, i, end):
@@ -1053,96 +1077,102 @@ class _Builder:
     def _float_env(self, toks, j, close, kind):
         self.flush_paragraph()
         _, j = read_optional(toks, j)
-        c = self.counters
-        cells = _table_cells(toks, j, close, self.text) if kind == "table" else ()
+        state = _FloatState(kind, _table_cells(toks, j, close, self.text) if kind == "table" else ())
         i = j
-        subdepth = 0
-        last_id = None
-        sub_label: tuple[str, str] | None = None  # (parent id, "3a") for a label inside a subfigure/subtable
-        sub_until = -1  # labels before this index name the current sub-figure
         while i < close:
             tok = toks[i]
-            if tok.kind == CS and (tok.text in SUBFLOAT_COMMANDS or tok.text == "subcaption"
-                                   or (tok.text == "caption" and subdepth > 0)):
-                # A sub-figure's caption prints (a), (b), …; \\ref gives \\thefigure\\thesubfigure ("3a").
-                sub_counter = "sub" + kind
-                c.step(sub_counter)
-                parent = c.format(kind) if last_id is not None else c.format_next(kind)
-                sub_label = (f"{'tab' if kind == 'table' else 'fig'}:{parent}", parent + c.format(sub_counter))
-                k = i + 1
-                _, k = read_optional(toks, k)
-                _, k = read_optional(toks, k)
-                for _ in range(SUBFLOAT_COMMANDS.get(tok.text, 1)):
-                    _, k = read_group(toks, k)
-                sub_until = k if tok.text in SUBFLOAT_COMMANDS else _next_end(toks, k, close)
-                i += 1  # a \\label inside the sub-caption's own text is read below, as one after it
+            if tok.kind != CS:
+                i += 1
                 continue
-            if tok.kind == CS and tok.text == "label" and (i < sub_until or subdepth > 0) and sub_label is not None:
-                group, k = read_group(toks, i + 1)
-                if group is not None:
-                    self.define_label(group_text(group), sub_label[0], sub_label[1], kind="sub" + kind)
-                    i = k
-                    continue
-            if tok.kind == CS and tok.text == "begin":
-                name, _ = _read_env_name(toks, i + 1)
-                if name in SUBFLOAT_ENVS:
-                    subdepth += 1
-                elif name in ALGORITHM_ENVS or name in FLOAT_ENVS or name in DISPLAY_ENVS:
-                    # An algorithm (or a table) inside a figure or wrapfigure counts and captions itself; a
-                    # display in a float is numbered like any other.
-                    i = self.cmd_begin(toks, i, close)
-                    continue
-            elif tok.kind == CS and tok.text == "end":
-                name, _ = _read_env_name(toks, i + 1)
-                if name in SUBFLOAT_ENVS:
-                    subdepth -= 1
-            elif tok.kind == CS and tok.text in ("caption", "captionof") and subdepth == 0:
-                k = i + 1
-                if tok.text == "captionof":
-                    group, k = read_group(toks, k)
-                    if group is not None:
-                        kind = "table" if group_text(group) == "table" else "figure"
-                _, k = read_optional(toks, k)
-                group, k2 = read_group(toks, k)
-                if group is not None:
-                    c.step(kind)
-                    number = c.format(kind)
-                    fid = f"{'tab' if kind == 'table' else 'fig'}:{number}"
-                    caption = plain_text(group, self.text, mark_refs=True)
-                    self.floats.append(Float(fid, kind, number, caption, None, self.span(tok.start), cells))
-                    last_id = len(self.floats) - 1
-                    self._last_labelable = fid
-                    self._label_target_number = number
-                    # Caption text can define symbols too.
-                    saved = self._para, self._para_kind
-                    self._para, self._para_kind = [], "caption"
-                    self.walk(group, 0, len(group))
-                    self.flush_paragraph()
-                    self._para, self._para_kind = saved
-                    i = k2
-                    continue
-            elif tok.kind == CS and tok.text == "label":
-                group, k = read_group(toks, i + 1)
-                if group is not None and last_id is not None:
-                    label = group_text(group)
-                    f = self.floats[last_id]
-                    if f.label is None:
-                        self.floats[last_id] = _replace(f, label=label)
-                    self.define_label(label, f.id, f.number)
-                    i = k
-                    continue
-                if group is not None:
-                    # Before the caption, \\label takes what \\@currentlabel holds: the section (TeX resolves it so).
-                    self.cmd_label(toks, i, close)
-                    i = k
-                    continue
-            elif tok.kind == CS and tok.text in ("url", "href"):
-                group, k = read_group(toks, i + 1)
-                if group is not None:
-                    url = "".join(t.text for t in group)
+            name = tok.text
+            if name in SUBFLOAT_COMMANDS or name == "subcaption" or (name == "caption" and state.subdepth > 0):
+                self._float_subcaption(toks, i, close, state)
+                i += 1  # a \\label inside the sub-caption's own text is read as one after it
+            elif name == "label" and state.sub_label is not None and (i < state.sub_until or state.subdepth > 0):
+                i = self._float_label(toks, i, close, state, sub=True)
+            elif name in ("begin", "end"):
+                i = self._float_environment(toks, i, close, state)
+            elif name in ("caption", "captionof"):
+                i = self._float_caption(toks, i, state)
+            elif name == "label":
+                i = self._float_label(toks, i, close, state, sub=False)
+            else:
+                if name in ("url", "href"):
+                    group, _ = read_group(toks, i + 1)
+                    url = "".join(t.text for t in group or [])
                     if CODE_HOSTS.match(url):
                         self.links.append(url)
-            i += 1
+                i += 1
+
+    def _float_subcaption(self, toks, i, close, state: _FloatState) -> None:
+        """A sub-figure's caption prints (a), (b), …; \\ref gives \\thefigure\\thesubfigure ("3a")."""
+        c, kind = self.counters, state.kind
+        c.step("sub" + kind)
+        parent = c.format(kind) if state.last_id is not None else c.format_next(kind)
+        state.sub_label = (f"{_FLOAT_PREFIX[kind]}:{parent}", parent + c.format("sub" + kind))
+        name = toks[i].text
+        _, k = read_optional(toks, i + 1)
+        _, k = read_optional(toks, k)
+        for _ in range(SUBFLOAT_COMMANDS.get(name, 1)):
+            _, k = read_group(toks, k)
+        state.sub_until = k if name in SUBFLOAT_COMMANDS else _next_end(toks, k, close)
+
+    def _float_environment(self, toks, i, close, state: _FloatState) -> int:
+        name, _ = _read_env_name(toks, i + 1)
+        if name in SUBFLOAT_ENVS:
+            state.subdepth += 1 if toks[i].text == "begin" else -1
+        elif toks[i].text == "begin" and (name in ALGORITHM_ENVS or name in FLOAT_ENVS or name in DISPLAY_ENVS):
+            # An algorithm (or a table) inside a figure counts and captions itself; a display is numbered.
+            return self.cmd_begin(toks, i, close)
+        return i + 1
+
+    def _float_caption(self, toks, i, state: _FloatState) -> int:
+        if state.subdepth > 0:
+            return i + 1
+        k = i + 1
+        if toks[i].text == "captionof":
+            group, k = read_group(toks, k)
+            if group is not None:
+                state.kind = "table" if group_text(group) == "table" else "figure"
+        _, k = read_optional(toks, k)
+        group, k2 = read_group(toks, k)
+        if group is None:
+            return i + 1
+        self._add_caption(state.kind, group, toks[i].start, state.cells)
+        state.last_id = len(self.floats) - 1
+        return k2
+
+    def _float_label(self, toks, i, close, state: _FloatState, sub: bool) -> int:
+        group, k = read_group(toks, i + 1)
+        if group is None:
+            return i + 1
+        label = group_text(group)
+        if sub and state.sub_label is not None:
+            self.define_label(label, state.sub_label[0], state.sub_label[1], kind="sub" + state.kind)
+        elif state.last_id is not None:
+            f = self.floats[state.last_id]
+            if f.label is None:
+                self.floats[state.last_id] = _replace(f, label=label)
+            self.define_label(label, f.id, f.number)
+        else:
+            # Before the caption, \\label takes what \\@currentlabel holds: the section (TeX resolves it so).
+            self.cmd_label(toks, i, close)
+        return k
+
+    def _add_caption(self, kind: str, group: list[Token], start: int, cells=()) -> None:
+        """A figure or table caption: steps its counter, becomes the label target, and its text is a caption
+        paragraph (captions define symbols too)."""
+        self.counters.step(kind)
+        number = self.counters.format(kind)
+        fid = f"{_FLOAT_PREFIX[kind]}:{number}"
+        caption = plain_text(group, self.text, mark_refs=True)
+        self.floats.append(Float(fid, kind, number, caption, None, self.span(start), cells))
+        self._last_labelable, self._label_target_number = fid, number
+        saved = self._para, self._para_kind
+        self._para, self._para_kind = [], "caption"
+        self.walk(group, 0, len(group))
+        self.flush_paragraph()
+        self._para, self._para_kind = saved
 
     def algorithm_env(self, toks, begin, j, close, bare=False):
         self.flush_paragraph()
@@ -1315,6 +1345,16 @@ COMMAND_HANDLERS = {
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
 }
+ENVIRONMENT_HANDLERS = {
+    "empheq": _Builder.env_empheq, "appendices": _Builder.env_appendices, "appendix": _Builder.env_appendices,
+    "abstract": _Builder.env_abstract, "subequations": _Builder.env_subequations,
+    "restatable": _Builder.env_restatable,
+}
+ENVIRONMENT_KINDS = (
+    (DISPLAY_ENVS, _Builder.env_display), (OPAQUE_ENVS, _Builder.env_opaque), (FLOAT_ENVS, _Builder.env_float),
+    (ALGORITHM_ENVS | ALGORITHMIC_ENVS, _Builder.env_algorithm), (LIST_ENVS, _Builder.env_list),
+    (TABULAR_ENVS, _Builder.env_skip),
+)
 for _name in (*NEWCOMMAND_LIKE, *DEF_LIKE):  # only counter formats get here (see macros.is_counter_format)
     COMMAND_HANDLERS[_name] = _Builder.cmd_counter_format
 for _name in TITLE_COMMANDS:

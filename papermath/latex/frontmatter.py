@@ -161,89 +161,106 @@ def _matching_end(tokens, j, name) -> int:
 
 def _lines(tokens: list[Token], text: str) -> list[_Line]:
     """The block's lines as plain text; name separators become "|"."""
-    lines = [_Line()]
-    parts: list[str] = []
+    return _LineReader(tokens).read()
 
-    def new_line():
-        lines[-1].text = _clean("".join(parts))
-        parts.clear()
-        lines.append(_Line())
 
-    def mark_start(small: bool = False):
-        if not "".join(parts).strip(" |"):
-            if small:
-                lines[-1].small = True
+MARK_COMMANDS = frozenset({"textsuperscript", "inst", "footnotemark", "thanks"})
+
+
+class _LineReader:
+    """One pass over an author block, one handler per kind of token."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.toks = tokens
+        self.lines = [_Line()]
+        self.parts: list[str] = []
+
+    def read(self) -> list[_Line]:
+        i, n = 0, len(self.toks)
+        while i < n:
+            tok = self.toks[i]
+            if tok.kind == CS:
+                i = self.command(i)
+            elif tok.kind == MATH:
+                i = self.math(i)
             else:
-                lines[-1].starts_marked = True
+                self.character(tok)
+                i += 1
+        self.lines[-1].text = _clean("".join(self.parts))
+        return self.lines
 
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        kind = tok.kind
-        if kind == TEXT:
-            parts.append(tok.text)
-        elif kind in (SPACE, PAR):
-            parts.append(" ")
-        elif kind == TILDE:
-            parts.append("~")  # runs of ties separate names; one tie is a space (resolved in _clean)
-        elif kind == MATH:
-            k = i + 1
-            while k < n and tokens[k].kind != MATH:
-                k += 1
-            mark_start()
-            parts.append(" ")
-            i = k + 1
-            continue
-        elif kind in (SUP, SUB):
-            mark_start()
-        elif kind == ALIGN:
-            parts.append("|")
-        elif kind == CS:
-            name = tok.text
-            if name in LINE_BREAKS:
-                new_line()
-                j = i + 1
-                if j < n and tokens[j].kind == TEXT and tokens[j].text.startswith("*"):
-                    j += 1
-                _, j = read_optional(tokens, j)
-                i = j
-                continue
-            if name in NAME_SEPARATORS:
-                parts.append("|")
-                _, j = read_group(tokens, i + 1) if name in ("hspace", "hskip") else (None, i + 1)
-                i = max(j, i + 1)
-                continue
-            if name in DROPPED_ARGS:
-                if name in ("textsuperscript", "inst", "footnotemark", "thanks"):
-                    mark_start()
-                j = i + 1
-                if j < n and tokens[j].kind == TEXT and tokens[j].text.startswith("*"):
-                    j += 1
-                _, j = read_optional(tokens, j)
-                for _ in range(DROPPED_ARGS[name]):
-                    _, j = read_group(tokens, j)
-                i = max(j, i + 1)
-                continue
-            if name in SMALL_FONTS:
-                mark_start(small=True)
-            elif name in ACCENT_COMBINING:
-                group, j = read_group(tokens, i + 1)
-                letter = "".join(t.text for t in group) if group else ""
-                if not letter and i + 1 < n and tokens[i + 1].kind == TEXT:
-                    letter, j = tokens[i + 1].text, i + 2
-                if letter:
-                    parts.append(letter[0] + ACCENT_COMBINING[name] + letter[1:])
-                    i = j
-                    continue
-            elif name in LETTERS:
-                parts.append(LETTERS[name])
-            elif name in ("textbf", "textit", "textrm", "textsc", "emph", "mbox", "text", "textnormal",
-                          "bf", "bfseries", "rm", "sc", "scshape", "centering", "large", "Large", "protect"):
-                pass
-            # Any other command: dropped, its argument (if any) read as text.
-        i += 1
-    lines[-1].text = _clean("".join(parts))
-    return lines
+    def character(self, tok: Token) -> None:
+        if tok.kind == TEXT:
+            self.parts.append(tok.text)
+        elif tok.kind in (SPACE, PAR):
+            self.parts.append(" ")
+        elif tok.kind == TILDE:
+            self.parts.append("~")  # runs of ties separate names; one tie is a space (resolved in _clean)
+        elif tok.kind in (SUP, SUB):
+            self.mark_start()
+        elif tok.kind == ALIGN:
+            self.parts.append("|")
+
+    def mark_start(self, small: bool = False) -> None:
+        """A mark or a font change before any text: the line is an affiliation or address line."""
+        if not "".join(self.parts).strip(" |"):
+            if small:
+                self.lines[-1].small = True
+            else:
+                self.lines[-1].starts_marked = True
+
+    def math(self, i: int) -> int:
+        k = i + 1
+        while k < len(self.toks) and self.toks[k].kind != MATH:
+            k += 1
+        self.mark_start()
+        self.parts.append(" ")
+        return k + 1
+
+    def new_line(self) -> None:
+        self.lines[-1].text = _clean("".join(self.parts))
+        self.parts.clear()
+        self.lines.append(_Line())
+
+    def command(self, i: int) -> int:
+        toks, name = self.toks, self.toks[i].text
+        j = i + 1
+        if name in LINE_BREAKS:
+            self.new_line()
+            if j < len(toks) and toks[j].kind == TEXT and toks[j].text.startswith("*"):
+                j += 1
+            return read_optional(toks, j)[1]
+        if name in NAME_SEPARATORS:
+            self.parts.append("|")
+            return max(read_group(toks, j)[1], j) if name in ("hspace", "hskip") else j
+        if name in DROPPED_ARGS:
+            if name in MARK_COMMANDS:
+                self.mark_start()
+            if j < len(toks) and toks[j].kind == TEXT and toks[j].text.startswith("*"):
+                j += 1
+            _, j = read_optional(toks, j)
+            for _ in range(DROPPED_ARGS[name]):
+                _, j = read_group(toks, j)
+            return max(j, i + 1)
+        if name in SMALL_FONTS:
+            self.mark_start(small=True)
+        elif name in ACCENT_COMBINING:
+            return self.accent(i)
+        elif name in LETTERS:
+            self.parts.append(LETTERS[name])
+        # Any other command (\\textbf, \\bf, \\mbox, …): dropped, its argument (if any) read as text.
+        return j
+
+    def accent(self, i: int) -> int:
+        toks, name = self.toks, self.toks[i].text
+        group, j = read_group(toks, i + 1)
+        letter = "".join(t.text for t in group) if group else ""
+        if not letter and i + 1 < len(toks) and toks[i + 1].kind == TEXT:
+            letter, j = toks[i + 1].text, i + 2
+        if not letter:
+            return i + 1
+        self.parts.append(letter[0] + ACCENT_COMBINING[name] + letter[1:])
+        return j
 
 
 def _clean(s: str) -> str:
