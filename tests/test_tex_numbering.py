@@ -266,6 +266,15 @@ Text $x \label{eq:inline}$.
 \end{table}
 \end{document}""", {"fig:teaser": "1", "fig:left": "2a", "fig:right": "2b", "fig:both": "2",
                     "tab:t": "1", "tab:first": "1a"}),
+    "ieeetran-sections-and-addtoreset": ("IEEEtran", r"""
+\makeatletter\@addtoreset{equation}{section}\makeatother
+\begin{document}
+\section{Intro}\label{sec:i}
+\subsection{Part}\label{sec:ia}
+\begin{equation} a \label{eq:a} \end{equation}
+\section{Two}
+\begin{equation} b \label{eq:b} \end{equation}
+\end{document}""", {"sec:i": "I", "sec:ia": "I-A", "eq:a": "1", "eq:b": "1"}),
     "declaretheorem": ("article", r"""
 \usepackage{amsthm}
 \usepackage{thmtools}

@@ -218,8 +218,8 @@ class _Builder:
     # -- the walk ------------------------------------------------------------------------------
     def build(self) -> None:
         toks = self.tokens
-        self.documentclass = _documentclass(toks)
-        self.counters = CounterTable.for_class(self.documentclass)
+        self.documentclass, options = _documentclass(toks)
+        self.counters = CounterTable.for_class(self.documentclass, options)
         self.counters.set("secnumdepth", self.counters.secnumdepth)
         has_begin_document = any(t.kind == CS and t.text == "begin" and _env_name_at(toks, i + 1) == "document"
                                  for i, t in enumerate(toks) if t.kind == CS and t.text == "begin")
@@ -730,6 +730,15 @@ class _Builder:
             self._last_labelable = f"{prefix}:{number}"
             self._label_target_number = number
         return j
+
+    def cmd_addtoreset(self, toks, i, end):
+        """`\\@addtoreset{equation}{section}` (after \\makeatletter): reset a counter with another."""
+        child, j = read_group(toks, i + 1)
+        parent, k = read_group(toks, j)
+        if child is None or parent is None:
+            return i + 1
+        self.counters.add_reset(group_text(parent), group_text(child))
+        return k
 
     def cmd_newcounter(self, toks, i, end):
         counter, j = read_group(toks, i + 1)
@@ -1338,7 +1347,8 @@ COMMAND_HANDLERS = {
     "counterwithin": _Builder.cmd_numberwithin, "counterwithout": _Builder.cmd_numberwithin,
     "setcounter": _Builder.cmd_counter, "addtocounter": _Builder.cmd_counter,
     "stepcounter": _Builder.cmd_counter, "refstepcounter": _Builder.cmd_counter,
-    "newcounter": _Builder.cmd_newcounter, "captionsetup": _Builder.cmd_captionsetup,
+    "newcounter": _Builder.cmd_newcounter, "@addtoreset": _Builder.cmd_addtoreset,
+    "appendices": _Builder.cmd_appendix, "captionsetup": _Builder.cmd_captionsetup,
     "frontmatter": _Builder.cmd_matter, "mainmatter": _Builder.cmd_matter, "backmatter": _Builder.cmd_matter,
     "declaretheorem": _Builder.cmd_declaretheorem, "crefname": _Builder.cmd_crefname, "Crefname": _Builder.cmd_crefname, "usepackage": _Builder.cmd_usepackage,
     "caption": _Builder.cmd_caption, "captionof": _Builder.cmd_caption,
@@ -1498,13 +1508,15 @@ def clean_link(link: str) -> str:
     return link
 
 
-def _documentclass(toks) -> str:
+def _documentclass(toks) -> tuple[str, frozenset[str]]:
+    """The class name and its options (`\\documentclass[compsoc]{IEEEtran}`); article when none is given."""
     for i, tok in enumerate(toks[:5000]):
         if tok.kind == CS and tok.text == "documentclass":
-            _, j = read_optional(toks, i + 1)
+            opt, j = read_optional(toks, i + 1)
             group, _ = read_group(toks, j)
-            return group_text(group) if group else "article"
-    return "article"
+            options = frozenset(o.strip() for o in group_text(opt).split(",")) if opt else frozenset()
+            return (group_text(group) if group else "article"), options
+    return "article", frozenset()
 
 
 def _detok_with_map(toks: list[Token], text: str) -> tuple[str, list[tuple[int, int, bool]]]:

@@ -46,6 +46,19 @@ CHAPTER_COUNTERS: dict[str, tuple[str | None, str]] = {
     "footnote": ("chapter", r"\arabic{footnote}"),
 }
 CHAPTER_CLASSES = frozenset({"book", "report", "memoir", "scrbook", "scrreprt"})
+# Classes that number headings their own way (from their .cls): class → (options that turn it off, formats).
+CLASS_COUNTERS: dict[str, tuple[frozenset[str], dict[str, tuple[str | None, str]]]] = {
+    "IEEEtran": (frozenset({"compsoc"}), {
+        "section": (None, r"\Roman{section}"),
+        "subsection": ("section", r"\thesection-\Alph{subsection}"),
+        "subsubsection": ("subsection", r"\thesubsection\arabic{subsubsection}"),
+    }),
+    "revtex4": (frozenset(), {"section": (None, r"\Roman{section}"), "subsection": ("section", r"\Alph{subsection}")}),
+    "revtex4-1": (frozenset(), {"section": (None, r"\Roman{section}"),
+                                "subsection": ("section", r"\Alph{subsection}")}),
+    "revtex4-2": (frozenset(), {"section": (None, r"\Roman{section}"),
+                                "subsection": ("section", r"\Alph{subsection}")}),
+}
 # \appendix: counters set to zero and formats changed, per kind of class.
 APPENDIX_ARTICLE = {"section": r"\Alph{section}"}
 APPENDIX_CHAPTERS = {"chapter": r"\Alph{chapter}"}
@@ -103,13 +116,17 @@ class CounterTable:
     has_chapters: bool = False
 
     @classmethod
-    def for_class(cls, documentclass: str) -> CounterTable:
+    def for_class(cls, documentclass: str, options: frozenset[str] = frozenset()) -> CounterTable:
         table = cls()
         specs = dict(ARTICLE_COUNTERS)
         if documentclass in CHAPTER_CLASSES:
             specs.update(CHAPTER_COUNTERS)
             table.has_chapters = True
             table.secnumdepth = 2
+        if documentclass in CLASS_COUNTERS:
+            off, formats = CLASS_COUNTERS[documentclass]
+            if not off & options:
+                specs.update(formats)
         for name, (parent, fmt) in specs.items():
             table.define(name, parent, fmt)
         return table
