@@ -402,6 +402,8 @@ def check_power(a: dict, f: Formula, view: TreeView) -> Check:
         return Check(False, "left ambiguous (label or power)")
     if any(isinstance(n, A.Power) for n in nodes):
         return Check(True)
+    if any(isinstance(n, A.Inverse) for n in nodes) and a["power"].replace(" ", "").endswith("^{-1}"):
+        return Check(True)  # `\gamma_t^{-1}`: the power -1 (papermath says inverse)
     return Check(False, f"not a power ({_kinds_text(nodes)})")
 
 
@@ -470,6 +472,10 @@ def _body_matches(f: Formula, view: TreeView, red: A.Reduction, want: Interval) 
     options = {body}
     if red.brackets and body[0] > 0:
         options.add((body[0] - 1, body[1] + 1))
+    if isinstance(red.body, A.Group):
+        inner = view.interval_of(red.body.body)
+        if inner is not None:
+            options.add(inner)  # `\arg\max_i [g_i + \log\pi_i]`: the brackets are the body's
     wants = {want}
     inner = f.unbracket(want)
     if inner is not None:

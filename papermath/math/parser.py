@@ -581,7 +581,7 @@ class Parser:
         body = self.parse_sequence()
         if tok.kind == CMD:
             body = _quantified(body)
-        return A.Annotated(body, note, "condition", span=(tok.start, self.last_end()))
+        return A.Annotated(body, note, "condition", span=(tok.start, body.span[1]))
 
     def _ends_statement(self, tok: Token) -> bool:
         return tok.kind in (EOF, NEWLINE, RBRACE, END, AMP) or (tok.kind == PUNCT and tok.text in ")]") or \
@@ -709,6 +709,10 @@ class Parser:
                     right.open == "(" and right.close == ")":
                 operands[i + 1] = A.Interval(right.items[0], right.items[1], False, False, span=right.span)
         end = self.last_end()
+        if len(ops) >= 2 and ops[0] == ":" and all(op in _ARROWS for op in ops[1:]) and not any(notes):
+            # `f: \mathcal X \to \mathcal Y`, `T_{ij}: x \mapsto \zeta`: f names the map from X to Y
+            inner = A.Relation(tuple(operands[1:]), tuple(ops[1:]), span=(operands[1].span[0], end))
+            return A.Relation((operands[0], inner), (":",), span=(start, end))
         return A.Relation(tuple(operands), tuple(ops),
                           tuple(notes) if any(n is not None for n in notes) else (), span=(start, end))
 
@@ -980,8 +984,8 @@ class Parser:
                 return False
             elif tok.kind == LETTER and not tok.text.islower():
                 return False  # `W[A]`, `\\Theta[\\phi]`: a functional of A, not row A
-            elif tok.kind not in (LETTER, NUMBER, PUNCT, PRIME):
-                return False
+            elif tok.kind not in (LETTER, NUMBER, PUNCT, PRIME, SUB):
+                return False  # `P_i^k[t_i]`: a position may itself be indexed
             i += 1
         return False
 
@@ -2046,6 +2050,14 @@ class Parser:
         if tok.kind == PUNCT and tok.text in "([":
             group = self._bracketed()
             return self._postfix_loop(self._apply(func, group, "known", start), start)
+        if tok.kind == CMD and tok.text in ("\\{", "\\lbrace") and not self._bracket_has_comma():
+            # `\exp\{-(y + \exp\{-y\})\}`: braces as the function's brackets
+            group = self._bracketed()
+            if not group.given and not group.divergence and len(group.items) == 1:
+                node = A.Apply(func, tuple(group.items), (), (), "known", "{}", span=(start, group.end))
+                return self._postfix_loop(node, start)
+            return self._postfix_loop(A.Apply(func, (self._group_node(group),), (), (), "known", "",
+                                              span=(start, group.end)), start)
         if self._starts_factor(tok):
             operand = self.parse_product(stop_at_operators=True, stop_after_call=True)
             return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
@@ -2215,6 +2227,8 @@ class Parser:
             sub = self.parse_script_arg(tok)
             if isinstance(sub, A.Group) and isinstance(sub.body, A.Relation):
                 sub = sub.body  # `\mathbb{1}_{[k \neq i]}`
+            if isinstance(sub, A.SetLiteral) and len(sub.items) == 1 and isinstance(sub.items[0], A.Relation):
+                sub = sub.items[0]  # `\mathbb{1}_{\{x_t = m\}}`
             if isinstance(sub, (A.Relation, A.Sequence)) or (isinstance(sub, A.Apply)):
                 node = A.Indicator(symbol, sub, "_", span=(start, self.last_end()))
                 return self._postfix_loop(node, start)
@@ -2396,8 +2410,9 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
         name = sub.name
         if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
             return "label", sub
-        if name in _LABEL_MARKS:
-            return "label", sub
+        if name in _LABEL_MARKS or (name.startswith("\\") and name[1:] in T.LIMIT_OPERATORS) or \
+                name.lstrip("\\") in T.FUNCTION_MACROS:
+            return "label", sub  # `x_\star`, `d_{\min}`, `L_{\max}`
         if name.lstrip("\\") in T.GREEK and name not in _RUNNING_GREEK and not sub.accents:
             return "label", sub
         if sub.font in ("rm", "op", "text", "sf", "tt", "cal", "bb", "bf", "frak") and \
@@ -2525,6 +2540,10 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
 
 
 def _split_vars(node: A.Node) -> tuple[A.Node, ...]:
+    if isinstance(node, (A.Indexed, A.Power)) and isinstance(node.base, A.SetLiteral):
+        return tuple(node.base.items)  # `\{o_i\}_{i=1}^G \sim \pi`: the o_i
+    if isinstance(node, A.Labeled) and isinstance(node.base, A.SetLiteral):
+        return tuple(node.base.items)
     if isinstance(node, (A.Tuple, A.SetLiteral, A.Concat)):
         return tuple(node.items)
     if isinstance(node, A.Sequence):
@@ -2753,6 +2772,7 @@ def _membership_of(cond: A.Node, element: A.Node) -> bool:
 
 
 _QUANTIFIERS = frozenset({"\\forall", "\\exists", "\\nexists"})
+_ARROWS = frozenset({"\\to", "\\mapsto", "\\rightarrow", "\\longrightarrow", "\\longmapsto"})
 CONNECTIVES = frozenset("for where if s.t. st such that subject to when whenever with given and for all "
                         "otherwise".split()) | {"s.t.", "such that", "subject to", "for all", "for any", "for each",
                                                 "for every"}
@@ -2889,6 +2909,14 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
             out.append(_increment(f, nxt, span))
             i += 2
             continue
+        if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \
+                f.sub_label is None and f.sup_label is None and not f.primes and isinstance(nxt, A.Apply) and \
+                nxt.brackets and _name_like(nxt.func):
+            # `\Delta\epsilon_\theta(x_t, z_i)`: the increment is the function applied
+            func = _increment(f, nxt.func, (span[0], nxt.func.span[1]))
+            out.append(replace(nxt, func=func, span=span))
+            i += 2
+            continue
         if extents[i][0] < f.span[0] and not isinstance(f, A.Empty) and extents[i][0] != extents[0][0]:
             f = _respan_node(f, (extents[i][0], max(f.span[1], extents[i][1]))) if isinstance(f, A.Differential) \
                 else f
@@ -2972,7 +3000,8 @@ def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> O
     if sym.name in ("d", "\\partial") and sym.font in (None, "rm", "op") and sym.sub_label is None and \
             sym.sup_label is None and not sym.accents:
         return None  # `d(dC_p)`, `\frac{d(T c)}{d\eta}`: a differential, not a call
-    if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS:
+    if sym.name.startswith("\\") and bare not in T.GREEK and sym.name not in T.LIKELY_FUNCTION_LETTERS and \
+            not sym.name.startswith("\\Delta "):
         return None
     return "ambiguous"  # `T(x)`, `x(t)`: syntax cannot tell; the resolution pass decides from evidence
 
@@ -2984,7 +3013,7 @@ def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Opt
     while isinstance(name_node, (A.Power, A.Indexed, A.Primed, A.Labeled)):
         if isinstance(name_node, (A.Indexed, A.Power)):
             inner = name_node.base
-            while isinstance(inner, (A.Indexed, A.Primed)):
+            while isinstance(inner, (A.Indexed, A.Primed, A.Power)):
                 inner = inner.base
             status = function_status(inner, functions) if isinstance(inner, A.Symbol) else \
                 call_certainty(inner, functions) if isinstance(inner, (A.Text, A.Opaque)) else None

@@ -171,6 +171,7 @@ class _Resolver:
         here = self.text(node)
         arity = max((_arity(e) for e in known if e.kind.startswith("comma arguments")), default=0)
         compound = len(node.args) == 1 and _compound(node.args[0])
+        plain = compound and _plain_arithmetic(node.args[0])
         if arity >= 2 and compound and not node.given:
             # `v_\theta(x_t, t)` elsewhere, `v_\theta (n - k)` here: the output times a step, not a call
             out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
@@ -189,8 +190,10 @@ class _Resolver:
         if not node.args:
             out.append(Evidence(FUNCTION, "convention: empty brackets", here, "", "convention"))
         elif compound:
-            if sym.name in _FUNCTION_LETTERS and sym.font in (None, "cal", "bf", "it") or sym.sub_label is not None:
-                # `f(x+1)`; `\tau_\Delta(p + s(x))`: a named map applied to an expression
+            if sym.name in _FUNCTION_LETTERS and sym.font in (None, "cal", "bf", "it") or \
+                    (sym.sub_label is not None and not plain):
+                # `f(x+1)`; `\tau_\Delta(p + s(x))`: a named map applied to an expression (but `v_\theta (n - k)`:
+                # the velocity times a step)
                 out.append(Evidence(FUNCTION, "convention: a function letter before an expression", here, "",
                                     "convention"))
             else:
@@ -268,7 +271,8 @@ class _Resolver:
         named = {v for v in values if any(ch.isalpha() for ch in v)}
         strength = getattr(self.notation, "strength", "formula")
         scalar = sym.name in _SCALAR_GREEK and sym.font is None  # `\gamma^t`, `\gamma^{t+1}`: powers of a scalar
-        if len(values) >= 2 and (named or "1" in values) and not scalar:
+        numeric = isinstance(exp, A.Number) and exp.value != "1"
+        if len(values) >= 2 and (named or "1" in values) and not scalar and (not numeric or "1" in values):
             shown = ", ".join(sorted(values)[:6])
             out.append(Evidence(LABEL, "several superscripts on one base", f"{_family_text(sym)}: {shown}",
                                 getattr(self.notation, "where", "this formula"), strength))
@@ -339,6 +343,14 @@ def _labelable(exp: A.Node) -> bool:
         parts = (core.left, core.right)
         return all(isinstance(p, (A.Symbol, A.Number)) for p in parts) and any(isinstance(p, A.Symbol) for p in parts)
     return False
+
+
+def _plain_arithmetic(node: A.Node) -> bool:
+    """Arithmetic on plain letters and numbers only (`n - k`, `1 - x`, `G + 2\\mu D`): what a step or a factor is."""
+    for n in A.walk(node):
+        if isinstance(n, (A.Apply, A.Frac, A.Text, A.Reduction, A.Norm, A.Abs, A.Gradient)):
+            return False
+    return True
 
 
 def _compound(node: A.Node) -> bool:
