@@ -107,7 +107,7 @@ REDUCTIONS = [
     ('\\sum_{i: c_i > 0} c_i', '(sum (Indexed c [i]) variables=[i] condition=(Relation (Indexed c [i]) > 0))'),
     ('\\prod_{t=1}^T p_t', '(prod (Indexed p [t]) variables=[t] lower=1 upper=T)'),
     ('\\mathbb E_{x\\sim p}[f(x)]', '(E (Apply f [x] certainty=convention) variables=[x] distribution=p)'),
-    ('\\mathbb E_{(x,y_w,y_l)\\sim\\mathcal D}[\\ell]', '(E \\ell variables=[x (Indexed y [w]) (Indexed y [l])] distribution=D{cal})'),
+    ('\\mathbb E_{(x,y_w,y_l)\\sim\\mathcal D}[\\ell]', '(E \\ell variables=[x y{_w} y{_l}] distribution=D{cal})'),
     ('\\mathbb{E}[X]', '(E X)'),
     ('\\max_\\theta J(\\theta)', '(max (Apply J [\\theta] certainty=convention) variables=[\\theta])'),
     ('\\min_{x \\in S} f(x)', '(min (Apply f [x] certainty=convention) variables=[x] domain=S)'),
@@ -649,10 +649,10 @@ GUIDE_000 = [
      r" - \log\mathrm{ref}(y_w\mid x)\right) - \left(\log\pi(y_l\mid x) - \log\mathrm{ref}(y_l\mid x)\right)"
      r"\right)\right)\right]",
      "(Relation L{cal,_DPO{rm}} = (- (E (Apply \\log [(Apply \\sigma [(Product [\\beta (Group (- (Group (- "
-     "(Apply \\log [(Apply \\pi [(Indexed y [w])] given=[x] certainty=conditional)] brackets=) "
-     "(Apply \\log [(Apply ref{rm} [(Indexed y [w])] given=[x] certainty=conditional)] brackets=))) "
-     "(Group (- (Apply \\log [(Apply \\pi [(Indexed y [l])] given=[x] certainty=conditional)] brackets=) "
-     "(Apply \\log [(Apply ref{rm} [(Indexed y [l])] given=[x] certainty=conditional)] brackets=)))))])] "
+     "(Apply \\log [(Apply \\pi [y{_w}] given=[x] certainty=conditional)] brackets=) "
+     "(Apply \\log [(Apply ref{rm} [y{_w}] given=[x] certainty=conditional)] brackets=))) "
+     "(Group (- (Apply \\log [(Apply \\pi [y{_l}] given=[x] certainty=conditional)] brackets=) "
+     "(Apply \\log [(Apply ref{rm} [y{_l}] given=[x] certainty=conditional)] brackets=)))))])] "
      "certainty=convention)] brackets=))))"),
 ]
 

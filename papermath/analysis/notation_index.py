@@ -307,5 +307,7 @@ def build_index(doc: Document) -> NotationIndex:
             for j, m in enumerate(INLINE.finditer(line.text)):
                 index.add_formula(f"alg:{alg.id[4:]}:{line_no}:{j}", m.group(1), "algorithm", line.span.position,
                                   line.text)
+    from .definitions import ordinal_indices
+    index.running |= {name.lstrip("\\") if len(name) == 2 else name for name in ordinal_indices(doc)}
     index.finish()
     return index

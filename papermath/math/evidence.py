@@ -157,6 +157,13 @@ class Notation:
     def __init__(self, functions: Iterable[str] = ()) -> None:
         self.facts: dict[str, SymbolFacts] = defaultdict(lambda: SymbolFacts([], Counter()))
         self.declared = frozenset(f.lstrip("\\") for f in functions)
+        self.running: set[str] = set()
+        """Letters that run over values somewhere: bound by a sum or an expectation, in index arithmetic
+        (`x_{t-1}`), given a range (`i = 1, …, N`, `i \\in [N]`), or called "the i-th" in the prose."""
+        self.sub_letters: dict[str, Counter] = defaultdict(Counter)
+        """Single-letter subscripts written on each family (`y` → w, l)."""
+        self.sub_labels: dict[str, set[str]] = defaultdict(set)
+        """Subscripts that already name something on each family (`\\pi` → \\theta, ref)."""
         self.names: dict[str, list[Evidence]] = defaultdict(list)
         """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
 
@@ -215,7 +222,17 @@ class Notation:
                 fam = family(node)
                 if fam is not None:
                     self.facts[fam].sups[_text(source, node.sup_label).strip("{} ")] += 1
-            elif isinstance(node, A.Reduction):
+            elif isinstance(node, A.Indexed):
+                self._indices(node)
+            if isinstance(node, A.Symbol) and node.sub_label is not None:
+                fam = family(node)
+                if fam is not None:
+                    self.sub_labels[fam].add(_text(source, node.sub_label))
+            if isinstance(node, A.Reduction):
+                for v in node.variables:
+                    # `\\sum_i`, `\\sum_{t=1}^T`: the bound letter runs (`\\mathbb E_{y_w}` binds y_w, not w)
+                    if isinstance(v, A.Symbol) and v.sub_label is None and v.sup_label is None:
+                        self.running.add(v.name)
                 for limit in (node.upper, node.lower):
                     key = identity(limit) if limit is not None else None
                     if key is not None and isinstance(base_symbol(limit), A.Symbol):
@@ -227,6 +244,17 @@ class Notation:
                 key = identity(node)
                 if key is not None:
                     self.facts[key].uses += 1
+
+    def _indices(self, node: A.Indexed) -> None:
+        fam = family(node.base)
+        for idx in node.indices:
+            if isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None:
+                if fam is not None:
+                    self.sub_letters[fam][idx.name] += 1
+            elif not isinstance(idx, (A.Number, A.Symbol)):
+                for n in A.walk(idx):  # `x_{t-1}`, `x_{1:T}`, `x_{<t}`: these letters run
+                    if isinstance(n, A.Symbol) and len(n.name) == 1:
+                        self.running.add(n.name)
 
     def _application(self, node: A.Apply, source: str, where: str, strength: str) -> None:
         key = identity(node.func)
@@ -260,6 +288,10 @@ class Notation:
                    for a in first.args):
                 self.add(identity(first.func), Evidence(FUNCTION, "defined as a function", _text(source, node)[:80],
                                                         where, strength))
+        if isinstance(first, A.Symbol) and ops and ops[0] in ("=", "\\in") and isinstance(node.operands[1], (
+                A.Sequence, A.Interval, A.SetLiteral)) or (isinstance(first, A.Symbol) and ops and ops[0] == "\\in" and
+                                                         isinstance(node.operands[1], A.Concat)):
+            self.running.add(first.name)  # `i = 1, \ldots, N`, `i \in [1, N]`
         for i, op in enumerate(ops):
             left, right = node.operands[i], node.operands[i + 1]
             if op == ":" and i + 1 < len(ops) and ops[i + 1] in ("\\to", "\\mapsto"):

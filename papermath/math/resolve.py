@@ -81,6 +81,8 @@ class _Resolver:
             return self._move_postfix(node)
         if isinstance(node, A.Power):
             return self.power(node, applied)
+        if isinstance(node, A.Indexed):
+            return self.subscript(node)
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -223,6 +225,44 @@ class _Resolver:
             return A.Group(items[0], o, c, span=span)
         return A.Tuple(tuple(items), o, c, span=span)
 
+    # --- label or index ------------------------------------------------------------------------------
+    def subscript(self, node: A.Indexed) -> A.Node:
+        """`y_w`, `\\pi_r`, `\\phi_a`: a letter that never runs over values, on a base that carries other names,
+        names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
+        base = node.base
+        if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1 and
+                base.name != "d" and (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
+            return node
+        idx = node.indices[0]
+        if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.name.islower() and
+                idx.font is None and not idx.accents and idx.sub_label is None and idx.sup_label is None):
+            return node
+        letter = idx.name
+        if letter in self.notation.running:
+            return node
+        fam = _family_text(base)
+        strength = getattr(self.notation, "strength", "formula")
+        evidence: list[Evidence] = []
+        others = {v for v in self.notation.sub_letters.get(fam, {}) if v != letter and
+                  v not in self.notation.running}
+        names = self.notation.sub_labels.get(fam, set())
+        here = self.text(node)
+        if letter not in T.INDEX_LETTERS and (others or names or strength == "paper"):
+            evidence.append(Evidence(LABEL, "a letter that never runs over values, beside other names", here,
+                                     getattr(self.notation, "where", "this formula"), strength))
+        elif (names or any(v not in T.INDEX_LETTERS for v in others)) and letter not in _RUNNING:
+            shown = ", ".join(sorted(names | others)[:5])
+            evidence.append(Evidence(LABEL, "beside names on the same letter", f"{fam}: {shown}",
+                                     getattr(self.notation, "where", "this formula"), strength))
+        elif strength == "paper" and letter not in _RUNNING:
+            evidence.append(Evidence(LABEL, "never runs over values anywhere in the paper", here, "the paper",
+                                     "paper"))
+        if not evidence:
+            return node
+        self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
+                                       tuple(evidence)))
+        return replace(base, sub_label=idx, span=node.span)
+
     # --- label or power ------------------------------------------------------------------------------
     def _site(self, node: A.Power) -> Optional[A.Symbol]:
         """The symbol whose superscript is open here (None when the power is not in question)."""
@@ -284,6 +324,9 @@ class _Resolver:
         out.extend(_sup_conventions(sym, exp, here))
         return out
 
+
+_RUNNING = frozenset("i j k n m t".split())
+"""Letters that index even where nothing shows them running (`x_i`, `h_t`)."""
 
 _NOT_VALUES = {"\\top", "T", "\\prime", "'", "*", "\\ast", "\\star", "-1", "\\dagger", "+"}
 
