@@ -104,3 +104,12 @@ def test_a_shipped_package_with_computed_names_is_read_without_warnings(tmp_path
     doc = document_from_tree(open_source(str(tmp_path)))
     assert [eq.latex for eq in doc.equations] == ["x = y", "z"]
     assert not [d for d in doc.diagnostics if "csname" in d.message], doc.diagnostics
+
+
+def test_a_markdown_byline_gives_the_authors(tmp_path):
+    (tmp_path / "paper.md").write_text(
+        "# A Title\n\nAnn Lee ${ }^{1}$, Bo Li ${ }^{2}$<br> ${ }^{1}$ Some University<br>ann@uni.edu\n\n"
+        "#### Abstract\n\nWe do things.\n\n## 1 INTRODUCTION\n\nText.\n", encoding="utf-8")
+    doc = document_from_tree(open_source(str(tmp_path / "paper.md")))
+    assert doc.paper.title == "A Title"
+    assert doc.authors == ("Ann Lee", "Bo Li")

@@ -123,7 +123,21 @@ def build_markdown_document(smap: SourceMap, paper: PaperInfo, diagnostics: list
             abstract = " ".join(body) or None
             break
     info = PaperInfo(title, paper.source, paper.arxiv_id, paper.version, paper.main_file, paper.format)
+    authors = _authors(paragraphs, sections)
     from .build import clean_link
     links = tuple(dict.fromkeys(clean_link(x) for x in re.findall(r"https?://(?:www\.)?github\.com/[^\s)\]]+", text)))
-    return Document(info, (), abstract, tuple(sections), tuple(paragraphs), tuple(equations), tuple(inline),
+    return Document(info, authors, abstract, tuple(sections), tuple(paragraphs), tuple(equations), tuple(inline),
                     (), (), (), {}, (), {}, (), links, tuple(diagnostics))
+
+
+def _authors(paragraphs: list[Paragraph], sections: list[Section]) -> tuple[str, ...]:
+    """The byline: the first paragraph between the title and the first heading, when it reads as a list of
+    people (OCR keeps their affiliation marks as math: `Ziming Zhang ${ }^{1}$, …`)."""
+    from .frontmatter import _split_names
+    first = paragraphs[0] if paragraphs else None
+    if first is None or first.section is not None or (sections and sections[0].span.start < first.span.start):
+        return ()
+    line = re.split(r"<br\s*/?>", _INLINE.sub(" ", first.text))[0]  # the names' line; affiliations follow
+    if "@" in line or "http" in line:
+        return ()
+    return tuple(dict.fromkeys(_split_names(line)))
