@@ -212,6 +212,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
                                use.kind != "index" and _conventional(use.key) is None else None)
     found = _find_definitions(index, eq, use, home)
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
+    if use.sampled or use.bound_by == "E":
+        # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
+        drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled"]
+        defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
         near = {p for p in (eq.paragraph_before, eq.paragraph_after, home.paragraph_before, home.paragraph_after) if p}
@@ -287,24 +291,11 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     sum, a dimension of ℝ^{…}); the other nouns of its definition; a value the paper sets; `~`; standard
     notation. Otherwise unknown."""
     top = [(m, d) for m, d in defining[:4] if m is not None]
-    worded = [(w, m, d) for m, d in top for w in [_role_from_words(m, d)] if w is not None]
-    best_worded = worded[0][0] if worded and worded[0][1] is mention else None
-    for w, _, _ in worded:
-        if w[2] == "predicate":
-            return w[0], w[1]
-    near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
-    if best_worded and near:
-        return best_worded[0], best_worded[1]
-    if use.bound_by == "E" or (use.sampled and not worded):
-        return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
-                                 "\\sim (drawn from a distribution)")
-    if use.bound_by in ("argmin", "argmax", "min", "max", "sup", "inf"):
-        return "trained weight", f"the variable the {use.bound_by} is taken over"
-    for w, _, _ in worded[:2]:
-        if w[0] in ("fixed setting", "frozen model", "trained weight"):
-            return w[0], w[1]
-    if _model_subscript(index, eq, use.key) and not (worded and worded[0][0][0] in ("input data", "random sample")):
-        return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
+    # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
+    # only what they leave open, and the other defining sentences last.
+    best = _role_from_words(mention, definition) if mention is not None else None
+    if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model")):
+        return best[0], best[1]
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math):
@@ -313,16 +304,27 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if other_id and other_id != eq.id and _conventional(use.key) is None:
         other = index.doc.equation(other_id)
         return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
+    if best is not None:
+        return best[0], best[1]
+    if use.bound_by == "E" or use.sampled:
+        return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
+                                 "\\sim (drawn from a distribution)")
+    if use.bound_by in ("argmin", "argmax", "min", "max"):
+        return "trained weight", f"the variable the {use.bound_by} is taken over"
+    worded = [w for m, d in top for w in [_role_from_words(m, d)] if w is not None]
+    for w in worded:
+        if w[2] == "predicate" or w[0] in ("fixed setting", "frozen model", "trained weight"):
+            return w[0], w[1]
+    if _model_subscript(index, eq, use.key) and not (worded and worded[0][0] in ("input data", "random sample")):
+        return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
     count = _count_or_dimension(info, use, top)
     if count:
         return "fixed setting", count
     if worded:
-        return worded[0][0][0], worded[0][0][1]
+        return worded[0][0], worded[0][1]
     for m, d in top:
         if m.pattern in ("equation", "value") and _numeric_value(m.math):
             return "fixed setting", f"${m.math}$ (a value the paper sets)"
-    if use.sampled:
-        return "random sample", "\\sim (drawn from a distribution)"
     conventional = _conventional_symbol(use.key)
     if conventional is not None:
         return _CONVENTIONAL_ROLES.get(conventional, "fixed setting"), "standard notation"
@@ -477,8 +479,8 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     functions = _function_keys(index)
     for i, slot, key in mi.family.get(key_family(use.key), ()):
         if key in (use.key, written) or (use.kind != "function" and key in functions) or \
-                not same_family_meaning(use.key, key):
-            continue
+                not same_family_meaning(use.key, key) or slot != "subject":
+            continue  # (a labelled letter inside another formula says nothing about this symbol)
         target = subject if slot == "subject" else inside
         target.setdefault(i, 2)
     return subject, inside

@@ -96,11 +96,15 @@ def _key(latex: str) -> str:
     return re.sub(r"\^t(?![a-z])", lambda _: "^\\top", c)
 
 
+_SUBSCRIPT = r"_(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|[^{}\s])"
+
+
 def symbol_forms(latex: str) -> tuple[str, str]:
-    """(full key, base key) of a symbol: the base drops a trailing subscript (`s_{i,t}` → `s`)."""
+    """(full key, base key) of a symbol: the base drops a trailing subscript (`s_{i,t}` → `s`,
+    `\\mathbf{x}_{t - {\\Delta t}}` → `\\mathbf{x}`)."""
     full = canonical(latex)
-    base = re.sub(r"_(?:\{[^{}]*\}|[^{}\s])$", "", full)
-    base = re.sub(r"_(?:\{[^{}]*\}|[^{}\s])(?=\^)", "", base)
+    base = re.sub(_SUBSCRIPT + "$", "", full)
+    base = re.sub(_SUBSCRIPT + r"(?=\^)", "", base)
     return _key(full), _key(base)
 
 
@@ -322,6 +326,13 @@ def _mentions(text: str, row_symbol: str) -> bool:
         # The parser tells symbols apart: P_i is not P^{k}_{i+1+k}, s_{i,t} is s_{j,t}'s symbol.
         if keys & bases:
             return True
+        # The same letter with a varying label (`A^{j}` for `A^{2}`, `p_{S}` for `p_{A}`, ε_{orig} for ε): read
+        # uses such a sentence only as evidence, the way candidates.same_family_meaning allows.
+        from ..analysis.candidates import key_family, same_family_meaning
+        for key in keys:
+            for other in bases:
+                if other != key and key_family(other) == key_family(key) and same_family_meaning(key, other):
+                    return True
     elif maths:
         haystacks = [compact_symbol(a or b) for a, b in maths]
         for key in keys:
@@ -344,6 +355,17 @@ def _mentions(text: str, row_symbol: str) -> bool:
     return False
 
 
+def _is_subject(latex: str, row_symbol: str) -> bool:
+    """Whether the prose formula is about the symbol (`X \\in …`, `x \\sim …`, `X = …`), not only holds it."""
+    from ..analysis.definitions import _mention_keys, _parse
+    tree = _parse(latex)
+    if tree is None:
+        return _mentions(f"${latex}$", row_symbol)
+    keys, bases = _mention_keys(tree, frozenset())
+    full, base = symbol_forms(row_symbol)
+    return any(symbol_forms(k)[0] in (full, base) or symbol_forms(k)[1] in (full, base) for k in keys + bases)
+
+
 def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
     """The role the quote's words attached to the symbol give it — the same reading of a sentence `read` uses
     (the predicate after the symbol, then the head of its own noun phrase), never a cue word that belongs to
@@ -354,8 +376,8 @@ def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
     for f in classify_sentence(quote):
         if f.pattern in (None, "ordinal") or f.description is None:
             continue
-        if not _mentions(f"${f.latex}$", row_symbol):
-            continue
+        if not _is_subject(f.latex, row_symbol):
+            continue  # the words describe the formula's subject, not a symbol inside it
         description = quote[f.description[0]:f.description[1]]
         after = quote[f.end + 1:f.clause[1]]
         predicate = after[:90] if re.match(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
@@ -424,8 +446,8 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
                     not s.lhs and s.role != "computed":
                 findings.append(Finding("guess", "fail", "guess: the paper does not define it", row.symbol, line))
             return RowResult(row.symbol, "guess", quote, tuple(findings), row.line, sid)
-        in_context = quote.passage is not None and (quote.passage in context or
-                                                    (s is not None and quote.passage in s.home_context))
+        around = context | (s.home_context if s is not None else frozenset())
+        in_context = quote.passage is not None and (quote.passage in around or paper.occurs_in(row.quote, around))
         if quote.how == "LaTeX source":
             findings.append(Finding("quote", "info", "found in the LaTeX source with the paper's own macros: "
                                     "whether it names the symbol, and its role words, are not checked", row.symbol,

@@ -205,6 +205,12 @@ class PaperText:
             return QuoteMatch(quote, True, how, p.section, p.file, p.line_at(where[at]), 1.0, None, k)
         return self._closest(quote, q)
 
+    def occurs_in(self, quote: str, passages) -> bool:
+        """Whether the quote stands in one of these passages (a sentence the paper writes twice is found at its
+        first occurrence by `find`)."""
+        q = compact(quote).strip(_TRAILING)
+        return bool(q) and any(0 <= k < len(self._compact) and q in self._compact[k][0] for k in passages)
+
     def mentions(self, symbol_compact: str) -> bool:
         """Whether any passage contains the (compact) symbol at all."""
         return any(symbol_compact in c for c, _ in self._compact)
