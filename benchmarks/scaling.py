@@ -178,6 +178,17 @@ def _drop_caches() -> None:
     with contextlib.suppress(ImportError, AttributeError):
         from papermath import paper as paper_module
         paper_module.clear_cache()
+    with contextlib.suppress(ImportError, AttributeError):
+        from papermath.math import clear_parse_cache
+        clear_parse_cache()
+    with contextlib.suppress(ImportError, AttributeError):
+        from papermath.math import printer
+        printer._PRINTED.clear()
+    for module in list(sys.modules.values()):  # every functools cache of papermath's (parses, keys, quotes)
+        if getattr(module, "__name__", "").startswith("papermath"):
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", "") == module.__name__:
+                    value.cache_clear()
     for module_name, names in (("papermath.analysis.shapes", ("_READ_CACHE", "_CONTEXT_CACHE")),
                                ("papermath.analysis.read", ("_TREE_CACHE",))):
         module = sys.modules.get(module_name)

@@ -333,17 +333,17 @@ class CandidateOrder:
 
     def ranked(self, eq: Equation, home: Equation | None = None) -> Iterator[Candidate]:
         """The candidates for `eq`, best first, exactly as `rank_candidates` orders them."""
-        for rank, item in self._ordered(eq, home):
+        for rank, item in self._ordered(eq, home, None, None):
             yield Candidate(item[4].mention, item[4].slot, item[3], item[4].exact == 0, rank)
 
     def first_per_quote(self, eq: Equation, home: Equation | None, quotes: tuple[str, ...],
                         max_mentions: int) -> Iterator[Candidate]:
         """`ranked`, keeping the first candidate of each quote (`quotes[i]` is mention i's), and stopping after
         `max_mentions` that only mention: every defining candidate ranks before every mention. A repeated quote
-        costs a set lookup."""
+        is skipped where it is met, before its rank is built."""
         seen: set[str] = set()
         mentions = 0
-        for rank, item in self._ordered(eq, home):
+        for rank, item in self._ordered(eq, home, quotes, seen):
             c = item[4]
             quote = quotes[c.mention]
             if quote in seen:
@@ -355,25 +355,28 @@ class CandidateOrder:
                     return
             yield Candidate(c.mention, c.slot, item[3], c.exact == 0, rank)
 
-    def _ordered(self, eq: Equation, home: Equation | None):
+    def _ordered(self, eq: Equation, home: Equation | None, quotes, seen):
         eq_penalty, eq_env = equation_place(self.doc, eq)
         near, eq_para = _near_and_limit(self.doc, eq, home)
-        walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env)
-        if eq_env is None or eq_env not in self._by_env:
-            yield from walk
-            return
         special = []  # the equation's own lemma: its sentences are judged with the lemma
-        for c in self._by_env[eq_env]:
+        for c in self._by_env.get(eq_env, ()) if eq_env is not None else ():
             strength, head, tier_key = _judged(c, eq_penalty, eq_env)
             place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
             rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
             special.append((rank, (c.paragraph, c.sentence, c.order, strength, c)))
+        # Skipping a seen quote inside the walk is safe only when nothing is merged in between.
+        walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env,
+                          None if special else quotes, seen)
+        if not special:
+            yield from walk
+            return
         special.sort(key=lambda t: (t[0], t[1][2]))
         yield from heapq.merge(walk, special, key=lambda t: (t[0], t[1][2]))
 
     @staticmethod
-    def _walk(classes, near: list[int], eq_para: int, eq_env: int | None):
-        """(rank, item) in rank order, the equation's own lemma left out (merged by the caller)."""
+    def _walk(classes, near: list[int], eq_para: int, eq_env: int | None, quotes, seen):
+        """(rank, item) in rank order, the equation's own lemma left out (merged by the caller); with `quotes`,
+        items whose quote is already in `seen` are passed over."""
         near_set = set(near)
         own = eq_env is not None
         for head, tiers in classes:
@@ -383,11 +386,13 @@ class CandidateOrder:
                         item = items[k]
                         if not (own and item[4].env == eq_env):
                             yield head + (0,) + tier_key + (item[0], item[1]), item
-            for place, tier_range in ((1, lambda ps: range(bisect.bisect_left(ps, eq_para))),
-                                      (2, lambda ps: range(bisect.bisect_left(ps, eq_para), len(ps)))):
+            for place in (1, 2):
                 for tier_key, paragraphs, items in tiers:  # earlier text, then later text
-                    for k in tier_range(paragraphs):
+                    split = bisect.bisect_left(paragraphs, eq_para)
+                    for k in (range(split) if place == 1 else range(split, len(items))):
                         item = items[k]
+                        if quotes is not None and quotes[item[4].mention] in seen:
+                            continue
                         if item[0] not in near_set and not (own and item[4].env == eq_env):
                             yield head + (place,) + tier_key + (item[0], item[1]), item
 

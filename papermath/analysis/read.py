@@ -563,11 +563,18 @@ def _paragraph_index(pid: str | None) -> int:
 def _section_label(doc: Document, section_id: str | None) -> str | None:
     """The printed number of a section (or of the numbered section an unnumbered heading sits in), once per
     section per paper."""
-    from ..paper import paper_of
-    labels = paper_of(doc).cache.setdefault("section-labels", {})
+    cached = _SECTION_LABELS.get(id(doc))
+    if cached is None or cached[0] is not doc:
+        if len(_SECTION_LABELS) > 16:
+            _SECTION_LABELS.clear()
+        cached = _SECTION_LABELS[id(doc)] = (doc, {})
+    labels = cached[1]
     if section_id not in labels:
         labels[section_id] = _section_label_uncached(doc, section_id)
     return labels[section_id]
+
+
+_SECTION_LABELS: dict[int, tuple[Document, dict]] = {}
 
 
 def _section_label_uncached(doc: Document, section_id: str | None) -> str | None:
@@ -781,8 +788,15 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
 def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
     """A row of a display whose other rows are recurrences (`y_t = …`, `z_{t+1} = …`, `x_{t+1} = …`): one step
     of an update."""
-    for other in index.doc.equations:
-        if other.group != eq.group or other.id == eq.id or other.span.file != eq.span.file:
+    groups = index.paper.cache.get("display-groups") if index.paper is not None else None
+    if groups is None:
+        groups = {}
+        for e in index.doc.equations:
+            groups.setdefault(e.group, []).append(e)
+        if index.paper is not None:
+            index.paper.cache["display-groups"] = groups
+    for other in groups.get(eq.group, ()):
+        if other.id == eq.id or other.span.file != eq.span.file:
             continue
         oinfo = index.formulas.get(other.id, (None,))[0]
         if oinfo is not None and _recurrence(oinfo):

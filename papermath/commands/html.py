@@ -140,11 +140,12 @@ def gather_panels(doc, reading) -> Mapping[str, Any]:
 
 def build_site(source: str, output: str | Path) -> tuple[Path, list[str]]:
     """source → document → reading → panels → index.html + assets. Returns the page and notes."""
-    from ..paper import open as open_paper
+    from ..paper import gc_paused, open as open_paper
     from ..render.html import write_site
 
-    paper = open_paper(source)
-    reading, notes = read_paper(paper)
-    panels = gather_panels(paper, reading)
-    page = write_site(paper.doc, output, reading, panels, notes=notes)
+    with gc_paused():
+        paper = open_paper(source)
+        reading, notes = read_paper(paper)
+        panels = gather_panels(paper, reading)
+        page = write_site(paper.doc, output, reading, panels, notes=notes)
     return page, notes

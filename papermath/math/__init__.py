@@ -97,12 +97,16 @@ def parse(latex: str, *, strict: bool = False, functions: frozenset[str] = froze
     unknown macros and anything tolerant mode would only warn about.
 
     Without `notation`, the same formula with the same options is parsed once per process while it is among the
-    last `PARSE_CACHE_SIZE` distinct ones (the result is immutable, so every stage may share it).
+    last `PARSE_CACHE_SIZE` distinct ones (the result is immutable, so every stage may share it); declared
+    operators the formula does not write are not part of "the same options".
     """
     if notation is not None:
         return resolve_result(parse_raw(latex, strict=strict, functions=functions), notation)
     if not isinstance(latex, str):
         raise MathParseError("formula must be a string", "", 0)
+    # A declared operator the formula never writes cannot change its parse: leave it out, so that one formula
+    # read with the paper's operators and without them is one parse (checked on every corpus formula).
+    functions = frozenset(f for f in functions if f.lstrip("\\") in latex) if functions else frozenset()
     key = (latex, strict, functions)
     with _CACHE_LOCK:
         found = _CACHE.get(key)

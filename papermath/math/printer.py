@@ -322,7 +322,25 @@ def _bracket_pair(brackets: str) -> tuple[str, str]:
     return "(", ")"
 
 
-def _p(node: A.Node) -> str:  # noqa: C901 - one branch per node type
+_PRINTED: dict[int, tuple[A.Node, str]] = {}
+_PRINTED_MAX = 200_000
+
+
+def _p(node: A.Node) -> str:
+    """`_print(node)`, once per node: trees are immutable, and the evaluator, the renderers and the readers print
+    the same sub-trees over and over (a parent's text holds its children's). Keyed by identity; the entry keeps
+    the node alive, so an id is never reused while it is cached; the cache is emptied when full."""
+    found = _PRINTED.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    text = _print(node)
+    if len(_PRINTED) >= _PRINTED_MAX:
+        _PRINTED.clear()
+    _PRINTED[id(node)] = (node, text)
+    return text
+
+
+def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
     t = type(node)
     if t is A.Symbol:
         return _symbol(node)  # type: ignore[arg-type]
