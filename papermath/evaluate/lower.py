@@ -18,7 +18,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Optional
 
 import numpy as np
-from scipy import special
 
 from ..errors import PapermathError
 from ..limits import MAX_TERMS
@@ -26,7 +25,7 @@ from ..safety import shell_word
 from ..math import ast as A
 from ..math import to_latex
 from .names import bound_variables, split_indexed
-from .ops import FUNCTION_NAMES, OPS
+from .ops import FUNCTION_NAMES, OPS, special
 
 
 class EvaluationError(PapermathError):
