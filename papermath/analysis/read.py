@@ -294,8 +294,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
-    if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model")):
-        return best[0], best[1]
+    near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
+    if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
+        return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math):
