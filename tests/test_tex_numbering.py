@@ -420,3 +420,24 @@ def test_user_environments_number_and_label_as_tex(name, tmp_path):
         result = compile_numbers(tmp_path, "main.tex", timeout=120)
         assert [n.text for n in result.numbers] == numbers
         assert {label: result.labels.get(label) for label in labels} == labels
+
+
+def test_a_shipped_package_numbers_the_document(tmp_path):
+    """\\numberwithin, \\newtheorem and \\the<counter> definitions in a .sty shipped with the paper apply."""
+    from papermath.latex import load_document
+    (tmp_path / "mystyle.sty").write_text(
+        "\\ProvidesPackage{mystyle}\n\\RequirePackage{amsmath,amsthm}\n\\numberwithin{equation}{section}\n"
+        "\\newtheorem{theorem}{Theorem}[section]\n\\newtheorem{lemma}[theorem]{Lemma}\n"
+        "\\renewcommand{\\thefigure}{F\\arabic{figure}}\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{mystyle}\n\\begin{document}\n\\section{A}\n"
+        "\\begin{lemma}\\label{lem:a} x \\end{lemma}\n\\begin{equation} a \\label{eq:a}\\end{equation}\n"
+        "\\begin{figure}\\caption{c}\\label{fig:c}\\end{figure}\n\\end{document}\n", encoding="utf-8")
+    expected = {"lem:a": "1.1", "eq:a": "1.1", "fig:c": "F1"}
+    doc = load_document(str(tmp_path))
+    assert [eq.number for eq in doc.equations] == ["1.1"]
+    assert {k: doc.label_numbers[k] for k in expected} == expected
+    if engine_available():
+        result = compile_numbers(tmp_path, "main.tex", timeout=120)
+        assert [n.text for n in result.numbers] == ["1.1"]
+        assert {k: result.labels.get(k) for k in expected} == expected

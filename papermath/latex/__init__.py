@@ -53,14 +53,16 @@ def document_from_tree(tree: SourceTree) -> Document:
         return build_markdown_document(flat.source_map, paper, list(flat.diagnostics))
     table = MacroTable()
     diagnostics = list(flat.diagnostics)
+    directives = []
     for package in flat.package_files:
-        # Packages shipped with the paper contribute definitions only, never text.
+        # Packages shipped with the paper contribute definitions and numbering commands, never text.
         expander = Expander(table, package.locate, package=True)
         expander.expand(tokenize(package.text))
         diagnostics.extend(expander.diagnostics)
+        directives.extend(expander.directives)
     smap = flat.source_map
     expander = Expander(table, smap.locate)
-    tokens = expander.expand(tokenize(smap.text))
+    tokens = directives + expander.expand(tokenize(smap.text))
     diagnostics.extend(expander.diagnostics)
     return build_document(tokens, smap, paper, table.operators, diagnostics, table.macros)
 

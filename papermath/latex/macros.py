@@ -79,6 +79,15 @@ PROTECTED = frozenset({
 })
 
 
+# Numbering commands a shipped package or class may give, with their argument shapes (* star, g group,
+# o optional): the document builder applies them as if they stood at the start of the preamble.
+PACKAGE_DIRECTIVES = {"numberwithin": "*gg", "counterwithin": "*gg", "counterwithout": "*gg", "@addtoreset": "gg",
+                      "newcounter": "go", "newtheorem": "*gogo", "declaretheorem": "og", "setcounter": "gg",
+                      "crefname": "ggg", "Crefname": "ggg"}
+# Directives that only declare (a theorem environment, a counter): taken even under a condition or inside a
+# group (\\@ifundefined{theorem}{\\newtheorem{theorem}{Theorem}}{}); the others change numbering and are taken
+# only where they stand unconditionally.
+DECLARING_DIRECTIVES = frozenset({"newtheorem", "declaretheorem", "newcounter"})
 COUNTER_DECLARATIONS = frozenset({"newcounter", "newtheorem", "declaretheorem", "newaliascnt"})
 """Commands whose first argument names a new counter (so `\\the<name>` becomes a counter format)."""
 
@@ -97,6 +106,29 @@ class MacroTable:
     """`\\DeclareMathOperator` names: command → printed operator text."""
     counters: set[str] = field(default_factory=lambda: set(_KNOWN_COUNTERS))
     """Counter names seen so far (LaTeX's own and every `\\newcounter`/`\\newtheorem`)."""
+
+
+_NOT_CONDITIONALS = frozenset({"ifthenelse", "ifbool", "iftoggle", "ifdef", "ifundef", "ifcsdef", "ifcsundef",
+                               "ifdefstring", "ifstrequal", "ifstrempty", "ifblank", "ifnumcomp", "ifdimcomp",
+                               "ifdefempty", "ifpackageloaded", "ifclassloaded", "ifcsmacro", "ifdefmacro"})
+
+
+def _is_conditional(name: str) -> bool:
+    """`\\ifx`, `\\if@twocolumn`, `\\ifCLASSOPTIONcompsoc`: a TeX conditional (until its `\\fi`)."""
+    return name.startswith("if") and name not in _NOT_CONDITIONALS
+
+
+def _past_arguments(tokens: list[Token], i: int, spec: str) -> int:
+    """Index after a command's arguments read by `spec` (`*` optional star, `g` group, `o` optional)."""
+    j = i
+    for kind in spec:
+        if kind == "*":
+            j = _skip_star(tokens, j)
+        elif kind == "g":
+            _, j = read_group(tokens, j)
+        else:
+            _, j = read_optional(tokens, j)
+    return j
 
 
 def _environment_name(tokens: list[Token], i: int) -> tuple[str | None, int]:
@@ -266,6 +298,9 @@ class Expander:
         self._disabled: set[str] = set()
         self.package = package
         """Package mode: record new public definitions only, expand nothing (a .sty shipped with the paper)."""
+        self.directives: list[Token] = []
+        """Package mode: the package's numbering commands (\\numberwithin, \\newtheorem, \\renewcommand of
+        \\theequation, …), for the document builder to apply before the document's own preamble."""
 
     def _record(self, macro: Macro, mode: str = "define") -> None:
         name = macro.name
@@ -639,22 +674,39 @@ class Expander:
         use_count = 0
         use_base = 0
         i = 0
+        depth = 0  # package mode: braces and TeX conditionals around the current token (directives only at 0)
         while i < len(toks):
             tok = toks[i]
             kind = tok.kind
             if kind != CS:
+                if self.package:
+                    depth += (kind == BGROUP) - (kind == EGROUP)
                 out.append(tok._replace(kind=CS) if kind == NOEXPAND else tok)
                 i += 1
                 continue
             name = tok.text
+            if self.package and name == "newif" and i + 1 < len(toks):  # \\newif\\iffoo names, does not test
+                out.extend(toks[i:i + 2])
+                i += 2
+                continue
+            if self.package and (name == "fi" or _is_conditional(name)):
+                depth += 1 if name != "fi" else -1
             if name in COUNTER_DECLARATIONS:
                 self._note_counter(toks, i + 1)
-            if (name in NEWCOMMAND_LIKE or name in DEF_LIKE) and not self.package:
+            if self.package and name in PACKAGE_DIRECTIVES and (depth == 0 or name in DECLARING_DIRECTIVES):
+                k = _past_arguments(toks, i + 1, PACKAGE_DIRECTIVES[name])
+                self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
+                out.extend(toks[i:k])
+                i = k
+                continue
+            if name in NEWCOMMAND_LIKE or name in DEF_LIKE:
                 defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
                 if defined is not None and is_counter_format(defined, self.table.counters):
                     # A counter's printed form is the document builder's business (it numbers as TeX does):
                     # the definition goes through unexpanded, and so do the uses of \the<counter>.
                     k = self._skip_definition(toks, i, name)
+                    if self.package and depth == 0:
+                        self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
                     out.extend(toks[i:k])
                     i = k
                     continue
