@@ -39,7 +39,7 @@ from .parser import Parser, room_for_nesting
 from .printer import to_latex
 from .resolve import resolve
 
-__all__ = ["parse", "parse_raw", "resolve_result", "parse_rows", "ParseResult", "Decision", "Evidence", "Notation", "to_latex", "read_aloud", "walk", "children", "to_dict",
+__all__ = ["parse", "parse_raw", "resolve_result", "row_is_open", "parse_rows", "ParseResult", "Decision", "Evidence", "Notation", "to_latex", "read_aloud", "walk", "children", "to_dict",
            "ast", "Node", "MathParseError"]
 
 
@@ -151,3 +151,64 @@ def parse_rows(latex: str, *, strict: bool = False, functions: frozenset[str] = 
     if isinstance(tree, ast.Rows):
         return tuple(ParseResult(s, result.warnings, latex) for s in tree.statements)
     return (result,)
+
+
+def row_is_open(latex: str) -> bool:
+    """Does this align row leave its statement open, so that the next row continues it even without a leading
+    operator? It does when it ends in an operator that has not got its operand yet (`\\mathbb{E}_{p(x)}`,
+    `\\sum_{t=1}^T`, a trailing `+` or `=`), or when a bracket it opens is still open (`\\Bigg[ …`,
+    `\\left( … \\right.`: a null `\\right.` closes nothing for the reader). For the document builder: SISS (5)
+    `\\ell_\\lambda(\\theta) = \\mathbb{E}_{…} \\mathbb{E}_{…} \\\\ \\Bigg[ … \\Bigg]` is one statement."""
+    from .tokens import CMD, LBRACE, PUNCT, RBRACE, tokenize
+    from .tables import BINARY_OPS, RELATIONS
+    tokens = [t for t in tokenize(latex) if t.kind != "eof" and t.text not in ("&",)]
+    depth = 0
+    i = 0
+    meaningful = None
+    while i < len(tokens):
+        t = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if t.kind == CMD and t.text in ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\Biggl", "\\big", "\\Big",
+                                         "\\bigg", "\\Bigg", "\\right", "\\bigr", "\\Bigr", "\\biggr", "\\Biggr"):
+            if nxt is not None and nxt.text == ".":
+                i += 2  # a null delimiter opens or closes nothing a reader sees
+                continue
+            i += 1
+            continue
+        if t.kind == CMD and t.text in ("\\label", "\\tag", "\\nonumber", "\\notag"):
+            i += 1
+            continue
+        if (t.kind == PUNCT and t.text in "([") or (t.kind == CMD and t.text in ("\\{", "\\langle", "\\lbrace")):
+            depth += 1
+        elif (t.kind == PUNCT and t.text in ")]") or (t.kind == CMD and t.text in ("\\}", "\\rangle", "\\rbrace")):
+            depth -= 1
+        if t.kind not in (LBRACE, RBRACE):
+            meaningful = t
+        i += 1
+    if depth > 0:
+        return True
+    if meaningful is not None and (meaningful.text in BINARY_OPS or meaningful.text in RELATIONS or
+                                   meaningful.text in ("=", "<", ">")):
+        return True
+    try:
+        tree = parse_raw(latex).tree
+    except MathParseError:
+        return False
+    node = tree
+    while True:
+        if isinstance(node, ast.Rows) and node.statements:
+            node = node.statements[-1]
+        elif isinstance(node, ast.Relation):
+            node = node.operands[-1]
+        elif isinstance(node, (ast.BinOp,)):
+            node = node.right
+        elif isinstance(node, ast.UnaryOp):
+            node = node.operand
+        elif isinstance(node, ast.Product) and node.factors:
+            node = node.factors[-1]
+        elif isinstance(node, ast.Reduction):
+            if node.body is None or isinstance(node.body, ast.Empty):
+                return True  # `\mathbb{E}_{q(m_t \mid x, a)}` at the end of the row: its body is below
+            node = node.body
+        else:
+            return False
