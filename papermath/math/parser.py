@@ -934,6 +934,9 @@ class Parser:
                 continue
             if kind == PUNCT and tok.text in "([" and callable_:
                 certainty = self._call_candidate(atom)
+                if certainty is None and tok.text == "(" and isinstance(atom, A.Symbol) and atom.name == "d" and \
+                        self._bracket_has_comma():
+                    certainty = "ambiguous"  # `d(g, h)`: a distance of two things, not a differential
                 if certainty is None:
                     break
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
@@ -1356,8 +1359,9 @@ class Parser:
                 if cand in T.KNOWN_FUNCTIONS or cand in self.functions:
                     if k < 3 and cand not in self.functions and k != j - i:
                         continue
-                    if k == 2 and cand not in self.functions:
-                        continue
+                    if k == 2 and cand not in self.functions and not (
+                            cand in _TWO_LETTER_FUNCTIONS and toks[i + 2].kind == PUNCT and toks[i + 2].text == "("):
+                        continue  # `Tr(\pi)`, `KL(p \| q)`: a two-letter name applied (but `QK`, `Tr` alone multiply)
                     self.pos = i + k
                     sym = A.Symbol(cand, span=(first.start, toks[i + k - 1].end))
                     return sym, self._symbol_role(sym)
@@ -2270,6 +2274,9 @@ class Parser:
             return None
         kind = top[0]
         wrt_node = bottom[1]
+        if top[2] is not None and isinstance(wrt_node, A.Power) and wrt_node.exponent == top[2]:
+            # `\partial^2 u / \partial x^2`: the second derivative with respect to x (not to x squared)
+            wrt_node = wrt_node.base
         if isinstance(wrt_node, A.Product) and all(isinstance(f, A.Differential) for f in wrt_node.factors):
             wrt = tuple(f.body for f in wrt_node.factors)  # type: ignore[attr-defined]
         else:
@@ -2388,6 +2395,7 @@ def _plain_letter(node: A.Node) -> bool:
         and not node.optimum
 
 
+_TWO_LETTER_FUNCTIONS = frozenset("Tr tr KL ln lg Pr".split())
 _COUNT_LETTERS = frozenset("T N K M L".split())
 """Capitals papers use as counts, and so as the last position (`x_T`, `h_N`)."""
 _LABEL_MARKS = frozenset({"*", "\\star", "\\ast", "+", "-", "\\dagger", "\\circ", "\\bullet"})
@@ -2514,8 +2522,8 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         if isinstance(base, A.Symbol) and base.name in ("e", "\\exp") and base.font in (None, "rm"):
             return "power", sup
         return "inverse", None
-    if isinstance(sup, A.Group) and sup.open == "(":
-        return "label", sup
+    if isinstance(sup, A.Group) and sup.open in ("(", "["):
+        return "label", sup  # `h^{(\ell)}`, `y^{[n]}`: a bracketed name (layer, patch), not an exponent
     if isinstance(sup, A.Product) and all(isinstance(f, A.Symbol) and f.name in ("\\prime", "'")
                                           for f in sup.factors):
         return "prime", len(sup.factors)
@@ -2907,6 +2915,13 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
         if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \
                 f.sub_label is None and f.sup_label is None and not f.primes and nxt is not None and _name_like(nxt):
             out.append(_increment(f, nxt, span))
+            i += 2
+            continue
+        if isinstance(f, A.Text) and f.text and not f.text[-1].isspace() and " " not in f.text.strip() and \
+                isinstance(nxt, A.Symbol) and nxt.font is None and len(nxt.name) == 1 and \
+                extents[i][1] == extents[i + 1][0] and not f.text[-1].isalnum():
+            # `\text{pass@}k`: the metric's name runs on into its parameter
+            out.append(A.Text(f.text + nxt.name, span=span))
             i += 2
             continue
         if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \

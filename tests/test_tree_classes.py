@@ -1,0 +1,230 @@
+"""Issue 13's error classes, each with its minimal example and the structure a careful reader agrees with.
+
+Bare formulas decide from their own evidence and conventions (recorded as such); where syntax and the formula
+cannot decide, a small paper (`document_from_string`) supplies the sentence or the definition that does, and the
+same formula is read through that paper's notation index.
+"""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.notation_index import build_index
+from papermath.latex import document_from_string
+from papermath.math import ast as A
+from papermath.math import parse, row_is_open
+from papermath.math.ast import sexpr
+
+from conftest import corpus_paper
+
+
+def tree(latex: str) -> str:
+    return sexpr(parse(latex).tree)
+
+
+def paper_tree(text: str, latex: str):
+    """The tree of `latex` read with the notation of a paper whose body is `text`."""
+    doc = document_from_string("\\documentclass{article}\\begin{document}\n" + text + "\n\\end{document}")
+    return build_index(doc).parse_latex(latex)
+
+
+# 1. Function application read as multiplication
+@pytest.mark.parametrize("latex, expected", [
+    (r"r_t(\theta) = \frac{a}{b}", "(Relation (Apply (Indexed r [t]) [\\theta] certainty=formula) = (Frac a b))"),
+    (r"\epsilon_\theta(x_t, t)", "(Apply \\epsilon{_\\theta} [(Indexed x [t]) t] certainty=formula)"),
+    (r"v_t(x)", "(Apply (Indexed v [t]) [x] certainty=convention)"),
+    (r"V^\pi(s)", "(Apply V{^\\pi} [s] certainty=convention)"),
+    (r"Q^1(s, a)", "(Apply Q{^1} [s a] certainty=formula)"),
+    (r"p(x) / Z(c)", "(/ (Apply p [x] certainty=convention) (Apply Z [c] certainty=convention))"),
+    # h'(t) = … defines h as a function of t (formula evidence); x(t) is read by convention
+    (r"h'(t) = A h(t) + B x(t)", "(Relation (Apply h{'} [t] certainty=formula) = (+ (Product [A (Apply h [t] "
+                                 "certainty=formula)]) (Product [B (Apply x [t] certainty=convention)])))"),
+    (r"\text{KeepTopK}(v, k)", "(Apply 'KeepTopK' [v k] certainty=formula)"),
+    (r"d(g, h)", "(Apply d [g h] certainty=formula)"),
+    (r"u_t^\theta(x)", "(Apply (Indexed u{^\\theta} [t]) [x] certainty=convention)"),
+])
+def test_applications(latex, expected):
+    assert tree(latex) == expected
+
+
+def test_the_paper_decides_an_application_the_formula_cannot():
+    # bare, Z(c) is decided only by convention; the paper's sentence makes it paper evidence
+    result = paper_tree(r"where $Z(c) = \sum_x p(x)$ is the partition function.", r"p(x) / Z(c)")
+    z = next(d for d in result.decisions if d.subject == "Z")
+    assert z.reading == "application" and z.strength == "paper"
+    assert any(e.kind == "defined as a function" for e in z.evidence)
+
+
+def test_a_shape_in_the_paper_makes_a_product():
+    result = paper_tree(r"Let $T \in \mathbb{R}^{d \times d}$ be a matrix.", r"T(a + b)")
+    assert sexpr(result.tree) == "(Product [T (Group (+ a b))])"
+    assert result.decisions[0].reading == "product"
+
+
+# 2. A label read as a power
+@pytest.mark.parametrize("latex, expected", [
+    (r"X^{l+1} = f(Y^l) + Y^l", "(Relation X{^(+ l 1)} = (+ (Apply f [Y{^l}] certainty=convention) Y{^l}))"),
+    (r"h_i^{k-1}", "(Indexed h{^(- k 1)} [i])"),
+    (r"x_0^{pred}", "(Indexed x{^pred} [0])"),
+    (r"W^{Q_1}", "W{^(Indexed Q [1])}"),
+    (r"L_t^{CLIP+VF+S}(\theta)", "(Apply (Indexed L{^(+ (+ CLIP (Product [V F])) S)} [t]) [\\theta] "
+                                 "certainty=convention)"),
+    (r"A^{1}_t", "(Indexed A{^1} [t])"),
+    (r"y^{[n]}", "y{^(Group n open=[ close=])}"),
+    (r"x_i^{k+1}", "(Indexed x{^(+ k 1)} [i])"),
+    (r"x^2 + \sigma^2", "(+ (Power x 2) (Power \\sigma 2))"),
+    (r"\gamma^{t-k}", "(Power \\gamma (- t k))"),
+])
+def test_labels_and_powers(latex, expected):
+    assert tree(latex) == expected
+
+
+def test_winner_and_loser_labels_come_from_the_paper():
+    bare = parse(r"x_0^w")
+    assert sexpr(bare.tree) == "(Power (Indexed x [0]) w)"
+    assert [d.status for d in bare.decisions] == ["ambiguous"]  # nothing in the formula decides
+    result = paper_tree(r"Here $x_0^w$ is the preferred image and $x_0^l$ the dispreferred one.", r"x_0^w")
+    assert sexpr(result.tree) == "(Indexed x{^w} [0])"
+    assert result.decisions[0].strength == "paper"
+
+
+# 3. Multi-line statements split at \\
+@pytest.mark.parametrize("latex, expected", [
+    (r"L = \mathbb{E}_{x} \\ \log\sigma\left(a \left(\right.\right. \\ b - c \\ \left.\left. - d \right)\right)",
+     "(Relation L = (E (Apply \\log [(Apply \\sigma [(Product [a (Group (- (- b c) d))])] certainty=convention)] "
+     "brackets=) variables=[x]))"),
+    (r"y = \left( a + b \right. \\ \left. + c \right)", "(Relation y = (Group (+ (+ a b) c)))"),
+    (r"\begin{aligned} y &= \Biggl( a \\ &+ b \Biggr) \\ z &= 2 \end{aligned}",
+     "(Rows [(Relation y = (Group (+ a b))) (Relation z = 2)])"),
+    (r"\sum_t \left\{ a \right. \\ \left. - b \right\}", "(sum (Group (- a b) open={ close=}) variables=[t])"),
+])
+def test_multi_line_statements_are_joined(latex, expected):
+    assert tree(latex) == expected
+
+
+def test_an_align_row_ending_in_an_operator_is_open():
+    assert row_is_open(r"\ell_\lambda(\theta)&=\mathbb{E}_{p_X(x)} \mathbb{E}_{q_\lambda(m_t| x, a)}\label{x}")
+    assert row_is_open(r"&\Bigg[\frac{n}{n-k} f \nonumber")
+    assert not row_is_open(r"a &= b + c")
+
+
+# 4. A sum/max scope ending at the first +/- although the next term uses the bound variable
+@pytest.mark.parametrize("latex, expected", [
+    (r"\sum_{t=1}^T a_t - b_t", "(sum (- (Indexed a [t]) (Indexed b [t])) variables=[t] lower=1 upper=T)"),
+    (r"\max_{\pi} \mathbb{E}_{x}[r(x)] - \beta D_{KL}(\pi \| \pi_0)",
+     "(max (- (E (Apply r [x] certainty=convention) variables=[x]) (Product [\\beta (Divergence D{_KL} \\pi "
+     "(Indexed \\pi [0]))])) variables=[\\pi])"),
+    (r"\sum_{i=1}^n x_i + \lambda R", "(+ (sum (Indexed x [i]) variables=[i] lower=1 upper=n) (Product [\\lambda R]))"),
+])
+def test_reduction_scope(latex, expected):
+    assert tree(latex) == expected
+
+
+# 5–10
+@pytest.mark.parametrize("latex, expected", [
+    (r"x[n] = x[k] + \mathbf{v}_\theta (n - k)",
+     "(Relation (Indexed x [n]) = (+ (Indexed x [k]) (Product [v{bf,_\\theta} (Group (- n k))])))"),
+    (r"z[i-1][r[j]]", "(Indexed z [(- i 1) (Indexed r [j])])"),
+    (r"\frac{T(G + 2\mu D)^2}{\mu}", "(Frac (Product [T (Power (Group (+ G (Product [2 \\mu D]))) 2)]) \\mu)"),
+    (r"\begin{aligned} \relax [Q_1 ; Q_2] = X W^Q \end{aligned}",
+     "(Relation (Concat [(Indexed Q [1]) (Indexed Q [2])]) = (Product [X W{^Q}]))"),
+    (r"\min\left[a, b\right]", "(Apply \\min [a b] brackets=[])"),
+    (r"\nabla F(z) (y - z)", "(Product [(Gradient (Apply F [z] certainty=convention)) (Group (- y z))])"),
+    (r"\exp Q(b) \frac{c}{d}", "(Product [(Apply \\exp [(Apply Q [b] certainty=convention)] brackets=) (Frac c d)])"),
+])
+def test_indexing_products_dropped_content_intervals_and_scopes(latex, expected):
+    assert tree(latex) == expected
+
+
+# 11. Bound variables of an expectation
+def test_every_distribution_under_an_expectation_binds_its_variable():
+    red = parse(r"\mathbb{E}_{t, q(x_1), p_t(x|x_1)} f").tree
+    assert isinstance(red, A.Reduction)
+    assert [sexpr(v) for v in red.variables] == ["t", "(Indexed x [1])", "x"]
+    assert sexpr(parse(r"\mathbb{E}_{p_A(a)} f(a)").tree.variables[0]) == "a"
+
+
+# 12–13. Prose and quantifiers
+@pytest.mark.parametrize("latex, expected", [
+    (r"y_i = a_i \quad \text{for } i = 1, \ldots, k",
+     "(Sequence [(Relation (Indexed y [i]) = (Indexed a [i])) (Annotated (Relation i = (Sequence [1 (Ellipsis "
+     "kind=...) k] separators=[, ,])) note='for' kind=condition)] separators=[,])"),
+    (r"y = W x \quad \text{where } W = A B",
+     "(Sequence [(Relation y = (Product [W x])) (Annotated (Relation W = (Product [A B])) note='where' "
+     "kind=condition)] separators=[,])"),
+    (r"a, \text{ s.t. } b = c", "(Sequence [a (Annotated (Relation b = c) note='s.t.' kind=condition)] "
+                                 "separators=[,])"),
+    (r"f(x) \ge 0, \forall x', x \in \mathbb{R}^d",
+     "(Sequence [(Relation (Apply f [x] certainty=convention) \\ge 0) (Annotated (Relation (Tuple [x{'} x] open= "
+     "close=) \\in (Power R{bb} d)) note=\\forall kind=condition)] separators=[,])"),
+])
+def test_prose_and_quantifiers_qualify(latex, expected):
+    assert tree(latex) == expected
+
+
+# 14–17
+@pytest.mark.parametrize("latex, expected", [
+    (r"\mathrm{d} x_t = \mu\,\mathrm{d}t",
+     "(Relation (Differential (Indexed x [t]) kind=d) = (Product [\\mu (Differential t kind=d)]))"),
+    (r"\frac{\partial^2 u}{\partial x^2}", "(Derivative u kind=partial wrt=[x] order=2)"),
+    (r"\partial^2 u/\partial x^2", "(Derivative u kind=partial wrt=[x] order=2)"),
+    (r"\sum_t \left\{ a - b \right\}", "(sum (Group (- a b) open={ close=}) variables=[t])"),
+    (r"\{o_i\}", "(SetLiteral [(Indexed o [i])])"),
+    (r"x_{0, ij}", "(Indexed x [0 i j])"),
+    (r"O(\Delta t) + \Delta\theta_2", "(+ (Apply O [\\Delta t] certainty=convention) (Indexed \\Delta \\theta [2]))"),
+    (r"Tr(\pi)", "(Apply Tr [\\pi])"),
+    (r"\text{pass@}k", "'pass@k'"),
+])
+def test_differentials_derivatives_groups_indices_and_names(latex, expected):
+    assert tree(latex) == expected
+
+
+def test_a_name_the_paper_defines_is_one_symbol():
+    assert "SE{" not in tree(r"a\, SE_\theta")  # bare: S times E_theta (nothing says otherwise)
+    result = paper_tree(r"We write \[ SE = \|\epsilon - \epsilon_\theta\|_2^2 \] for the squared error.",
+                        r"a\, SE_\theta")
+    assert sexpr(result.tree) == "(Product [a SE{it,_\\theta}])"
+    assert [d.question for d in result.decisions] == ["one name or a product"]
+
+
+def test_every_decision_carries_its_evidence_and_strength():
+    result = parse(r"r_t(\theta)\hat{A}_t + x_0^w")
+    readings = [(d.question, d.reading, d.strength) for d in result.decisions]
+    assert readings == [("application or product", "application", "convention"),
+                        ("label or power", "ambiguous", "ambiguous")]
+    assert result.ambiguous and result.ambiguous[0].subject == "x_0^w"
+    assert result.decisions[0].to_dict()["evidence"][0]["kind"].startswith("convention")
+
+
+# The statements the issue names, read through their papers (skipped without ../shared)
+@pytest.mark.corpus
+def test_diffusion_dpo_14_is_one_statement():
+    import papermath
+    paper = papermath.open(str(corpus_paper("DiffusionDPO")))
+    result = paper.notation.parse_latex(paper.equation("14").latex)
+    assert isinstance(result.tree, A.Relation) and result.tree.ops == ("=",)
+    expectation = result.tree.operands[1].operand  # L(θ) = −E_{…}[…]
+    assert isinstance(expectation, A.Reduction) and expectation.op == "E"
+    assert "\\log" in sexpr(expectation.body) and "\\epsilon{bf,_'ref'}" in sexpr(expectation.body)
+
+
+@pytest.mark.corpus
+def test_siss_5_is_one_statement_with_its_body():
+    source = (corpus_paper("SISS") / "paper2code_paper.tex").read_text(encoding="utf-8")
+    start = source.index("\\ell_\\lambda(\\theta)&=\\mathbb{E}_{p_X(x)}")
+    block = source[start:source.index("\\end{align}", start)]
+    result = parse(block)
+    assert isinstance(result.tree, A.Relation), sexpr(result.tree)[:200]
+    outer = result.tree.operands[1]
+    assert isinstance(outer, A.Reduction) and outer.op == "E"
+    inner = outer.body.body
+    assert isinstance(inner, A.Reduction) and inner.body is not None
+    assert "\\frac{k}{n-k}" in block and "(Frac k (- n k))" in sexpr(inner)
+
+
+@pytest.mark.corpus
+def test_diff_transformer_1_keeps_its_concatenation():
+    import papermath
+    paper = papermath.open(str(corpus_paper("Diff-Transformer")))
+    result = paper.notation.parse_latex(paper.equation("1").latex)
+    first = result.tree.statements[0].items[0]
+    assert sexpr(first) == "(Relation (Concat [(Indexed Q [1]) (Indexed Q [2])]) = (Product [X W{^Q}]))"
