@@ -233,13 +233,12 @@ class NotationIndex(Notation):
                     continue
                 target = node.func if isinstance(node, ast.Apply) else node
                 self.add(identity(target), Evidence(reading, f"sentence: {noun}", quote, where, "paper"))
-        words = set(before[-6:]) | set(after[:6])
-        if words & LABEL_WORDS:
-            for node in ast.walk(record.raw.tree):
-                if isinstance(node, ast.Power) or (isinstance(node, ast.Symbol) and node.sup_label is not None):
-                    target = node.base if isinstance(node, ast.Power) else node
-                    word = sorted(words & LABEL_WORDS)[0]
-                    self.add(family(target), Evidence(LABEL, f"sentence: {word}", quote, where, "paper"))
+        words = set(before[-3:]) | set(after[:3])
+        atom = record.raw.tree
+        if words & LABEL_WORDS and isinstance(atom, ast.Power) and not isinstance(atom.exponent, ast.Number):
+            # `agent $i$`, `for layer $X^l$`: the superscript of the symbol the sentence names is a name
+            word = sorted(words & LABEL_WORDS)[0]
+            self.add(family(atom.base), Evidence(LABEL, f"sentence: {word}", quote, where, "paper"))
 
 
 def _subjects(tree: ast.Node) -> list[ast.Node]:

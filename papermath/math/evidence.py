@@ -251,7 +251,7 @@ class Notation:
             if isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None:
                 if fam is not None:
                     self.sub_letters[fam][idx.name] += 1
-            elif not isinstance(idx, (A.Number, A.Symbol)):
+            elif isinstance(idx, (A.BinOp, A.UnaryOp, A.Slice, A.Relation)):
                 for n in A.walk(idx):  # `x_{t-1}`, `x_{1:T}`, `x_{<t}`: these letters run
                     if isinstance(n, A.Symbol) and len(n.name) == 1:
                         self.running.add(n.name)

@@ -560,9 +560,11 @@ class Parser:
                 continue
             break
         items, seps = _enumerations(items, seps)
+        items, seps = _listed_left_side(items, seps)
         if len(items) == 1:
             return items[0]
-        return A.Sequence(tuple(items), tuple(seps), span=(start, self.last_end()))
+        # the sequence ends with its last item (a trailing `,` or `;` is punctuation, not part of it)
+        return A.Sequence(tuple(items), tuple(seps), span=(start, max(items[-1].span[1], start)))
 
     def _sequence_item(self) -> A.Node:
         tok = self.peek()
@@ -964,7 +966,9 @@ class Parser:
     def _index_bracket(self, atom: A.Node) -> bool:
         """Is the `[ … ]` here a position after a name (`x[n]`, `z[i-1][r[j]]`)? Only short index arithmetic
         after a plain name; `\\beta [a + b]`, `S[\\frac{…}]`, `x[0, 1)` are something else."""
-        name = atom.base if isinstance(atom, A.Indexed) else atom
+        name = atom
+        while isinstance(name, (A.Indexed, A.Power, A.Primed)):
+            name = name.base  # `P_i^k[t_i]`
         if not isinstance(name, A.Symbol) or name.name in T.SCALAR_LETTERS and name.name.startswith("\\") or \
                 name.name.lstrip("\\") in T.FUNCTION_MACROS:
             return False
@@ -2548,8 +2552,11 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
 
 
 def _split_vars(node: A.Node) -> tuple[A.Node, ...]:
-    if isinstance(node, (A.Indexed, A.Power)) and isinstance(node.base, A.SetLiteral):
-        return tuple(node.base.items)  # `\{o_i\}_{i=1}^G \sim \pi`: the o_i
+    core = node
+    while isinstance(core, (A.Indexed, A.Power, A.Labeled)):
+        core = core.base
+    if core is not node and isinstance(core, A.SetLiteral):
+        return tuple(core.items)  # `\{o_i\}_{i=1}^G \sim \pi`: the o_i
     if isinstance(node, A.Labeled) and isinstance(node.base, A.SetLiteral):
         return tuple(node.base.items)
     if isinstance(node, (A.Tuple, A.SetLiteral, A.Concat)):
@@ -2820,6 +2827,27 @@ def _quantified(body: A.Node) -> A.Node:
     if len(items) == 1:
         return items[0]
     return A.Sequence(tuple(items), tuple(seps[:len(items) - 1]), span=body.span)
+
+
+def _listed_left_side(items: list[A.Node], seps: list[str]) -> tuple[list[A.Node], list[str]]:
+    r"""`N_{opt}(C), D_{opt}(C) = \arg\min …`, `\alpha, \beta > 0`: names listed before a relation share its left
+    side (a pair defined at once), when nothing else in the list is a statement."""
+    if len(items) < 2 or any(s != "," for s in seps):
+        return items, seps
+    last = items[-1]
+    if not isinstance(last, A.Relation) or not all(_listable(i) for i in items[:-1]) or \
+            not _listable(last.operands[0]):
+        return items, seps
+    head = last.operands[0]
+    group = A.Tuple(tuple(items[:-1]) + (head,), "", "", span=(items[0].span[0], head.span[1]))
+    return [replace(last, operands=(group,) + last.operands[1:], span=(items[0].span[0], last.span[1]))], []
+
+
+def _listable(node: A.Node) -> bool:
+    core = node.func if isinstance(node, A.Apply) and node.brackets else node
+    while isinstance(core, (A.Indexed, A.Primed, A.Power)):
+        core = core.base
+    return isinstance(core, A.Symbol) and core.name not in ("\\ldots", "\\cdots")
 
 
 def _enumerations(items: list[A.Node], seps: list[str]) -> tuple[list[A.Node], list[str]]:
