@@ -79,10 +79,23 @@ class Formula:
         self.toks: list[str] = []
         self.starts: list[int] = []
         self.ends: list[int] = []
+        skip_group = False
+        depth = 0
         for m in TOKEN.finditer(latex):
-            if m.group() in IGNORED:
+            tok = m.group()
+            if skip_group:
+                # `\color{blue}`: the colour's name is layout, like the command
+                depth += tok == "{"
+                depth -= tok == "}"
+                if depth <= 0:
+                    skip_group = False
                 continue
-            self.toks.append(m.group())
+            if tok in IGNORED:
+                continue
+            if tok == r"\color":
+                skip_group, depth = True, 0
+                continue
+            self.toks.append(tok)
             self.starts.append(m.start())
             self.ends.append(m.end())
         self._match = _brace_matches(self.toks)
@@ -370,7 +383,10 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
         want.append(_find(f, frag, 1, want[-1][1], what="next factor"))
     for node, _ in view.nodes:
         if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
-            if _contiguous([view.interval_of(x) for x in _factors(node)], want):
+            got = [view.interval_of(x) for x in _factors(node)]
+            # a reduction factor may be named by its operator and scripts (`\beta T \mathbb{E}_t[…]`)
+            got = [_operator_part(view, x, iv, want) for x, iv in zip(_factors(node), got)]
+            if _contiguous(got, want):
                 if not _decided(view, view.interval_of(node)):
                     return Check(False, "left ambiguous (product or application)")
                 return Check(True)
@@ -383,12 +399,38 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
 ACCENTS = {"\\" + name for name in T.ACCENTS}
 
 
+def _operator_part(view: TreeView, node: A.Node, iv: Optional[Interval], want: list[Interval]) -> Optional[Interval]:
+    """A reduction's interval, or its operator-and-scripts part when a wanted factor names exactly that."""
+    if isinstance(node, A.Reduction) and iv is not None and node.body is not None:
+        body = view.interval_of(node.body)
+        for w in want:
+            if body is not None and w[0] == iv[0] and iv[0] < w[1] <= body[0]:
+                return w
+    return iv
+
+
 def _script_nodes(view: TreeView, iv: Interval) -> list[A.Node]:
     """The scripted atom at these tokens and the bases under it. A fragment right after an accent (`g_t` in
     `\\tilde g_t`) is the accented atom: TeX sets the scripts on the accented letter."""
     nodes = view.nodes_at(iv)
     if not nodes and iv[0] > 0 and view.formula.toks[iv[0] - 1] in ACCENTS:
         nodes = view.nodes_at((iv[0] - 1, iv[1]))
+    toks = view.formula.toks
+    if not nodes and iv[1] < len(toks) and toks[iv[1]] in ("^", "'"):
+        # `\mathbf{q}_{t, i}` asserted on `\mathbf{q}_{t, i}^C`: the atom goes on with its other script
+        end = iv[1] + 1
+        if toks[iv[1]] == "^" and end < len(toks):
+            if toks[end] == "{":
+                depth = 0
+                while end < len(toks):
+                    depth += toks[end] == "{"
+                    depth -= toks[end] == "}"
+                    end += 1
+                    if depth == 0:
+                        break
+            else:
+                end += 1
+        nodes = view.nodes_at((iv[0], end))
     out: list[A.Node] = []
     for node in nodes:
         out.extend(_chain(node))
@@ -635,6 +677,10 @@ def _arg(node: A.Node) -> Optional[A.Node]:
 def check_node(a: dict, f: Formula, view: TreeView) -> Check:
     iv = _find(f, a["node"], a.get("nth", 1), what="node")
     nodes = view.nodes_at(iv)
+    if a["is"] == "derivative" and not any(isinstance(n, A.Derivative) for n in nodes):
+        # `\frac{d}{d\alpha}` applied to what follows: the derivative node starts with the operator
+        nodes = nodes + [n for n, niv in view.nodes if isinstance(n, A.Derivative) and niv is not None and
+                         niv[0] == iv[0] and niv[1] > iv[1]]
     for node in nodes:
         if a["is"] not in kinds(node):
             continue

@@ -2581,6 +2581,12 @@ def _analyze_under(op: str, under: A.Node):
     if isinstance(node, A.Sequence):
         parts = list(node.items)
         for part in parts:
+            if variables and isinstance(part, A.Relation) and part.ops == ("=",) and \
+                    isinstance(part.operands[0], A.Indexed) and \
+                    any(i == v for i in part.operands[0].indices for v in variables if isinstance(v, A.Symbol)):
+                # `i \in [1, N], m_i = 1`: a condition on the bound i, not a second variable
+                condition = part if condition is None else condition
+                continue
             v, lo, dom, dist, cond = _analyze_under(op, part)
             variables += v
             lower = lower or lo
@@ -2620,6 +2626,10 @@ def _analyze_under(op: str, under: A.Node):
             variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
     elif isinstance(node, A.Power) and isinstance(node.base, (A.Symbol, A.Indexed)):
         variables = (node,)  # `\max_{\theta^1}`: a name whose superscript is decided later
+    elif isinstance(node, A.Annotated) and node.kind == "condition" and isinstance(node.note, A.Symbol) and \
+            node.note.name == "\\forall":
+        # `\sum_{\forall i \in [1, N], m_i = 1}`: what the quantifier ranges over is bound
+        return _analyze_under(op, node.body)
     elif isinstance(node, A.Annotated) and node.kind == "condition":
         condition = node.body  # `N, D \\text{ s.t. } \\text{FLOPs}(N, D) = C`
     elif isinstance(node, (A.Symbol, A.Indexed, A.Tuple, A.Group, A.Slice)):
