@@ -413,8 +413,12 @@ def _script_nodes(view: TreeView, iv: Interval) -> list[A.Node]:
     """The scripted atom at these tokens and the bases under it. A fragment right after an accent (`g_t` in
     `\\tilde g_t`) is the accented atom: TeX sets the scripts on the accented letter."""
     nodes = view.nodes_at(iv)
-    if not nodes and iv[0] > 0 and view.formula.toks[iv[0] - 1] in ACCENTS:
+    toks = view.formula.toks
+    if not nodes and iv[0] > 0 and toks[iv[0] - 1] in ACCENTS:
         nodes = view.nodes_at((iv[0] - 1, iv[1]))
+    if not nodes and iv[0] > 1 and toks[iv[0] - 2] in ACCENTS and toks[iv[0] - 1] == "{" and \
+            iv[1] < len(toks) and toks[iv[1]] == "}":
+        nodes = view.nodes_at((iv[0] - 2, iv[1] + 1))  # `\overline{\Delta r}`: the accented name
     toks = view.formula.toks
     if not nodes and iv[1] < len(toks) and toks[iv[1]] in ("^", "'"):
         # `\mathbf{q}_{t, i}` asserted on `\mathbf{q}_{t, i}^C`: the atom goes on with its other script
@@ -706,11 +710,11 @@ def check_one_name(a: dict, f: Formula, view: TreeView) -> Check:
     if any(isinstance(n, A.Text) for n in nodes):
         return Check(True)
     # the letters of a name that carries labels (`SE` in `SE_\\theta^{(w)}`): the symbol starts here, is named so
-    word = f.text(iv)
     for node, niv in view.nodes:
         if isinstance(node, A.Symbol) and niv is not None and niv[0] == iv[0] and niv[1] > iv[1] and \
-                node.name == word and (node.sub_label is not None or node.sup_label is not None or node.primes):
-            return Check(True)
+                f.toks[iv[1]] in ("_", "^", "'") and \
+                (node.sub_label is not None or node.sup_label is not None or node.primes):
+            return Check(True)  # the name, then its scripts
     return Check(False, f"is {_kinds_text(nodes)}")
 
 

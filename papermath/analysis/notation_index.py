@@ -217,12 +217,12 @@ class NotationIndex(Notation):
         noun_before = before[-1] if before and before[-1] in FUNCTION_NOUNS | QUANTITY_NOUNS else None
         noun_after = None
         if after and after[0] in _COPULA:
-            for w in after[1:7]:
+            # the head of the noun phrase after "is": its last noun (`a one-step transformation` → transformation)
+            for w in after[1:8]:
+                if w in (",", ".", ";", "and", "which", "where", "with", "that", "of", "for", "in", "on", "from"):
+                    break
                 if w in FUNCTION_NOUNS or w in QUANTITY_NOUNS:
                     noun_after = w
-                    break
-                if w in (",", ".", ";", "and", "which", "where", "with"):
-                    break
         quote = " ".join(sentence.split())[:160]
         for noun in (noun_before, noun_after):
             if noun is None:
