@@ -208,6 +208,58 @@ def test_a_definition_for_v_in_a_set_is_kept_on_the_set():
     assert float(np.sum(ev.value)) == pytest.approx(1.0)
 
 
+def test_a_sum_inside_an_expectation_runs_per_sample():
+    # cross-entropy per sample, then the mean over the two samples, by hand
+    p, q = [[0.9, 0.1], [0.5, 0.5]], [[0.5, 0.5], [0.9, 0.1]]
+    want = -np.mean([sum(p[b][k] * math.log(q[b][k]) for k in range(2)) for b in range(2)])
+    ev = evaluate(r"H = -\mathbb{E}_{x}[\sum_k p_k \log q_k]", {"p": p, "q": q})
+    assert float(ev.value) == pytest.approx(want)
+    assert float(run_code(ev)) == pytest.approx(want)
+
+
+@pytest.mark.parametrize("latex, values, want", [
+    (r"y = a_1 + \cdots + a_n", {"a": [1, 2, 3], "n": 3}, 6.0),
+    (r"y = a_1 + a_2 + \dots + a_n", {"a": [1, 2, 3, 4], "n": 4}, 10.0),
+    (r"y = \mathrm{Concat}(h_1, \cdots, h_n) W", {"h": [[[1.0], [2.0]], [[3.0], [4.0]]], "n": 2, "W": [[1.0], [10.0]]},
+     [[31.0], [42.0]]),
+])
+def test_an_ellipsis_with_a_clear_pattern(latex, values, want):
+    ev = evaluate(latex, values)
+    np.testing.assert_allclose(ev.value, want)
+    np.testing.assert_allclose(run_code(ev), want)
+
+
+def test_a_function_defined_by_another_equation_is_computed_from_it():
+    # head_i = DiffAttn(X; W_i^Q, W_i^K, W_i^V, λ) with DiffAttn from DIFF_ATTN, for two heads, then concatenated
+    from papermath.evaluate.ops import EquationFunction
+
+    rng = np.random.default_rng(5)
+    x, wq, wk, wv = rng.normal(size=(3, 4)), rng.normal(size=(2, 4, 2)), rng.normal(size=(2, 4, 2)), \
+        rng.normal(size=(2, 4, 2))
+
+    def head(i):
+        q, k = x @ wq[i], x @ wk[i]
+        return (_softmax(q[:, :1] @ k[:, :1].T) - 0.5 * _softmax(q[:, 1:] @ k[:, 1:].T)) @ (x @ wv[i])
+
+    want = np.concatenate([head(0), head(1)], axis=-1)
+    ev = evaluate(r"\begin{aligned} \mathrm{head}_i &= \operatorname{DiffAttn}(X; W_i^Q, W_i^K, W_i^V, \lambda) \\ "
+                  r"\operatorname{M}(X) &= \operatorname{Concat}(\mathrm{head}_1, \cdots, \mathrm{head}_h) \end{aligned}",
+                  {"X": x, "W_i^Q": wq, "W_i^K": wk, "W_i^V": wv, "lambda": 0.5, "h": 2}, dim_sizes={"d": 1},
+                  implementations={"DiffAttn": EquationFunction("(1)", DIFF_ATTN)})
+    np.testing.assert_allclose(ev.value, want)
+    np.testing.assert_allclose(run_code(ev), want)
+    np.testing.assert_allclose(run_code(ev, torch=True), want)
+
+
+def test_the_words_that_name_a_function_belong_to_its_clause():
+    from papermath.evaluate.ops import function_from_words
+
+    both = r"$\operatorname{LN}(\cdot)$ uses RMSNorm for each head, and $\operatorname{Concat}(\cdot)$ concatenates"
+    assert function_from_words(both, r"\operatorname{LN}") == "rmsnorm"
+    assert function_from_words(both, r"\operatorname{Concat}") is None
+    assert function_from_words(r"here we set it to be a ReLU, $\phi(x) = \max(0, x)$", r"\phi") == "relu"
+
+
 # --- the new-user cases of issue 15 -----------------------------------------------------------------------------
 DIFF_ATTN = (r"\begin{aligned} \relax [Q_1 ; Q_2&] = X W^Q ,\quad [K_1 ; K_2] = X W^K ,\quad V = X W^V \\ "
              r"\operatorname{DiffAttn}&(X) = (\mathrm{softmax}(\frac{Q_1 K^{T}_1}{\sqrt{d}}) - \lambda~"

@@ -643,7 +643,7 @@ def functions_for(doc: Any, equation: Any) -> tuple[dict[str, str], dict[str, st
         definition = getattr(symbol, "definition", None)
         if symbol.kind != "function" or definition is None:
             continue
-        op = function_from_words(definition.quote)
+        op = function_from_words(definition.quote, symbol.symbol)
         if op is not None:
             ops[symbol.symbol] = op
             quotes[symbol.symbol] = definition.quote

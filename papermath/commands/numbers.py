@@ -67,7 +67,7 @@ def function_options(args: argparse.Namespace, target: Any) -> tuple[dict[str, s
         if "=" not in text:
             raise UsageError(f"--fn {text!r}: write NAME=KIND, e.g. --fn 'phi=relu'")
         name, kind = text.split("=", 1)
-        functions[name.strip()] = kind.strip()
+        functions[name.strip()] = _equation_function(args, kind.strip())
     dims: dict[str, int] = {}
     for text in getattr(args, "dim", []) or []:
         name, _, size = text.partition("=")
@@ -79,6 +79,21 @@ def function_options(args: argparse.Namespace, target: Any) -> tuple[dict[str, s
             raise UsageError(f"--dim {text!r}: a size is at least 1")
         dims[normalize_key(name)] = value
     return functions, dims
+
+
+def _equation_function(args: argparse.Namespace, kind: str) -> Any:
+    """`eq:N` (or `eq:u2`): the function that equation of the paper defines; any other kind as given."""
+    if not kind.startswith("eq:"):
+        return kind
+    if getattr(args, "source", None) is None:
+        raise UsageError(f"--fn …={kind}: a function defined by an equation needs the paper (SOURCE --eq N)")
+    from ..evaluate.ops import EquationFunction
+    from ..paper import open as open_paper
+
+    paper = open_paper(args.source)
+    equation = paper.equation(kind[3:])
+    return EquationFunction(f"({equation.number})" if equation.number else equation.id, equation.latex,
+                            frozenset(paper.functions))
 
 
 def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:

@@ -110,10 +110,14 @@ class _Batch:
 
 def resolve_functions(implementations: Mapping[str, str], tree: A.Node) -> dict[str, str]:
     """`--fn` names matched to the functions the equation applies; kinds checked against `NAMED_FUNCTIONS`."""
-    from .ops import NAMED_FUNCTIONS
+    from .ops import NAMED_FUNCTIONS, EquationFunction
 
-    out: dict[str, str] = {}
+    out: dict[str, Any] = {}
     for name, kind in implementations.items():
+        if isinstance(kind, EquationFunction):
+            matched, _ = resolve({normalize_key(name): kind}, [tree], option="--fn", shown={normalize_key(name): name})
+            out[next(iter(matched))] = kind
+            continue
         op = NAMED_FUNCTIONS.get(kind.strip().lower().replace("-", "_").replace(" ", "_"), kind if kind in
                                  NAMED_FUNCTIONS.values() else None)
         if op is None:
@@ -312,7 +316,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         samples=batch.samples if batch else None,
         abstract=tuple((key, param, tuple(lowerer.abstract_outputs.get(param, ())))
                        for key, param in lowerer.abstract.items()),
-        implementations=tuple(implemented.items()),
+        implementations=tuple((k, v if isinstance(v, str) else f"equation {v.label}") for k, v in implemented.items()),
         **_declared_result_shape(lowerer, batch))
 
 
@@ -390,7 +394,7 @@ def extremes(base: Evaluation, *, scale: tuple[str, ...] = (), factors: tuple[fl
             scaled[key] = np.asarray(values[key], float) * factor
         try:
             run = evaluate(base.latex, scaled, declared_shapes=declared_shapes, functions=functions, dim_sizes=dims,
-                           implementations=dict(base.implementations))
+                           implementations={k: v for k, v in base.implementations if not v.startswith("equation")})
         except EvaluationError as error:
             runs.append(ExtremeRun(factor, keys, base, (f"fails: {error.message}",)))
             continue

@@ -104,6 +104,13 @@ class _Loop:
 
 
 @dataclass
+class _Parts:
+    items: list[Low]
+    np: str
+    torch: str
+
+
+@dataclass
 class _Line:
     name: str
     np: str
@@ -530,8 +537,7 @@ class Lowerer:
         if array.ndim == 0 or array.shape[-1] % parts:
             raise EvaluationError(f"{to_latex(target)} = {shape_text(array)}: the last axis does not split into "
                                   f"{parts} equal parts")
-        whole = _wrap(value.np, "@")
-        twhole = _wrap(value.torch, "@")
+        whole, twhole = _atom(value.np), _atom(value.torch)
         width = array.shape[-1] // parts
         self.notes.append(f"{to_latex(target)}: the right side {shape_text(array)} split along its last axis into "
                           f"{parts} parts of {width}")
@@ -540,11 +546,13 @@ class Lowerer:
             lo, hi = f"{k} * {whole}.shape[-1] // {parts}", f"{k + 1} * {whole}.shape[-1] // {parts}"
             tlo, thi = f"{k} * {twhole}.shape[-1] // {parts}", f"{k + 1} * {twhole}.shape[-1] // {parts}"
             part = array[..., k * width:(k + 1) * width]
-            self.lines.append(_Line(name, f"{whole}[..., {lo}:{hi}]", f"{twhole}[..., {tlo}:{thi}]",
-                                    f"{shape_text(part)}  part {k + 1} of {parts}"))
+            npc, tc = f"{whole}[..., {lo}:{hi}]", f"{twhole}[..., {tlo}:{thi}]"
+            if not self.quiet:
+                self.lines.append(_Line(name, npc, tc, f"{shape_text(part)}  part {k + 1} of {parts}"))
+                npc = tc = name
             self.record(to_latex(item), part, f"part {k + 1} of {parts} of {to_latex(computation)[:40]}", "split")
             key = self.target_key(item)
-            self.targets[key] = Low(part, name, name, to_latex(item), simple=True)
+            self.targets[key] = Low(part, npc, tc, to_latex(item), simple=True)
             self.definitions[key] = computation
         self.result_key = self.target_key(target.items[-1])
         self.target_node = target
@@ -570,6 +578,8 @@ class Lowerer:
                 self.checks.append(f"{loss_key} {fmt(before)} → {fmt(after)}")
 
     def target_key(self, node: A.Node) -> str:
+        if isinstance(node, A.Annotated) and _accent_outside(node) is not node:
+            return self.target_key(_accent_outside(node))
         if isinstance(node, A.Apply):
             return symbol_key(node.func)
         if isinstance(node, A.Indexed) and all(self._free(i) for i in node.indices):
@@ -824,6 +834,11 @@ class Lowerer:
                        torch=f"({inner.torch})" if not inner.simple else inner.torch)
 
     def lower_Annotated(self, node: A.Annotated) -> Low:
+        accented = _accent_outside(node)
+        if accented is not node:
+            return self.lower(accented)  # `\\overline{head_i}`: entry i of the sequence \\overline{head}
+        if node.kind == "accent":
+            return self.lookup(to_latex(node), node)
         return self.lower(node.body)
 
     def lower_Empty(self, node: A.Empty) -> Low:
@@ -1011,6 +1026,7 @@ class Lowerer:
     def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None, table: str = "") -> Low:
         value = np.asarray(base.value)
         table = table or split_indexed(node, self.bound_all, self.given)[0]
+        self._check_indexed_samples(table, value, node)
         indices = list(node.indices)
         if entry_rank is not None:
             indices = [i for i in indices if not self._free(i)]
@@ -1171,6 +1187,12 @@ class Lowerer:
 
     def lower_BinOp(self, node: A.BinOp) -> Low:
         op = node.op
+        if op in ("+", "\\cdot", "\\times") and any(isinstance(n, A.Ellipsis_) for n in A.children(node)) or (
+                op == "+" and isinstance(node.left, A.BinOp) and node.left.op == "+"
+                and any(isinstance(n, A.Ellipsis_) for n in A.walk(node.left))):
+            terms = _chain(node, op)
+            if any(isinstance(t, A.Ellipsis_) for t in terms):
+                return self.series(node, terms, op)
         if op in ("\\cup", "\\cap", "\\setminus", "\\pm", "\\mp"):
             raise EvaluationError(f"the operator {op} is not evaluated")
         left = self.lower(node.left)
@@ -1313,6 +1335,8 @@ class Lowerer:
         key = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else to_latex(func)
         if key in self.implementations:
             return self.implemented(self.implementations[key], node)
+        if _function_name(func) in ("Concat", "concat", "cat", "Cat") and key not in self.given:
+            return self.concatenate(node)
         if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2 and key not in self.given:
             return self.gaussian(node)
         if isinstance(func, A.Indexed) and len(node.args) == 1 and not node.given and not node.params:
@@ -1378,8 +1402,108 @@ class Lowerer:
                                 f"Gaussian log-density ({how})")
         return self.apply_op("exp", [log_density], to_latex(node), "the density: exp of the log-density")
 
-    def implemented(self, op: str, node: A.Apply) -> Low:
+    def concatenate(self, node: A.Apply) -> Low:
+        """`\\mathrm{Concat}(h_1, \\cdots, h_h)`: the parts joined along their last axis (the channels)."""
+        parts = self.expand(list(node.args))
+        values = [np.atleast_1d(np.asarray(p.value, float)) for p in parts.items]
+        try:
+            value = np.concatenate(values, axis=-1)
+        except ValueError:
+            raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} do not join "
+                                  "along their last axis") from None
+        return self.emit(Low(value, f"np.concatenate({parts.np}, axis=-1)", f"torch.cat({parts.torch}, dim=-1)",
+                             to_latex(node)), "concat",
+                         f"joined along the last axis: {len(values)} parts → {shape_text(value)}")
+
+    def expand(self, items: list[A.Node]) -> "_Parts":
+        """A list of items, `a_1, \\cdots, a_n` read as the pattern it shows (a_i for i = 1..n): the values and the
+        code of a Python list."""
+        pattern = _ellipsis_pattern(items)
+        if pattern is None:
+            if any(isinstance(i, A.Ellipsis_) for i in items):
+                raise EvaluationError(f"'…' between {', '.join(to_latex(i) for i in items if not isinstance(i, A.Ellipsis_))}"
+                                      ": no pattern (a_1, …, a_n) to read")
+            lows = [self.lower(i) for i in items]
+            return _Parts(lows, "[" + ", ".join(low.np for low in lows) + "]",
+                          "[" + ", ".join(low.torch for low in lows) + "]")
+        body, first, last = pattern
+        var = next(v for v in ("i", "j", "k", "l", "m", "r") if v not in self.index_like and v not in self.given
+                   and v not in self.loops)
+        start = int(float(first.value))
+        stop = self.lower(last)
+        end = int(float(np.asarray(stop.value)))
+        name = self.fresh(var)
+        body = _replace_node(body, first, A.Symbol(var))
+        lows: list[Low] = []
+        self.quiet += 1
+        try:
+            for position, item in enumerate(range(start, end + 1)):
+                self.loops[var] = _Loop(var, name, item, position, 0 if start == 0 else 1, False)
+                lows.append(self.lower(body))
+        finally:
+            self.loops.pop(var, None)
+            self.quiet -= 1
+        if not lows:
+            raise EvaluationError(f"{to_latex(first)} … {to_latex(last)}: no terms")
+        stop_code = stop.np if stop.np.lstrip("-").isdigit() else f"int({stop.np})"
+        tstop = stop.torch if stop.torch.lstrip("-").isdigit() else f"int({stop.torch})"
+        self.notes.append(f"'…' read as the pattern {to_latex(body)} for {var} = {start}, …, {to_latex(last)}")
+        return _Parts(lows, f"[{lows[0].np} for {name} in range({start}, {stop_code} + 1)]",
+                      f"[{lows[0].torch} for {name} in range({start}, {tstop} + 1)]")
+
+    def series(self, node: A.BinOp, terms: list[A.Node], op: str) -> Low:
+        """`a_1 + \\cdots + a_n` (or `a_1 + a_2 + \\dots + a_n`): the terms the pattern shows, added (or multiplied)."""
+        dots = next(k for k, t in enumerate(terms) if isinstance(t, A.Ellipsis_))
+        if dots != len(terms) - 2:
+            raise EvaluationError(f"{to_latex(node)}: '…' is not between the first terms and the last")
+        parts = self.expand([terms[0], terms[dots], terms[-1]])
+        combine = "sum" if op == "+" else "prod"
+        values = np.stack([np.asarray(p.value, float) for p in parts.items])
+        value = values.sum(axis=0) if combine == "sum" else values.prod(axis=0)
+        npc = f"np.{combine}(np.stack({parts.np}), axis=0)"
+        tc = f"torch.stack([torch.as_tensor(t, dtype=torch.float64) for t in {parts.torch}]).{combine}(0)"
+        return self.emit(Low(np.asarray(value), npc, tc, to_latex(node)), combine,
+                         f"{len(parts.items)} terms of the pattern, {'added' if combine == 'sum' else 'multiplied'}")
+
+    def equation_function(self, node: A.Apply, fn: Any) -> Low:
+        """A function another equation defines (`\\operatorname{DiffAttn}(X) = …` in equation (1)), computed from it:
+        its parameters become the call's arguments (X → X; W^Q → W_i^Q, the call's parameter of the same family),
+        the equation's own rows (`[Q_1; Q_2] = X W^Q`) computed first."""
+        from ..math import parse as _parse
+        from .names import bound_variables as _bound, labels_as_indices
+
+        tree = _parse(fn.latex, functions=fn.functions).tree
+        tree = labels_as_indices(tree, _bound(tree))
+        rows = _statement_list(tree)
+        key = symbol_key(node.func)
+        main = next((r for r in rows if isinstance(r, A.Relation) and isinstance(r.operands[0], A.Apply)
+                     and symbol_key(r.operands[0].func) == key), None)
+        if main is None:
+            raise EvaluationError(f"equation {fn.label} does not define {to_latex(node.func)}")
+        formal = main.operands[0].args
+        if len(formal) != len(node.args):
+            raise EvaluationError(f"{to_latex(node)}: equation {fn.label} defines {to_latex(main.operands[0])} with "
+                                  f"{len(formal)} argument(s)")
+        mapping: dict[str, A.Node] = {to_latex(f): a for f, a in zip(formal, node.args)}
+        for param in node.params:
+            family = to_latex(param.base) if isinstance(param, A.Indexed) else to_latex(param)
+            mapping.setdefault(family, param)
+        saved = (dict(self.targets), dict(self.definitions), self.result_key, self.target_node)
+        try:
+            for row in rows:
+                if row is not main:
+                    self.statement(_substitute(row, mapping))
+            value = self.lower(_substitute(main.operands[-1], mapping))
+        finally:
+            self.targets, self.definitions, self.result_key, self.target_node = (
+                saved[0], saved[1], saved[2], saved[3])
+        self.notes.append(f"{to_latex(node.func)}: computed from its definition, equation {fn.label}")
+        return replace(value, latex=to_latex(node))
+
+    def implemented(self, op: Any, node: A.Apply) -> Low:
         """A function given a concrete meaning (`--fn 'phi=relu'`, or named in the paper's words)."""
+        if not isinstance(op, str):
+            return self.equation_function(node, op)
         args = [self.lower(a) for a in node.args]
         expected = 2 if op in ("cosine_similarity", "kl") else 1
         if len(args) != expected:
@@ -1502,6 +1626,19 @@ class Lowerer:
         if sources and not declared_matrix and (self.samples or len(sources) >= 2):
             raise NeedsSamples(size, f"{to_latex(node)}: the norm of a {shape_text(value)} value built from "
                                      f"{', '.join(sources)}: the leading axis ({size}) is read as samples")
+
+    def _check_indexed_samples(self, table: str, value: np.ndarray, node: A.Indexed) -> None:
+        """Inside an expectation, a given sequence with one axis more than its indices (`p_k` given [B, K] with
+        the other inputs also [B, …]): the leading axis is the samples, the index runs per sample."""
+        if not self.samples or self.per_sample or table not in self.given or table in self.declared:
+            return
+        if value.ndim != len(node.indices) + 1 or value.shape[0] < 2:
+            return
+        size = value.shape[0]
+        shared = [k for k, v in self.given.items() if np.ndim(v) >= 1 and np.shape(v)[0] == size]
+        if len(shared) >= 2:
+            raise NeedsSamples(size, f"{to_latex(node)} inside an expectation, with {table} {shape_text(value)}: "
+                                     f"the leading axis ({size}) is read as samples")
 
     def lower_Abs(self, node: A.Abs) -> Low:
         body = self.lower(node.body)
@@ -1762,7 +1899,8 @@ class Lowerer:
                                          f"torch.tensordot({weights.torch}, {body.torch}, dims=1)", latex), "E",
                                      f"exact expectation: the values of {var} weighted by {dist_key}")
         if value.ndim == 0:
-            self.notes.append(f"{latex}: the body has one value (no samples): the expectation is that value")
+            if not self.per_sample:
+                self.notes.append(f"{latex}: the body has one value (no samples): the expectation is that value")
             return replace(body, latex=latex)
         n = value.shape[0]
         result = value.mean(axis=0)
@@ -2366,3 +2504,104 @@ def _membership(node: A.Node) -> Optional[tuple[A.Node, A.Node]]:
     if isinstance(body, A.Relation) and body.ops == ("\\in",) and isinstance(body.operands[0], (A.Symbol, A.Indexed)):
         return body.operands[0], body.operands[1]
     return None
+
+
+def _accent_outside(node: A.Annotated) -> A.Node:
+    """`\\overline{head_i}` → `(\\overline{head})_i`: the accent names the sequence, the index picks an entry."""
+    if node.kind == "accent" and isinstance(node.body, A.Indexed):
+        inner = node.body
+        return A.Indexed(replace(node, body=inner.base), inner.indices, span=node.span)
+    return node
+
+
+def _statement_list(tree: A.Node) -> list[A.Node]:
+    if isinstance(tree, (A.Rows, A.Sequence)):
+        items = tree.statements if isinstance(tree, A.Rows) else tree.items
+        return [s for item in items if not isinstance(item, A.Empty) for s in _statement_list(item)]
+    return [tree]
+
+
+def _substitute(tree: A.Node, mapping: dict[str, A.Node]) -> A.Node:
+    """`tree` with every sub-expression whose LaTeX is a key of `mapping` replaced by its value."""
+    def visit(node: A.Node) -> A.Node:
+        key = to_latex(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
+        if key is not None and key in mapping:
+            return mapping[key]
+        changes = {}
+        for f in fields(node):
+            if f.name == "span":
+                continue
+            value = getattr(node, f.name)
+            if isinstance(value, A.Node):
+                new = visit(value)
+                if new is not value:
+                    changes[f.name] = new
+            elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
+                items = tuple(visit(v) if isinstance(v, A.Node) else v for v in value)
+                if any(a is not b for a, b in zip(items, value)):
+                    changes[f.name] = items
+        return replace(node, **changes) if changes else node
+    return visit(tree)
+
+
+def _replace_node(tree: A.Node, old: A.Node, new: A.Node) -> A.Node:
+    """`tree` with the node `old` (by identity) replaced by `new`."""
+    if tree is old:
+        return new
+    changes = {}
+    for f in fields(tree):
+        if f.name == "span":
+            continue
+        value = getattr(tree, f.name)
+        if isinstance(value, A.Node):
+            replaced = _replace_node(value, old, new)
+            if replaced is not value:
+                changes[f.name] = replaced
+        elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
+            items = tuple(_replace_node(v, old, new) if isinstance(v, A.Node) else v for v in value)
+            if any(a is not b for a, b in zip(items, value)):
+                changes[f.name] = items
+    return replace(tree, **changes) if changes else tree
+
+
+def _ellipsis_pattern(items: list[A.Node]) -> Optional[tuple[A.Node, A.Number, A.Node]]:
+    """`a_1, \\cdots, a_n`: (the first item, its number that varies, the last item's counterpart), or None."""
+    if len(items) != 3 or not isinstance(items[1], A.Ellipsis_):
+        return None
+    differences: list[tuple[A.Node, A.Node]] = []
+
+    def compare(a: Any, b: Any) -> bool:
+        if isinstance(a, A.Node) and isinstance(b, A.Node):
+            if type(a) is not type(b) or (isinstance(a, A.Number) and a != b):
+                differences.append((a, b))
+                return True
+            for f in fields(a):
+                if f.name != "span" and not compare(getattr(a, f.name), getattr(b, f.name)):
+                    return False
+            return True
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            return len(a) == len(b) and all(compare(x, y) for x, y in zip(a, b))
+        if a != b:
+            differences.append((a, b))  # type: ignore[arg-type]
+        return True
+
+    if not compare(items[0], items[2]) or len(differences) != 1:
+        return None
+    first, last = differences[0]
+    if not (isinstance(first, A.Number) and isinstance(last, (A.Number, A.Symbol, A.BinOp, A.Indexed))):
+        return None
+    return items[0], first, last
+
+
+def _atom(code: str) -> str:
+    """`code` as something that can be subscripted or take `.shape`: a name or an indexing as is, else in brackets."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*(\[[^\[\]]*\])*", code):
+        return code
+    return f"({code})"
+
+
+def _chain(node: A.Node, op: str) -> list[A.Node]:
+    """The operands of `a op b op c …` from left to right."""
+    if isinstance(node, A.BinOp) and node.op == op:
+        return _chain(node.left, op) + _chain(node.right, op)
+    return [node]

@@ -72,6 +72,24 @@ def bound_variables(tree: A.Node) -> set[str]:
     return bound
 
 
+def position_indices(tree: A.Node) -> set[str]:
+    """Free indices of a sequence the equation enumerates: `head_i` beside `head_1, \\cdots, head_h` runs over
+    positions, so `W_i^Q` names a sequence over i as a bound index would (`x_t` beside a lone `x_0` does not)."""
+    enumerated: set[str] = set()
+    for node in A.walk(tree):
+        items = getattr(node, "items", None) if not isinstance(node, A.Apply) else node.args
+        if isinstance(items, tuple) and any(isinstance(i, A.Ellipsis_) for i in items):
+            for item in items:
+                for inner in A.walk(item):
+                    if isinstance(inner, A.Indexed):
+                        enumerated.add(to_latex(inner.base))
+    out: set[str] = set()
+    for node in A.walk(tree):
+        if isinstance(node, A.Indexed) and to_latex(node.base) in enumerated:
+            out |= {to_latex(i) for i in node.indices if isinstance(i, A.Symbol)}
+    return out
+
+
 def labels_as_indices(tree: A.Node, bound: set[str]) -> A.Node:
     """A subscript label that holds a variable the equation binds is an index after all (`\\mathbf{v}_{\\theta, i}`
     inside `\\sum_i`): the symbol becomes `Indexed(v, (θ, i))`."""
@@ -185,6 +203,7 @@ def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--s
     for tree in trees:
         bound |= bound_variables(tree)
     trees = [labels_as_indices(tree, bound) for tree in trees]
+    positions = set().union(*(position_indices(tree) for tree in trees)) if trees else set()
     candidates = _candidates(trees)
     symbols: dict[str, str] = {}
     for latex, node in candidates.items():
@@ -203,7 +222,7 @@ def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--s
     out: dict[str, Any] = {}
     bindings: list[Binding] = []
     for name, value in typed.items():
-        binding = _match(name, candidates, symbols, by_loose, bound, extra)
+        binding = _match(name, candidates, symbols, by_loose, bound | positions, extra)
         if binding is None:
             raise UsageError(_unknown(name, option, candidates, symbols, (shown or {}).get(name, name)))
         out[binding.key] = value

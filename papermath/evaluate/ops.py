@@ -134,7 +134,7 @@ FUNCTION_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cosine_similarity", ("cosine similarit",)),
     ("log_softmax", ("log-softmax", "log softmax")),
     ("softmax", ("softmax",)),
-    ("relu", ("relu", "rectified linear", "max(0,", "max(0 ,", "\\max(0,")),
+    ("relu", ("relu", "rectified linear", "max(0,", "max(0 ,", "max(0")),
     ("gelu", ("gelu",)),
     ("silu", ("silu", "swish")),
     ("softplus", ("softplus",)),
@@ -145,8 +145,43 @@ FUNCTION_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 similarities"): first match wins, longer names first."""
 
 
-def function_from_words(text: str) -> str | None:
-    """The operation a sentence names for a function (`"φ is a ReLU"` → relu), or None."""
+def _clause_of(text: str, symbol: str) -> str | None:
+    """The words of `text` from `symbol`'s first mention to the next `,`, `;` or full stop."""
+    import re
+
+    bare = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|bm)\{([^{}]*)\}", r"\1", symbol).lstrip("\\")
+    for needle in (symbol, bare):
+        if not needle:
+            continue
+        position = text.find(needle)
+        if position >= 0:
+            rest = text[position + len(needle):]
+            end = re.search(r"[,;]|\.(\s|$)", rest)
+            return rest[:end.start()] if end else rest
+    return None
+
+
+@dataclass(frozen=True)
+class EquationFunction:
+    """A function another equation of the paper defines (`--fn 'DiffAttn=eq:1'`): computed from that equation,
+    its parameters bound to the call's arguments."""
+
+    label: str
+    """The equation, as the paper numbers it (`(1)`)."""
+    latex: str
+    """Its LaTeX."""
+    functions: frozenset[str] = frozenset()
+    """Names the paper declares as operators (for parsing it)."""
+
+
+def function_from_words(text: str, symbol: str | None = None) -> str | None:
+    """The operation a sentence names for a function (`"φ is a ReLU"` → relu), or None. With `symbol`, only the
+    words from the symbol's mention to the end of its clause count (a sentence that defines LN and Concat names
+    RMSNorm for LN only); a sentence that does not mention the symbol names nothing for it."""
+    if symbol is not None:
+        text = _clause_of(text, symbol)
+        if text is None:
+            return None
     lowered = text.lower().replace(" ", " ")
     compact = lowered.replace(" ", "")
     for op, words in FUNCTION_WORDS:
