@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import random
 import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import Counter
@@ -90,7 +92,9 @@ def paper_input(seed: int, papers: list[Path], pool: list[str], into: Path) -> P
 
 
 def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> None:
-    signal.signal(signal.SIGALRM, _alarm)
+    # The soft limit is a watchdog thread signalling SIGUSR1: SIGALRM stays free for papermath's own
+    # per-formula budget (papermath.budget), which a user's `read` has too.
+    signal.signal(signal.SIGUSR1, _alarm)
     _warm_up()
     scratch = Path(tempfile.mkdtemp(prefix="papermath-fuzz-"))
     paper_paths = [Path(p) for p in papers]
@@ -108,7 +112,9 @@ def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> 
             findings: list[Finding] = []
             timed_out = False
             _ARMED[0] = True
-            signal.setitimer(signal.ITIMER_REAL, timeout)
+            watchdog = threading.Timer(timeout, os.kill, (os.getpid(), signal.SIGUSR1))
+            watchdog.daemon = True
+            watchdog.start()
             try:
                 if kind == "formula":
                     findings = run_formula(formula_input(seed, pool), on_stage)
@@ -122,7 +128,7 @@ def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> 
                 timed_out = True
             finally:
                 _ARMED[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                watchdog.cancel()
             conn.send(([(f.kind, f.stage, f.signature, f.detail) for f in findings], time.perf_counter() - start))
             if timed_out:
                 break  # the interrupted stage may have left a cache half-built: the parent starts a fresh worker
@@ -272,6 +278,29 @@ def replay(spec: str, save: Path | None) -> None:
         print(run_paper(folder), f"{time.perf_counter() - start:.2f} s")
 
 
+def shrink(latex: str, signature: str, budget: int = 400) -> str:
+    """The smallest formula (by whole tokens, ddmin) whose run still has `signature`: a regression case."""
+    def keeps(candidate: str) -> bool:
+        return any(f.signature == signature for f in run_formula(candidate))
+
+    toks = mutate.tokens(latex)
+    chunks = 2
+    tries = 0
+    while len(toks) > 1 and tries < budget:
+        size = max(1, len(toks) // chunks)
+        for i in range(0, len(toks), size):
+            tries += 1
+            candidate = toks[:i] + toks[i + size:]
+            if keeps("".join(candidate)):
+                toks, chunks = candidate, max(chunks - 1, 2)
+                break
+        else:
+            if size == 1:
+                break
+            chunks = min(len(toks), chunks * 2)
+    return "".join(toks)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--formulas", type=int, default=2000)
@@ -282,9 +311,21 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--replay", metavar="KIND:SEED", help="run one input again (formula:SEED or paper:SEED)")
     parser.add_argument("--save", metavar="DIR", type=Path, help="where --replay writes a mutated paper")
+    parser.add_argument("--shrink", metavar="SEED", type=int, help="shrink the formula of SEED to the smallest one "
+                        "with the same finding (needs --signature)")
+    parser.add_argument("--signature", help="the finding to keep while shrinking")
     args = parser.parse_args(argv)
     if args.replay:
         replay(args.replay, args.save)
+        return 0
+    if args.shrink is not None:
+        latex = formula_input(args.shrink, seeds.all_formulas())
+        signature = args.signature or next((f.signature for f in run_formula(latex)), None)
+        if signature is None:
+            print("no finding to shrink")
+            return 1
+        print(signature)
+        print(repr(shrink(latex, signature)))
         return 0
     result = campaign(args)
     print(report(result))

@@ -5,6 +5,9 @@
   deeper formula with a `MathParseError` at the place it crosses the limit, so no later stage (printer, read
   aloud, JSON, explain, shapes, evaluator, codegen) ever sees a tree deeper than this. Real formulas stay far
   below it (the deepest of the corpus's 658 display equations is 18).
+- `MAX_TOKENS` (4000): how long one formula may be, in TeX tokens (`\\frac`, `{`, `x`, `12` are one each);
+  the parser refuses a longer one. Every stage's work grows with the formula, so this bounds them all; the
+  corpus's longest display equation has 1498.
 - `MAX_TERMS` (`PAPERMATH_MAX_TERMS`, default 20000): how many terms and steps the evaluator computes for one sum,
   product, max or expectation, and how many entries one value may have; past it evaluation is refused with a
   clear message instead of running for minutes.
@@ -26,6 +29,9 @@ def _env_number(name: str, default: float, kind=float):
 
 MAX_DEPTH = 50
 """Deepest nesting of a formula the parser accepts (tree levels)."""
+
+MAX_TOKENS = 4000
+"""Longest formula the parser accepts, in tokens."""
 
 MAX_TERMS: int = _env_number("PAPERMATH_MAX_TERMS", 20_000, int)
 """Most terms and steps one evaluation computes, and most entries one value holds."""

@@ -142,6 +142,10 @@ class Formula:
 # -- aligning a formula with its source ------------------------------------------------------------------------
 
 
+_ALIGN_LIMIT = 4000
+"""Longest formula aligned character by character with its source (issue 12: bounded work)."""
+
+
 def align(latex: str, source: str, start: int, file: str, *, window: int | None = None) -> FormulaSourceMap:
     """Runs of `latex` copied verbatim from `source` at or after `start` (difflib's matching blocks over a window
     a little longer than the formula; whitespace the document collapsed is skipped on both sides)."""
@@ -149,6 +153,9 @@ def align(latex: str, source: str, start: int, file: str, *, window: int | None 
     chunk = source[start:start + limit]
     if chunk.startswith(latex):
         return FormulaSourceMap(file, ((0, start, len(latex)),), start)
+    if len(latex) > _ALIGN_LIMIT:
+        # difflib is quadratic: a formula this long (a macro's expansion, a broken paper) maps to its start
+        return FormulaSourceMap(file, (), start)
     matcher = difflib.SequenceMatcher(None, latex, chunk, autojunk=False)
     runs = tuple((a, start + b, size) for a, b, size in matcher.get_matching_blocks() if size)
     return FormulaSourceMap(file, runs, start)
@@ -232,6 +239,8 @@ class Paper:
         self._parsed: dict[str, ParseResult | MathParseError] = {}
         self._formulas: dict[str, Formula] = {}
         self._readings: dict[str, EquationReading] = {}
+        self.skipped: list[Diagnostic] = []
+        """Equations whose reading ran out of the per-formula time budget (`papermath.budget`)."""
         self._lock = threading.RLock()
         self.cache: dict[str, Any] = {}
         """Per-paper results of later stages (shapes context, …), keyed by the stage; dropped with the paper."""
@@ -244,11 +253,15 @@ class Paper:
         """The parse of `latex` with the paper's operators, or the error (each distinct formula parsed once)."""
         found = self._parsed.get(latex)
         if found is None:
+            from .budget import BudgetExceeded, formula_budget
             from .math import parse
             try:
-                found = parse(latex, functions=self.functions)
+                with formula_budget("formula"):
+                    found = parse(latex, functions=self.functions)
             except MathParseError as error:
                 found = error
+            except BudgetExceeded as error:
+                found = MathParseError(error.message, latex, 0)
             except RecursionError:
                 found = MathParseError("formula nested too deeply", latex, 0)
             self._parsed[latex] = found
@@ -407,9 +420,17 @@ class Paper:
             eq = self.equation(eq)
         found = self._readings.get(eq.id)
         if found is None:
+            from .analysis.read import unread_equation
+            from .budget import BudgetExceeded, formula_budget
             index = self.index
             with self._lock, gc_paused():
-                found = self._readings[eq.id] = read_equation(index, eq)
+                try:
+                    with formula_budget(eq.id):
+                        found = read_equation(index, eq)
+                except BudgetExceeded as error:
+                    found = unread_equation(self.doc, eq, "not read: over the time budget", error.message)
+                    self.skipped.append(Diagnostic("error", error.message, eq.span.position))
+                self._readings[eq.id] = found
         return found
 
     def read(self, keys: list[str] | None = None) -> PaperReading:

@@ -123,6 +123,7 @@ def read_document(source: Any, keys: list[str] | None = None) -> PaperReading:
         error = paper.index.formulas[eq.id][2]
         if error:
             diagnostics.append(Diagnostic("error", f"{eq.id}: {error}", paper.formula(eq.id).error.position))
+    diagnostics.extend(paper.skipped)  # equations that ran out of their time budget
     return PaperReading(doc.paper, readings, tuple(diagnostics))
 
 
@@ -133,9 +134,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     before = doc.paragraph(eq.paragraph_before)
     after = doc.paragraph(eq.paragraph_after)
     if info is None:
-        return EquationReading(eq.id, eq.number, eq.section, eq.latex, "computation", "formula did not parse",
-                               (), (), (), (), (), before.text if before else None, after.text if after else None,
-                               eq.span.file, eq.span.line, (error,))
+        return unread_equation(doc, eq, "formula did not parse", error)
     defined_elsewhere = index.defined_by
     symbols: list[SymbolReading] = []
     undefined: list[str] = []
@@ -175,6 +174,16 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+
+
+def unread_equation(doc: Document, eq: Equation, cue: str, message: str) -> EquationReading:
+    """The reading of an equation that could not be read (it does not parse, or it ran out of its time
+    budget): its text and place, no symbols, and why."""
+    before = doc.paragraph(eq.paragraph_before)
+    after = doc.paragraph(eq.paragraph_after)
+    return EquationReading(eq.id, eq.number, eq.section, eq.latex, "computation", cue, (), (), (), (), (),
+                           before.text if before else None, after.text if after else None,
+                           eq.span.file, eq.span.line, (message,))
 
 
 def _used_by(index: PaperIndex, eq_id: str, lhs_keys) -> tuple[str, ...]:

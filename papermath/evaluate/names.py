@@ -158,6 +158,10 @@ def split_indexed(node: A.Indexed, bound: set[str], given: Iterable[str] = ()) -
     return symbol_key(node), axes
 
 
+_RUN = 6
+"""Longest run of a product's factors that may be one named quantity."""
+
+
 def _candidates(trees: list[A.Node]) -> dict[str, A.Node]:
     """Every sub-expression a name may denote, by its LaTeX."""
     out: dict[str, A.Node] = {}
@@ -167,9 +171,10 @@ def _candidates(trees: list[A.Node]) -> dict[str, A.Node]:
                 continue
             out.setdefault(to_latex(node), node)
             if isinstance(node, A.Product) and len(node.factors) > 2:
-                # a run of factors can be one quantity (`A^2 (s_t, a_t, b_t)` inside a longer product)
+                # a run of factors can be one quantity (`A^2 (s_t, a_t, b_t)` inside a longer product); runs
+                # of at most _RUN factors, so a long product costs linear work, not cubic
                 for i in range(len(node.factors)):
-                    for j in range(i + 2, len(node.factors) + (0 if i == 0 else 1)):
+                    for j in range(i + 2, min(len(node.factors) + (0 if i == 0 else 1), i + _RUN + 1)):
                         run = A.Product(node.factors[i:j])
                         out.setdefault(to_latex(run), run)
     return out

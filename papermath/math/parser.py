@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ..errors import MathParseError
-from ..limits import MAX_DEPTH
+from ..limits import MAX_DEPTH, MAX_TOKENS
 from . import ast as A
 from . import tables as T
 from .tokens import (AMP, CMD, EOF, LBRACE, LETTER, NEWLINE, NUMBER, PRIME, PUNCT, RBRACE, SUB, SUP,
@@ -406,7 +406,11 @@ class Parser:
         self.strict = strict
         self.functions = frozenset(f.lstrip("\\") for f in functions)
         self.warnings: list[str] = []
-        self.tokens = _prepare(source, tokenize(source))
+        raw = tokenize(source)
+        if len(raw) > MAX_TOKENS + 1:  # + the EOF token
+            raise MathParseError(f"formula too long: {len(raw) - 1} tokens (papermath's limit is {MAX_TOKENS})",
+                                 source, raw[MAX_TOKENS].start)
+        self.tokens = _prepare(source, raw)
         self.tokens.extend([self.tokens[-1]] * 8)
         self._brace = _Ends(self.tokens)
         # Each atom is parsed once per (position, context): a speculative parse that is abandoned and redone

@@ -1,0 +1,57 @@
+"""A time budget per formula, so one pathological formula becomes a diagnostic and the rest of the paper is read.
+
+    with formula_budget("eq:15"):
+        reading = read_equation(index, eq)      # BudgetExceeded after FORMULA_SECONDS
+
+Every stage is bounded on its own (`papermath.limits`), so the budget is the last line of defence, not the
+mechanism. It uses a real-time timer (SIGALRM), so it is active where that is possible: on POSIX, in the main
+thread, when the program has not installed its own SIGALRM handler. Elsewhere (threads of a server, Windows)
+it does nothing, and the per-stage limits still hold. Budgets do not nest: inside an active one, an inner
+`formula_budget` is part of the outer.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .errors import PapermathError
+from .limits import FORMULA_SECONDS
+
+
+class BudgetExceeded(PapermathError):
+    """One formula took longer than its time budget (`PAPERMATH_FORMULA_SECONDS`)."""
+
+
+_ACTIVE = [False]
+
+
+def _available() -> bool:
+    return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None))
+
+
+@contextmanager
+def formula_budget(what: str, seconds: float | None = None) -> Iterator[None]:
+    """Raise `BudgetExceeded` in the block after `seconds` (default FORMULA_SECONDS) of wall time."""
+    seconds = FORMULA_SECONDS if seconds is None else seconds
+    if _ACTIVE[0] or not _available():
+        yield
+        return
+
+    def expire(signum, frame):
+        if _ACTIVE[0]:
+            _ACTIVE[0] = False
+            raise BudgetExceeded(f"{what}: not read, it took more than {seconds:g} s (the per-formula budget; "
+                                 "PAPERMATH_FORMULA_SECONDS sets it)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    _ACTIVE[0] = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        _ACTIVE[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

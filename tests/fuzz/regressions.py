@@ -1,0 +1,57 @@
+"""Every input a fuzzing campaign or the issue found to crash, hang or write invalid code, kept as a regression
+case (shrunk with `benchmarks/fuzz_campaign.py --shrink SEED`). Each must now give papermath's own answer:
+a result, or a PapermathError / diagnostic."""
+from __future__ import annotations
+
+
+def _nest(open_: str, inner: str, close: str, n: int) -> str:
+    return open_ * n + inner + close * n
+
+
+FORMULAS: list[str] = [
+    # issue 12: small hostile papers
+    "y = " + _nest("\\hat{", "x", "}", 120),
+    "y = " + _nest("\\overset{a}{", "x", "}", 20),
+    "y = " + " + ".join(f"x_{{{i}}}" for i in range(1000)),
+    "y = " + _nest("\\sqrt{", "x", "}", 200),
+    "y = " + "\\sum_{i=1}^{n} " * 200 + "x_i",
+    # issue 12: code injection through a formula
+    'y = x_{\\text{"""; import os; os.system("echo pwned"); r"""}}',
+    "y = x_{\\text{\x00}} + \\text{\ud800}",
+    "y = x_{\\text{}}}",
+    # bounded evaluation: ranges and nested reductions
+    "\\sum_{i=1}^{10^{12}} x_i",
+    "\\prod_{k=1}^{1000000000} x_k",
+    "y = " + "\\sum_{i=1}^{3} " * 49 + "x_i",
+    "\\max_{i=1}^{99999999} x_i",
+    # nesting: every kind at and past the limit
+    _nest("(", "x", ")", 5000),
+    "-" * 5000 + "x",
+    _nest("x^{", "y", "}", 300),
+    _nest("\\exp(", "x", ")", 300),
+    _nest("{\\hat{", "x", "}}", 100),
+    "\\begin{" * 5000,
+    # wide formulas: linear work (a 2000-factor product took minutes in the evaluator's name matching)
+    "y = " + " ".join(f"x_{{{i}}}" for i in range(300)),
+    "y = " + ", ".join(f"x_{{{i}}}" for i in range(300)),
+    "y = " + " \\le ".join(f"x_{{{i}}}" for i in range(300)),
+    # huge numbers
+    "x = " + "9" * 5000,
+    "x^{" + "9" * 400 + "}",
+    "1e999 + 10^{-400}",
+]
+
+PAPERS: list[str] = [
+    "\\documentclass{article}\\begin{document}\\section{M}\\def\\a{\\a}\\a\n\\begin{equation}x\\end{equation}"
+    "\\end{document}\n",
+    "\\documentclass{article}\\begin{document}\\def\\b#1{\\b{#1#1}}\\b{x}\\begin{equation}y\\end{equation}"
+    "\\end{document}\n",
+    "\\documentclass{article}\\begin{document}" + "".join(
+        f"\\def\\bomb{chr(97 + k)}{{\\bomb{chr(96 + k)}\\bomb{chr(96 + k)}}}" for k in range(1, 26))
+    + "\\def\\bomba{xx}$\\bombz$\\end{document}\n",
+    "\\documentclass{article}\\begin{document}\\input{main}\\end{document}\n",
+    "\\documentclass{article}\\begin{document}\\input{/etc/passwd}\\input{../../x}\\end{document}\n",
+    "\\documentclass{article}\\begin{document}\\begin{equation}" + "\\hat{" * 120 + "x" + "}" * 120
+    + "\\end{equation}\\end{document}\n",
+    "\\documentclass{article}\\begin{document}" + "\\begin{equation}" * 60 + "x\\end{document}\n",
+]

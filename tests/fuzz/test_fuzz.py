@@ -1,0 +1,68 @@
+"""The short fuzzing profile that runs in `make test` (seconds); the long one is benchmarks/fuzz_campaign.py.
+
+Mutated real formulas go through every stage (parse → print → read aloud → to_dict → explain → shapes →
+evaluate → codegen, whose files must parse); mutated papers through the whole `read` path. Only papermath's
+own errors may come out; every crash the campaigns found is a regression case below.
+"""
+from __future__ import annotations
+
+import random
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .mutate import mutate_formula, mutate_paper
+from .pipeline import run_formula, run_paper
+from .regressions import FORMULAS, PAPERS
+from .seeds import EXAMPLE, SEED_FORMULAS
+
+SERIOUS = ("crash", "invalid-module", "hang")
+
+
+def _serious(findings):
+    return [f for f in findings if f.kind in SERIOUS]
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(seed=st.sampled_from(SEED_FORMULAS), rng=st.randoms(use_true_random=False))
+def test_mutated_formulas_only_raise_papermaths_own_errors(seed, rng):
+    latex = mutate_formula(seed, rng)
+    assert _serious(run_formula(latex)) == [], latex[:500]
+
+
+@settings(max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rng=st.randoms(use_true_random=False))
+def test_mutated_papers_are_read_to_the_end(tmp_path_factory, rng):
+    folder = tmp_path_factory.mktemp("paper")
+    shutil.copytree(EXAMPLE, folder, dirs_exist_ok=True)
+    main = folder / "sections" / "attention.tex" if rng.random() < 0.5 else folder / "main.tex"
+    text = mutate_paper(main.read_text(encoding="utf-8"), rng, list(SEED_FORMULAS))
+    main.write_bytes(text.encode("utf-8", "surrogatepass"))
+    assert _serious(run_paper(folder)) == []
+
+
+@pytest.mark.parametrize("latex", FORMULAS, ids=[f"formula-{k}" for k in range(len(FORMULAS))])
+def test_formula_regressions(latex):
+    assert _serious(run_formula(latex)) == []
+
+
+@pytest.mark.parametrize("text", PAPERS, ids=[f"paper-{k}" for k in range(len(PAPERS))])
+def test_paper_regressions(tmp_path, text):
+    (tmp_path / "main.tex").write_bytes(text.encode("utf-8", "surrogatepass"))
+    assert _serious(run_paper(tmp_path)) == []
+
+
+def test_the_printer_is_a_fixed_point_on_real_formulas():
+    """Printing a parsed formula and parsing the print gives the same print (on the campaign's own formulas
+    and a mutated sample of them: the fuzzed ones whose printed form reparses must print the same)."""
+    from papermath.math import parse, to_latex
+    rng = random.Random(12)
+    for latex in list(SEED_FORMULAS) + [mutate_formula(s, rng, steps=1) for s in SEED_FORMULAS]:
+        try:
+            printed = to_latex(parse(latex).tree)
+        except Exception:  # noqa: BLE001 - a formula that does not parse has no print to check
+            continue
+        assert to_latex(parse(printed).tree) == printed, (latex, printed)
