@@ -8,7 +8,7 @@ import json
 import pytest
 
 from papermath.errors import MathParseError, PapermathError
-from papermath.limits import MAX_DEPTH
+from papermath.limits import MAX_DEPTH, MAX_TOKENS
 from papermath.math import parse, read_aloud, to_dict, to_latex
 from papermath.math.parser import Parser
 
@@ -50,7 +50,7 @@ def _from_deep_stack(frames: int, work):
 
 @pytest.mark.parametrize("kind", sorted(set(NESTINGS) - {"absolute value", "norm"}))  # bars read flat
 def test_too_deep_is_a_parse_error_at_the_place_it_crosses_the_limit(kind):
-    formula = nested(kind, 5 * MAX_DEPTH)
+    formula = nested(kind, 2 * MAX_DEPTH)
     with pytest.raises(MathParseError) as caught:
         parse(formula)
     error = caught.value
@@ -58,10 +58,18 @@ def test_too_deep_is_a_parse_error_at_the_place_it_crosses_the_limit(kind):
     assert 0 < error.offset < len(formula)
 
 
+def test_a_formula_past_the_length_limit_is_refused_where_it_crosses_it():
+    formula = " ".join(["x"] * (MAX_TOKENS + 10))
+    with pytest.raises(MathParseError, match=f"limit is {MAX_TOKENS}") as caught:
+        parse(formula)
+    assert caught.value.offset == 2 * MAX_TOKENS  # "x x x …": token k starts at 2k
+    assert parse(" ".join(["x"] * (MAX_TOKENS // 2))).tree is not None
+
+
 def test_a_long_flat_chain_counts_one_level_per_operator():
     assert parse(flat_sum(MAX_DEPTH // 2)).tree is not None
     with pytest.raises(MathParseError, match="levels deep"):
-        parse(flat_sum(1000))
+        parse(flat_sum(400))
 
 
 def _stages(formula: str):

@@ -42,10 +42,10 @@ FORMULAS: list[str] = [
 ]
 
 PAPERS: list[str] = [
-    "\\documentclass{article}\\begin{document}\\section{M}\\def\\a{\\a}\\a\n\\begin{equation}x\\end{equation}"
-    "\\end{document}\n",
-    "\\documentclass{article}\\begin{document}\\def\\b#1{\\b{#1#1}}\\b{x}\\begin{equation}y\\end{equation}"
-    "\\end{document}\n",
+    ("\\documentclass{article}\\begin{document}\\section{M}\\def\\a{\\a}\\a\n\\begin{equation}x\\end{equation}"
+    "\\end{document}\n"),
+    ("\\documentclass{article}\\begin{document}\\def\\b#1{\\b{#1#1}}\\b{x}\\begin{equation}y\\end{equation}"
+    "\\end{document}\n"),
     "\\documentclass{article}\\begin{document}" + "".join(
         f"\\def\\bomb{chr(97 + k)}{{\\bomb{chr(96 + k)}\\bomb{chr(96 + k)}}}" for k in range(1, 26))
     + "\\def\\bomba{xx}$\\bombz$\\end{document}\n",
