@@ -147,7 +147,7 @@ def test_cli_guide_000(capsys):
     assert main(["numbers", "--latex", ATTENTION, "--set", "Q=[[1,0]]", "--set", "K=[[1,0],[0,1],[1,1]]",
                  "--set", "V=[[10,0],[0,10],[5,5]]", "--extreme"]) == 0
     out = capsys.readouterr().out
-    assert "[[6.017, 3.983]]" in out and "[[0.4998, 0.0004, 0.4998]]" in out and "d_{k} = 2" in out
+    assert "[[6.017, 3.983]]" in out and "[[0.4998, 0.0004, 0.4998]]" in out and "d_{k}    2 " in out
 
 
 def test_cli_json_and_errors(capsys):
@@ -193,18 +193,23 @@ def test_every_deepseek_equation_evaluates_or_fails_cleanly():
 
 
 def test_golden_numbers_output(capsys):
-    assert main(["numbers", "--latex", r"\log\sum_i e^{z_i}", "--set", "z=[1000,1001]"]) == 0
-    assert capsys.readouterr().out == (
-        "formula   \\log {\\sum_{i} e^{z_{i}}}\n"
-        "\n"
-        "values\n"
-        "  z = [1000, 1001]    (set)\n"
-        "\n"
-        "steps, inside out\n"
-        "  \\log {\\sum_{i} e^{z_{i}}}                    = 1001.313                 log-sum-exp over i: max 1001 "
-        "taken out, exponentials never exceed 1 [1000, 1001]\n"
-        "\n"
-        "result: \\log {\\sum_{i} e^{z_{i}}} = 1001.313\n")
+    assert main(["numbers", "--latex", r"\log\sum_i e^{z_i}", "--set", "z=[1000,1001]", "--width", "100"]) == 0
+    assert capsys.readouterr().out == """\
+formula   \\log {\\sum_{i} e^{z_{i}}}
+
+values
+symbol   value          how
+───────────────────────────
+z        [1000, 1001]   set
+
+steps, inside out
+#   sub-expression              value      note
+────────────────────────────────────────────────────────────────────────────────────────────────────
+1   \\log {\\sum_{i} e^{z_{i}}}   1001.313   log-sum-exp over i: max 1001 taken out, exponentials
+                                           never exceed 1 [1000, 1001]
+
+result: \\log {\\sum_{i} e^{z_{i}}} = 1001.313
+"""
 
 
 def test_dpo_agrees_with_guide_000_torch_function():

@@ -104,19 +104,22 @@ def test_dyt_paper_equation(capsys):
 
 def test_golden_shapes_table(capsys):
     assert main(["shapes", "--latex", r"\mathrm{softmax}(QK^\top/\sqrt{d_k})V", "--shape", "Q=n,d_k",
-                 "--shape", "K=m,d_k", "--shape", "V=m,d_v"]) == 0
+                 "--shape", "K=m,d_k", "--shape", "V=m,d_v", "--width", "100"]) == 0
     assert capsys.readouterr().out == """\
 formula   \\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}}) V
 
-sub-expression                                 shape     note
-Q                                              [n, d_k]  --shape
-K                                              [m, d_k]  --shape
-V                                              [m, d_v]  --shape
-K^{\\top}                                       [d_k, m]  transpose: [m, d_k] → [d_k, m]
-Q K^{\\top}                                     [n, m]    [n, d_k] @ [d_k, m] → [n, m]
-Q K^{\\top} / \\sqrt{d_{k}}                      [n, m]    a scalar divide, shape unchanged
-\\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}})    [n, m]    each row sums to 1 (softmax over the last axis)
-\\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}}) V  [n, d_v]  [n, m] @ [m, d_v] → [n, d_v]
+#   sub-expression                                 shape      note
+────────────────────────────────────────────────────────────────────────────────────────────────────
+1   Q                                              [n, d_k]   --shape
+2   K                                              [m, d_k]   --shape
+3   V                                              [m, d_v]   --shape
+4   K^{\\top}                                       [d_k, m]   transpose: [m, d_k] → [d_k, m]
+5   Q K^{\\top}                                     [n, m]     [n, d_k] @ [d_k, m] → [n, m]
+6   Q K^{\\top} / \\sqrt{d_{k}}                      [n, m]     a scalar divide, shape unchanged
+7   \\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}})    [n, m]     each row sums to 1 (softmax over the
+                                                              last axis)
+8   \\mathrm{softmax}(Q K^{\\top} / \\sqrt{d_{k}})    [n, d_v]   [n, m] @ [m, d_v] → [n, d_v]
+    V
 
 result: [n, d_v]
 """

@@ -146,25 +146,10 @@ def evaluation_json(ev: Any) -> dict:
     }
 
 
-def print_evaluation(ev: Any, width: int = 44) -> None:
-    from ..evaluate import fmt
+def print_evaluation(ev: Any, width: int | None = None) -> None:
+    from ..render.steps import print_evaluation as show
 
-    print("values")
-    for item in ev.inputs:
-        how = {"set": "set", "chosen": item.note or "chosen", "dimension": item.note or "dimension"}.get(
-            item.source, item.source)
-        print(f"  {item.key} = {fmt(item.value)}    ({how})")
-    print()
-    print("steps, inside out")
-    for step in ev.steps:
-        latex = step.latex if len(step.latex) <= width else step.latex[:width - 1] + "…"
-        print(f"  {latex:<{width}} = {fmt(step.value):<24} {step.note}")
-    print()
-    print(f"result: {ev.result_latex} = {fmt(ev.value)}")
-    for check in ev.checks:
-        print(f"check: {check}")
-    for note in ev.notes:
-        print(f"note: {note}")
+    show(ev, width)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -191,16 +176,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{target.label}   {ev.latex}")
     print()
-    print_evaluation(ev)
+    print_evaluation(ev, getattr(args, "width", None))
     if conventional_used(target, declared):
         print("note: Q, K and V have guide 000's conventional attention shapes ([n, d_k], [m, d_k], [m, d_v]); "
               "the formula declares none (override with --shape)")
+    from ..render.steps import print_extreme
+
     for run_ in runs:
         print()
-        print(f"extreme: {', '.join(run_.scaled) or 'nothing'} × {run_.factor:g}")
-        for step in run_.evaluation.steps:
-            if step.op in ("softmax", "matmul", "result", "sigmoid", "logsigmoid", "E", "sum"):
-                print(f"  {step.latex[:44]:<44} = {fmt(step.value, 4)}")
-        for change in run_.changes:
-            print(f"  changed: {change}")
+        print_extreme(run_, getattr(args, "width", None))
     return 0

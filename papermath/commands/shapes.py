@@ -60,6 +60,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", action="append", default=[], metavar="SYMBOL=DIMS",
                         help="a symbol's shape, e.g. 'Q=n,d_k' or 'alpha=scalar' (repeatable; overrides the text)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--width", type=int, default=None, metavar="COLUMNS",
+                        help="terminal width for the tables (default: the terminal's, or COLUMNS)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -152,14 +154,11 @@ def run(args: argparse.Namespace) -> int:
         return 1 if report.mismatches else 0
     print(f"{target.label}   {report.latex}")
     print()
-    rows = [(s.latex, show(s.shape), s.note) for s in report.steps]
-    width = min(max([len(r[0]) for r in rows] + [14]), 48)
-    shape_width = max([len(r[1]) for r in rows] + [5])
-    print(f"{'sub-expression':<{width}}  {'shape':<{shape_width}}  note")
-    for latex, shape, note in rows:
-        if len(latex) > width:
-            latex = latex[:width - 1] + "…"
-        print(f"{latex:<{width}}  {shape:<{shape_width}}  {note}")
+    from ..render.steps import shapes_table
+    from ..render.tables import print_table
+
+    width = getattr(args, "width", None)
+    print_table(shapes_table(report, width), width)
     print()
     print(f"result: {show(report.result)}")
     for mismatch in report.mismatches:
