@@ -388,7 +388,14 @@ class Paper:
         eq = self.find_equation(key)
         if eq is None:
             raise UsageError(self._no_equation(key))
-        return eq
+        from .api import bind  # the same Equation (equal, same hash), with .reading/.shapes()/.numbers()/.code()
+        return bind(self, eq)
+
+    def check(self, reading: Any, eq: str | list[str] | None = None) -> Any:
+        """Check a reading (`paper.equation("1").reading`, read's JSON, a Markdown reading or its path) against
+        the paper; the report (`.passed`, `.json()`, notebook display). See `papermath.api`."""
+        from .api import check
+        return check(self, reading, eq)
 
     def _no_equation(self, key: str) -> str:
         doc = self.doc
