@@ -199,7 +199,7 @@ def test_anchors_use_stable_ids(page):
     assert '<p class="pm-p pm-text" id="p:1"' in page
     assert '<span class="pm-eqnum">(1)</span>' in page
     # \eqref is a link to the equation's anchor, with the printed number.
-    assert '<a class="pm-ref" href="#eq:1">(1)</a>' in page
+    assert '<a class="pm-ref" href="#eq:1" data-ref="eq:1">(1)</a>' in page
     # The symbol table row carries the symbol's stable id.
     assert 'id="eq:1/sym:y_{i}"' in page
 
@@ -230,7 +230,9 @@ def test_panel_lists_kind_symbols_reductions_and_parts(page):
     assert '<td>trained weight</td><td><span class="pm-math" data-plain="d \\times d">d \\times d</span></td>' in panel
     assert "not defined in the paper — do not guess" in panel          # W
     assert "conventional meaning (not a definition): a bias vector" in panel  # b
-    assert "<td>sum</td><td>j</td><td>1 … n</td>" in panel
+    # the reduction's variable and limits are maths (rendered), not raw LaTeX
+    assert ('<td>sum</td><td><span class="pm-math" data-plain="j">j</span></td>'
+            '<td><span class="pm-math" data-plain="1 \\ldots n">1 \\ldots n</span></td>') in panel
     assert '<button type="button" class="pm-copy">Copy</button>' in panel
     assert "y = W @ x  # &lt;shape (d,)&gt;" in panel
     assert "<th>sub-expression</th><th>shape</th><th>note</th>" in panel

@@ -65,9 +65,16 @@ def _shapes_part(report) -> dict[str, Any]:
     return {"tables": [{"columns": ["sub-expression", "shape", "note"], "rows": rows, "math": [0]}], "notes": notes}
 
 
+def _how(item) -> str:
+    """Where an input's value came from, said once ("chosen: small integers", not "chosen: chosen: …")."""
+    if not item.note:
+        return item.source
+    return item.note if item.note.startswith(item.source) else f"{item.source}: {item.note}"
+
+
 def _numbers_part(evaluation) -> dict[str, Any]:
     from ..evaluate import fmt
-    inputs = [[i.key, fmt(i.value), i.source + (f": {i.note}" if i.note else "")] for i in evaluation.inputs]
+    inputs = [[i.key, fmt(i.value), _how(i)] for i in evaluation.inputs]
     steps = [[step.latex, fmt(step.value), step.note] for step in evaluation.steps]
     notes = list(evaluation.notes) + [f"check: {c}" for c in evaluation.checks]
     return {"tables": [{"title": "values", "columns": ["symbol", "value", "from"], "rows": inputs, "math": [0]},

@@ -480,13 +480,28 @@ def _text_html(segment: str, doc: Document | None) -> str:
         shown = number or "?"
         if m.group(0).startswith("\\eqref") and number:
             shown = f"({number})"
+        printed = _printed_reference(doc, m.group(0))
+        if printed and printed != "??":
+            shown = printed
         if target:
-            out.append(f'<a class="pm-ref" href="#{esc(target)}">{esc(shown)}</a>')
+            out.append(f'<a class="pm-ref" href="#{esc(target)}" data-ref="{esc(target)}">{esc(shown)}</a>')
         else:
             out.append(f'<span class="pm-ref pm-unresolved" title="{esc(label)}">{esc(shown)}</span>')
         pos = m.end()
     out.append(esc(_plain_text(segment[pos:])))
     return "".join(out)
+
+
+def _printed_reference(doc: Document | None, command: str) -> str | None:
+    """What the PDF prints for one `\\ref`-like command (`Eq. (2)`, `Section 3.1`), when the document knows."""
+    render = getattr(doc, "render_references", None)
+    if render is None:
+        return None
+    try:
+        printed = render(command)
+    except Exception:  # noqa: BLE001 - a reference style that cannot print this one falls back to the number
+        return None
+    return printed.strip() if printed and printed != command else None
 
 
 def _number_of(doc: Document | None, target: str) -> str | None:
@@ -512,10 +527,17 @@ def _number_of(doc: Document | None, target: str) -> str | None:
 _HEADING_TAG = {0: "h2", 1: "h2", 2: "h3", 3: "h4", 4: "h5", 5: "h6"}
 
 
+def title_html(title: str | None) -> str:
+    """A heading's title: text escaped, `$…$` maths rendered (`E $\\beta$ Ablation` shows a β)."""
+    if not title:
+        return ""
+    return prose_html(title, None, None) if "$" in title or "\\(" in title else esc(title)
+
+
 def section_html(sec: Section) -> str:
     tag = _HEADING_TAG.get(sec.level, "h6")
     number = f'<span class="pm-secnum">{esc(sec.number)}</span> ' if sec.number else ""
-    return (f'<{tag} class="pm-section" id="{esc(sec.id)}">{number}{esc(sec.title)}'
+    return (f'<{tag} class="pm-section" id="{esc(sec.id)}">{number}{title_html(sec.title)}'
             f'<a class="pm-anchor" href="#{esc(sec.id)}" aria-label="link to this section">#</a></{tag}>')
 
 
@@ -594,11 +616,13 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
                + "</tbody></table>") if rows else "<p>No symbols found.</p>"
     red_rows = []
     for red in reading.reductions:
-        limits = " … ".join(x for x in (red.lower, red.upper) if x)
-        extra = "; ".join(x for x in (red.condition, red.distribution and f"sampled from {red.distribution}") if x)
+        limits = r" \ldots ".join(x for x in (red.lower, red.upper) if x)
+        extra = [math_html(red.condition, None)] if red.condition else []
+        if red.distribution:
+            extra.append("sampled from " + math_html(red.distribution, None))
         red_rows.append(f"<tr><td>{math_html(reduction_head(red), None)}</td><td>{esc(red.op)}</td>"
-                        f"<td>{esc(', '.join(red.over)) or '—'}</td><td>{esc(limits) or '—'}</td>"
-                        f"<td>{esc(extra) or '—'}</td></tr>")
+                        f"<td>{_maybe_math(', '.join(red.over))}</td><td>{_maybe_math(limits)}</td>"
+                        f"<td>{'; '.join(extra) or '—'}</td></tr>")
     reductions = ('<table class="pm-table"><thead><tr><th>reduction</th><th>op</th><th>runs over</th>'
                   '<th>limits</th><th>condition</th></tr></thead><tbody>' + "".join(red_rows)
                   + "</tbody></table>") if red_rows else "<p>No sums, means or other reductions.</p>"
@@ -628,6 +652,10 @@ _REDUCTION_OPS = {"sum": "\\sum", "prod": "\\prod", "max": "\\max", "min": "\\mi
                   "inf": "\\inf", "softmax": "\\operatorname{softmax}", "mean": "\\operatorname{mean}"}
 
 
+def _maybe_math(latex: str) -> str:
+    return math_html(latex, None) if latex else "—"
+
+
 def reduction_head(red: ReductionReading) -> str:
     """The operator with what it runs over (`\\sum_{j=1}^{N_r}`), for the panel: the whole reduction can be
     long, and the reading may have shortened it."""
@@ -646,13 +674,33 @@ def reduction_head(red: ReductionReading) -> str:
     return head if _balanced(head) else op
 
 
+_CLI_HINTS = [
+    (re.compile(r"\s*\((?:give|override with|set it with|or give)\b(?:[^()']|'[^']*')*?--[a-z](?:[^()']|'[^']*')*\)"),
+     ""),
+    (re.compile(r"[;:,]?\s*(?:give|set) (?:one|it|them|a value)? ?with --[a-z]+(?:\s+'[^']*'|\s+\S+)?"), ""),
+    (re.compile(r"\s*\(?or a function with --fn\)?"), ""),
+    (re.compile(r"--set\s+'([^'=]+)=[^']*'"), r"a value for \1"),
+    (re.compile(r"--shape\s+'([^'=]+)=[^']*'"), r"a shape for \1"),
+    (re.compile(r"--(set|shape|fn|dim|scale)\b"), lambda m: {"set": "a value", "shape": "a shape", "fn": "a function",
+                                                            "dim": "a size", "scale": "a scale"}[m.group(1)]),
+]
+
+
+def page_text(text: str) -> str:
+    """Text written for the command line, reworded for the page: hints to pass an option are dropped (the
+    reader has no options), a leftover option name becomes what it gives ("a value", "a shape")."""
+    for pattern, replacement in _CLI_HINTS:
+        text = pattern.sub(replacement, text)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
+
 def _part_html(part: str, value: Any) -> str:
     """A panel part: None (stage missing), a string (why there is nothing), or a dict with `tables`
     (columns, rows, `math`: indices of LaTeX columns, optional title), `notes` and `code` (name → source)."""
     if value is None:
         return f'<p class="pm-na">Not available in this version of papermath ({esc(part)}).</p>'
     if isinstance(value, str):
-        return f'<p class="pm-na">{esc(value)}</p>'
+        return f'<p class="pm-na">{esc(page_text(value))}</p>'
     if not isinstance(value, Mapping):
         return f'<pre class="pm-json">{esc(json.dumps(value, ensure_ascii=False, indent=2))}</pre>'
     out: list[str] = []
@@ -666,6 +714,8 @@ def _part_html(part: str, value: Any) -> str:
             cells = []
             for i, cell in enumerate(row):
                 text = _cell(cell)
+                if i not in math_columns:
+                    text = page_text(text) if "--" in text else text
                 if i in math_columns and text:
                     cells.append(f"<td>{math_html(text, None)}</td>")
                 elif "\n" in text:
@@ -676,7 +726,7 @@ def _part_html(part: str, value: Any) -> str:
         out.append(f'<table class="pm-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
     notes = value.get("notes") or ()
     if notes:
-        out.append('<ul class="pm-notes">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+        out.append('<ul class="pm-notes">' + "".join(f"<li>{esc(page_text(n))}</li>" for n in notes) + "</ul>")
     for name, code in (value.get("code") or {}).items():
         if isinstance(code, str) and code.strip():
             out.append(_code_block(code, str(name)))
@@ -723,6 +773,9 @@ def equation_html(eq: Equation, reading: EquationReading | None, entries: list[d
                       "</details>")
     return (f'<div class="pm-equation" id="{esc(eq.id)}" tabindex="-1" data-number="{esc(eq.number or "")}">'
             f'<div class="pm-eqrow">{body}{number}'
+            f'<button type="button" class="pm-copy-tex" data-latex="{esc(eq.latex)}" '
+            f'title="copy this equation\'s LaTeX" aria-label="copy the LaTeX of equation {esc(eq.number or eq.id)}">'
+            f'TeX</button>'
             f'<a class="pm-anchor" href="#{esc(eq.id)}" aria-label="link to this equation">#</a></div>'
             f"{panel_part}</div>")
 
@@ -860,13 +913,26 @@ def _section_index(eq: Equation, order: Mapping[str, int]) -> int:
     return order.get(eq.section_id or "", -1)
 
 
+def caption_floats(doc: Document) -> dict[str, Any]:
+    """Caption paragraph id → the figure or table it captions (same file and line, else the same text)."""
+    out: dict[str, Any] = {}
+    captions = [p for p in doc.paragraphs if p.kind == "caption"]
+    by_line = {(p.span.file, p.span.line): p for p in captions}
+    by_text = {" ".join(p.text.split()): p for p in captions}
+    for float_ in getattr(doc, "floats", ()):
+        paragraph = by_line.get((float_.span.file, float_.span.line)) or by_text.get(" ".join(float_.caption.split()))
+        if paragraph is not None and paragraph.id not in out:
+            out[paragraph.id] = float_
+    return out
+
+
 def _toc_html(doc: Document) -> str:
     items = []
     for sec in doc.sections:
         if sec.level > 3:
             continue
         number = f"{esc(sec.number)} " if sec.number else ""
-        items.append(f'<li class="pm-toc-l{sec.level}"><a href="#{esc(sec.id)}">{number}{esc(sec.title)}</a></li>')
+        items.append(f'<li class="pm-toc-l{sec.level}"><a href="#{esc(sec.id)}">{number}{title_html(sec.title)}</a></li>')
     return '<nav class="pm-toc" aria-label="contents"><h2>Contents</h2><ul>' + "".join(items) + \
         '<li><a href="#glossary">Glossary of symbols</a></li></ul></nav>'
 
@@ -886,6 +952,7 @@ def render_page(doc: Document, reading: PaperReading | None = None,
         equation_parts[eq.id] = equation_html(eq, readings.get(eq.id), index.entries, index,
                                               panels.get(eq.id), doc)
     glossary, prose_lookup = _glossary(reading, index)
+    captions = caption_floats(doc)
     for kind, item in _flow(doc):
         if kind == "section":
             body.append(section_html(item))
@@ -894,7 +961,12 @@ def render_page(doc: Document, reading: PaperReading | None = None,
         elif kind == "algorithm":
             body.append(algorithm_html(item, prose_lookup, doc))
         else:
-            body.append(_paragraph_html(item, prose_lookup, doc))
+            paragraph = _paragraph_html(item, prose_lookup, doc)
+            float_ = captions.get(item.id)
+            if float_ is not None:  # the figure or table a \ref names: its caption, for the reference preview
+                paragraph = (f'<figure class="pm-float" id="{esc(float_.id)}" data-kind="{esc(float_.kind)}" '
+                             f'data-number="{esc(float_.number or "")}">{paragraph}</figure>')
+            body.append(paragraph)
     title = doc.paper.title or doc.paper.source
     version = " ".join(x for x in (doc.paper.arxiv_id, doc.paper.version) if x)
     abstract = ""
@@ -919,7 +991,9 @@ def render_page(doc: Document, reading: PaperReading | None = None,
         '<header class="pm-header"><div class="pm-brand">papermath reader</div>'
         '<input type="search" id="pm-search" placeholder="Search symbols and text (/)" '
         'aria-label="search symbols and text" autocomplete="off">'
-        '<span class="pm-keys">j/k: next/previous equation · /: search · Esc: close</span></header>',
+        '<span class="pm-keys">j/k: next/previous equation · /: search · Esc: close</span>'
+        '<button type="button" id="pm-theme" class="pm-theme" aria-label="colour theme: follows the system" '
+        'title="colour theme: system, dark or light">◐</button></header>',
         '<div id="pm-results" class="pm-results" hidden></div>',
         '<div class="pm-layout">',
         _toc_html(doc),

@@ -158,6 +158,10 @@
       eqLink.href = "#" + (entry.bound ? entry.equation : entry.id);
       body.appendChild(eqLink);
     }
+    var find = el("button", "pm-tt-find", "Highlight its uses in the paper");
+    find.type = "button";
+    find.dataset.family = familyOf(entry);
+    body.appendChild(find);
     tooltip.appendChild(body);
   }
 
@@ -218,6 +222,19 @@
   });
   var results = document.getElementById("pm-results");
 
+  /* A window of text around a hit that never cuts a $…$ formula in two (so it renders as maths). */
+  function snippet(text, at) {
+    var start = Math.max(0, at - 40), end = Math.min(text.length, at + 80);
+    var dollars = [], re = /(?:^|[^\\])\$/g, m;
+    while ((m = re.exec(text)) !== null) dollars.push(m.index + m[0].length - 1);
+    for (var i = 0; i + 1 < dollars.length; i += 2) {
+      var a = dollars[i], b = dollars[i + 1];
+      if (a < start && b >= start) start = a;
+      if (a < end && b >= end) end = b + 1;
+    }
+    return (start > 0 ? "\u2026" : "") + text.slice(start, end) + (end < text.length ? "\u2026" : "");
+  }
+
   function runSearch() {
     var q = search.value.trim().toLowerCase();
     var rows = document.querySelectorAll(".pm-glossary tbody tr");
@@ -230,15 +247,21 @@
     document.querySelectorAll(".pm-equation").forEach(function (eq) {
       var m = eq.querySelector(".pm-display-math");
       var tex = m ? (m.dataset.plain || "") : "";
-      if (tex.toLowerCase().indexOf(q) >= 0) hits.push([eq.id, "(" + (eq.dataset.number || eq.id) + ") " + tex]);
+      if (tex.toLowerCase().indexOf(q) >= 0) hits.push([eq.id, "(" + (eq.dataset.number || eq.id) + ")", tex]);
     });
     textIndex.forEach(function (item) {
       var at = item[1].toLowerCase().indexOf(q);
-      if (at >= 0) hits.push([item[0], (at > 40 ? "\u2026" : "") + item[1].slice(Math.max(0, at - 40), at + 80)]);
+      if (at >= 0) hits.push([item[0], snippet(item[1], at)]);
     });
     results.appendChild(el("div", "pm-results-count", hits.length + " matches"));
     hits.slice(0, 40).forEach(function (hit) {
-      var a = el("a", "pm-result", hit[1]);
+      var a = el("a", "pm-result");
+      if (hit[2] !== undefined) {
+        a.appendChild(document.createTextNode(hit[1] + " "));
+        a.appendChild(mathSpan(hit[2], false));
+      } else {
+        appendProse(a, hit[1]);
+      }
       a.href = "#" + hit[0];
       results.appendChild(a);
     });
@@ -283,29 +306,163 @@
     if (event.key === "j") { goToEquation(currentEquationIndex() + 1); event.preventDefault(); }
     else if (event.key === "k") { goToEquation(currentEquationIndex() - 1); event.preventDefault(); }
     else if (event.key === "/") { if (search) { search.focus(); event.preventDefault(); } }
-    else if (event.key === "Escape") { hideTooltip(true); }
+    else if (event.key === "Escape") { hideTooltip(true); preview.hidden = true; clearFound(); }
     else if (event.key === "Enter" && symbolTarget(event.target)) { showTooltip(event.target, true); }
   });
 
   /* ------------------------------------------------------------------------------------- copy */
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest ? event.target.closest(".pm-copy") : null;
-    if (!button) return;
-    var code = button.closest(".pm-code").querySelector("code").textContent;
-    function done() { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1500); }
+  function copyText(text, button, label) {
+    function done() { button.textContent = "Copied"; setTimeout(function () { button.textContent = label; }, 1500); }
     function fallback() {
       var area = document.createElement("textarea");
-      area.value = code;
+      area.value = text;
       document.body.appendChild(area);
       area.select();
       try { document.execCommand("copy"); done(); } catch (e) { button.textContent = "Select and copy"; }
       document.body.removeChild(area);
     }
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(code).then(done, fallback);
+      navigator.clipboard.writeText(text).then(done, fallback);
     } else {
       fallback();
     }
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest(".pm-copy") : null;
+    if (button) { copyText(button.closest(".pm-code").querySelector("code").textContent, button, "Copy"); return; }
+    var tex = event.target.closest ? event.target.closest(".pm-copy-tex") : null;
+    if (tex) copyText(tex.dataset.latex, tex, "TeX");
+  });
+
+  /* ------------------------------------------------------------------------------------- theme */
+  /* System (prefers-color-scheme), dark or light; the choice is kept for the next visit when storage allows. */
+  var THEMES = ["system", "dark", "light"];
+  var themeButton = document.getElementById("pm-theme");
+  function storedTheme() { try { return localStorage.getItem("papermath-theme") || "system"; } catch (e) { return "system"; } }
+  function applyTheme(theme) {
+    if (theme === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    if (themeButton) themeButton.setAttribute("aria-label", "colour theme: " +
+      (theme === "system" ? "follows the system" : theme) + " (click to change)");
+  }
+  applyTheme(storedTheme());
+  if (themeButton) themeButton.addEventListener("click", function () {
+    var next = THEMES[(THEMES.indexOf(document.documentElement.dataset.theme || "system") + 1) % THEMES.length];
+    applyTheme(next);
+    try { localStorage.setItem("papermath-theme", next); } catch (e) { /* storage may be off for file:// */ }
+  });
+
+  /* ------------------------------------------------------------------------------------- references */
+  /* Hovering \ref/\eqref shows its target: the equation as rendered, a heading, a caption, a paragraph. */
+  var preview = el("div", "pm-preview");
+  preview.setAttribute("role", "tooltip");
+  preview.id = "pm-preview";
+  preview.hidden = true;
+  document.body.appendChild(preview);
+  var previewTimer = null;
+
+  function fillPreview(target) {
+    preview.textContent = "";
+    var equation = target.classList.contains("pm-equation") ? target : null;
+    if (equation) {
+      var math = equation.querySelector(".pm-eqrow .pm-display-math");
+      if (math && !math.dataset.done) renderPending([math]);
+      preview.appendChild(el("div", "pm-preview-head", "Equation " + (equation.dataset.number ?
+        "(" + equation.dataset.number + ")" : equation.id)));
+      if (math) {
+        var copy = math.cloneNode(true);
+        copy.querySelectorAll("[data-pm]").forEach(function (n) { n.removeAttribute("data-pm"); n.removeAttribute("tabindex"); });
+        preview.appendChild(copy);
+      }
+      return;
+    }
+    var heading = /^H[1-6]$/.test(target.tagName);
+    var kind = target.dataset.kind || (target.classList.contains("pm-algorithm") ? "algorithm" : "");
+    var number = target.dataset.number ? " " + target.dataset.number : "";
+    preview.appendChild(el("div", "pm-preview-head", heading ? "Section" : kind ?
+      kind.charAt(0).toUpperCase() + kind.slice(1) + number : "Text"));
+    var copy2 = target.cloneNode(true);
+    copy2.removeAttribute("id");
+    copy2.querySelectorAll("[id]").forEach(function (n) { n.removeAttribute("id"); });
+    copy2.querySelectorAll(".pm-anchor").forEach(function (n) { n.parentNode.removeChild(n); });
+    copy2.querySelectorAll("[data-pm]").forEach(function (n) { n.removeAttribute("data-pm"); n.removeAttribute("tabindex"); });
+    preview.appendChild(copy2);
+  }
+
+  function showPreview(link) {
+    var target = document.getElementById(link.dataset.ref);
+    if (!target) return;
+    clearTimeout(previewTimer);
+    fillPreview(target);
+    preview.hidden = false;
+    var rect = link.getBoundingClientRect();
+    preview.style.top = (window.scrollY + rect.bottom + 6) + "px";
+    preview.style.left = (window.scrollX + Math.max(8, Math.min(rect.left, window.innerWidth - preview.offsetWidth - 16))) + "px";
+  }
+
+  document.addEventListener("mouseover", function (event) {
+    var link = event.target.closest ? event.target.closest("a.pm-ref[data-ref]") : null;
+    if (link) { showPreview(link); return; }
+    if (preview.contains(event.target)) { clearTimeout(previewTimer); return; }
+    if (!preview.hidden) { clearTimeout(previewTimer); previewTimer = setTimeout(function () { preview.hidden = true; }, 300); }
+  });
+  document.addEventListener("focusin", function (event) {
+    var link = event.target.closest ? event.target.closest("a.pm-ref[data-ref]") : null;
+    if (link) showPreview(link); else preview.hidden = true;
+  });
+
+  /* ------------------------------------------------------------------------------------- find a symbol */
+  /* "Highlight its uses": every rendered occurrence of the symbol (any index, any equation, the prose),
+   * counted; the button then steps through them; Escape clears. */
+  function familyOf(entry) {
+    return String(entry.symbol || entry.latex || "").replace(/\s+/g, "").replace(/[{}]/g, "");
+  }
+  var foundBar = null, found = [], foundAt = -1;
+
+  function clearFound() {
+    found.forEach(function (n) { n.classList.remove("pm-found"); });
+    found = []; foundAt = -1;
+    if (foundBar) { foundBar.parentNode.removeChild(foundBar); foundBar = null; }
+  }
+
+  function stepFound() {
+    if (!found.length) return;
+    foundAt = (foundAt + 1) % found.length;
+    found[foundAt].scrollIntoView({ block: "center" });
+    foundBar.firstChild.textContent = found.length + " uses highlighted (" + (foundAt + 1) + "/" + found.length + ")";
+  }
+
+  function highlightFamily(family) {
+    clearFound();
+    document.querySelectorAll("[data-pm]").forEach(function (node) {
+      var entry = SYMBOLS[Number(node.dataset.pm)];
+      if (entry && familyOf(entry) === family && !node.closest(".pm-preview, #pm-tooltip")) {
+        node.classList.add("pm-found");
+        found.push(node);
+      }
+    });
+    foundBar = el("div", "pm-found-bar");
+    foundBar.id = "pm-found";
+    foundBar.appendChild(el("span", null, found.length + " uses highlighted"));
+    var next = el("button", null, "Next");
+    next.type = "button";
+    next.addEventListener("click", stepFound);
+    var clear = el("button", null, "Clear");
+    clear.type = "button";
+    clear.addEventListener("click", clearFound);
+    foundBar.appendChild(next);
+    foundBar.appendChild(clear);
+    document.body.appendChild(foundBar);
+    document.body.dataset.found = String(found.length);
+    return found.length;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest(".pm-tt-find") : null;
+    if (!button) return;
+    highlightFamily(button.dataset.family);
+    hideTooltip(true);
   });
 
   /* ------------------------------------------------------------------------------------- start */
@@ -381,6 +538,10 @@
     renderAll: function () {
       renderPending(pendingIn(document));
       return { rendered: count, failures: failures, tagFallbacks: tagFallbacks };
+    },
+    highlight: function (latex) {
+      var entry = SYMBOLS.filter(function (e) { return e.latex === latex || e.symbol === latex; })[0];
+      return entry ? highlightFamily(familyOf(entry)) : 0;
     }
   });
   window.addEventListener("beforeprint", function () { window.papermath.renderAll(); });
