@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "passk": ("papermath.commands.passk", "pass@k with the unbiased, numerically stable estimator"),
     "greek": ("papermath.commands.greek", "the Greek-letter reference: name, LaTeX, Unicode, ML meanings"),
     "explain": ("papermath.commands.explain", "read a formula in words, inside out, with code and notation warnings"),
-    "readings": ("papermath.commands.readings", "list the guides' worked readings (attention, DPO, KL, pass@k, …)"),
+    "readings": ("papermath.commands.readings", "list the bundled worked readings (attention, DPO, KL, pass@k, …)"),
     "reading": ("papermath.commands.readings", "show one worked reading: symbols, numbers re-run, code and its test"),
     "html": ("papermath.commands.html", "write the paper as an HTML reader with hover definitions (offline)"),
     "serve": ("papermath.commands.serve", "serve the HTML reader on 127.0.0.1 and print its URL"),
@@ -34,10 +34,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "numbers": ("papermath.commands.numbers", "plug in small numbers: evaluate step by step, push to the extremes"),
     "code": ("papermath.commands.code", "code it: NumPy/PyTorch function with shape comments and its pytest file"),
     "check": ("papermath.commands.check", "check a reading against the paper: quotes, symbols, shapes, roles, numbers, claims"),
-    "prompt": ("papermath.commands.prompt", "guide 002's five-step LLM prompt (or guide 004's tasks) filled in for an equation"),
+    "prompt": ("papermath.commands.prompt", "the five-step LLM prompt for an equation (or a section's derivation, "
+                                            "problem or story task), filled in from the paper"),
     "draft": ("papermath.commands.draft", "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"),
     "exercises": ("papermath.commands.exercises", "practice problems from an equation: plug-in numbers, extremes, shapes"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),
+    "cache": ("papermath.commands.cache", "list or clear the cache: arXiv downloads, unpacked archives, TeX runs"),
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2

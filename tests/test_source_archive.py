@@ -158,7 +158,7 @@ def test_unreadable_inputs_get_a_specific_error(tmp_path, content, message):
 
 
 def test_missing_path_that_is_not_an_arxiv_id(tmp_path):
-    with pytest.raises(SourceError, match="no such file or directory, and not an arXiv id: nowhere/paper.tex"):
+    with pytest.raises(SourceError, match="no such file or directory, and not an arXiv id or URL: nowhere/paper.tex"):
         open_source("nowhere/paper.tex", cache_dir=tmp_path)
 
 

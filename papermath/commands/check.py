@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 
 HELP = "check a reading (Markdown or read's JSON) against the paper: quotes, symbols, shapes, roles, numbers, claims"
-DESCRIPTION = """Guide 002's check-paper-math skill, mechanically. For each equation of the reading:
+DESCRIPTION = """Check a reading of a paper's equations against the paper, mechanically. For each equation of the
+reading:
 
   quotes   every quote searched in the paper, verbatim or after normalisation (whitespace, line breaks,
            hyphenation, macros expanded, σ ↔ \\sigma, typographic quotes); found → section, file and line;
@@ -28,7 +29,7 @@ Exit status: 0 when every check passes, 1 when any fails (usable in the CI of a 
 def add_arguments(parser) -> None:
     parser.add_argument("reading", metavar="READING", help="the reading: Markdown (.md) or papermath read JSON")
     parser.add_argument("--paper", required=True, metavar="SOURCE",
-                        help="the paper: LaTeX directory/.tex/archive/arXiv id, a .txt file, or a .pdf")
+                        help="the paper: LaTeX directory/.tex/archive/arXiv id or URL, a .txt file, or a .pdf")
     parser.add_argument("--eq", action="append", metavar="N", help="check only this equation (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (schema papermath.check/1)")
     parser.add_argument("--width", type=int, default=100, help="terminal width of the text report")

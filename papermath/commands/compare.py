@@ -9,7 +9,7 @@ from ..stats import Comparison, Interval, compare_scores
 
 HELP = "compare two 'mean ± spread' results: difference, 95% intervals (normal, t, Welch, paired), verdict"
 DESCRIPTION = """\
-Compare two benchmark entries reported as 'mean ± spread' (guide 002, "Densities, variance and error bars").
+Compare two benchmark entries reported as 'mean ± spread': is the gap larger than the noise?
 
 First find in the table's caption what the ± figure is:
   --spread sd   the standard deviation across runs: each mean's standard error is sd/sqrt(runs)

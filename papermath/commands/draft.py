@@ -5,7 +5,7 @@ import json
 import sys
 
 HELP = "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"
-DESCRIPTION = """Send guide 002's five-step prompt for one equation (`papermath prompt SOURCE --eq N --format`) to an
+DESCRIPTION = """Send the five-step reading prompt for one equation (`papermath prompt SOURCE --eq N --format`) to an
 OpenAI-compatible chat endpoint, parse the answer into a reading, run `papermath check` on it, and print every
 row marked verified or guess. An LLM is optional help, never a dependency: nothing it says is trusted until the
 check passes.
@@ -19,7 +19,7 @@ is not set, unreachable, too slow (--timeout) or answers something that is not a
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", required=True, metavar="N", help="equation number as printed (15) or id (eq:15)")
     parser.add_argument("--url", help="endpoint (default: $PAPERMATH_LLM_URL)")
     parser.add_argument("--model", help="model name (default: $PAPERMATH_LLM_MODEL)")

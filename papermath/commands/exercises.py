@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 HELP = "practice problems from an equation: plug-in numbers, extremes, shapes (no LLM)"
-DESCRIPTION = """Guide 004's "learning by solving", without an LLM: problems made from the equation itself, each
+DESCRIPTION = """Learning by solving, without an LLM: problems made from the equation itself, each
 answered by papermath's own stages.
 
   numbers   small values for every input (chosen to fit the shapes the text declares); compute the result
@@ -16,7 +16,7 @@ Answers are hidden unless --answers is given."""
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", required=True, metavar="N", help="equation number as printed (15) or id (eq:15)")
     parser.add_argument("--answers", action="store_true", help="print the worked answers")
     parser.add_argument("--json", action="store_true", help="print JSON (answers included only with --answers)")

@@ -10,7 +10,7 @@ from ..analysis.explain import Explanation, explain
 
 HELP = "read a formula in words, inside out, with a code analog per operator and notation warnings"
 DESCRIPTION = """\
-Read a LaTeX formula (math mode, no $ signs) the way the guides teach: from the inside out, one line per
+Read a LaTeX formula (math mode, no $ signs) the way a careful reader does: from the inside out, one line per
 operator or sub-expression, each with a NumPy/PyTorch analog. [n] stands for the result of step n.
 Readings come from papermath's notation dictionary (the same data `read` uses for conventional meanings):
 they are the usual meanings in ML papers, never a paper's own definition — quote the paper for that.

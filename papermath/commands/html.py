@@ -19,7 +19,7 @@ requests. Anchors use papermath's stable ids: index.html#eq:15."""
 PANEL_STAGES = {"shapes": "papermath.analysis.shapes", "numbers": "papermath.evaluate", "code": "papermath.codegen"}
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("-o", "--output", default="papermath-html", metavar="DIR",
                         help="output directory (default: ./papermath-html)")
 

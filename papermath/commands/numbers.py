@@ -12,7 +12,7 @@ from .shapes import add_source_arguments, load_target
 
 HELP = "plug in small numbers: evaluate an equation step by step, inside out, with --extreme scaling"
 DESCRIPTION = """\
-Evaluate one equation on small numbers, one operation per line, inside out, as guide 000 lays it out.
+Evaluate one equation on small numbers, one operation per line, inside out.
 --set names a symbol as the paper writes it (W^{UK}=…, \\hat{y}=[1,2], epsilon=0 or \\epsilon=0, n=3 for a
 dimension); values are numbers or nested lists (inf and log(3) allowed), never code. Symbols you do not set
 get small structured values that fit their shapes (dimensions 2–3), shown first. A dimension or range bound
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = {"equation": target.label, **evaluation_json(ev)}
         if conventional_used(target, declared):
-            out["notes"].append("Q, K and V have guide 000's conventional attention shapes")
+            out["notes"].append("Q, K and V have the conventional attention shapes ([n, d_k], [m, d_k], [m, d_v])")
         if args.extreme:
             out["extremes"] = [{"factor": r.factor, "scaled": list(r.scaled), "changes": list(r.changes),
                                 **evaluation_json(r.evaluation)} for r in runs]
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     print()
     print_evaluation(ev, getattr(args, "width", None))
     if conventional_used(target, declared):
-        print("note: Q, K and V have guide 000's conventional attention shapes ([n, d_k], [m, d_k], [m, d_v]); "
+        print("note: Q, K and V have the conventional attention shapes ([n, d_k], [m, d_k], [m, d_v]); "
               "the formula declares none (override with --shape)")
     from ..render.steps import print_extreme
 

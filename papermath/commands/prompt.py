@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import json
 
-HELP = "guide 002's five-step LLM prompt (or guide 004's tasks) filled in for an equation"
-DESCRIPTION = """Print guide 002's prompt for one equation, filled in from the paper's clean LaTeX source (never PDF
+HELP = "the five-step LLM reading prompt (or a derivation, problem or story task) filled in for an equation"
+DESCRIPTION = """Print the five-step reading prompt for one equation, filled in from the paper's clean LaTeX source (never PDF
 text): the paper's title, arXiv id and version ("version: not recorded (local source)" for a directory
 without one), the equation's LaTeX, and the paragraphs that define its symbols — the paragraph before, the
 "where" clause after, every paragraph `papermath read` found a definition in, and their footnotes — followed by
 the five steps (symbol table with quotes; undefined symbols, not guessed; what every reduction runs over; the
 smallest numbers; the kind of statement).
 
---task gives guide 004's prompts instead: derivations (5–10 derivation exercises), problems (5–10
+--task gives a learning prompt instead: derivations (5–10 derivation exercises), problems (5–10
 application problems) or story (characters for the concepts), for the equation (--eq), a section (--section)
 or the whole paper.
 
@@ -19,11 +19,11 @@ or the whole paper.
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", metavar="N", help="equation number as printed (15) or id (eq:15)")
     parser.add_argument("--section", metavar="S", help="a section number (2.1.2), for --task")
     parser.add_argument("--task", choices=("read", "derivations", "problems", "story"), default="read",
-                        help="read (guide 002's five steps, default) or one of guide 004's three prompts")
+                        help="read (the five-step reading, default), or derivations, problems or story (learning prompts)")
     parser.add_argument("--format", action="store_true", dest="answer_format",
                         help="ask for the Markdown reading layout `papermath check` verifies")
     parser.add_argument("--json", action="store_true", help="print the prompt and its sources as JSON")

@@ -6,9 +6,9 @@ import json
 
 from ..readings import load_readings, reading_json, render_markdown, render_text, verify, worked_reading
 
-HELP = "the guides' worked readings: symbol tables, hand-worked numbers (re-run), code and tests"
+HELP = "worked readings of well-known equations: symbol tables, hand-worked numbers (re-run), code and tests"
 DESCRIPTION = """\
-The equations the guides work through — scaled dot-product attention, softmax and log-sum-exp, the
+The bundled worked equations — scaled dot-product attention, softmax and log-sum-exp, the
 language-model chain rule and NLL, cross-entropy and KL, DPO, GRPO/PPO advantages, GRPO vs DAPO averaging,
 pass@k, log of the mean vs mean of the log, a gradient-descent step, conditional probability, accuracy,
 the binomial coefficient, a uniform density and DeepSeek-V3's balance loss — each with its symbol table
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON")
     fmt.add_argument("--format", choices=("text", "md", "json", "read"), default="text",
-                     help="text (default), md (Markdown like the guides' symbol tables), json, or read (the "
+                     help="text (default), md (Markdown symbol tables), json, or read (the "
                           "equation block exactly as `papermath read` prints a paper's equation)")
     parser.add_argument("--width", type=int, default=100, help="wrap the text view at this width (default 100)")
 

@@ -13,7 +13,7 @@ http.server on 127.0.0.1 only — never on other interfaces. Prints the URL; Ctr
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
 
 

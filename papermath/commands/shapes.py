@@ -11,7 +11,7 @@ from ..errors import MathParseError, UsageError
 HELP = "shapes first: propagate symbolic shapes through an equation and report mismatches"
 DESCRIPTION = """\
 Propagate shapes through one equation: each symbol's shape (from the paper's text, or --shape), then each
-operation inside out, as guide 000's table: sub-expression | shape | note. A mismatch is reported naming both
+operation inside out, as a table: sub-expression | shape | note. A mismatch is reported naming both
 operands and their shapes, with a hint; an unknown function or an undeclared symbol has an unknown shape,
 said so, never guessed. Exit code 1 when something does not line up.
 
@@ -52,7 +52,7 @@ class Target:
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", nargs="?", help="paper: a directory, .tex file, archive or arXiv id")
+    parser.add_argument("source", nargs="?", help="paper: a directory, .tex file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", metavar="N", help="the paper's equation number as printed (15, 3a), id (eq:15, "
                                                   "eq:u2) or label")
     parser.add_argument("--label", metavar="LABEL", help="the equation by its \\label (same as --eq LABEL)")

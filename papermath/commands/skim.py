@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 HELP = "triage a paper: title, version, outline, equations, code links"
-DESCRIPTION = """Triage a paper the way guides 002 and 004 describe: title and the exact version read, the abstract,
+DESCRIPTION = """Triage a paper: title and the exact version read, the abstract,
 the introduction's contributions, the numbered outline with each display equation under its section (with the
 number the PDF prints), captions, algorithm boxes, links to the authors' code, and the sections holding the most
 new equations (where the method is).
@@ -15,7 +15,7 @@ cache directory (PAPERMATH_CACHE overrides; PAPERMATH_ARXIV_URL points at a mirr
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, archive, or arXiv id")
+    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--json", action="store_true", help="print JSON (schema: docs/json-schema.md)")
     parser.add_argument("--width", type=int, default=None, help="terminal width for the text view")
 

@@ -30,7 +30,8 @@ _CHUNK = 1 << 20
 
 
 def detect_kind(path: Path) -> str | None:
-    """What `path` holds, by its magic bytes: "tar", "tar.gz", "gz" (a single gzipped file), "pdf" or None."""
+    """What `path` holds, by its magic bytes: "tar", "tar.gz", "gz" (a single gzipped file), "zip", "pdf" or
+    None."""
     try:
         with open(path, "rb") as f:
             head = f.read(512)
@@ -47,6 +48,8 @@ def detect_kind(path: Path) -> str | None:
         return "tar"
     if head.startswith(b"%PDF"):
         return "pdf"
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "zip"
     return None
 
 
@@ -226,6 +229,40 @@ def _gzip_original_name(archive: Path) -> str | None:
     return head[pos:end].decode("latin-1") or None
 
 
+def extract_zip(archive: Path, dest: Path, *, max_bytes: int = MAX_UNPACKED_BYTES,
+                max_members: int = MAX_MEMBERS) -> None:
+    """Unpack a .zip of a paper's sources with the tar rules: member names relative and inside `dest` (no
+    absolute paths, no `..`), no links, at most `max_members` members and `max_bytes` unpacked (counted while
+    writing, not trusted from the headers); encrypted members refused."""
+    import stat
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = zf.infolist()
+            if len(members) > max_members:
+                raise UnsafeArchiveError(f"{archive.name} has {len(members)} members (more than {max_members})")
+            budget = max_bytes
+            for info in members:
+                path = _member_path(info.filename)
+                mode = info.external_attr >> 16
+                if stat.S_ISLNK(mode):
+                    raise UnsafeArchiveError(f"{archive.name}: {info.filename} is a symbolic link")
+                if info.flag_bits & 0x1:
+                    raise UnsafeArchiveError(f"{archive.name}: {info.filename} is encrypted")
+                if not path:
+                    continue
+                target = dest / path
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src:
+                    budget -= _write_stream(src, target, budget, info.filename)
+    except zipfile.BadZipFile as exc:
+        raise SourceError(f"{archive.name} is not a valid zip file: {exc}") from None
+
+
 def content_hash(path: Path) -> str:
     """SHA-256 of a file's bytes, hex."""
     digest = hashlib.sha256()
@@ -250,7 +287,7 @@ def unpack(archive: Path, dest: Path, *, max_bytes: int = MAX_UNPACKED_BYTES,
     if kind == "pdf":
         raise SourceError(f"{archive.name} is a PDF, not a LaTeX source (arXiv has no source for this paper)")
     if kind is None:
-        raise SourceError(f"{archive.name} is neither a tar archive nor a gzipped file")
+        raise SourceError(f"{archive.name} is neither a tar or zip archive nor a gzipped file")
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
@@ -259,6 +296,8 @@ def unpack(archive: Path, dest: Path, *, max_bytes: int = MAX_UNPACKED_BYTES,
     try:
         if kind == "gz":
             extract_gzip(archive, tmp, max_bytes=max_bytes)
+        elif kind == "zip":
+            extract_zip(archive, tmp, max_bytes=max_bytes, max_members=max_members)
         else:
             extract_tar(archive, tmp, max_bytes=max_bytes, max_members=max_members)
         try:

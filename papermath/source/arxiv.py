@@ -27,7 +27,10 @@ USER_AGENT = "papermath (+source fetch)"
 
 _NEW_ID = r"\d{4}\.\d{4,5}"
 _OLD_ID = r"[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7}"
-ARXIV_ID = re.compile(rf"^(?:arxiv:)?(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?$", re.IGNORECASE)
+ARXIV_ID = re.compile(rf"^(?:arxiv:\s*)?(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?$", re.IGNORECASE)
+ARXIV_URL = re.compile(rf"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html|format|src|e-print)/"
+                       rf"(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?(?:\.pdf)?/?(?:[?#].*)?$", re.IGNORECASE)
+"""An arXiv page's URL: abs, pdf (with or without .pdf), html, src, e-print; the id and version are read from it."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class ArxivId:
 
 def parse_arxiv_id(spec: str) -> ArxivId | None:
     """The arXiv id in `spec` ("1706.03762v7", "arXiv:2412.19437", "hep-th/9901001v1"), or None."""
-    match = ARXIV_ID.match(spec.strip())
+    match = ARXIV_ID.match(spec.strip()) or ARXIV_URL.match(spec.strip())
     if match is None:
         return None
     ident = match["id"]
@@ -102,7 +105,25 @@ class _Retryable(Exception):
         self.error = error
 
 
+def offline() -> bool:
+    """PAPERMATH_OFFLINE=1: never touch the network; only what the cache holds can be read."""
+    return os.environ.get("PAPERMATH_OFFLINE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def progress(message: str) -> None:
+    """One line on stderr saying what is being fetched (a download can take a while; silence looks stuck)."""
+    import sys
+
+    try:
+        print(f"papermath: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def _open(url: str, what: str):
+    if offline():
+        raise FetchError(f"cannot fetch {what}: PAPERMATH_OFFLINE is set and it is not in the cache "
+                         f"({default_cache_dir()}); unset PAPERMATH_OFFLINE to download it")
     seconds = timeout()
     try:
         request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
@@ -148,6 +169,8 @@ def _get_text(url: str, what: str) -> str:
 def resolve_version(ident: str) -> str:
     """The latest version ("v7") of the arXiv paper `ident`, read from its abstract page."""
     url = f"{base_url()}/abs/{ident}"
+    if not offline():
+        progress(f"fetching the latest version of arXiv:{ident} …")
     page = _get_text(url, f"abstract page for {ident}")
     versions = [int(v) for v in re.findall(r"\[v(\d+)\]", page)]
     versions += [int(v) for v in re.findall(re.escape(ident) + r"v(\d+)", page)]
@@ -193,7 +216,8 @@ def fetch_eprint(arxiv_id: ArxivId, cache_dir: Path | None = None) -> tuple[Path
     An id without version is resolved to the latest version first.
     """
     if arxiv_id.version is None:
-        arxiv_id = ArxivId(arxiv_id.id, resolve_version(arxiv_id.id))
+        cached = _cached_versions(arxiv_id, cache_dir) if offline() else []
+        arxiv_id = ArxivId(arxiv_id.id, cached[-1] if cached else resolve_version(arxiv_id.id))
     cache = (cache_dir or default_cache_dir()) / "arxiv" / arxiv_id.cache_name
     target = cache / "e-print"
     if target.is_file():
@@ -203,6 +227,8 @@ def fetch_eprint(arxiv_id: ArxivId, cache_dir: Path | None = None) -> tuple[Path
     except OSError as exc:
         raise FetchError(f"cannot create the cache directory {cache}: {exc.strerror or exc}") from exc
     url = f"{base_url()}/e-print/{arxiv_id}"
+    if not offline():
+        progress(f"fetching the source of arXiv:{arxiv_id} (timeout {timeout():g} s, into {cache}) …")
     try:
         _with_retry(_download_once, url, target, f"e-print for {arxiv_id}")
     except OSError as exc:
@@ -210,6 +236,18 @@ def fetch_eprint(arxiv_id: ArxivId, cache_dir: Path | None = None) -> tuple[Path
     finally:
         _remove_if_empty(cache)
     return target, arxiv_id
+
+
+def _cached_versions(arxiv_id: ArxivId, cache_dir: Path | None) -> list[str]:
+    """Versions of `arxiv_id` whose e-print is in the cache, oldest first (offline, a bare id reads the latest)."""
+    root = (cache_dir or default_cache_dir()) / "arxiv"
+    stem = ArxivId(arxiv_id.id, None).cache_name
+    found = []
+    for entry in root.glob(f"{stem}v*"):
+        version = entry.name[len(stem):]
+        if re.fullmatch(r"v\d+", version) and (entry / "e-print").is_file():
+            found.append(version)
+    return sorted(found, key=lambda v: int(v[1:]))
 
 
 def _remove_if_empty(directory: Path) -> None:

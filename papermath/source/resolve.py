@@ -59,7 +59,8 @@ def _open_source(spec: str, cache_dir: Path | None) -> SourceTree:
         return _open_archive(eprint, spec, cache_dir, pinned)
     if path.exists():
         raise SourceError(f"{spec} is neither a directory nor a regular file")
-    raise SourceError(f"no such file or directory, and not an arXiv id: {spec}")
+    raise SourceError(f"no such file or directory, and not an arXiv id or URL: {spec} (an id looks like "
+                      "2412.19437, 2412.19437v2 or arXiv:2412.19437; a URL like https://arxiv.org/abs/2412.19437)")
 
 
 def _open_archive(path: Path, spec: str, cache_dir: Path | None, pinned: _arxiv.ArxivId | None) -> SourceTree:
@@ -67,7 +68,8 @@ def _open_archive(path: Path, spec: str, cache_dir: Path | None, pinned: _arxiv.
     kind = _archive.detect_kind(path)
     if kind is None:
         raise SourceError(
-            f"{spec} is not a LaTeX (.tex) or Markdown (.md) file nor an arXiv e-print archive (tar, tar.gz, gz)")
+            f"{spec} is not a LaTeX (.tex) or Markdown (.md) file nor an archive of one (.zip, or an arXiv "
+            "e-print: tar, tar.gz, gz)")
     if pinned is not None:
         dest = path.parent / "source"
     else:
