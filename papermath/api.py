@@ -28,12 +28,18 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .latex.document import Equation
-from .render.notebook import check_html, code_html, evaluation_html, reading_html, shapes_html
+from .render.notebook import (
+    check_html,
+    code_html,
+    evaluation_html,
+    reading_html,
+    shapes_html,
+)
 
 if TYPE_CHECKING:
     from .paper import Paper
 
-__all__ = ["PaperEquation", "Result", "Reading", "Shapes", "Numbers", "Code", "Check", "bind", "check"]
+__all__ = ["Check", "Code", "Numbers", "PaperEquation", "Reading", "Result", "Shapes", "bind", "check"]
 
 
 class Result:
@@ -206,10 +212,9 @@ class PaperEquation(Equation):
         data = {"equation": target.label, "notes": list(target.notes), **report_json(report)}
         return Shapes(report, data, _target_title("shapes", self))
 
-    def numbers(self, set: dict[str, Any] | list[str] | None = None, **options: Any) -> Numbers:  # noqa: A002
+    def numbers(self, set: dict[str, Any] | list[str] | None = None, **options: Any) -> Numbers:
         """Small numbers through the equation, inside out (`papermath numbers --eq`): `set={"Q": [[1, 0]]}`,
         `shape=…`, `extreme=True`, and any other option of the command."""
-        from .commands.numbers import run as _  # noqa: F401 - the command's module defines the JSON
         from .commands.numbers import evaluation_inputs, evaluation_json
         from .commands.shapes import load_target
         from .errors import UsageError
@@ -231,7 +236,7 @@ class PaperEquation(Equation):
             result.extremes = runs
         return result
 
-    def code(self, torch: bool = False, set: dict[str, Any] | list[str] | None = None,  # noqa: A002
+    def code(self, torch: bool = False, set: dict[str, Any] | list[str] | None = None,
              **options: Any) -> Code:
         """The NumPy (or, with `torch=True`, PyTorch) function for the equation and its test (`papermath code`)."""
         from .codegen import Citation, generate
@@ -269,7 +274,13 @@ def check(paper: Paper, reading: Any, eq: str | list[str] | None = None) -> Chec
     `papermath read --json` (a dict), a Markdown reading (text), or the path of a file holding one."""
     from pathlib import Path
 
-    from .check import check_reading, load_reading, open_paper_text, parse_reading, report_json
+    from .check import (
+        check_reading,
+        load_reading,
+        open_paper_text,
+        parse_reading,
+        report_json,
+    )
     from .check.parse import parse_json_reading
 
     if isinstance(reading, Result):

@@ -34,8 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "numbers": ("papermath.commands.numbers", "plug in small numbers: evaluate step by step, push to the extremes"),
     "code": ("papermath.commands.code", "code it: NumPy/PyTorch function with shape comments and its pytest file"),
     "check": ("papermath.commands.check", "check a reading against the paper: quotes, symbols, shapes, roles, numbers, claims"),
-    "prompt": ("papermath.commands.prompt", "the five-step LLM prompt for an equation (or a section's derivation, "
-                                            "problem or story task), filled in from the paper"),
+    "prompt": ("papermath.commands.prompt", "the five-step LLM prompt for an equation, filled in from the paper"),
     "draft": ("papermath.commands.draft", "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"),
     "exercises": ("papermath.commands.exercises", "practice problems from an equation: plug-in numbers, extremes, shapes"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),

@@ -7,11 +7,11 @@ with `--json` when it fails.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["names", "schema", "validate", "errors"]
+__all__ = ["errors", "names", "schema", "validate"]
 
 
 def _folder():
@@ -23,13 +23,13 @@ def names() -> list[str]:
     return sorted(p.name[:-5] for p in _folder().iterdir() if p.name.endswith(".json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(name: str) -> dict[str, Any]:
     """The schema of `papermath NAME --json` (a fresh parse once per process; do not mutate it)."""
     return json.loads((_folder() / f"{name}.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str):
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
