@@ -34,7 +34,7 @@ DEFINES = "defines"
 MENTIONS = "mentions"
 
 _PENALISED_TITLES = re.compile(r"\b(?:related|prior work|previous work|experiment|result|evaluation|ablation|"
-                               r"discussion|conclusion|limitation|future work|introduction|acknowledg|broader impact|"
+                               r"discussion|conclusion|limitation|future work|acknowledg|broader impact|"
                                r"analysis|benchmark|comparison)", re.I)
 _NOTATION_TITLES = re.compile(r"\b(?:notation|preliminar|background|method|approach|model|formulation|setup|"
                               r"problem|definition|framework|architecture|algorithm)", re.I)
@@ -235,6 +235,14 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
         known = m.paragraph_index < len(doc.paragraphs)
         penalty = where.paragraph_penalty[m.paragraph_index] if known else 0
         env = where.paragraph_env[m.paragraph_index] if known else None
+        if known and env is None:
+            # A lemma can open in the middle of a paragraph: the sentence's own place decides.
+            para = doc.paragraphs[m.paragraph_index]
+            if m.sentence_index < len(para.sentences):
+                span = para.sentences[m.sentence_index].span
+                env = _env_at(_environments_cached(doc), span.file, span.start)
+                if env is not None:
+                    penalty = max(penalty, 2)
         out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote), m.strength, m.paragraph_index,
                            m.sentence_index, order))
     return out

@@ -72,7 +72,7 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"(?:loss\s+)?weights?\s+of\s+the\s+\w+\s+loss|dimensions?|dimensionality|"
                       r"numbers?\s+of|budgets?|horizons?|schedules?|warm-?up|(?:linear\s+)?decay|"
                       r"guidance\s+scale|scales?|widths?|depths?|lengths?|batch\s+sizes?|ranks?|radius|"
-                      r"(?:noise\s+)?levels?|variances?\s+schedule|signal-to-noise)\b"),
+                      r"(?:noise\s+)?levels?|variances?\s+schedule)\b"),
     ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
                       r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?)\b"),
     ("trained weight", r"\b(?:(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"

@@ -219,6 +219,9 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
     home = eq if use.lhs else (index.doc.equation(other_id) if other_id and other_id != eq.id and
                                use.kind != "index" and _conventional(use.key) is None else None)
+    if home is not None and home is not eq and _display_order(index.doc).get(home.id, 0) > \
+            _display_order(index.doc).get(eq.id, 0):
+        home = None  # a later display that sets the symbol (γ = D/(G√T) in a theorem) does not define it here
     found = _find_definitions(index, eq, use, home)
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
@@ -281,6 +284,19 @@ _CONVENTIONAL_SYMBOLS = {
 }
 
 
+_ORDER_CACHE: dict[int, tuple[Document, dict[str, int]]] = {}
+
+
+def _display_order(doc: Document) -> dict[str, int]:
+    cached = _ORDER_CACHE.get(id(doc))
+    if cached is None or cached[0] is not doc:
+        cached = (doc, {e.id: k for k, e in enumerate(doc.equations)})
+        if len(_ORDER_CACHE) > 16:
+            _ORDER_CACHE.clear()
+        _ORDER_CACHE[id(doc)] = cached
+    return cached[1]
+
+
 def _conventional_symbol(key: str) -> str | None:
     """Standard notation that is not a function: the identity matrix, ℝ, ∞, ∅ (never "undefined")."""
     bare = re.sub(r"_\{.*\}$|_.$", "", key)  # \\mathbf{I}_{d}: the d×d identity
@@ -303,13 +319,13 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
+            and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
+        return "computed", f"${mention.math}$"  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
     near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
-    if mention is not None and definition is not None and definition.strength == DEFINES and \
-            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
-            and not _numeric_value(mention.math):
-        return "computed", f"${mention.math}$"
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
     if other_id and other_id != eq.id and _conventional(use.key) is None:
         other = index.doc.equation(other_id)

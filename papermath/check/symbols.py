@@ -476,6 +476,7 @@ def _check_row(row: ReadingRow, s: PaperSymbol | None, paper: PaperText, number:
         return RowResult(row.symbol, "guess", None, tuple(findings), row.line, sid)
     findings.extend(_compare_shape(row, s, quote, line))
     findings.extend(_compare_role(row, s, quote, number, line))
+    findings.extend(_compare_meaning(row, quote, line))
     failed = any(f.severity == "fail" for f in findings)
     if failed:
         status = "mismatch"
@@ -539,6 +540,68 @@ def _compare_role(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | No
     out.append(Finding("role", "fail", f'the reading says {claimed}; the paper\'s words "{cue}" say {said}',
                        row.symbol, line))
     return out
+
+
+# Words that name one of two opposite things: a reading that says one where the quote says the other has
+# swapped them ("the winning image" for the symbol the paper calls losing).
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("winning", "losing"), ("winner", "loser"), ("preferred", "dispreferred"), ("chosen", "rejected"),
+    ("positive", "negative"), ("upper", "lower"), ("maximum", "minimum"), ("largest", "smallest"),
+    ("input", "output"), ("encoder", "decoder"), ("source", "target"), ("real", "fake"), ("clean", "noisy"),
+    ("teacher", "student"), ("forward", "reverse"), ("first", "second"), ("left", "right"), ("row", "column"),
+    ("mean", "variance"), ("numerator", "denominator"), ("prior", "posterior"), ("training", "test"),
+    ("shared", "routed"), ("keys", "queries"), ("key", "query"), ("old", "new"), ("agent", "opponent"),
+)
+_OPPOSITE = {a: b for a, b in OPPOSITES} | {b: a for a, b in OPPOSITES}
+
+
+def _words(text: str) -> set[str]:
+    plain = re.sub(r"\$[^$]*\$|\\\(.+?\\\)", " ", text or "")
+    plain = re.sub(r"\\[A-Za-z]+\{([^{}]*)\}", r"\1", plain)
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", plain)}
+
+
+def _compare_meaning(row: ReadingRow, quote: QuoteMatch | None, line) -> list[Finding]:
+    """The reading's meaning words against the clause of its quote about the symbol: a word whose opposite the
+    clause uses, and which the clause never uses itself, is a swap."""
+    meaning = row.meaning.strip()
+    if not meaning or quote is None or not quote.found or not row.quote:
+        return []
+    said = _words(meaning)
+    text = _clause_with(row.quote, row.symbol)
+    clause = _words(text)
+    for word in sorted(said):
+        other = _OPPOSITE.get(word)
+        if not other or other in said or other not in clause:
+            continue
+        if word not in clause:
+            return [Finding("meaning", "fail", f'the reading says "{word}"; its quote says "{other}" for '
+                            f"${row.symbol}$", row.symbol, line)]
+        # Both words: "$x^w_0$ and $x^l_0$ denoting the winning and losing samples" pairs them in order.
+        mine = _respective(text, row.symbol, (word, other))
+        if mine is not None and mine != word:
+            return [Finding("meaning", "fail", f'the reading says "{word}"; its quote pairs ${row.symbol}$ with '
+                            f'"{mine}"', row.symbol, line)]
+    return []
+
+
+def _respective(text: str, row_symbol: str, pair: tuple[str, str]) -> str | None:
+    """Which word of an opposite pair a sentence gives the symbol when it lists formulas and then the words
+    in the same order (its position among the listed formulas); None when it does not say."""
+    maths = [m.group(0) for m in re.finditer(r"\$[^$]+\$|\\\(.+?\\\)", text)]
+    full, _ = symbol_forms(row_symbol)
+
+    def writes(math: str) -> bool:  # strictly this symbol: x^l is not x^w here
+        bases = _math_bases([math.strip("$")]) if math.startswith("$") else None
+        return bases is not None and full in bases
+    at = next((k for k, m in enumerate(maths) if writes(m)), None)
+    if at is None or len(maths) < 2:
+        return None
+    plain = re.sub(r"\$[^$]*\$|\\\(.+?\\\)", " ", text).lower()
+    found = sorted((m.start(), w) for w in pair for m in [re.search(r"\b" + w + r"\b", plain)] if m)
+    if len(found) != 2 or at >= 2:
+        return None
+    return found[at][1]
 
 
 def _short(text: str | None, n: int = 100) -> str:
