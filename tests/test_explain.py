@@ -72,7 +72,7 @@ GENERAL = [
     (r"s_{<n}", "prefix-subscript", "every position of s before n", "s[:n]"),
     (r"A_{k,:}", "row-slice", "row k of A: all columns", "A[k, :]"),
     (r"\mathcal{J}:=\sum_t r_t", "definition", "J is defined as Σ_t r_t: a new name for an expression", "J = "),
-    (r"v\approx w", "approx", "v is approximately w", "np.isclose(v, w)"),
+    (r"v\approx w", "approx", "v is approximately w", "v = w  # an approximation of v"),
     (r"q_j\propto\exp(s_j)", "proportional", "q_j is proportional to exp(s_j): equal up to a normalizing constant",
      "q_j = q_j / q_j.sum()"),
     (r"w\leftarrow w-\alpha\nabla_w L", "gradient-descent", "a gradient-descent step: w is replaced by w − α ∇_w L",

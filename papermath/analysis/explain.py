@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from ..errors import MathParseError
 from ..math import ast as A
+from ..math import operators as O
 from ..math import parse, read_aloud, to_latex
 from ..notation import NotationEntry, conventional_meaning, load_greek, load_notation, notation_entry
 
@@ -103,8 +104,9 @@ class Explanation:
 # the code with code. A key that is missing falls back to the next, less specific key.
 
 Template = tuple["str | None", str, str]
+_SPEC_KEYS = {O.BINOP: "binop", O.UNARY: "unary", O.RELATION: "rel", O.REDUCTION: "reduce"}
 
-TEMPLATES: dict[str, Template] = {
+TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, rel:) come from the operator spec
     # expectations, sums, products, extrema, integrals
     "reduce:E:dist": ("expectation", "the average of {body} when {sampling} — a mean over samples",
                       "{body}.mean()  # over a batch of {sampling}"),
@@ -207,23 +209,7 @@ TEMPLATES: dict[str, Template] = {
     "product:normalized": (None, "the sum {sum} divided by {den}", "{sum} / {den}"),
     "frac:one": (None, "one over {den}", "1 / {den}"),
     "frac": (None, "{num} divided by {den}", "{num} / {den}"),
-    "binop:-": (None, "{left} minus {right}", "{left} - {right}"),
-    "binop:+": (None, "{left} plus {right}", "{left} + {right}"),
-    "binop:/": (None, "{left} divided by {right}", "{left} / {right}"),
-    "binop:\\cdot": ("dot-product", "{left} · {right}: a dot product of vectors (multiply entries, then add), or a "
-                     "plain product of numbers", "{left} @ {right}  # or {left} * {right} for numbers"),
-    "binop:\\times": ("shape-product", "{left} × {right}: sizes of a shape, or a product of numbers",
-                      "({left}, {right})  # a shape; or {left} * {right}"),
-    "binop:\\odot": ("hadamard", "the elementwise (Hadamard) product of {left} and {right}", "{left} * {right}"),
-    "binop:\\cap": ("set-operations", "the members in both {left} and {right} (intersection; for events: both happen)",
-                    "{left} & {right}"),
-    "binop:\\cup": ("set-operations", "the members in either {left} or {right} (union)", "{left} | {right}"),
-    "binop:\\setminus": ("set-operations", "the members of {left} not in {right}", "{left} - {right}"),
-    "binop:\\pm": ("pm", "{left} ± {right}: a value with a measure of variation — a standard deviation, a standard "
-                   "error or a confidence half-width; the caption says which",
-                   "papermath compare '{left}±{right}' OTHER --runs N --spread sd|se"),
     "binop": (None, "{left} {op} {right}", "{left} {op} {right}"),
-    "unary:-": (None, "the negative of {operand}", "-{operand}"),
     "unary": (None, "{op} {operand}", "{op}{operand}"),
     "product:dot": ("dot-product-columns", "the dot product of {a} and {b}: multiply corresponding entries, then add — "
                     "one number", "{a} @ {b}"),
@@ -258,33 +244,17 @@ TEMPLATES: dict[str, Template] = {
                            "change when only {wrt} changes", "torch.autograd.grad({body}, {wrt})"),
     "derivative": (None, "the derivative of {body} with respect to {wrt}", "torch.autograd.grad({body}, {wrt})"),
     # relations
-    "rel:=": (None, "{lhs} equals {rhs}", "{lhs} = {rhs}"),
     "rel:=:free-index": ("index-scope", "{lhs} equals {rhs}, one equation per {free}: the reduction's index is bound "
                          "to it, {free} names an output entry", "{lhs} = {rhs}  # for every {free}"),
-    "rel::=": ("definition", "{lhs} is defined as {rhs}: a new name for an expression",
-               "{lhs} = {rhs}  # a new name, not a test of equality"),
-    "rel:\\approx": ("approx", "{lhs} is approximately {rhs}", "np.isclose({lhs}, {rhs})  # or an estimate"),
-    "rel:\\propto": ("proportional", "{lhs} is proportional to {rhs}: equal up to a normalizing constant that is left "
-                     "out", "{lhs} = {rhs}; {lhs} = {lhs} / {lhs}.sum()  # normalize"),
-    "rel:\\ll": ("much-less", "{lhs} is much smaller than {rhs}", "{lhs} < {rhs}  # by a large factor"),
-    "rel:\\gg": ("much-less", "{lhs} is much larger than {rhs}", "{lhs} > {rhs}  # by a large factor"),
     "rel:\\leftarrow:descent": ("gradient-descent", "a gradient-descent step: {lhs} is replaced by {rhs}",
                                 "{lhs} = {rhs}"),
-    "rel:\\leftarrow": ("assignment", "assignment, as in an update rule: {lhs} gets the new value {rhs}",
-                        "{lhs} = {rhs}"),
     "rel:\\sim:iid": ("iid", "each {lhs} is drawn independently from the same distribution {rhs}",
                       "rng.choice(outcomes, size=N, p={rhs})"),
     "rel:\\sim:data": ("sample-from-data", "{lhs} is a saved example drawn from the dataset {rhs}",
                        "for {lhs_items} in {rhs}: ..."),
-    "rel:\\sim": ("sample", "{lhs} is drawn from the distribution {rhs} — a sample", "{lhs} = {rhs}.sample()"),
     "rel:\\in:shape": ("vector-space", "{lhs} is a real array of shape [{dims}] (a shape statement)",
                        "{lhs}.shape == ({dims},)"),
     "rel:\\in:interval": ("open-interval-or-pair", "{lhs} lies in the interval {rhs}", "{low} {lop} {lhs} {hop} {high}"),
-    "rel:\\in": ("membership", "{lhs} belongs to {rhs}", "{lhs} in {rhs}"),
-    "rel:\\le": (None, "{lhs} is at most {rhs}", "{lhs} <= {rhs}"),
-    "rel:\\ge": (None, "{lhs} is at least {rhs}", "{lhs} >= {rhs}"),
-    "rel:<": (None, "{lhs} is less than {rhs}", "{lhs} < {rhs}"),
-    "rel:>": (None, "{lhs} is greater than {rhs}", "{lhs} > {rhs}"),
     "rel": (None, "{chain}", "{code_chain}"),
     # brackets and sets
     "interval:closed": ("closed-interval", "the interval from {a} to {b}, including both ends", "{a} <= x <= {b}"),
@@ -296,22 +266,19 @@ TEMPLATES: dict[str, Template] = {
     "set": ("set-braces", "the set {{{items}}}: order and repetition do not matter", "{{{items}}}"),
     "setbuilder": ("set-builder", "the members {element} that satisfy {cond}", "{{x for x in S if {cond}}}"),
 }
+TEMPLATES.update({f"{_SPEC_KEYS[spec.node]}:{spec.op}": (spec.explain.notation, spec.explain.meaning, spec.explain.code)
+                  for spec in O.SPECS if spec.explain is not None})
 
 
 # --- plain text and code forms of nodes ----------------------------------------------------------------
 
-_BINOP_TEXT = {"+": "+", "-": "−", "\\pm": "±", "\\mp": "∓", "\\cdot": "·", "\\times": "×", "/": "/",
-               "\\odot": "⊙", "\\otimes": "⊗", "\\oplus": "⊕", "\\circ": "∘", "\\cup": "∪", "\\cap": "∩",
-               "\\setminus": "∖", "*": "*", "\\wedge": "∧", "\\vee": "∨", "\\div": "÷"}
-_BINOP_CODE = {"+": "+", "-": "-", "\\cdot": "*", "\\times": "*", "/": "/", "*": "*", "\\odot": "*",
-               "\\cup": "|", "\\cap": "&", "\\setminus": "-", "\\wedge": "and", "\\vee": "or", "\\div": "/"}
-_REL_TEXT = {"=": "=", ":=": ":=", "=:": "=:", "\\triangleq": "≜", "\\approx": "≈", "\\propto": "∝", "\\ll": "≪",
-             "\\gg": "≫", "\\leftarrow": "←", "\\sim": "∼", "\\in": "∈", "\\notin": "∉", "\\le": "≤",
-             "\\ge": "≥", "<": "<", ">": ">", "\\ne": "≠", "\\to": "→", "\\subseteq": "⊆", "\\subset": "⊂",
-             "\\mid": "|", ":": ":", "\\equiv": "≡", "\\mapsto": "↦", "\\Rightarrow": "⇒"}
-_REL_CODE = {"=": "==", ":=": "=", "\\le": "<=", "\\ge": ">=", "<": "<", ">": ">", "\\ne": "!=", "\\in": "in",
-             "\\notin": "not in", "\\leftarrow": "=", "\\approx": "≈"}
-_REDUCTION_TEXT = {"sum": "Σ", "prod": "∏", "E": "E", "int": "∫", "union": "⋃", "intersection": "⋂"}
+_BINOP_TEXT = O.strings(O.BINOP, "symbol")
+_BINOP_CODE = O.strings(O.BINOP, "python")
+_UNARY_TEXT = O.strings(O.UNARY, "symbol")
+_UNARY_CODE = O.strings(O.UNARY, "python")
+_REL_TEXT = O.strings(O.RELATION, "symbol")
+_REL_CODE = O.strings(O.RELATION, "python")
+_REDUCTION_TEXT = O.strings(O.REDUCTION, "symbol")
 _SPECIAL_SYMBOLS = {"\\ell": "ℓ", "\\infty": "∞", "\\cdot": "·", "\\emptyset": "∅", "\\varnothing": "∅",
                     "\\nabla": "∇", "\\partial": "∂", "\\top": "⊤", "\\dagger": "†", "\\ast": "∗", "\\star": "⋆"}
 _SPECIAL_CODE = {"\\infty": "np.inf", "\\cdot": "_", "\\ell": "ell", "\\emptyset": "set()"}
@@ -957,7 +924,7 @@ _PARTS: dict[type, Callable[[_Reader, A.Node], dict]] = {
     A.Frac: lambda r, n: {"num": n.num, "den": n.den},
     A.BinOp: lambda r, n: {"left": n.left, "right": n.right,
                            "op": (_BINOP_TEXT.get(n.op, n.op), _BINOP_CODE.get(n.op, n.op))},
-    A.UnaryOp: lambda r, n: {"operand": n.operand, "op": (n.op, n.op)},
+    A.UnaryOp: lambda r, n: {"operand": n.operand, "op": (_UNARY_TEXT.get(n.op, n.op), _UNARY_CODE.get(n.op, n.op))},
     A.Power: lambda r, n: {"base": n.base, "exp": n.exponent},
     A.Transpose: lambda r, n: {"base": n.base},
     A.Inverse: lambda r, n: {"base": n.base},
@@ -1100,7 +1067,7 @@ _TEXT: dict[type, Callable[[_Reader, A.Node], str]] = {
     A.Inverse: lambda r, n: f"{r.text(n.base)}⁻¹",
     A.Slice: lambda r, n: f"{r.text(n.start)}:{r.text(n.stop)}",
     A.BinOp: lambda r, n: f"{r.text(n.left)} {_BINOP_TEXT.get(n.op, n.op)} {r.text(n.right)}",
-    A.UnaryOp: lambda r, n: f"{'−' if n.op == '-' else n.op}{r.text(n.operand)}",
+    A.UnaryOp: lambda r, n: f"{_UNARY_TEXT.get(n.op, n.op)}{r.text(n.operand)}",
     A.Product: lambda r, n: " ".join(r.text(f) for f in n.factors),
     A.Apply: _apply_text,
     A.Divergence: lambda r, n: f"{r.text(n.func)}({r.text(n.left)} ‖ {r.text(n.right)})",
@@ -1197,7 +1164,7 @@ _CODE: dict[type, Callable[[_Reader, A.Node], str]] = {
     A.Apply: _apply_code,
     A.Reduction: _reduction_code,
     A.BinOp: lambda r, n: f"{r.code(n.left)} {_BINOP_CODE.get(n.op, n.op)} {r.code(n.right)}",
-    A.UnaryOp: lambda r, n: f"{n.op}{r.code(n.operand)}",
+    A.UnaryOp: lambda r, n: f"{_UNARY_CODE.get(n.op, n.op)}{r.code(n.operand)}",
     A.Product: lambda r, n: " * ".join(r.code(f) for f in n.factors),
     A.Power: lambda r, n: f"{r.code(n.base)} ** {r.code(n.exponent)}",
     A.Transpose: lambda r, n: f"{r.code(n.base)}.T",

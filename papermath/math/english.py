@@ -5,33 +5,21 @@
 from __future__ import annotations
 
 from . import ast as A
+from . import operators as O
 
 GREEK_NAMES = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varrho": "rho",
                "varsigma": "sigma", "varpi": "pi", "ell": "ell", "infty": "infinity", "hbar": "h-bar"}
 
-RELATION_WORDS = {
-    "=": "equals", ":=": "is defined as", "=:": "defines", "\\triangleq": "is defined as", "\\approx": "is approximately",
-    "\\propto": "is proportional to", "<": "is less than", ">": "is greater than", "\\le": "is at most",
-    "\\ge": "is at least", "\\ll": "is much less than", "\\gg": "is much greater than", "\\in": "is in",
-    "\\notin": "is not in", "\\subset": "is a subset of", "\\subseteq": "is a subset of", "\\sim": "is drawn from",
-    "\\leftarrow": "is updated to", "\\to": "goes to", "\\mapsto": "maps to", "\\equiv": "is equivalent to",
-    "\\ne": "is not equal to", ":": "such that", "\\Rightarrow": "implies", "\\iff": "if and only if",
-    "\\mid": "divides", "\\simeq": "is similar to", "\\cong": "is congruent to", "\\perp": "is orthogonal to",
-}
+RELATION_WORDS = O.strings(O.RELATION, "words")
+"""Relation → words, from the operator spec (`papermath.math.operators`)."""
 
 PARTIAL_RELATIONS = {"<": "before", "\\le": "up to", ">": "after", "\\ge": "from"}
 """A relation with nothing on its left, as in an index (`y_{<t}`), read as a position."""
 
-OP_WORDS = {"+": "plus", "-": "minus", "\\pm": "plus or minus", "\\mp": "minus or plus", "\\cdot": "times",
-            "\\times": "times", "*": "times", "/": "divided by", "\\div": "divided by",
-            "\\odot": "elementwise times", "\\otimes": "tensor", "\\oplus": "direct sum", "\\circ": "composed with",
-            "\\cup": "union", "\\cap": "intersect", "\\setminus": "minus the set", "\\wedge": "and", "\\vee": "or"}
-
-REDUCTION_WORDS = {"sum": "the sum", "prod": "the product", "int": "the integral", "max": "the maximum",
-                   "min": "the minimum", "argmax": "the argmax", "argmin": "the argmin", "sup": "the supremum",
-                   "inf": "the infimum", "lim": "the limit", "E": "the expectation", "softmax": "the softmax",
-                   "union": "the union", "intersection": "the intersection", "topk": "the top-k",
-                   "mean": "the mean"}
+OP_WORDS = O.strings(O.BINOP, "words")
+UNARY_WORDS = O.strings(O.UNARY, "words")
+REDUCTION_WORDS = O.strings(O.REDUCTION, "words")
+"""Infix, prefix and reduction operators → words, from the operator spec."""
 
 FONT_WORDS = {"bf": "bold ", "cal": "calligraphic ", "bb": "blackboard ", "frak": "fraktur ", "scr": "script "}
 
@@ -101,7 +89,7 @@ def _r(node: A.Node) -> str:  # noqa: C901
     if isinstance(node, A.BinOp):
         return f"{_r(node.left)} {OP_WORDS.get(node.op, node.op)} {_r(node.right)}"
     if isinstance(node, A.UnaryOp):
-        word = {"-": "minus", "+": "plus", "\\neg": "not"}.get(node.op, node.op)
+        word = UNARY_WORDS.get(node.op, node.op)
         return f"{word} {_r(node.operand)}"
     if isinstance(node, A.Product):
         return " times ".join(_r(f) for f in node.factors)
@@ -118,7 +106,7 @@ def _r(node: A.Node) -> str:  # noqa: C901
     if isinstance(node, A.Divergence):
         return f"the divergence {_r(node.func)} of {_r(node.left)} from {_r(node.right)}"
     if isinstance(node, A.Reduction):
-        word = REDUCTION_WORDS.get(node.op, f"the {node.op}")
+        word = REDUCTION_WORDS.get(node.op) or O.DECLARED_REDUCTION.words.format(op=node.op)
         parts = [word]
         if node.variables:
             parts.append(f"over {_list(node.variables)}")
