@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional
 
 from ..errors import MathParseError, PapermathError
 from ..math import ast as A
+from ..math import operators as O
 from ..math import parse, to_latex
 from ..evaluate.lower import ENTRY, normalize_dim, symbol_key
 from ..evaluate.ops import FUNCTION_NAMES, OPS
@@ -311,23 +312,26 @@ class _Infer:
         return None
 
     def s_BinOp(self, node: A.BinOp) -> Optional[Shape]:
-        if node.op in ("\\times", "\\cup", "\\cap", "\\setminus") and any(
+        spec = O.binary(node.op)
+        rule = spec.shape if spec is not None else None
+        if (rule == "product" or isinstance(rule, O.Refused)) and any(
                 dims_of_space(side) is not None or isinstance(side, (A.SetLiteral, A.SetBuilder, A.Interval))
                 for side in (node.left, node.right)):
             self.unknown_because(f"{to_latex(node)[:40]}: a product of sets (a domain), not a value")
             return None
         ls, rs = self.shape(node.left), self.shape(node.right)
-        if node.op in ("+", "-", "\\odot", "*", "\\circ", "\\ast", "\\pm", "\\mp", "\\oslash"):
+        if rule == "elementwise":
             return self.elementwise(node, node.left, ls, node.right, rs, node.op)
-        if node.op == "/":
+        if rule == "divide":
             if rs == () and ls is not None:
                 return self.step(node, ls, "a scalar divide, shape unchanged")
             return self.elementwise(node, node.left, ls, node.right, rs, "/")
-        if node.op in ("\\cdot", "\\times", "\\bullet"):
-            return self.product(node, node.left, ls, node.right, rs, dot=node.op == "\\cdot")
-        if node.op == "\\otimes" and ls is not None and rs is not None:
+        if rule in ("dot", "product"):
+            return self.product(node, node.left, ls, node.right, rs, dot=rule == "dot")
+        if rule == "outer" and ls is not None and rs is not None:
             return self.step(node, ls + rs, "outer (Kronecker) product")
-        self.unknown_because(f"operator {node.op} not handled")
+        why = spec.refusal("shapes") if spec is not None else None
+        self.unknown_because(f"operator {node.op} not handled" + (f": {why}" if why else ""))
         return None
 
     def s_Frac(self, node: A.Frac) -> Optional[Shape]:
@@ -337,6 +341,10 @@ class _Infer:
         return self.elementwise(node, node.num, ls, node.den, rs, "/")
 
     def s_UnaryOp(self, node: A.UnaryOp) -> Optional[Shape]:
+        spec = O.unary(node.op)
+        if spec is None or spec.shape != "operand":
+            self.unknown_because(f"operator {node.op} not handled")
+            return None
         return self.shape(node.operand)
 
     def s_Root(self, node: A.Root) -> Optional[Shape]:
@@ -466,16 +474,18 @@ class _Infer:
         if body is None:
             return None
         over = ", ".join(to_latex(v) for v in node.variables) or "its samples"
-        if node.op in ("argmax", "argmin"):
+        spec = O.reduction(node.op)
+        rule = spec.shape if spec is not None else "body"
+        if rule == "scalar":
             return self.step(node, (), f"{node.op} over {over}: the argument")
-        if node.op == "E":
+        if rule == "expectation":
             if node.variables:
                 return self.step(node, body, f"expectation over {over}: shape of one sample's value")
             return self.step(node, body[1:] if body else body,
                              "expectation: mean over the samples (first axis)" if body else "expectation")
-        if node.op == "softmax":
+        if rule == "softmax":
             return self.step(node, body, f"softmax over {over}: sums to 1 along it")
-        if not node.variables and node.op in ("sum", "max", "min", "prod"):
+        if not node.variables and rule == "reduce":
             return self.step(node, (), f"{node.op} over all entries")
         return self.step(node, body, f"{node.op} over {over}: each term {show(body)}")
 
@@ -538,9 +548,17 @@ def infer_shapes(formula: str | A.Node, declared_shapes: Mapping[str, Shape] | N
                        {k: v for k, v in infer.exact.items() if v is not None})
 
 
+_DEFINING = O.shaped(O.RELATION, "define")
+"""Relations whose left side takes the right side's shape (`=`, `:=`, `≜`, `≈`, `←`…), from the operator spec."""
+
+
 def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
     if not isinstance(node, A.Relation):
         return infer.shape(node)
+    unknown = [op for op in node.ops if O.relation(op) is None]
+    if unknown:
+        infer.unknown_because(f"relation {unknown[0]} not handled")
+        return None
     if node.ops and all(op in ("\\in",) for op in node.ops):
         space = dims_of_space(node.operands[-1])
         if space is not None:
@@ -549,7 +567,7 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
                 infer.declared[key] = space
                 infer.leaf_steps[key] = ShapeStep(key, space, f"declared: {to_latex(node)}")
             return space
-    defining = node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets", "\\approx")
+    defining = node.ops[0] in _DEFINING
     # Compute right to left: the right-most side is the computation, the others name or restate it.
     shapes: list[Optional[Shape]] = [None] * len(node.operands)
     shapes[-1] = infer.shape(node.operands[-1])

@@ -23,6 +23,7 @@ from ..errors import PapermathError
 from ..limits import MAX_TERMS
 from ..safety import shell_word
 from ..math import ast as A
+from ..math import operators as O
 from ..math import to_latex
 from .names import bound_variables, split_indexed
 from .ops import FUNCTION_NAMES, OPS, special
@@ -407,12 +408,11 @@ class Lowerer:
             right = node.operands[-1]
             if isinstance(right, A.Power) and isinstance(right.base, A.Symbol) and right.base.font == "bb":
                 raise EvaluationError("a shape or set declaration, not a computation")
-        if ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\leftarrow", "\\gets", "\\approx",
-                      "\\doteq", "=:", "\\eqqcolon"):
-            target = node.operands[0]
-            if all(o in ("=", ":=", "\\coloneqq", "\\triangleq", "\\equiv", "\\approx", "\\leftarrow", "\\gets")
-                   for o in ops):
-                return self.definition(node, target)
+        if ops == ("=:",):  # `a + b =: c` names the right side
+            node = A.Relation(node.operands[::-1], (":=",), span=node.span)
+            ops = node.ops
+        if all(o in _DEFINING for o in ops):
+            return self.definition(node, node.operands[0])
         # A comparison, bound or constraint: evaluate each side and say whether it holds.
         sides = [self.lower(operand) for operand in node.operands]
         if ops == ("\\propto",):
@@ -430,7 +430,7 @@ class Lowerer:
         for op, left, right in zip(ops, sides, sides[1:]):
             fn = _COMPARE.get(op)
             if fn is None:
-                raise EvaluationError(f"the relation {op} is not evaluated")
+                raise EvaluationError(f"the relation {op} is not evaluated{_why(O.relation(op))}")
             result = bool(np.all(fn(np.asarray(left.value), np.asarray(right.value))))
             holds = holds and result
         verdict = "holds" if holds else "does not hold"
@@ -438,7 +438,7 @@ class Lowerer:
         self.record(to_latex(node), float(holds), f"the relation {verdict}", "relation")
         value = Low(np.asarray(float(holds)), "", "", to_latex(node))
         name = self.fresh("holds")
-        codes = [(_COMPARE_CODE[op].format(l.np, r.np), _COMPARE_CODE[op].format(l.torch, r.torch))
+        codes = [(_COMPARE_CODE[op].format(l.np, r.np), _COMPARE_TORCH[op].format(l.torch, r.torch))
                  for op, l, r in zip(ops, sides, sides[1:])]
         self.lines.append(_Line(name, " and ".join(f"bool(np.all({c}))" for c, _ in codes),
                                 " and ".join(f"bool(torch.all(torch.as_tensor({c})))" for _, c in codes),
@@ -1177,13 +1177,15 @@ class Lowerer:
 
     def lower_UnaryOp(self, node: A.UnaryOp) -> Low:
         operand = self.lower(node.operand)
-        if node.op == "-":
+        spec = O.unary(node.op)
+        how = spec.evaluate if spec is not None else None
+        if how == "neg":
             return self.apply_op("neg", [operand], to_latex(node), "negate")
-        if node.op == "+":
+        if how == "identity":
             return operand
-        if node.op in ("\\neg", "\\lnot"):
+        if how == "not":
             return self.apply_op("not", [operand], to_latex(node), "logical not")
-        raise EvaluationError(f"the prefix {node.op} is not evaluated")
+        raise EvaluationError(f"the prefix {node.op} is not evaluated{_why(spec)}")
 
     def lower_BinOp(self, node: A.BinOp) -> Low:
         op = node.op
@@ -1193,28 +1195,29 @@ class Lowerer:
             terms = _chain(node, op)
             if any(isinstance(t, A.Ellipsis_) for t in terms):
                 return self.series(node, terms, op)
-        if op in ("\\cup", "\\cap", "\\setminus", "\\pm", "\\mp"):
-            raise EvaluationError(f"the operator {op} is not evaluated")
+        spec = O.binary(op)
+        how = spec.evaluate if spec is not None else None
+        if not how:
+            raise EvaluationError(f"the operator {op} is not evaluated{_why(spec)}")
         left = self.lower(node.left)
-        if op == "/":
+        if how == "div":
             self.positive += 1
         try:
             right = self.lower(node.right)
         finally:
-            if op == "/":
+            if how == "div":
                 self.positive -= 1
         latex = to_latex(node)
-        if op in ("+", "-", "/", "*", "\\odot", "\\circ", "\\ast", "\\oslash"):
-            symbol = {"\\odot": "*", "\\circ": "*", "\\ast": "*", "\\oslash": "/"}.get(op, op)
-            return self.binary(symbol, left, right, latex)
-        if op in ("\\cdot", "\\times", "\\bullet"):
+        if how in _ARITHMETIC:
+            return self.binary(_ARITHMETIC[how], left, right, latex)
+        if how in ("dot", "product"):
             lv, rv = np.asarray(left.value), np.asarray(right.value)
             if lv.ndim == 0 or rv.ndim == 0:
                 return self.binary("*", left, right, latex)
-            if op == "\\cdot" and lv.ndim == 1 and rv.ndim == 1:
+            if how == "dot" and lv.ndim == 1 and rv.ndim == 1:
                 return self.matmul(replace(left, row=True), right, latex)
             return self.matmul(left, right, latex)
-        if op == "\\otimes":
+        if how == "outer":
             lv, rv = np.asarray(left.value), np.asarray(right.value)
             value = np.kron(lv, rv) if lv.ndim == 2 else np.multiply.outer(lv, rv)
             npc = f"np.kron({left.np}, {right.np})" if lv.ndim == 2 else f"np.multiply.outer({left.np}, {right.np})"
@@ -1739,10 +1742,10 @@ class Lowerer:
                     parts.append(Low(value, npc, tc, ""))
                     continue
                 if op not in _COMPARE:
-                    raise EvaluationError(f"the condition {op} is not evaluated")
+                    raise EvaluationError(f"the condition {op} is not evaluated{_why(O.relation(op))}")
                 value = _COMPARE[op](np.asarray(left.value), np.asarray(right.value))
                 parts.append(Low(value, _COMPARE_CODE[op].format(_wrap(left.np, "<"), _wrap(right.np, "<")),
-                                 _COMPARE_CODE[op].format(_wrap(left.torch, "<"), _wrap(right.torch, "<")), ""))
+                                 _COMPARE_TORCH[op].format(_wrap(left.torch, "<"), _wrap(right.torch, "<")), ""))
             value = parts[0].value
             npc, tc = f"({parts[0].np})", f"({parts[0].torch})"
             for part in parts[1:]:
@@ -1862,12 +1865,14 @@ class Lowerer:
 
     # --- reductions -----------------------------------------------------------------------------------------------
     def lower_Reduction(self, node: A.Reduction) -> Low:
-        if node.op == "E":
+        spec = O.reduction(node.op)
+        how = spec.evaluate if spec is not None else None
+        if how == "expectation":
             return self.expectation(node)
-        if node.op in ("sum", "prod", "max", "min", "argmax", "argmin", "sup", "inf", "stack"):
+        if how == "reduce":
             combine = {"sup": "max", "inf": "min"}.get(node.op, node.op)
             return self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
-        if node.op == "softmax":
+        if how == "softmax":
             body = self.lower(node.body)
             return self.apply_op("softmax", [body], to_latex(node),
                                  f"softmax over {', '.join(to_latex(v) for v in node.variables) or 'the last axis'}")
@@ -2284,13 +2289,26 @@ def _elementwise_node(node: A.Node) -> bool:
     return False
 
 
-_COMPARE = {"=": np.equal, "<": np.less, ">": np.greater, "\\le": np.less_equal, "\\leq": np.less_equal,
-            "\\ge": np.greater_equal, "\\geq": np.greater_equal, "\\neq": np.not_equal, "\\ne": np.not_equal,
-            "\\approx": lambda a, b: np.isclose(a, b, rtol=1e-2), "\\leqslant": np.less_equal,
-            "\\geqslant": np.greater_equal}
-_COMPARE_CODE = {"=": "{0} == {1}", "<": "{0} < {1}", ">": "{0} > {1}", "\\le": "{0} <= {1}", "\\leq": "{0} <= {1}",
-                 "\\ge": "{0} >= {1}", "\\geq": "{0} >= {1}", "\\neq": "{0} != {1}", "\\ne": "{0} != {1}",
-                 "\\approx": "np.isclose({0}, {1}, rtol=1e-2)", "\\leqslant": "{0} <= {1}", "\\geqslant": "{0} >= {1}"}
+def _test(name: str) -> Any:
+    """A relation's test as a NumPy function (`less_equal`); `isclose` at the tolerance papers mean by ≈."""
+    return (lambda a, b: np.isclose(a, b, rtol=1e-2)) if name == "isclose" else getattr(np, name)
+
+
+_TESTED = [s for s in O.rows(O.RELATION) if s.test and s.evaluate and s.numpy]
+_COMPARE = {s.op: _test(s.test) for s in _TESTED if s.test and hasattr(np, s.test)}
+_COMPARE_CODE = {s.op: s.numpy for s in _TESTED if s.op in _COMPARE and s.numpy}
+_COMPARE_TORCH = {s.op: s.torch for s in _TESTED if s.op in _COMPARE and s.torch}
+"""Relations that are tests on numbers (from the operator spec): NumPy function and code templates."""
+_DEFINING = O.evaluated(O.RELATION, "define") | O.evaluated(O.RELATION, "update")
+"""Relations that define their left side (`=`, `:=`, `≜`, `≈`, `←`…)."""
+_ARITHMETIC = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+"""Evaluation names of the operator spec computed entry by entry → the operator `binary` writes."""
+
+
+def _why(spec: Optional[O.OperatorSpec]) -> str:
+    """`: <reason>` when the operator spec says why numbers refuse the operator; nothing for an unknown one."""
+    reason = spec.refusal("evaluate") if spec is not None else None
+    return f": {reason}" if reason else ""
 
 
 def probability_like(key: str) -> bool:
@@ -2342,7 +2360,8 @@ def _describe(node: A.Node) -> str:
 
 
 def _reduction_words(op: str) -> str:
-    return {"int": "the integral", "lim": "the limit"}.get(op, f"the {op}")
+    spec = O.reduction(op) or O.DECLARED_REDUCTION
+    return (spec.words or "the {op}").format(op=op)
 
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 3, "<": 0}

@@ -79,10 +79,10 @@ class OperatorSpec:
     shape: Column = None
     """Shape rule (`elementwise`, `divide`, `product`, `dot`, `outer`, `operand`, `define`, `compare`) or Refused."""
     evaluate: Column = None
-    """Evaluation (`add`, `sub`, `mul`, `div`, `dot`, `matmul`, `outer`, `neg`, `not`, `identity`, `define`, `update`,
+    """Evaluation (`add`, `sub`, `mul`, `div`, `dot`, `product` (as juxtaposition), `outer`, `neg`, `not`, `identity`, `define`, `update`,
     `compare`, `proportional`, `reduce`, `expectation`, `softmax`) or Refused."""
     numpy: Optional[str] = None
-    """Template of the NumPy code the evaluator writes for it (codegen), when it is one expression."""
+    """Template of the NumPy code the evaluator writes for it on two matrices (codegen's source)."""
     torch: Optional[str] = None
     """Template of the PyTorch code."""
     test: Optional[str] = None
@@ -154,8 +154,8 @@ _BINARY_ROWS: tuple[OperatorSpec, ...] = (
     OperatorSpec("\\times", BINOP, "times", "×",
                  _x("shape-product", "{left} × {right}: sizes of a shape, or a product of numbers",
                     "({left}, {right})  # a shape; or {left} * {right}"), "*",
-                 "product", "matmul", "{0} @ {1}", "{0} @ {1}"),
-    OperatorSpec("\\bullet", BINOP, "times", "•", None, "*", "product", "matmul", "{0} @ {1}", "{0} @ {1}"),
+                 "product", "product", "{0} @ {1}", "{0} @ {1}"),
+    OperatorSpec("\\bullet", BINOP, "times", "•", None, "*", "product", "product", "{0} @ {1}", "{0} @ {1}"),
     OperatorSpec("\\odot", BINOP, "elementwise times", "⊙",
                  _x("hadamard", "the elementwise (Hadamard) product of {left} and {right}", "{left} * {right}"), "*",
                  "elementwise", "mul", "{0} * {1}", "{0} * {1}"),
@@ -169,7 +169,7 @@ _BINARY_ROWS: tuple[OperatorSpec, ...] = (
                  "outer", "outer", "np.kron({0}, {1})", "torch.kron({0}, {1})"),
     OperatorSpec("\\circ", BINOP, "composed with", "∘",
                  _x(None, "{left} ∘ {right}: the composition — apply {right}, then {left} (a few papers write ∘ for "
-                    "the elementwise product: the paper says which)", "lambda x: {left}({right}(x))"), None,
+                    "the elementwise product: the paper says which)", "lambda v: {left}({right}(v))"), None,
                  _COMPOSITION, _COMPOSITION),
     OperatorSpec("\\oplus", BINOP, "circled plus", "⊕",
                  _x(None, "{left} ⊕ {right}: concatenation in most ML papers (a direct sum or XOR elsewhere) — the "
@@ -207,8 +207,6 @@ _UNARY_ROWS: tuple[OperatorSpec, ...] = (
     OperatorSpec("\\neg", UNARY, "not", "¬", None, "not ", "operand", "not", "1.0 - {0}", "1.0 - {0}"),
     OperatorSpec("\\pm", UNARY, "plus or minus", "±", None, None, "operand", _TWO_VALUES),
     OperatorSpec("\\mp", UNARY, "minus or plus", "∓", None, None, "operand", _TWO_VALUES),
-    OperatorSpec("\\sim", UNARY, "drawn from", "∼", None, None, "operand",
-                 Refused("a sampling mark without what is sampled")),
 )
 
 # --- relations (Relation.ops) -------------------------------------------------------------------------------------
@@ -286,7 +284,7 @@ _RELATION_WORDLESS = Refused("a relation papermath does not interpret")
 def _relation_rows() -> tuple[OperatorSpec, ...]:
     """Every canonical relation the parser emits: the rows above, and the rest shown as written."""
     named = {row.op for row in _RELATION_ROWS}
-    rest = sorted(set(T.RELATIONS.values()) - named)
+    rest = sorted({canon for key, canon in T.RELATIONS.items() if not key.endswith("_")} - named)
     return _RELATION_ROWS + tuple(_rel(op, None, evaluate=_RELATION_WORDLESS) for op in rest)
 
 
@@ -296,26 +294,42 @@ _NOT_NUMERIC = Refused("is not evaluated numerically")
 
 
 def _red(op: str, words: str, symbol: Optional[str], html: Optional[str], evaluate: Column = _NOT_NUMERIC,
-         shape: str = "body") -> OperatorSpec:
-    return OperatorSpec(op, REDUCTION, words, symbol, None, None, shape, evaluate, html=html)
+         shape: str = "body", explain: Optional[Explained] = None) -> OperatorSpec:
+    return OperatorSpec(op, REDUCTION, words, symbol, explain, None, shape, evaluate, html=html)
 
 
 _REDUCTION_ROWS: tuple[OperatorSpec, ...] = (
-    _red("sum", "the sum", "Σ", "\\sum", "reduce"),
-    _red("prod", "the product", "∏", "\\prod", "reduce"),
-    _red("int", "the integral", "∫", "\\int"),
-    _red("max", "the maximum", None, "\\max", "reduce"),
-    _red("min", "the minimum", None, "\\min", "reduce"),
-    _red("argmax", "the argmax", None, "\\arg\\max", "reduce", "scalar"),
-    _red("argmin", "the argmin", None, "\\arg\\min", "reduce", "scalar"),
+    _red("sum", "the sum", "Σ", "\\sum", "reduce", "reduce",
+         explain=_x("sum", "add up {body} over the index {vars} — a loop, or an axis argument",
+                    "{body}.sum()  # over {vars}")),
+    _red("prod", "the product", "∏", "\\prod", "reduce", "reduce",
+         explain=_x("product", "multiply {body} together over {vars} — a loop, or an axis argument",
+                    "{body}.prod()  # over {vars}; in log space: np.log({body}).sum()")),
+    _red("int", "the integral", "∫", "\\int",
+         explain=_x("expectation-integral", "the integral of {body} over the whole range of {vars}",
+                    "scipy.integrate.quad(lambda {vars}: {body}, -np.inf, np.inf)[0]")),
+    _red("max", "the maximum", None, "\\max", "reduce", "reduce",
+         explain=_x("max", "the largest value of {body} over {vars}", "{body}.max()  # over {vars}")),
+    _red("min", "the minimum", None, "\\min", "reduce", "reduce",
+         explain=_x("max", "the smallest value of {body} over {vars}", "{body}.min()  # over {vars}")),
+    _red("argmax", "the argmax", None, "\\arg\\max", "reduce", "scalar",
+         explain=_x("argmax", "the {vars} that makes {body} largest — the best choice, not the largest value",
+                    "{vars}[np.argmax({body})]  # vs {body}.max() for the value")),
+    _red("argmin", "the argmin", None, "\\arg\\min", "reduce", "scalar",
+         explain=_x("min-vs-argmin", "the {vars} that makes {body} smallest — the minimizer, not the minimum",
+                    "{vars}[np.argmin({body})]  # vs {body}.min() for the value")),
     _red("sup", "the supremum", None, "\\sup", "reduce"),
     _red("inf", "the infimum", None, "\\inf", "reduce"),
     _red("lim", "the limit", None, "\\lim"),
-    _red("E", "the expectation", "E", "\\mathbb{E}", "expectation", "expectation"),
-    _red("softmax", "the softmax", None, "\\operatorname{softmax}", "softmax", "softmax"),
-    _red("union", "the union", "⋃", None),
-    _red("intersection", "the intersection", "⋂", None),
-    _red("topk", "the top-k", None, None),
+    _red("E", "the expectation", "E", "\\mathbb{E}", "expectation", "expectation",
+         explain=_x("expectation-plain", "the average of {body} over its own distribution",
+                    "{body}.mean()  # over samples of it")),
+    _red("softmax", "the softmax", None, "\\operatorname{softmax}", "softmax", "softmax",
+         explain=_x("softmax", "the softmax of {body} over {vars}: positive weights that sum to 1",
+                    "scipy.special.softmax({body}, axis=...)  # the axis of {vars}")),
+    _red("union", "the union", "⋃", "\\bigcup"),
+    _red("intersection", "the intersection", "⋂", "\\bigcap"),
+    _red("topk", "the top-k", None, "\\operatorname{topk}"),
     _red("mean", "the mean", None, "\\operatorname{mean}"),
     _red("median", "the median", None, "\\operatorname{median}"),
     _red("coprod", "the coproduct", "∐", "\\coprod"),
@@ -330,7 +344,7 @@ _REDUCTION_ROWS: tuple[OperatorSpec, ...] = (
     _red("liminf", "the limit inferior", None, "\\liminf"),
     _red("argsup", "the argsup", None, "\\operatorname{argsup}"),
     _red("arginf", "the arginf", None, "\\operatorname{arginf}"),
-    _red("argtopk", "the indices of the top-k", None, "\\operatorname{argtopk}"),
+    _red("argtopk", "the top-k indices", None, "\\operatorname{argtopk}"),
     _red("Pr", "the probability", None, "\\Pr"),
     _red("logsumexp", "the log-sum-exp", None, "\\operatorname{logsumexp}"),
     _red("det", "the determinant", None, "\\det"),
@@ -338,26 +352,34 @@ _REDUCTION_ROWS: tuple[OperatorSpec, ...] = (
     _red("lcm", "the least common multiple", None, "\\operatorname{lcm}"),
     _red("sgn", "the sign", None, "\\operatorname{sgn}"),
 )
+STACK = _red("stack", "the stack", None, None, "reduce")
+"""The evaluator's own reduction: one result per position of a free index (`y_i = …` for every i); no LaTeX
+spelling, never in a parsed tree."""
 DECLARED_REDUCTION = _red("", "the {op}", None, "\\operatorname{{{op}}}")
 """A reduction the paper declares (`\\DeclareMathOperator*{\\Agg}` used with limits): read as its name."""
 
 
 # --- the table --------------------------------------------------------------------------------------------------
 
+def _spelled(tokens) -> tuple[str, ...]:
+    """Table keys that are tokens (`tables.py` parks disabled entries under names ending in `_`)."""
+    return tuple(k for k in tokens if not k.endswith("_"))
+
+
 def _with_parser(row: OperatorSpec) -> OperatorSpec:
     if row.node == BINOP:
-        spellings = tuple(k for k, (canon, _) in T.BINARY_OPS.items() if canon == row.op)
-        levels = {level for k, (canon, level) in T.BINARY_OPS.items() if canon == row.op}
+        spellings = _spelled(k for k, (canon, _) in T.BINARY_OPS.items() if canon == row.op)
+        levels = {level for k, (canon, level) in T.BINARY_OPS.items() if canon == row.op and k in spellings}
         precedence = levels.pop() if len(levels) == 1 else None
         return replace(row, spellings=spellings, precedence=precedence, latex=row.op)
     if row.node == UNARY:
-        return replace(row, spellings=tuple(k for k, canon in T.UNARY_OPS.items() if canon == row.op), latex=row.op)
+        return replace(row, spellings=_spelled(k for k, canon in T.UNARY_OPS.items() if canon == row.op), latex=row.op)
     if row.node == RELATION:
-        spellings = tuple(k for k, canon in T.RELATIONS.items() if canon == row.op)
+        spellings = _spelled(k for k, canon in T.RELATIONS.items() if canon == row.op)
         spellings += tuple(s for s in _PARSER_RELATION_TOKENS.get(row.op, ()) if s not in spellings)
         return replace(row, spellings=spellings, latex=row.op)
-    bigops = tuple(k for k, canon in {**T.BIG_OPERATORS, **T.PREFIX_BIG_BINARY}.items() if canon == row.op)
-    limops = tuple(k for k, canon in T.LIMIT_OPERATORS.items() if canon == row.op)
+    bigops = _spelled(k for k, canon in {**T.BIG_OPERATORS, **T.PREFIX_BIG_BINARY}.items() if canon == row.op)
+    limops = _spelled(k for k, canon in T.LIMIT_OPERATORS.items() if canon == row.op)
     spellings = tuple("\\" + k for k in bigops + limops) + (("\\mathbb{E}",) if row.op == "E" else ())
     return replace(row, spellings=spellings, latex=row.html or row.op)
 
@@ -369,15 +391,16 @@ _PARSER_RELATION_TOKENS: dict[str, tuple[str, ...]] = {
 """Relations the parser recognises in code rather than from `tables.RELATIONS` (two-token `:=`, bars)."""
 
 SPECS: tuple[OperatorSpec, ...] = tuple(_with_parser(row) for row in
-                                        _BINARY_ROWS + _UNARY_ROWS + _relation_rows() + _REDUCTION_ROWS)
+                                        _BINARY_ROWS + _UNARY_ROWS + _relation_rows() + _REDUCTION_ROWS + (STACK,))
 """Every operator, one row each."""
 
 _BY_KEY: dict[tuple[str, str], OperatorSpec] = {(s.node, s.op): s for s in SPECS}
+_NEGATABLE_BASES = frozenset(T.RELATIONS.values()) | {"=", "<", ">", "\\mid"}
 
 
 def spec(node: str, op: str) -> Optional[OperatorSpec]:
     """The row for `op` in a node of type `node` (BinOp, UnaryOp, Relation, Reduction), or None."""
-    return _BY_KEY.get((node, op))
+    return relation(op) if node == RELATION else _BY_KEY.get((node, op))
 
 
 def binary(op: str) -> Optional[OperatorSpec]:
@@ -390,9 +413,17 @@ def unary(op: str) -> Optional[OperatorSpec]:
     return _BY_KEY.get((UNARY, op))
 
 
+NEGATED = replace(_rel("\\not", None, evaluate=Refused("a negated relation papermath does not interpret")),
+                  spellings=("\\not",), latex="\\not")
+"""`\\not` before a relation `tables.NEGATABLE` has no negation for (`\\not\\prec`): the parser writes `\\not\\prec`."""
+
+
 def relation(op: str) -> Optional[OperatorSpec]:
-    """The row of a relation (one of `Relation.ops`)."""
-    return _BY_KEY.get((RELATION, op))
+    """The row of a relation (one of `Relation.ops`); `NEGATED` for `\\not` + a relation with no negated form."""
+    found = _BY_KEY.get((RELATION, op))
+    if found is None and op.startswith("\\not") and op[4:] in _NEGATABLE_BASES:
+        return NEGATED
+    return found
 
 
 def reduction(op: str) -> Optional[OperatorSpec]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
 from ..latex.document import Algorithm, Document, Equation, Paragraph, Section
+from ..math import operators as O
 from .jsonout import to_jsonable
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
@@ -647,9 +648,8 @@ def panel_html(reading: EquationReading, entries: list[dict[str, Any]], index: S
             + "".join(parts) + "</details>")
 
 
-_REDUCTION_OPS = {"sum": "\\sum", "prod": "\\prod", "max": "\\max", "min": "\\min", "argmax": "\\arg\\max",
-                  "argmin": "\\arg\\min", "E": "\\mathbb{E}", "int": "\\int", "lim": "\\lim", "sup": "\\sup",
-                  "inf": "\\inf", "softmax": "\\operatorname{softmax}", "mean": "\\operatorname{mean}"}
+_REDUCTION_OPS = O.strings(O.REDUCTION, "html")
+"""Reduction → the LaTeX head its panel row shows, from the operator spec (`papermath.math.operators`)."""
 
 
 def _maybe_math(latex: str) -> str:
