@@ -30,7 +30,7 @@ from .document import (
 )
 from .frontmatter import author_names, title_from_front
 from .macros import DEF_LIKE, NEWCOMMAND_LIKE, group_text, read_group, read_optional
-from .markup import clean_formula
+from .markup import clean_formula, clean_math_runs
 from .plain import REF_COMMANDS, REF_OPEN, collapse, plain_text, resolve_known_refs, resolve_refs
 from .refs import RefStyle
 from .sentences import split_sentences
@@ -196,7 +196,7 @@ class _Builder:
         if all(t.kind in (SPACE, PAR) or (t.kind == TEXT and not t.text.strip()) for t in toks):
             return
         pid = f"p:{len(self.paragraphs)}"
-        text, anchors = _detok_with_map(toks, self.text)
+        text, anchors = _detok_with_map(clean_math_runs(toks), self.text)
         stripped = text.strip()
         if not stripped:
             return
@@ -1202,7 +1202,7 @@ class _Builder:
             nonlocal current, line_no
             if current is None:
                 return
-            text = collapse(detokenize(current, self.text))
+            text = collapse(detokenize(clean_math_runs(current), self.text))
             num = None
             if current_numbered:
                 line_no += 1

@@ -8,7 +8,7 @@ keep their source offsets, so a cleaned formula still maps back to the character
 """
 from __future__ import annotations
 
-from .tokens import CS, EGROUP, SPACE, TEXT, Token
+from .tokens import CS, EGROUP, MATH, SPACE, TEXT, Token
 
 KEEP, DROP = "keep", "drop"
 # name → (optional arguments, mandatory arguments in order: kept or dropped)
@@ -111,3 +111,28 @@ def _skip_dimension(toks: list[Token], j: int) -> int:
         return k + 1
     return j
 
+
+
+def clean_math_runs(tokens: list[Token]) -> list[Token]:
+    """Running text with the formulas in it (`$…$`, `\\(…\\)`) cleaned; the words around them untouched."""
+    if not any(t.kind == CS and (t.text in MARKUP or t.text in CHOICES) for t in tokens):
+        return tokens
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        closing = MATH if tok.kind == MATH else (")" if tok.kind == CS and tok.text == "(" else None)
+        if closing is None:
+            out.append(tok)
+            i += 1
+            continue
+        k = i + 1
+        while k < n and not (tokens[k].kind == MATH if closing == MATH else
+                             (tokens[k].kind == CS and tokens[k].text == closing)):
+            k += 1
+        out.append(tok)
+        out.extend(clean_formula(tokens[i + 1:k]))
+        if k < n:
+            out.append(tokens[k])
+        i = k + 1
+    return out
