@@ -113,3 +113,10 @@ def test_a_markdown_byline_gives_the_authors(tmp_path):
     doc = document_from_tree(open_source(str(tmp_path / "paper.md")))
     assert doc.paper.title == "A Title"
     assert doc.authors == ("Ann Lee", "Bo Li")
+
+
+def test_formulas_in_running_text_are_cleaned_and_words_kept():
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\nWe set $\\textcolor{red}{x} = "
+                               "\\ensuremath{y}$ and \\textcolor{blue}{these words} stay.\n\\end{document}")
+    assert doc.paragraphs[0].text == "We set $x = y$ and \\textcolor{blue}{these words} stay."
+    assert doc.paragraphs[0].sentences[0].span.line == 3
