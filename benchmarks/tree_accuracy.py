@@ -416,9 +416,10 @@ def _script_nodes(view: TreeView, iv: Interval) -> list[A.Node]:
     toks = view.formula.toks
     if not nodes and iv[0] > 0 and toks[iv[0] - 1] in ACCENTS:
         nodes = view.nodes_at((iv[0] - 1, iv[1]))
-    if not nodes and iv[0] > 1 and toks[iv[0] - 2] in ACCENTS and toks[iv[0] - 1] == "{" and \
-            iv[1] < len(toks) and toks[iv[1]] == "}":
-        nodes = view.nodes_at((iv[0] - 2, iv[1] + 1))  # `\overline{\Delta r}`: the accented name
+    if not nodes and iv[0] > 1 and toks[iv[0] - 1] == "{" and toks[iv[0] - 2].startswith("\\") and \
+            toks[iv[0] - 2][1:2].isalpha() and iv[1] < len(toks) and toks[iv[1]] == "}":
+        # `\overline{\Delta r}`, `\bm{x_{0}}`: the name inside an accent or a font command is the styled name
+        nodes = view.nodes_at((iv[0] - 2, iv[1] + 1))
     toks = view.formula.toks
     if not nodes and iv[1] < len(toks) and toks[iv[1]] in ("^", "'"):
         # `\mathbf{q}_{t, i}` asserted on `\mathbf{q}_{t, i}^C`: the atom goes on with its other script
@@ -608,6 +609,8 @@ def _statement_count(tree: A.Node) -> int:
     rows = tree.statements if isinstance(tree, A.Rows) else (tree,)
     count = 0
     for row in rows:
+        if _is_annotation(row) and count:
+            continue  # a row that is only a condition (`\text{s.t. } …`) qualifies the statement above it
         if isinstance(row, A.Sequence):
             count += sum(1 for item in row.items if not _is_annotation(item))
         else:
@@ -759,7 +762,8 @@ def check_not_dropped(a: dict, f: Formula, view: TreeView) -> Check:
     for node, niv in view.nodes:
         if isinstance(node, LEAVES) and niv is not None:
             covered.update(range(niv[0], niv[1]))
-    missing = [f.toks[i] for i in range(iv[0], iv[1]) if i not in covered and
+    structural = set(T.RELATIONS) | set(T.BINARY_OPS) | {"\\stackrel", "\\overset", "\\underset", "\\mid"}
+    missing = [f.toks[i] for i in range(iv[0], iv[1]) if i not in covered and f.toks[i] not in structural and
                (f.toks[i][0].isalnum() or (f.toks[i].startswith("\\") and f.toks[i][1:2].isalpha()))]
     return Check(not missing, f"dropped: {' '.join(missing)}")
 

@@ -2142,17 +2142,13 @@ class Parser:
             if spec is not None:
                 # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
                 sub, body, brackets = spec, None, ""
+                self._body_on_next_row()
                 if self._starts_operand(self.peek()) and not self._bar_separates():
                     body = self.parse_multiplicative()
             node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
             return node
-        if self.peek().kind == NEWLINE and (sub is not None or sup is not None):
-            # `\mathbb{E}_{x \sim p} \\ \log \sigma(…)`: the row ends with the operator; its body is the next row
-            k = self.pos
-            while self.tokens[k].kind in (NEWLINE, AMP):
-                k += 1
-            if self._starts_operand(self.tokens[k]):
-                self.pos = k
+        if sub is not None or sup is not None:
+            self._body_on_next_row()
         if self._starts_operand(self.peek()) and not self._bar_separates():
             body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
                 self.parse_product(stop_at_operators=True)
@@ -2160,6 +2156,7 @@ class Parser:
                 spec = _sampling_spec(body)
                 if spec is not None:
                     sub = spec
+                    self._body_on_next_row()
                     body = self.parse_multiplicative() if self._starts_operand(self.peek()) else None
                 elif isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
                     # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
@@ -2173,6 +2170,16 @@ class Parser:
                 return operator
         node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
         return node
+
+    def _body_on_next_row(self) -> None:
+        r"""`\mathbb{E}_{x \sim p} \\ \log \sigma(…)`: a row that ends with an operator has its body on the next row."""
+        if self.peek().kind != NEWLINE:
+            return
+        k = self.pos
+        while self.tokens[k].kind in (NEWLINE, AMP):
+            k += 1
+        if self._starts_operand(self.tokens[k]):
+            self.pos = k
 
     def _op_name(self, operator: A.Node, role: str) -> str:
         if role == "expect":
@@ -2802,7 +2809,7 @@ def _membership_of(cond: A.Node, element: A.Node) -> bool:
 
 _QUANTIFIERS = frozenset({"\\forall", "\\exists", "\\nexists"})
 _ARROWS = frozenset({"\\to", "\\mapsto", "\\rightarrow", "\\longrightarrow", "\\longmapsto"})
-CONNECTIVES = frozenset("for where if s.t. st such that subject to when whenever with given and for all "
+CONNECTIVES = frozenset("for where if s.t. st such that subject to when whenever with given for all "
                         "otherwise".split()) | {"s.t.", "such that", "subject to", "for all", "for any", "for each",
                                                 "for every"}
 """Words that, set as text between formulas, qualify what came before (they are not factors)."""
