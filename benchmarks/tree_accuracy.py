@@ -266,6 +266,13 @@ def _factors_operand(node: A.Node) -> list[A.Node]:
     return [node]
 
 
+def _operands(node: A.Node) -> list[A.Node]:
+    """The factors of an explicit multiplication with its right operand whole (`X \\cdot \\Delta B` → X, ΔB)."""
+    if isinstance(node, A.BinOp) and node.op in PRODUCT_OPS:
+        return _factors_operand(node.left) + [node.right]
+    return _factors(node)
+
+
 def _contiguous(seq: list[Optional[Interval]], want: list[Interval]) -> bool:
     n = len(want)
     return any(seq[i:i + n] == want for i in range(len(seq) - n + 1))
@@ -383,10 +390,13 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
         want.append(_find(f, frag, 1, want[-1][1], what="next factor"))
     for node, _ in view.nodes:
         if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
-            got = [view.interval_of(x) for x in _factors(node)]
-            # a reduction factor may be named by its operator and scripts (`\beta T \mathbb{E}_t[…]`)
-            got = [_operator_part(view, x, iv, want) for x, iv in zip(_factors(node), got)]
-            if _contiguous(got, want):
+            ok = False
+            for factors in (_factors(node), _operands(node)):
+                got = [view.interval_of(x) for x in factors]
+                # a reduction factor may be named by its operator and scripts (`\beta T \mathbb{E}_t[…]`)
+                got = [_operator_part(view, x, iv, want) for x, iv in zip(factors, got)]
+                ok = ok or _contiguous(got, want)
+            if ok:
                 if not _decided(view, view.interval_of(node)):
                     return Check(False, "left ambiguous (product or application)")
                 return Check(True)

@@ -946,6 +946,14 @@ class Parser:
                 if certainty is None:
                     break
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
+                    if not self._index_bracket(atom) and self._functional_bracket():
+                        # `S[\pi_\theta](s_t)`: a functional of \pi_\theta, its value applied to s_t
+                        group = self._bracketed()
+                        atom = A.Apply(atom, tuple(group.items + group.params), (), (), "formula", "[]",
+                                       span=(start, group.end))
+                        call = self._bracketed()
+                        atom = self._apply(atom, call, "formula", start)
+                        continue
                     if not self._index_bracket(atom):
                         break
                     # `x[n]`, `z[i][j]`, `z[i-1][r[j]]`: an array indexed by position
@@ -966,6 +974,24 @@ class Parser:
         return atom
 
     _INDEX_PUNCT = frozenset("+-:,[]()'")
+
+    def _functional_bracket(self) -> bool:
+        r"""Is the `[ … ]` here closed right before `(`, the value of a functional applied (`S[\pi](s)`)?"""
+        depth = 0
+        i = self.pos
+        toks = self.tokens
+        while i < len(toks) and toks[i].kind not in (EOF, END):
+            tok = toks[i]
+            if _opens_group(tok):
+                depth += 1
+            elif _closes_group(tok):
+                depth -= 1
+                if depth == 0:
+                    nxt = toks[i + 1] if i + 1 < len(toks) else None
+                    return tok.text == "]" and nxt is not None and nxt.kind == PUNCT and nxt.text == "(" and \
+                        not nxt.space_before
+            i += 1
+        return False
 
     def _index_bracket(self, atom: A.Node) -> bool:
         """Is the `[ … ]` here a position after a name (`x[n]`, `z[i-1][r[j]]`)? Only short index arithmetic
@@ -2926,9 +2952,13 @@ def _differential_mark(node: A.Node) -> Optional[str]:
 
 
 def _name_like(node: A.Node) -> bool:
+    r"""What `\Delta` before it makes one name with (`\Delta t`, `\Delta {\bm x}`, `\Delta W`) — not a bold capital,
+    a matrix the step multiplies (`\exp(\Delta \mathbf{A})`)."""
     core = node
     while isinstance(core, (A.Indexed, A.Power, A.Primed)):
         core = core.base
+    if isinstance(core, A.Symbol) and core.font == "bf" and len(core.name) == 1 and core.name.isupper():
+        return False
     return isinstance(core, A.Symbol) and (core.name.isalpha() or core.name.lstrip("\\") in T.GREEK) and \
         not core.name.startswith("\\Delta")
 
