@@ -173,3 +173,27 @@ def test_every_json_output_on_every_corpus_paper_validates(paper, tmp_path):
             assert_valid(argv, code, data)
             checked += 1
     assert checked >= 2
+
+
+def test_draft_json_validates(monkeypatch):
+    """`papermath draft --json` against a local OpenAI-compatible stand-in (tests/test_draft.py's server)."""
+    import test_draft
+    from http.server import ThreadingHTTPServer
+    import threading
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), test_draft._Handler)
+    httpd.requests, httpd.mode, httpd.daemon_threads = [], "reading", True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        test_draft._env(monkeypatch, httpd)
+        argv = ["draft", str(EXAMPLE), "--eq", "1", "--json"]
+        code, data, _ = run_json(argv)
+        assert code == 1 and data["draft"]["model"] == "tiny-test-model"
+        assert_valid(argv, code, data)
+        httpd.mode = "garbage"
+        code, data, _ = run_json(argv)
+        assert code == 2 and data["schema"] == "papermath.error/1"
+        assert_valid(argv, code, data)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
