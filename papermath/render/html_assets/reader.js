@@ -413,8 +413,9 @@
   });
 
   /* ------------------------------------------------------------------------------------- find a symbol */
-  /* "Highlight its uses": every rendered occurrence of the symbol (any index, any equation, the prose),
-   * counted; the button then steps through them; Escape clears. */
+  /* "Highlight its uses": every occurrence of the symbol in the paper's equations and text (any index, any
+   * equation; not the panels and glossary, which repeat them), counted; "Next" steps through them; Escape
+   * clears. */
   function familyOf(entry) {
     return String(entry.symbol || entry.latex || "").replace(/\s+/g, "").replace(/[{}]/g, "");
   }
@@ -437,7 +438,7 @@
     clearFound();
     document.querySelectorAll("[data-pm]").forEach(function (node) {
       var entry = SYMBOLS[Number(node.dataset.pm)];
-      if (entry && familyOf(entry) === family && !node.closest(".pm-preview, #pm-tooltip")) {
+      if (entry && familyOf(entry) === family && !node.closest(".pm-preview, #pm-tooltip, .pm-panel, .pm-glossary")) {
         node.classList.add("pm-found");
         found.push(node);
       }
