@@ -323,3 +323,23 @@ def test_the_agreement_test_catches_a_stage_that_handles_an_unlisted_operator(mo
     monkeypatch.setitem(english.OP_WORDS, "\\frobnicate", "frobs")
     observed = {op for n, op in cases("words") if n == O.BINOP and OBSERVED["words"](n, op)}
     assert observed - O.handled(O.BINOP, "words") == {"\\frobnicate"}
+
+
+# --- the one rewrite walk (math.ast.rewrite) the stages share -----------------------------------------------------
+
+def test_rewrite_returns_the_same_tree_when_nothing_changes():
+    t = parse(r"\begin{cases} a + b & x > 0 \\ c & \text{else} \end{cases}").tree
+    assert A.rewrite(t, lambda n: None) is t
+
+
+def test_rewrite_reaches_cells_as_children_does():
+    t = parse(r"\begin{cases} a + b & x > 0 \\ c & \text{else} \end{cases}").tree
+    out = A.rewrite(t, lambda n: A.Symbol("z") if n == A.Symbol("a") else None)
+    assert A.Symbol("a") not in list(A.walk(out)) and A.Symbol("z") in list(A.walk(out))
+    assert sum(1 for n in A.walk(t) if n == A.Symbol("a")) == sum(1 for n in A.walk(out) if n == A.Symbol("z"))
+
+
+def test_explain_reads_length_bars_in_a_script_as_a_length():
+    t = parse(r"\sum_{t=1}^{|o_i|} r_t").tree
+    bars = [n for n in A.walk(X.normalize(t)) if isinstance(n, A.Abs)]
+    assert bars and to_latex(bars[0].body) == "o_{i}"

@@ -1236,21 +1236,14 @@ def _symbol_warnings(notes: Iterable[SymbolNote]) -> list[NotationWarning]:
 def normalize(node: A.Node) -> A.Node:
     """Undo a parser reading that `explain` should not show: bars in a script, `\\sum_{t=1}^{|o_i|}`, can come
     back as the relation `() | o_i | ()`; it is the length |o_i|."""
+    return A.rewrite(node, _length_bars)
+
+
+def _length_bars(node: A.Node) -> A.Node | None:
     if isinstance(node, A.Relation) and node.ops == ("\\mid", "\\mid") and isinstance(node.operands[0], A.Empty) \
             and isinstance(node.operands[2], A.Empty):
         return A.Abs(normalize(node.operands[1]), span=node.span)
-    changes = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, A.Node):
-            new = normalize(value)
-            if new is not value:
-                changes[f.name] = new
-        elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
-            new_items = tuple(normalize(v) if isinstance(v, A.Node) else v for v in value)
-            if any(a is not b for a, b in zip(new_items, value)):
-                changes[f.name] = new_items
-    return replace(node, **changes) if changes else node
+    return None
 
 
 def explain(latex: str, *, functions: frozenset[str] = frozenset()) -> Explanation:

@@ -478,7 +478,7 @@ class Lowerer:
         operands = list(node.operands)
         key = self.target_key(target) if not isinstance(target, A.Empty) else None
         if key is not None and (key in self.given or to_latex(target) in self.given) \
-                and all(op in ("=", ":=", "\\coloneqq", "\\triangleq") for op in node.ops):
+                and all(op in _EXACT_DEFINITIONS for op in node.ops):
             # `V = X W^V` with V given: the given value is used, its definition not computed.
             given = self.lookup(key if key in self.given else to_latex(target), target)
             self.notes.append(f"{to_latex(target)} is given: its definition {to_latex(node)[:60]} is not computed")
@@ -519,7 +519,7 @@ class Lowerer:
             return self._split(target, value, operands[index])
         key = self.target_key(target)
         value = self.finish(value, operands[index])
-        if node.ops[0] in ("\\leftarrow", "\\gets"):
+        if node.ops[0] in _UPDATES:
             self.notes.append(f"update rule: {to_latex(target)} becomes {fmt(value.value)}")
             self._after_update(target, value)
         self.targets[key] = value
@@ -2299,8 +2299,11 @@ _COMPARE = {s.op: _test(s.test) for s in _TESTED if s.test and hasattr(np, s.tes
 _COMPARE_CODE = {s.op: s.numpy for s in _TESTED if s.op in _COMPARE and s.numpy}
 _COMPARE_TORCH = {s.op: s.torch for s in _TESTED if s.op in _COMPARE and s.torch}
 """Relations that are tests on numbers (from the operator spec): NumPy function and code templates."""
-_DEFINING = O.evaluated(O.RELATION, "define") | O.evaluated(O.RELATION, "update")
-"""Relations that define their left side (`=`, `:=`, `≜`, `≈`, `←`…)."""
+_EXACT_DEFINITIONS = O.evaluated(O.RELATION, "define")
+_UPDATES = O.evaluated(O.RELATION, "update")
+_DEFINING = _EXACT_DEFINITIONS | _UPDATES | O.evaluated(O.RELATION, "approximate") | O.evaluated(O.RELATION, "equivalent")
+"""Relations that compute their left side from the right (`=`, `:=`, `≜`; `≈`, `≡`; the update `←`), from the
+operator spec; a given left side of an exact definition is used as given."""
 _ARITHMETIC = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 """Evaluation names of the operator spec computed entry by entry → the operator `binary` writes."""
 
@@ -2542,45 +2545,15 @@ def _statement_list(tree: A.Node) -> list[A.Node]:
 
 def _substitute(tree: A.Node, mapping: dict[str, A.Node]) -> A.Node:
     """`tree` with every sub-expression whose LaTeX is a key of `mapping` replaced by its value."""
-    def visit(node: A.Node) -> A.Node:
+    def found(node: A.Node) -> Optional[A.Node]:
         key = to_latex(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
-        if key is not None and key in mapping:
-            return mapping[key]
-        changes = {}
-        for f in fields(node):
-            if f.name == "span":
-                continue
-            value = getattr(node, f.name)
-            if isinstance(value, A.Node):
-                new = visit(value)
-                if new is not value:
-                    changes[f.name] = new
-            elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
-                items = tuple(visit(v) if isinstance(v, A.Node) else v for v in value)
-                if any(a is not b for a, b in zip(items, value)):
-                    changes[f.name] = items
-        return replace(node, **changes) if changes else node
-    return visit(tree)
+        return mapping[key] if key is not None and key in mapping else None
+    return A.rewrite(tree, found)
 
 
 def _replace_node(tree: A.Node, old: A.Node, new: A.Node) -> A.Node:
     """`tree` with the node `old` (by identity) replaced by `new`."""
-    if tree is old:
-        return new
-    changes = {}
-    for f in fields(tree):
-        if f.name == "span":
-            continue
-        value = getattr(tree, f.name)
-        if isinstance(value, A.Node):
-            replaced = _replace_node(value, old, new)
-            if replaced is not value:
-                changes[f.name] = replaced
-        elif isinstance(value, tuple) and any(isinstance(v, A.Node) for v in value):
-            items = tuple(_replace_node(v, old, new) if isinstance(v, A.Node) else v for v in value)
-            if any(a is not b for a, b in zip(items, value)):
-                changes[f.name] = items
-    return replace(tree, **changes) if changes else tree
+    return A.rewrite(tree, lambda node: new if node is old else None)
 
 
 def _ellipsis_pattern(items: list[A.Node]) -> Optional[tuple[A.Node, A.Number, A.Node]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 from ..errors import MathParseError, UsageError
 from ..math import ast as A
@@ -93,39 +93,17 @@ def position_indices(tree: A.Node) -> set[str]:
 def labels_as_indices(tree: A.Node, bound: set[str]) -> A.Node:
     """A subscript label that holds a variable the equation binds is an index after all (`\\mathbf{v}_{\\theta, i}`
     inside `\\sum_i`): the symbol becomes `Indexed(v, (θ, i))`."""
-    from dataclasses import fields, replace
+    from dataclasses import replace
 
-    def visit(node: A.Node) -> A.Node:
+    def labelled(node: A.Node) -> Optional[A.Node]:
         if isinstance(node, A.Symbol) and node.sub_label is not None:
             parts = node.sub_label.items if isinstance(node.sub_label, A.Sequence) else (node.sub_label,)
             if any(isinstance(p, A.Symbol) and to_latex(p) in bound for p in parts):
                 return A.Indexed(replace(node, sub_label=None), tuple(parts), span=node.span)
             return node
-        changes = {}
-        for f in fields(node):
-            if f.name == "span":
-                continue
-            value = getattr(node, f.name)
-            if isinstance(value, A.Node):
-                new = visit(value)
-                if new is not value:
-                    changes[f.name] = new
-            elif isinstance(value, tuple) and any(isinstance(v, (A.Node, tuple)) for v in value):
-                new_items = tuple(_visit_item(v, visit) for v in value)
-                if any(a is not b for a, b in zip(new_items, value)):
-                    changes[f.name] = new_items
-        return replace(node, **changes) if changes else node
+        return None
 
-    return visit(tree)
-
-
-def _visit_item(item: Any, visit: Any) -> Any:
-    if isinstance(item, A.Node):
-        return visit(item)
-    if isinstance(item, tuple):
-        new = tuple(_visit_item(v, visit) for v in item)
-        return new if any(a is not b for a, b in zip(new, item)) else item
-    return item
+    return A.rewrite(tree, labelled)
 
 
 def is_axis_index(index: A.Node, bound: set[str], given: Iterable[str] = ()) -> bool:

@@ -13,8 +13,8 @@ Semantics are explicit for the stages that consume the tree:
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Optional
 
 Span = tuple[int, int]
@@ -578,6 +578,31 @@ def walk(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(list(children(current))))
+
+
+def rewrite(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
+    """`node` rebuilt top-down: `fn(n)` returns a replacement for `n` (used as is, not descended into) or None to
+    descend; a node whose children all come back unchanged is returned itself. Children are the nodes `children()`
+    yields (nested tuples included), so every rewrite sees the tree the walkers see."""
+    found = fn(node)
+    if found is not None:
+        return found
+    changes: dict[str, Any] = {}
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        new = _rewrite_value(value, fn)
+        if new is not value:
+            changes[name] = new
+    return replace(node, **changes) if changes else node
+
+
+def _rewrite_value(value: Any, fn: Callable[[Node], Optional[Node]]) -> Any:
+    if isinstance(value, Node):
+        return rewrite(value, fn)
+    if isinstance(value, tuple) and value:
+        items = tuple(_rewrite_value(item, fn) for item in value)
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    return value
 
 
 def to_dict(node: Any) -> Any:

@@ -80,7 +80,8 @@ class OperatorSpec:
     """Shape rule (`elementwise`, `divide`, `product`, `dot`, `outer`, `operand`, `define`, `compare`) or Refused."""
     evaluate: Column = None
     """Evaluation (`add`, `sub`, `mul`, `div`, `dot`, `product` (as juxtaposition), `outer`, `neg`, `not`, `identity`, `define`, `update`,
-    `compare`, `proportional`, `reduce`, `expectation`, `softmax`) or Refused."""
+    `approximate`, `equivalent`, `define-right`, `compare`, `proportional`, `reduce`, `expectation`, `softmax`) or
+    Refused. The relations that define, approximate, restate or update compute their left side from the right."""
     numpy: Optional[str] = None
     """Template of the NumPy code the evaluator writes for it on two matrices (codegen's source)."""
     torch: Optional[str] = None
@@ -227,10 +228,10 @@ _RELATION_ROWS: tuple[OperatorSpec, ...] = (
     _rel(":=", "is defined as", ":=", _DEFINITION, "=", "define", "define"),
     _rel("\\triangleq", "is defined as", "≜", _DEFINITION, "=", "define", "define"),
     _rel("=:", "defines", "=:", None, "=", "compare", "define-right"),
-    _rel("\\equiv", "is equivalent to", "≡", None, None, "define", "define"),
+    _rel("\\equiv", "is equivalent to", "≡", None, None, "define", "equivalent"),
     _rel("\\approx", "is approximately", "≈",
          _x("approx", "{lhs} is approximately {rhs}: the right side estimates or approximates the left",
-            "{lhs} = {rhs}  # an approximation of {lhs}"), "≈", "define", "define", "isclose",
+            "{lhs} = {rhs}  # an approximation of {lhs}"), "≈", "define", "approximate", "isclose",
          "np.isclose({0}, {1}, rtol=1e-2)"),
     _rel("\\leftarrow", "is updated to", "←",
          _x("assignment", "assignment, as in an update rule: {lhs} gets the new value {rhs}", "{lhs} = {rhs}"), "=",
