@@ -7,8 +7,9 @@ Inputs are built from real formulas (tests/fuzz/seeds.py: the campaign's own, th
 ../shared exists, every display equation of the corpus) and real papers (the corpus; else the example paper)
 by the mutations of tests/fuzz/mutate.py, each from its own seed so any input can be replayed
 (`--replay formula:SEED` or `--replay paper:SEED`). Each input runs in a worker process: past `--timeout`
-seconds (default 10) the worker raises where it is (the hang's signature names that frame); past twice that
-the worker is killed and restarted. Prints inputs tried, crashes (exceptions that are not papermath's own),
+seconds of CPU time (default 10) the worker raises where it is (the hang's signature names that frame); past
+8 times that (at least 60 s) of wall-clock time it is killed and restarted. CPU time, because the machine
+is shared: inputs over the limit in wall-clock time are counted and printed too. Prints inputs tried, crashes (exceptions that are not papermath's own),
 hangs, invalid generated modules, printer fixed-point failures, and every unique signature with a count and
 the seed of its first input. `--save DIR` writes each signature's first input there.
 """
@@ -17,13 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import os
 import random
 import shutil
 import signal
 import sys
 import tempfile
-import threading
 import time
 import traceback
 from collections import Counter
@@ -92,10 +91,12 @@ def paper_input(seed: int, papers: list[Path], pool: list[str], into: Path) -> P
 
 
 def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> None:
-    # The soft limit is a watchdog thread signalling SIGUSR1: SIGALRM stays free for papermath's own
+    # The limit is on the worker's CPU time (ITIMER_PROF → SIGPROF), not the wall clock: on a machine shared
+    # with others the wall clock measures the load, not papermath. SIGALRM stays free for papermath's own
     # per-formula budget (papermath.budget), which a user's `read` has too.
-    signal.signal(signal.SIGUSR1, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     _warm_up()
+    conn.send("ready")  # the parent starts its clock only now: warming up is not part of any input's time
     scratch = Path(tempfile.mkdtemp(prefix="papermath-fuzz-"))
     paper_paths = [Path(p) for p in papers]
 
@@ -108,13 +109,12 @@ def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> 
             if job is None:
                 break
             kind, seed = job
+            stage.value = kind.encode()
             start = time.perf_counter()
             findings: list[Finding] = []
             timed_out = False
             _ARMED[0] = True
-            watchdog = threading.Timer(timeout, os.kill, (os.getpid(), signal.SIGUSR1))
-            watchdog.daemon = True
-            watchdog.start()
+            signal.setitimer(signal.ITIMER_PROF, timeout)
             try:
                 if kind == "formula":
                     findings = run_formula(formula_input(seed, pool), on_stage)
@@ -128,7 +128,7 @@ def _worker(conn, stage, timeout: float, pool: list[str], papers: list[str]) -> 
                 timed_out = True
             finally:
                 _ARMED[0] = False
-                watchdog.cancel()
+                signal.setitimer(signal.ITIMER_PROF, 0)
             conn.send(([(f.kind, f.stage, f.signature, f.detail) for f in findings], time.perf_counter() - start))
             if timed_out:
                 break  # the interrupted stage may have left a cache half-built: the parent starts a fresh worker
@@ -152,6 +152,8 @@ class Pool1:
                                         daemon=True)
         self.process.start()
         self.done = 0
+        if not self.parent.poll(600) or self.parent.recv() != "ready":
+            raise RuntimeError("the fuzzing worker did not start")
 
     def stop(self) -> None:
         if self.process is not None:
@@ -172,7 +174,7 @@ class Pool1:
         self.done += 1
         start = time.perf_counter()
         self.parent.send((kind, seed))
-        if self.parent.poll(self.timeout * 2 + 5):
+        if self.parent.poll(max(60.0, 8 * self.timeout)):  # wall clock: a worker stuck outside Python
             try:
                 findings, elapsed = self.parent.recv()
                 if any(f[0] == "hang" for f in findings):
@@ -206,6 +208,7 @@ def campaign(args) -> dict:
     jobs += [("paper", args.seed * 1_000_003 + k) for k in range(args.papers)]
     random.Random(args.seed).shuffle(jobs)
     interrupted = False
+    wall_over = 0
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
@@ -215,6 +218,7 @@ def campaign(args) -> dict:
         for n, (kind, seed) in enumerate(jobs, 1):
             findings, elapsed = runner.run(kind, seed)
             tried[kind] += 1
+            wall_over += elapsed > args.timeout
             slowest.append((elapsed, kind, seed))
             slowest = sorted(slowest, reverse=True)[:5]
             for f_kind, _stage, sig, detail in {f[2]: f for f in findings}.values():
@@ -233,6 +237,7 @@ def campaign(args) -> dict:
         for sig in sorted(counts, key=lambda s: -counts[s])}, "seconds": round(time.perf_counter() - started, 1),
         "timeout": args.timeout, "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in slowest],
         "formula_pool": len(pool), "papers": [p.name for p in papers], "interrupted": interrupted,
+        "wall_over": wall_over,
         "planned": {"formula": args.formulas, "paper": args.papers}}
 
 
@@ -245,7 +250,9 @@ def report(result: dict) -> str:
 
     lines = [f"fuzz campaign: {tried.get('formula', 0)} mutated formulas (from {result['formula_pool']} real ones), "
              f"{tried.get('paper', 0)} mutated papers (from {len(result['papers'])}), {result['seconds']:.0f} s, "
-             f"1 worker, hang = no answer within {result['timeout']:g} s"
+             f"1 worker, hang = more than {result['timeout']:g} s of CPU time on one input "
+             f"({result.get('wall_over', 0)} inputs took over {result['timeout']:g} s of wall-clock time on this "
+             "shared machine)"
              + (f" — INTERRUPTED (planned {result['planned']['formula']} formulas, {result['planned']['paper']} "
                 "papers)" if result.get("interrupted") else "")]
     for kind in ("formula", "paper"):

@@ -6,9 +6,10 @@
   aloud, JSON, explain, shapes, evaluator, codegen) ever sees a tree deeper than this. Real formulas stay far
   below it (the deepest of the corpus's 658 display equations is 18).
 - `MAX_TOKENS` (4000): how long one formula may be, in TeX tokens (`\\frac`, `{`, `x`, `12` are one each);
-  the parser refuses a longer one. Every stage's work grows with the formula, so this bounds them all; the
-  corpus's longest display equation has 1498.
-- `MAX_TERMS` (`PAPERMATH_MAX_TERMS`, default 20000): how many terms and steps the evaluator computes for one sum,
+  the parser refuses a longer one (and, without tokenizing it, one of more than 16 characters per allowed
+  token). Every stage's work grows with the formula, so this bounds them all; the corpus's longest display
+  equation has 1498 tokens.
+- `MAX_TERMS` (`PAPERMATH_MAX_TERMS`, default 10000): how many terms and steps the evaluator computes for one sum,
   product, max or expectation, and how many entries one value may have; past it evaluation is refused with a
   clear message instead of running for minutes.
 - `FORMULA_SECONDS` (`PAPERMATH_FORMULA_SECONDS`, default 5): the time one formula may take in a whole-paper
@@ -33,7 +34,7 @@ MAX_DEPTH = 50
 MAX_TOKENS = 4000
 """Longest formula the parser accepts, in tokens."""
 
-MAX_TERMS: int = _env_number("PAPERMATH_MAX_TERMS", 20_000, int)
+MAX_TERMS: int = _env_number("PAPERMATH_MAX_TERMS", 10_000, int)
 """Most terms and steps one evaluation computes, and most entries one value holds."""
 
 FORMULA_SECONDS: float = _env_number("PAPERMATH_FORMULA_SECONDS", 5.0)

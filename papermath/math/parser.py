@@ -406,6 +406,9 @@ class Parser:
         self.strict = strict
         self.functions = frozenset(f.lstrip("\\") for f in functions)
         self.warnings: list[str] = []
+        if len(source) > 16 * MAX_TOKENS:  # not even tokenized: 16 characters a token is far past any formula
+            raise MathParseError(f"formula too long: {len(source)} characters (papermath's limit is "
+                                 f"{MAX_TOKENS} tokens)", source, 16 * MAX_TOKENS)
         raw = tokenize(source)
         if len(raw) > MAX_TOKENS + 1:  # + the EOF token
             raise MathParseError(f"formula too long: {len(raw) - 1} tokens (papermath's limit is {MAX_TOKENS})",
