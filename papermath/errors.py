@@ -59,8 +59,13 @@ class MathParseError(PapermathError):
 
     @property
     def snippet(self) -> str:
-        line = self.formula.replace("\n", " ")
-        return f"{line}\n{' ' * max(self.offset, 0)}^"
+        """The formula around the offset (at most 60 characters each side) and a caret under the offset."""
+        offset = max(self.offset, 0)
+        start = max(0, offset - 60)
+        line = self.formula[start:offset + 60].replace("\n", " ")
+        lead = "…" if start else ""
+        tail = "…" if offset + 60 < len(self.formula) else ""
+        return f"{lead}{line}{tail}\n{' ' * (len(lead) + offset - start)}^"
 
     def __str__(self) -> str:
         where = f"{self.position}: " if self.position is not None else ""

@@ -2352,7 +2352,7 @@ class Parser:
                     self.next()
                     break
                 if t.kind == EOF:
-                    raise self.error(f"missing \\end{{{env}}}", start)
+                    raise self.error(f"missing \\end{{{env[:40]}}}", start)
                 if t.kind == AMP:
                     self.next()
                     if not rows[-1]:
@@ -2385,7 +2385,7 @@ class Parser:
                 self.next()
                 break
             if t.kind == EOF:
-                raise self.error(f"missing \\end{{{env}}}", start)
+                raise self.error(f"missing \\end{{{env[:40]}}}", start)
             if t.kind in (NEWLINE, AMP):
                 self.next()
                 continue
