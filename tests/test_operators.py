@@ -10,12 +10,15 @@ operator the spec does not list.
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from papermath.analysis import explain as X
+from papermath.analysis.read import _kind as read_kind
 from papermath.analysis.reading import ReductionReading
+from papermath.analysis.symbols import collect
 from papermath.analysis.shapes import infer_shapes
 from papermath.codegen import generate
 from papermath.evaluate import evaluate
@@ -119,6 +122,20 @@ def evaluation(node: str, op: str, matrices=None):
         return error
 
 
+def kind_of(node: str, op: str) -> tuple[str, str] | None:
+    """(kind, cue) the statement-kind stage gives `x op y` alone, or None when the relation decides nothing."""
+    if node != O.RELATION:
+        return None
+    t = tree(node, op)
+    kind, cue = read_kind(SimpleNamespace(latex=to_latex(t)), collect(t), None, None, None)
+    return None if cue == "no relation: an expression to compute" else (kind, cue)
+
+
+KINDS = {"definition": {"definition"}, "update rule": {"update rule"}, "estimator": {"estimator", "empirical fit"},
+         "bound or constraint": {"bound", "constraint"}, "constraint": {"constraint"},
+         "computation or definition": {"computation", "definition"}}
+
+
 def evaluates(node: str, op: str) -> bool:
     return not isinstance(evaluation(node, op), EvaluationError)
 
@@ -191,6 +208,16 @@ def test_shapes_follow_the_rows_rule(spec):
         assert report.result == expected
 
 
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.node == O.RELATION],
+                         ids=[f"Relation:{s.op}" for s in SPECS if s.node == O.RELATION])
+def test_statement_kind_is_the_rows_kind(spec):
+    found = kind_of(spec.node, spec.op)
+    if spec.kind is None:
+        assert found is None
+    else:
+        assert found is not None and found[0] in KINDS[spec.kind], found
+
+
 _ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
@@ -258,6 +285,7 @@ OBSERVED = {
     "shapes": lambda n, op: shape_of(n, op)[0] and n != O.REDUCTION,
     "evaluate": evaluates,
     "codegen": lambda n, op: evaluates(n, op) and bool(generate(evaluation(n, op)).numpy),
+    "kinds": lambda n, op: kind_of(n, op) is not None,
 }
 
 

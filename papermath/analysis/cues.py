@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from ..math import operators as O
+
 # (role, cue pattern on the defining quote). Earlier rows win.
 ROLE_CUES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
     ("frozen model", r"\b(?:reference (?:model|policy)|frozen|teacher|pre-?trained (?:model|network)|old policy|"
@@ -23,17 +25,19 @@ ROLE_CUES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern,
 
 # (kind, cue) decided from the relation operators.
 RELATION_KINDS: tuple[tuple[str, frozenset[str], str], ...] = (
-    ("definition", frozenset({":=", "\\triangleq", "\\coloneqq", "\\stackrel{def}{=}", "\\overset{def}{=}",
-                              "\\doteq", "\\equiv"}), "{op} (is defined as)"),
-    ("update rule", frozenset({"\\leftarrow", "\\gets", "\\mapsfrom"}), "{op} (assignment)"),
+    ("definition", O.kinded(O.RELATION, "definition"), "{op} (is defined as)"),
+    ("update rule", O.kinded(O.RELATION, "update rule"), "{op} (assignment)"),
 )
 OBJECTIVE_WORDS = re.compile(r"\b(?:loss|objective|minimi[sz]e|maximi[sz]e|optimi[sz]ation problem|"
                              r"training objective|reward)\b", re.I)
 BOUND_WORDS = re.compile(r"\b(?:bound|bounded|upper bound|lower bound|inequality|at most|at least)\b", re.I)
 ESTIMATOR_WORDS = re.compile(r"\b(?:estimat\w*|unbiased|monte carlo|approximat\w*)\b", re.I)
 FIT_WORDS = re.compile(r"\b(?:fit|fitted|empirical(?:ly)?|scaling law|regression|power law)\b", re.I)
-CONSTRAINT_OPS = frozenset({"\\in", "\\le", "\\leq", "\\ge", "\\geq", "<", ">", "\\subset", "\\subseteq",
-                            "\\notin", "\\ll", "\\gg", "\\leqslant", "\\geqslant", "\\neq", "\\ne"})
+MEMBERSHIP_OPS = O.kinded(O.RELATION, "constraint")
+CONSTRAINT_OPS = O.kinded(O.RELATION, "bound or constraint") | MEMBERSHIP_OPS
+ESTIMATE_OPS = O.kinded(O.RELATION, "estimator")
+"""Relations by the kind of statement they make, from the operator spec (`papermath.math.operators`): an
+inequality is a bound or a constraint, a membership a constraint, ≈ an estimate."""
 LOSS_NAME = re.compile(r"^(?:\\mathcal\{L\}|\\mathscr\{L\}|L|\\ell|J|\\mathcal\{J\}|\\mathcal\{R\})(?:_|\^|$)")
 
 # Shape words in a defining quote: (pattern, shape).

@@ -16,8 +16,9 @@ from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
-from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
-                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
+from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
+                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
+                   role_from_description)
 from .candidates import (DEFINES, CandidateOrder, equation_place, key_family, mention_index,  # noqa: F401
                          rank_candidates, same_family_meaning)
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
@@ -752,7 +753,7 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
     context_words = re.sub(r"\$[^$]*\$", " ", context)
     lead = re.sub(r"\$[^$]*\$", " ", before.sentences[-1].text if before is not None and before.sentences else "")
     lhs = info.lhs_keys[0] if info.lhs_keys else ""
-    if any(op in ("\\approx",) for op in ops):
+    if any(op in ESTIMATE_OPS for op in ops):
         if FIT_WORDS.search(context_words):
             return "empirical fit", f"\\approx with \"{FIT_WORDS.search(context_words).group(0)}\""
         return "estimator", "\\approx (an approximation of the right side)"
@@ -766,7 +767,7 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
         return "objective", f"{_OPTIMUM_AT_TOP.match(rhs).group(0).strip()} (the best value or its argument)"
     if ops and all(op in CONSTRAINT_OPS for op in ops):
         in_statement = index is not None and equation_place(index.doc, eq)[1] is not None
-        if any(op not in ("\\in", "\\subset", "\\subseteq") for op in ops) and \
+        if any(op not in MEMBERSHIP_OPS for op in ops) and \
                 (in_statement or BOUND_WORDS.search(context_words)):
             cue = "in a theorem or lemma" if in_statement else f"\"{BOUND_WORDS.search(context_words).group(0)}\""
             return "bound", f"{ops[0]} {cue}"

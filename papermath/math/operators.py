@@ -12,7 +12,8 @@ Stages and the column each reads:
 - shapes (`analysis/shapes.py`): `shape`, a rule name;
 - numbers (`evaluate/lower.py`): `evaluate`, an operation name; codegen writes the code the evaluator emits, so its
   column is `numpy`/`torch`, the templates of that code (`{0}`, `{1}` the operands);
-- HTML reader (`render/html.py`): `html`, the LaTeX head a reduction's panel shows.
+- HTML reader (`render/html.py`): `html`, the LaTeX head a reduction's panel shows;
+- statement kinds (`analysis/read.py` via `analysis/cues.py`): `kind`, what a relation makes of the statement.
 
 A column holding `Refused("why")` says the stage refuses the operator with that reason, in the stage's own words;
 `None` in `words`/`symbol`/`explain` means the stage shows the operator as written and claims no meaning.
@@ -31,7 +32,7 @@ BINOP, UNARY, RELATION, REDUCTION = "BinOp", "UnaryOp", "Relation", "Reduction"
 NODE_FIELDS = {BINOP: "op", UNARY: "op", RELATION: "ops", REDUCTION: "op"}
 """Node type → the field the canonical operator appears in."""
 
-STAGES = ("parser", "printer", "words", "explain", "shapes", "evaluate", "codegen", "html")
+STAGES = ("parser", "printer", "words", "explain", "shapes", "evaluate", "codegen", "html", "kinds")
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,10 @@ class OperatorSpec:
     """Relations: the comparison, as a NumPy function name, used where the relation is a test (`less_equal`)."""
     html: Optional[str] = None
     """Reductions: the LaTeX head the HTML reader's panel shows (`\\sum`)."""
+    kind: Optional[str] = None
+    """Relations: the kind of statement the relation makes (`analysis/read.py`): definition, update rule, estimator,
+    bound or constraint (an inequality), constraint (a membership), computation or definition (`=`: the text
+    decides); None: the relation says nothing about the kind."""
     spellings: tuple[str, ...] = ()
     """LaTeX tokens the parser turns into this operator (from `tables.py`)."""
     precedence: Optional[int] = None
@@ -111,7 +116,7 @@ class OperatorSpec:
             if isinstance(self.evaluate, Refused) or self.evaluate is None:
                 return self.evaluate
             return self.numpy or self.evaluate
-        return getattr(self, {"shapes": "shape"}.get(stage, stage))
+        return getattr(self, {"shapes": "shape", "kinds": "kind"}.get(stage, stage))
 
     def refusal(self, stage: str) -> Optional[str]:
         """The reason `stage` refuses the operator, or None."""
@@ -215,8 +220,8 @@ _UNARY_ROWS: tuple[OperatorSpec, ...] = (
 
 def _rel(op: str, words: Optional[str], symbol: Optional[str] = None, explain: Optional[Explained] = None,
          python: Optional[str] = None, shape: Column = "compare", evaluate: Column = _STATEMENT,
-         test: Optional[str] = None, numpy: Optional[str] = None) -> OperatorSpec:
-    return OperatorSpec(op, RELATION, words, symbol, explain, python, shape, evaluate, numpy, numpy, test)
+         test: Optional[str] = None, numpy: Optional[str] = None, kind: Optional[str] = None) -> OperatorSpec:
+    return OperatorSpec(op, RELATION, words, symbol, explain, python, shape, evaluate, numpy, numpy, test, kind=kind)
 
 
 _DEFINITION = _x("definition", "{lhs} is defined as {rhs}: a new name for an expression",
@@ -224,45 +229,48 @@ _DEFINITION = _x("definition", "{lhs} is defined as {rhs}: a new name for an exp
 
 _RELATION_ROWS: tuple[OperatorSpec, ...] = (
     _rel("=", "equals", "=", _x(None, "{lhs} equals {rhs}", "{lhs} = {rhs}"), "==", "define", "define",
-         "equal", "{0} == {1}"),
-    _rel(":=", "is defined as", ":=", _DEFINITION, "=", "define", "define"),
-    _rel("\\triangleq", "is defined as", "≜", _DEFINITION, "=", "define", "define"),
-    _rel("=:", "defines", "=:", None, "=", "compare", "define-right"),
-    _rel("\\equiv", "is equivalent to", "≡", None, None, "define", "equivalent"),
+         "equal", "{0} == {1}", kind="computation or definition"),
+    _rel(":=", "is defined as", ":=", _DEFINITION, "=", "define", "define", kind="definition"),
+    _rel("\\triangleq", "is defined as", "≜", _DEFINITION, "=", "define", "define", kind="definition"),
+    _rel("\\doteq", "is defined as", "≐", _DEFINITION, "=", "define", "define", kind="definition"),
+    _rel("=:", "defines", "=:", None, "=", "compare", "define-right", kind="definition"),
+    _rel("\\equiv", "is equivalent to", "≡", None, None, "define", "equivalent", kind="definition"),
     _rel("\\approx", "is approximately", "≈",
          _x("approx", "{lhs} is approximately {rhs}: the right side estimates or approximates the left",
             "{lhs} = {rhs}  # an approximation of {lhs}"), "≈", "define", "approximate", "isclose",
-         "np.isclose({0}, {1}, rtol=1e-2)"),
+         "np.isclose({0}, {1}, rtol=1e-2)", kind="estimator"),
     _rel("\\leftarrow", "is updated to", "←",
          _x("assignment", "assignment, as in an update rule: {lhs} gets the new value {rhs}", "{lhs} = {rhs}"), "=",
-         "define", "update"),
+         "define", "update", kind="update rule"),
     _rel("\\propto", "is proportional to", "∝",
          _x("proportional", "{lhs} is proportional to {rhs}: equal up to a normalizing constant that is left out",
             "{lhs} = {rhs}; {lhs} = {lhs} / {lhs}.sum()  # normalize"), None, "compare", "proportional"),
     _rel("<", "is less than", "<", _x(None, "{lhs} is less than {rhs}", "{lhs} < {rhs}"), "<", evaluate="compare",
-         test="less", numpy="{0} < {1}"),
+         test="less", numpy="{0} < {1}", kind="bound or constraint"),
     _rel(">", "is greater than", ">", _x(None, "{lhs} is greater than {rhs}", "{lhs} > {rhs}"), ">",
-         evaluate="compare", test="greater", numpy="{0} > {1}"),
+         evaluate="compare", test="greater", numpy="{0} > {1}", kind="bound or constraint"),
     _rel("\\le", "is at most", "≤", _x(None, "{lhs} is at most {rhs}", "{lhs} <= {rhs}"), "<=", evaluate="compare",
-         test="less_equal", numpy="{0} <= {1}"),
+         test="less_equal", numpy="{0} <= {1}", kind="bound or constraint"),
     _rel("\\ge", "is at least", "≥", _x(None, "{lhs} is at least {rhs}", "{lhs} >= {rhs}"), ">=",
-         evaluate="compare", test="greater_equal", numpy="{0} >= {1}"),
-    _rel("\\ne", "is not equal to", "≠", None, "!=", evaluate="compare", test="not_equal", numpy="{0} != {1}"),
+         evaluate="compare", test="greater_equal", numpy="{0} >= {1}", kind="bound or constraint"),
+    _rel("\\ne", "is not equal to", "≠", None, "!=", evaluate="compare", test="not_equal", numpy="{0} != {1}", kind="bound or constraint"),
     _rel("\\ll", "is much less than", "≪",
          _x("much-less", "{lhs} is much smaller than {rhs}", "{lhs} < {rhs}  # by a large factor"),
-         evaluate=_ORDER_OF_MAGNITUDE),
+         evaluate=_ORDER_OF_MAGNITUDE, kind="bound or constraint"),
     _rel("\\gg", "is much greater than", "≫",
          _x("much-less", "{lhs} is much larger than {rhs}", "{lhs} > {rhs}  # by a large factor"),
-         evaluate=_ORDER_OF_MAGNITUDE),
+         evaluate=_ORDER_OF_MAGNITUDE, kind="bound or constraint"),
     _rel("\\sim", "is drawn from", "∼",
          _x("sample", "{lhs} is drawn from the distribution {rhs} — a sample", "{lhs} = {rhs}.sample()"),
          evaluate=Refused("a sampling statement: the expectation that draws it is what is computed")),
     _rel("\\in", "is in", "∈", _x("membership", "{lhs} belongs to {rhs}", "{lhs} in {rhs}"), "in", "declare",
-         Refused("a membership statement (a declaration); inside a condition it is a test"), "isin"),
+         Refused("a membership statement (a declaration); inside a condition it is a test"), "isin",
+         kind="constraint"),
     _rel("\\notin", "is not in", "∉", None, "not in", "compare",
-         Refused("a membership statement (a declaration); inside a condition it is a test"), "isin_not"),
-    _rel("\\subset", "is a subset of", "⊂", evaluate=_SETS),
-    _rel("\\subseteq", "is a subset of", "⊆", evaluate=_SETS),
+         Refused("a membership statement (a declaration); inside a condition it is a test"), "isin_not",
+         kind="constraint"),
+    _rel("\\subset", "is a subset of", "⊂", evaluate=_SETS, kind="constraint"),
+    _rel("\\subseteq", "is a subset of", "⊆", evaluate=_SETS, kind="constraint"),
     _rel("\\to", "goes to", "→", ),
     _rel("\\mapsto", "maps to", "↦", ),
     _rel("\\Rightarrow", "implies", "⇒", evaluate=_LOGIC),
@@ -457,6 +465,11 @@ def evaluated(node: str, how: str) -> frozenset[str]:
     return frozenset(s.op for s in rows(node) if s.evaluate == how)
 
 
+def kinded(node: str, kind: str) -> frozenset[str]:
+    """The operators of `node` that make a statement of `kind` (`definition`, `update rule`, `constraint`…)."""
+    return frozenset(s.op for s in rows(node) if s.kind == kind)
+
+
 def shaped(node: str, rule: str) -> frozenset[str]:
     """The operators of `node` whose shape rule is `rule`."""
     return frozenset(s.op for s in rows(node) if s.shape == rule)
@@ -477,7 +490,10 @@ DECISIONS: dict[tuple[str, str], str] = {
     (UNARY, "\\mp"): "'minus or plus', as for the infix ∓",
     (RELATION, "\\triangleq"): "a definition everywhere (explain read it as a generic relation and wrote "
                                "'\\triangleq' into code)",
-    (RELATION, "=:"): "a definition of the right side: numbers evaluate it as rhs := lhs (it was refused there)",
+    (RELATION, "=:"): "a definition of the right side: numbers evaluate it as rhs := lhs, its statement kind is a "
+                      "definition (numbers refused it, kinds called it a computation)",
+    (RELATION, "\\doteq"): "a definition (Sutton & Barto's ≐) everywhere, as the statement kinds already read it "
+                            "(numbers refused it, read aloud and explain showed it as written)",
     (RELATION, "\\approx"): "the right side approximates the left: numbers compute it as a definition, explain's "
                             "code analog says the same (it was np.isclose there); in a condition it is a test",
     (RELATION, "\\mid"): "a condition bar, read 'given' (it was read aloud as 'divides', number theory)",
