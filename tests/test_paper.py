@@ -194,3 +194,38 @@ def test_the_lazy_candidate_order_is_rank_candidates_order(source):
                 assert [(c.mention, c.slot, c.strength, c.rank) for c in order.ranked(eq, home)] == expected
                 compared += 1
     assert compared > 10
+
+
+def test_the_mcp_server_and_commands_reuse_one_session(monkeypatch):
+    """Tool calls on one paper load it once: the session is kept between calls (and bounded)."""
+    from papermath import latex, mcp_server
+
+    loads = []
+    original = latex.load_document
+
+    def counting(source, **kwargs):
+        loads.append(source)
+        return original(source, **kwargs)
+    monkeypatch.setattr(latex, "load_document", counting)
+    paper_module.clear_cache()
+    first = mcp_server.run_command("read_equation", str(EXAMPLE), "1")
+    shapes = mcp_server.run_command("shapes", str(EXAMPLE), "2")
+    again = mcp_server.run_command("read_equation", str(EXAMPLE), "1")
+    assert first == again and shapes["equation"].startswith("eq:2")
+    assert loads == [str(EXAMPLE)]
+
+
+def test_html_reads_the_paper_once(monkeypatch, tmp_path):
+    from papermath.analysis import read as read_module
+    from papermath.commands.html import build_site
+
+    built = []
+    original = read_module.build_paper_index
+
+    def counting(paper):
+        built.append(paper)
+        return original(paper)
+    monkeypatch.setattr(read_module, "build_paper_index", counting)
+    paper_module.clear_cache()
+    page, _ = build_site(str(EXAMPLE), tmp_path / "site")
+    assert page.is_file() and len(built) == 1
