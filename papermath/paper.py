@@ -446,6 +446,45 @@ class Paper:
         with gc_paused():
             return read_document(self, keys)
 
+    def _stage(self, stage: str, eq: Equation | str, compute) -> Any:
+        if isinstance(eq, str):
+            eq = self.equation(eq)
+        results = self.cache.setdefault(stage, {})
+        if eq.id not in results:
+            with self._lock, gc_paused():
+                results[eq.id] = compute(eq)
+        return results[eq.id]
+
+    def shapes(self, eq: Equation | str) -> Any:
+        """The shape table of one equation (`analysis.shapes.ShapeReport`) with the shapes the text declares and
+        those earlier equations give (what `papermath shapes SOURCE --eq N` shows); computed once per paper."""
+        def compute(eq: Equation) -> Any:
+            from .analysis.shapes import infer_shapes, shapes_in_context
+            declared, sources, _ = shapes_in_context(self, eq)
+            parsed = self.parse(eq.latex)
+            return infer_shapes(parsed.tree if parsed is not None else eq.latex, declared, sources=sources,
+                                functions=self.functions)
+        return self._stage("shapes", eq, compute)
+
+    def numbers(self, eq: Equation | str) -> Any:
+        """Small numbers through one equation (`evaluate.Evaluation`), as `papermath numbers SOURCE --eq N`
+        computes them with no --set; computed once per paper. Raises `EvaluationError` when it cannot."""
+        def compute(eq: Equation) -> Any:
+            from .analysis.shapes import shapes_in_context
+            from .evaluate import evaluate
+            declared, _, _ = shapes_in_context(self, eq)
+            return evaluate(eq.latex, {}, declared_shapes=declared, functions=self.functions)
+        return self._stage("numbers", eq, compute)
+
+    def code(self, eq: Equation | str) -> Any:
+        """NumPy/PyTorch code and its test for one equation (`codegen.GeneratedCode`), from `numbers(eq)`."""
+        def compute(eq: Equation) -> Any:
+            from .codegen import Citation, generate
+            paper = self.doc.paper
+            version = (paper.arxiv_id + (paper.version or "")) if paper.arxiv_id else None
+            return generate(self.numbers(eq), Citation(paper.title or paper.source, version, eq.number))
+        return self._stage("code", eq, compute)
+
     @cached_property
     def notation(self) -> Any:
         """The paper-wide notation index (`papermath.analysis.notation_index.NotationIndex`: every occurrence of

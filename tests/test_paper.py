@@ -229,3 +229,16 @@ def test_html_reads_the_paper_once(monkeypatch, tmp_path):
     paper_module.clear_cache()
     page, _ = build_site(str(EXAMPLE), tmp_path / "site")
     assert page.is_file() and len(built) == 1
+
+
+def test_one_equation_stages_from_the_session_match_the_commands():
+    paper_module.clear_cache()
+    paper = papermath.open(EXAMPLE)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        main(["shapes", str(EXAMPLE), "--eq", "1", "--json"])
+    shown = json.loads(out.getvalue())
+    assert list(paper.shapes("1").result) == shown["result"]
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        main(["code", str(EXAMPLE), "--eq", "1", "--json"])
+    assert paper.code("eq:attention").numpy == json.loads(out.getvalue())["numpy"]
+    assert paper.shapes("1") is paper.shapes("eq:1")  # computed once per paper

@@ -372,9 +372,8 @@ class CandidateOrder:
             place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
             rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
             special.append((rank, (c.paragraph, c.sentence, c.order, strength, c)))
-        # Skipping a seen quote inside the walk is safe only when nothing is merged in between.
-        walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env,
-                          None if special else quotes, seen)
+        # The walk passes over quotes already taken: `seen` only grows, so what it skips the caller would skip.
+        walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env, quotes, seen)
         if not special:
             yield from walk
             return

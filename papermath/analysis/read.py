@@ -679,9 +679,23 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
 
 def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bool:
     target = node.base if isinstance(node, ast.Power) else node
-    info = collect(target, ordinals)
-    keys = {u.key for u in info.uses if u.kind != "index"}
+    keys = _subject_keys(target, ordinals)
     return use.key in keys or symbol_key(target) == use.key
+
+
+_SUBJECT_KEYS: dict[int, tuple[ast.Node, frozenset[str], frozenset[str]]] = {}
+
+
+def _subject_keys(target: ast.Node, ordinals: frozenset[str]) -> frozenset[str]:
+    """The symbol keys a membership subject names (once per node: trees are immutable; bounded)."""
+    found = _SUBJECT_KEYS.get(id(target))
+    if found is not None and found[0] is target and found[1] is ordinals:
+        return found[2]
+    keys = frozenset(u.key for u in collect(target, ordinals).uses if u.kind != "index")
+    if len(_SUBJECT_KEYS) > 50_000:
+        _SUBJECT_KEYS.clear()
+    _SUBJECT_KEYS[id(target)] = (target, ordinals, keys)
+    return keys
 
 
 _ATTACHED_SHAPE = re.compile(r"\s*,?\s*(?:with|of|having)\s+(?:the\s+)?(?:shape|size|dimensions?)\b(?:\$[^$]*\$|[^;,.$])*",

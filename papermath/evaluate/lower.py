@@ -15,6 +15,7 @@ import keyword
 import math
 import re
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Any, Optional
 
 import numpy as np
@@ -146,8 +147,9 @@ def python_name(latex: str, taken: set[str] | None = None) -> str:
     return text
 
 
+@lru_cache(maxsize=8192)
 def normalize_dim(dim: str) -> str:
-    """A dimension as LaTeX, so `d_k`, `d_{k}` and `d_{ k }` are one name."""
+    """A dimension as LaTeX, so `d_k`, `d_{k}` and `d_{ k }` are one name (each distinct string once)."""
     if _is_number(dim):
         return dim
     try:

@@ -267,6 +267,7 @@ class Document:
     ref_style: RefStyle | None = field(default=None, compare=False, repr=False)
     """How this paper's references print (see `render_references`)."""
     _index: dict = field(default_factory=dict, compare=False, repr=False)
+    _sections: dict = field(default_factory=dict, compare=False, repr=False)
 
     def equation(self, key: str) -> Equation | None:
         """Find an equation by number (`15`), id (`eq:15`) or label (`eq:foo`)."""
@@ -287,10 +288,10 @@ class Document:
         return self.ref_style.render_text(text)
 
     def section_by_id(self, section_id: str | None) -> Section | None:
-        for sec in self.sections:
-            if sec.id == section_id:
-                return sec
-        return None
+        if not self._sections:
+            for sec in self.sections:
+                self._sections.setdefault(sec.id, sec)
+        return self._sections.get(section_id)
 
     def paragraph(self, paragraph_id: str | None) -> Paragraph | None:
         if paragraph_id is None or not paragraph_id.startswith("p:"):
