@@ -208,9 +208,10 @@ def test_the_mcp_server_and_commands_reuse_one_session(monkeypatch):
         return original(source, **kwargs)
     monkeypatch.setattr(latex, "load_document", counting)
     paper_module.clear_cache()
-    first = mcp_server.run_command("read_equation", str(EXAMPLE), "1")
-    shapes = mcp_server.run_command("shapes", str(EXAMPLE), "2")
-    again = mcp_server.run_command("read_equation", str(EXAMPLE), "1")
+    tools = mcp_server.build_tools()
+    first = mcp_server.call_tool(tools, "read_equation", {"source": str(EXAMPLE), "eq": "1"})
+    shapes = mcp_server.call_tool(tools, "shapes", {"source": str(EXAMPLE), "eq": "2"})
+    again = mcp_server.call_tool(tools, "read_equation", {"source": str(EXAMPLE), "eq": "1"})
     assert first == again and shapes["equation"].startswith("eq:2")
     assert loads == [str(EXAMPLE)]
 
