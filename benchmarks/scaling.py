@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import math
@@ -187,7 +188,7 @@ def _drop_caches() -> None:
     for module in list(sys.modules.values()):  # every functools cache of papermath's (parses, keys, quotes)
         if getattr(module, "__name__", "").startswith("papermath"):
             for value in list(vars(module).values()):
-                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", "") == module.__name__:
+                if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == module.__name__:
                     value.cache_clear()
     for module_name, names in (("papermath.analysis.shapes", ("_READ_CACHE", "_CONTEXT_CACHE")),
                                ("papermath.analysis.read", ("_TREE_CACHE",))):
