@@ -1,6 +1,7 @@
 """The long fuzzing campaign of issue 12: mutated formulas through every stage, mutated papers through `read`.
 
-    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 100000 --papers 2000      # about an hour, 1 worker
+    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 100000 --papers 2000 --out run.txt --json run.json
+        # 1 worker: about 0.05 s a formula and 1.4 s a paper on a quiet machine (≈ 2.5 h for this size)
     .venv/bin/python benchmarks/fuzz_campaign.py --formulas 2000 --papers 50 --seed 7  # a few minutes
 
 Inputs are built from real formulas (tests/fuzz/seeds.py: the campaign's own, the example paper's and, when
@@ -11,7 +12,10 @@ seconds of CPU time (default 10) the worker raises where it is (the hang's signa
 8 times that (at least 60 s) of wall-clock time it is killed and restarted. CPU time, because the machine
 is shared: inputs over the limit in wall-clock time are counted and printed too. Prints inputs tried, crashes (exceptions that are not papermath's own),
 hangs, invalid generated modules, printer fixed-point failures, and every unique signature with a count and
-the seed of its first input. `--save DIR` writes each signature's first input there.
+the seed of its first input. `--save DIR` writes each signature's first input there. With `--out`/`--json`
+the report is rewritten every `--checkpoint` seconds while the campaign runs, so a run stopped at any
+moment (SIGTERM/SIGHUP: "INTERRUPTED"; killed outright: "STILL RUNNING") leaves the figures of every input
+it finished.
 """
 from __future__ import annotations
 
@@ -194,51 +198,90 @@ class Pool1:
         return [("crash", name, f"{name}:worker-died", "the worker process died")], elapsed
 
 
+class Tally:
+    """What a campaign has seen so far; `result()` gives the figures at any moment (a stopped run reports too)."""
+
+    def __init__(self, args, pool: list[str], papers: list[Path]) -> None:
+        self.args, self.pool, self.papers = args, pool, papers
+        self.counts: Counter = Counter()
+        self.first: dict[str, tuple[str, int, str]] = {}
+        self.kinds: Counter = Counter()
+        self.slowest: list[tuple[float, str, int]] = []
+        self.tried: Counter = Counter()
+        self.busy: Counter = Counter()
+        self.wall_over = 0
+        self.started = time.perf_counter()
+        self.state = "running"
+
+    def add(self, kind: str, seed: int, findings, elapsed: float) -> None:
+        self.tried[kind] += 1
+        self.busy[kind] += elapsed
+        self.wall_over += elapsed > self.args.timeout
+        self.slowest = sorted([*self.slowest, (elapsed, kind, seed)], reverse=True)[:5]
+        for f_kind, _stage, sig, detail in {f[2]: f for f in findings}.values():
+            self.counts[sig] += 1
+            self.kinds[(kind, f_kind)] += 1
+            self.first.setdefault(sig, (kind, seed, detail))
+
+    def result(self) -> dict:
+        counts, first = self.counts, self.first
+        return {"tried": dict(self.tried), "kinds": {f"{k}/{f}": v for (k, f), v in self.kinds.items()},
+                "signatures": {sig: {"count": counts[sig], "first": {"input": first[sig][0], "seed": first[sig][1],
+                                                                      "detail": first[sig][2]}}
+                               for sig in sorted(counts, key=lambda s: -counts[s])},
+                "seconds": round(time.perf_counter() - self.started, 1),
+                "busy_seconds": {k: round(v, 1) for k, v in self.busy.items()},
+                "timeout": self.args.timeout,
+                "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in self.slowest],
+                "formula_pool": len(self.pool), "papers": [p.name for p in self.papers],
+                "interrupted": self.state == "interrupted", "state": self.state, "seed": self.args.seed,
+                "wall_over": self.wall_over, "planned": {"formula": self.args.formulas, "paper": self.args.papers}}
+
+
+def write_out(args, tally: Tally) -> None:
+    """The report (and its JSON) as it stands, replacing the last one whole: a run killed at any moment
+    leaves the figures of every input it finished."""
+    result = tally.result()
+    for path, text in ((args.out, report(result) if args.out else None),
+                       (args.json, json.dumps(result, indent=1) if args.json else None)):
+        if path:
+            temporary = Path(f"{path}.tmp")
+            temporary.write_text(text + "\n", encoding="utf-8")
+            temporary.replace(path)
+
+
 def campaign(args) -> dict:
     pool = seeds.all_formulas()
     papers = seeds.corpus_papers() or [seeds.EXAMPLE]
     runner = Pool1(args.timeout, pool, papers)
-    counts: Counter = Counter()
-    first: dict[str, tuple[str, int, str]] = {}
-    kinds: Counter = Counter()
-    slowest: list[tuple[float, str, int]] = []
-    tried = Counter()
-    started = time.perf_counter()
+    tally = Tally(args, pool, papers)
     jobs = [("formula", args.seed * 1_000_003 + k) for k in range(args.formulas)]
     jobs += [("paper", args.seed * 1_000_003 + k) for k in range(args.papers)]
     random.Random(args.seed).shuffle(jobs)
-    interrupted = False
-    wall_over = 0
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGHUP, _stop)
+    last_write = time.perf_counter()
     try:
         for n, (kind, seed) in enumerate(jobs, 1):
             findings, elapsed = runner.run(kind, seed)
-            tried[kind] += 1
-            wall_over += elapsed > args.timeout
-            slowest.append((elapsed, kind, seed))
-            slowest = sorted(slowest, reverse=True)[:5]
-            for f_kind, _stage, sig, detail in {f[2]: f for f in findings}.values():
-                counts[sig] += 1
-                kinds[(kind, f_kind)] += 1
-                first.setdefault(sig, (kind, seed, detail))
+            tally.add(kind, seed, findings, elapsed)
             if args.progress and n % args.progress == 0:
-                print(f"  … {n}/{len(jobs)} inputs, {sum(counts.values())} findings, {len(counts)} signatures, "
-                      f"{time.perf_counter() - started:.0f} s", flush=True)
+                print(f"  … {n}/{len(jobs)} inputs, {sum(tally.counts.values())} findings, {len(tally.counts)} "
+                      f"signatures, {time.perf_counter() - tally.started:.0f} s", flush=True)
+            if time.perf_counter() - last_write > args.checkpoint:
+                write_out(args, tally)
+                last_write = time.perf_counter()
+        tally.state = "finished"
     except KeyboardInterrupt:
-        interrupted = True  # report what was tried so far, saying so
+        tally.state = "interrupted"  # report what was tried so far, saying so
     finally:
         runner.stop()
-    return {"tried": dict(tried), "kinds": {f"{k}/{f}": v for (k, f), v in kinds.items()}, "signatures": {
-        sig: {"count": counts[sig], "first": {"input": first[sig][0], "seed": first[sig][1], "detail": first[sig][2]}}
-        for sig in sorted(counts, key=lambda s: -counts[s])}, "seconds": round(time.perf_counter() - started, 1),
-        "timeout": args.timeout, "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in slowest],
-        "formula_pool": len(pool), "papers": [p.name for p in papers], "interrupted": interrupted,
-        "wall_over": wall_over,
-        "planned": {"formula": args.formulas, "paper": args.papers}}
+    write_out(args, tally)
+    return tally.result()
 
 
 def report(result: dict) -> str:
@@ -253,8 +296,14 @@ def report(result: dict) -> str:
              f"1 worker, hang = more than {result['timeout']:g} s of CPU time on one input "
              f"({result.get('wall_over', 0)} inputs took over {result['timeout']:g} s of wall-clock time on this "
              "shared machine)"
-             + (f" — INTERRUPTED (planned {result['planned']['formula']} formulas, {result['planned']['paper']} "
-                "papers)" if result.get("interrupted") else "")]
+             + {"finished": "", "running": " — STILL RUNNING (figures so far", "interrupted": " — INTERRUPTED (figures so far"}
+             [result.get("state", "interrupted" if result.get("interrupted") else "finished")]
+             + (f"; planned {result['planned']['formula']} formulas, {result['planned']['paper']} papers, seed "
+                f"{result.get('seed', '?')})" if result.get("state", "finished") != "finished" else "")]
+    busy = result.get("busy_seconds", {})
+    if busy:
+        lines.append("  time per input: " + ", ".join(
+            f"{kind}s {busy[kind] / tried[kind]:.3f} s" for kind in ("formula", "paper") if tried.get(kind)))
     for kind in ("formula", "paper"):
         lines.append(f"  {kind}s: crashes {count(kind, 'crash')}, hangs {count(kind, 'hang')}, invalid modules "
                      f"{count(kind, 'invalid-module')}, printer not a fixed point {count(kind, 'not-idempotent')}")
@@ -316,6 +365,9 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
     parser.add_argument("--progress", type=int, default=0, help="print a progress line every N inputs")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--out", metavar="FILE", help="write the report to FILE too, rewritten every --checkpoint "
+                        "seconds while the campaign runs (a run stopped at any moment leaves its figures)")
+    parser.add_argument("--checkpoint", type=float, default=60.0, help="seconds between rewrites of --out/--json")
     parser.add_argument("--replay", metavar="KIND:SEED", help="run one input again (formula:SEED or paper:SEED)")
     parser.add_argument("--save", metavar="DIR", type=Path, help="where --replay writes a mutated paper")
     parser.add_argument("--shrink", metavar="SEED", type=int, help="shrink the formula of SEED to the smallest one "
@@ -334,10 +386,7 @@ def main(argv=None) -> int:
         print(signature)
         print(repr(shrink(latex, signature)))
         return 0
-    result = campaign(args)
-    print(report(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print(report(campaign(args)))
     return 0
 
 

@@ -70,3 +70,32 @@ def test_the_printer_is_a_fixed_point_on_real_formulas():
         assert to_latex(parse(printed).tree) == printed, (latex, printed)
         checked += 1
     assert checked >= len(SEED_FORMULAS)
+
+
+def test_a_stopped_campaign_still_reports_its_figures(tmp_path):
+    """benchmarks/fuzz_campaign.py rewrites its report while it runs: killed at any moment, the file holds the
+    figures of every input finished so far, and says the run did not finish."""
+    import argparse
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_campaign.py"
+    spec = importlib.util.spec_from_file_location("fuzz_campaign", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = argparse.Namespace(formulas=10, papers=2, seed=3, timeout=10.0, out=str(tmp_path / "r.txt"),
+                              json=str(tmp_path / "r.json"))
+    tally = module.Tally(args, ["x"], [tmp_path])
+    tally.add("formula", 1, [], 0.1)
+    tally.add("formula", 2, [("crash", "print", "print:RecursionError:printer.py:_p", "deep")], 0.2)
+    tally.add("paper", 3, [("hang", "read", "read:hang:parser.py:peek", "over 10 s")], 11.0)
+    module.write_out(args, tally)
+    text = (tmp_path / "r.txt").read_text(encoding="utf-8")
+    assert "2 mutated formulas" in text and "1 mutated papers" in text and "STILL RUNNING" in text
+    assert "formulas: crashes 1, hangs 0" in text and "papers: crashes 0, hangs 1" in text
+    assert "read:hang:parser.py:peek" in text and "1 inputs took over 10 s of wall-clock" in text
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["tried"] == {"formula": 2, "paper": 1}
+    tally.state = "interrupted"
+    module.write_out(args, tally)
+    assert "INTERRUPTED" in (tmp_path / "r.txt").read_text(encoding="utf-8")
