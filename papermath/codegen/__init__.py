@@ -157,8 +157,13 @@ def _callables(ev: Evaluation) -> list[str]:
 
 
 def _signature(ev: Evaluation) -> str:
+    names = _params(ev) + _callables(ev) + [safe.identifier(name, "stand-in name") for _, name in ev.standins]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise UnsafeCodeError(f"generated code refused: two parameters would both be named {repeated[0]} "
+                              "(two inputs with one name)")
     params = _params(ev) + _callables(ev)
-    params += [f"{safe.identifier(name, 'stand-in name')}=lambda *args: args[0]" for _, name in ev.standins]
+    params += [f"{name}=lambda *args: args[0]" for _, name in ev.standins]
     return f"def {safe.identifier(ev.function_name, 'function name')}({', '.join(params)}):"
 
 

@@ -10,12 +10,12 @@ generated test is run. So every emitter of Python source goes through these four
   lone surrogate, and no `coding:` cookie (which on a module's first two lines would change how Python decodes
   the rest of the file);
 - `identifier(name)`: a name Python accepts as an identifier and not a keyword, else `UnsafeCodeError`;
-- `check_module(source)`: the source, encoded as it will be written, parses with `ast.parse`; else
-  `UnsafeCodeError` naming the file and the line.
+- `check_module(source)`: the source, encoded as it will be written, compiles (`compile`, which parses and
+  also runs the checks `ast.parse` skips: a repeated parameter name, `return` outside a function); else
+  `UnsafeCodeError` naming the file and the line. Compiling runs nothing.
 """
 from __future__ import annotations
 
-import ast
 import keyword
 import re
 
@@ -52,15 +52,16 @@ def identifier(name: str, what: str = "name") -> str:
 
 
 def check_module(source: str, filename: str = "<generated>") -> str:
-    """`source` itself when it is valid Python exactly as it will be written (UTF-8 bytes, so a coding cookie
-    or a lone surrogate is caught too); else `UnsafeCodeError` naming the file, line and reason."""
+    """`source` itself when it compiles exactly as it will be written (UTF-8 bytes, so a coding cookie or a
+    lone surrogate is caught too); else `UnsafeCodeError` naming the file, line and reason."""
     try:
         data = source.encode("utf-8")
     except UnicodeEncodeError as error:
         raise UnsafeCodeError(f"generated code refused: {filename} would hold a character that cannot be written "
                               f"as UTF-8 (offset {error.start})") from None
     try:
-        ast.parse(data, filename=filename)
+        # compile, not only ast.parse: `def f(W, W)` parses but is a SyntaxError when the module is imported
+        compile(data, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
         line = getattr(error, "lineno", None)
         where = f"{filename}:{line}" if line else filename

@@ -1,14 +1,13 @@
 """Run one input through every stage and say what went wrong, if anything.
 
 A formula goes parse → print (and the printer's output parsed and printed again: it must be a fixed point)
-→ read aloud → to_dict/JSON → explain → shapes → evaluate → codegen, whose three files must parse
-(`ast.parse`). A paper goes the whole `read` path (`papermath read DIR --json`). papermath's own errors
+→ read aloud → to_dict/JSON → explain → shapes → evaluate → codegen, whose three files must compile
+(`compile`: parsed, and a repeated parameter name is caught too; nothing is run). A paper goes the whole `read` path (`papermath read DIR --json`). papermath's own errors
 (`PapermathError`) are the right answer to bad input; any other exception is a crash. A finding has a
 signature — stage, exception type, and the innermost papermath frame — so a campaign counts distinct bugs.
 """
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import json
@@ -75,7 +74,7 @@ class Stages:
 def check_modules(stages: Stages, code) -> None:
     for name, text in (("numpy", code.numpy), ("torch", code.torch), ("test", code.test)):
         try:
-            ast.parse(text.encode("utf-8"))
+            compile(text.encode("utf-8"), f"<{name}>", "exec", dont_inherit=True)  # parses, and what ast.parse skips
         except (SyntaxError, ValueError, UnicodeEncodeError) as error:
             stages.findings.append(Finding("invalid-module", "codegen", f"codegen:invalid-module:{name}",
                                            f"{type(error).__name__}: {str(error)[:200]}"))
