@@ -209,7 +209,8 @@ class PaperEquation(Equation):
                                   conventional=False)
         except MathParseError as error:
             raise UsageError(f"{target.label}: the formula does not parse: {error.message}") from None
-        data = {"equation": target.label, "notes": list(target.notes), **report_json(report)}
+        data = {"schema": "papermath.shapes/1", "equation": target.label, "notes": list(target.notes),
+                **report_json(report)}
         return Shapes(report, data, _target_title("shapes", self))
 
     def numbers(self, set: dict[str, Any] | list[str] | None = None, **options: Any) -> Numbers:
@@ -227,7 +228,7 @@ class PaperEquation(Equation):
             ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
         except EvaluationError as error:
             raise UsageError(f"{target.label}: {error.message}") from None
-        data = {"equation": target.label, **evaluation_json(ev)}
+        data = {"schema": "papermath.numbers/1", "equation": target.label, **evaluation_json(ev)}
         result = Numbers(ev, data, _target_title("numbers", self))
         if getattr(args, "extreme", False):
             runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions)
@@ -253,7 +254,8 @@ class PaperEquation(Equation):
         except EvaluationError as error:
             raise UsageError(f"{target.label}: {error.message}") from None
         code = generate(ev, Citation(target.paper, target.version, target.number))
-        data = {"function": code.function, "module": code.module, "numpy": code.numpy, "torch": code.torch,
+        data = {"schema": "papermath.code/1", "function": code.function, "module": code.module, "numpy": code.numpy,
+                "torch": code.torch,
                 "test": code.test}
         return Code(code, data, _target_title("code", self), torch)
 

@@ -8,8 +8,8 @@ import io
 import json
 
 import pytest
-
 from conftest import CORPUS, EXAMPLE
+
 from papermath import schemas
 from papermath.cli import COMMANDS, build_parser, command_parser, main
 
@@ -97,6 +97,8 @@ def test_json_output_validates_against_its_schema(argv):
     code, data, _ = run_json(argv)
     assert code in (0, 1, 2)
     assert_valid(argv, code, data)
+    if isinstance(data, dict) and argv[0] != "greek":   # objects name their format (greek LETTER: a list item)
+        assert data["schema"] == f"papermath.{schema_for(argv, code)}/1"
 
 
 def test_parse_lines_validate_line_by_line(monkeypatch):
@@ -133,7 +135,7 @@ def test_errors_with_json_are_json_on_stdout_with_the_same_exit_code(argv, kind,
     plain_out, plain_err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(plain_out), contextlib.redirect_stderr(plain_err):
         plain_code = main([a for a in argv if a != "--json"])
-    code, data, err = run_json(argv)
+    code, data, _ = run_json(argv)
     assert code == plain_code == 2
     assert data["schema"] == "papermath.error/1" and data["command"] == argv[0]
     assert data["error"]["exit_code"] == 2 and data["error"]["kind"] == kind
@@ -177,9 +179,10 @@ def test_every_json_output_on_every_corpus_paper_validates(paper, tmp_path):
 
 def test_draft_json_validates(monkeypatch):
     """`papermath draft --json` against a local OpenAI-compatible stand-in (tests/test_draft.py's server)."""
-    import test_draft
-    from http.server import ThreadingHTTPServer
     import threading
+    from http.server import ThreadingHTTPServer
+
+    import test_draft
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), test_draft._Handler)
     httpd.requests, httpd.mode, httpd.daemon_threads = [], "reading", True

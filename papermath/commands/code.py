@@ -47,13 +47,15 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         paths = code.write(args.out)
         if args.json:
-            print(json.dumps({"function": code.function, "files": [str(p) for p in paths]}, indent=2))
+            print(json.dumps({"schema": "papermath.code/1", "function": code.function,
+                              "files": [str(p) for p in paths]}, indent=2))
         else:
             for path in paths:
                 print(f"wrote {path}")
         return 0
     if args.json:
-        print(json.dumps({"function": code.function, "module": code.module, "numpy": code.numpy,
+        print(json.dumps({"schema": "papermath.code/1", "function": code.function, "module": code.module,
+                          "numpy": code.numpy,
                           "torch": code.torch, "test": code.test}, ensure_ascii=False, indent=2))
         return 0
     print(code.torch if args.torch else code.numpy)

@@ -77,8 +77,8 @@ def render_comparison(comparison: Comparison) -> str:
     n_a, n_b = c.runs
     reading = ("standard deviation across runs" if c.spread == "sd" else "standard error of each mean")
     runs = f"{n_a} runs each" if n_a == n_b else f"{n_a} and {n_b} runs"
-    lines = [f"A = {c.first.mean:g} ± {c.first.spread:g}, B = {c.second.mean:g} ± {c.second.spread:g}, "
-             f"{runs}; ± read as the {reading}", ""]
+    lines = [(f"A = {c.first.mean:g} ± {c.first.spread:g}, B = {c.second.mean:g} ± {c.second.spread:g}, "
+              f"{runs}; ± read as the {reading}"), ""]
     rows = [("difference", f"A − B = {c.first.mean:g} − {c.second.mean:g} = {c.difference:g}")]
     labels = {"normal": "normal 95%", "student-t": "Student t 95%", "welch": "Welch t 95%",
               "paired-t": "paired t 95%"}
@@ -89,8 +89,8 @@ def render_comparison(comparison: Comparison) -> str:
         rows.append(("", _interval_line(interval, c.difference)))
     width = max(len(label) for label, _ in rows) + 2
     lines += [f"  {label:<{width}}{text}" for label, text in rows]
-    lines += ["", f"verdict: {c.verdict} (the {labels[c.decisive]} interval "
-                  f"{'excludes' if c.decisive_interval.excludes_zero else 'contains'} zero)"]
+    lines += ["", (f"verdict: {c.verdict} (the {labels[c.decisive]} interval "
+                   f"{'excludes' if c.decisive_interval.excludes_zero else 'contains'} zero)")]
     if c.decisive != "normal" and c.normal.excludes_zero != c.decisive_interval.excludes_zero:
         lines.append("  the normal interval disagrees: 1.96 treats the estimated spread as known, "
                      "which few runs do not justify")
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_scores(args.first, args.second, args.runs, args.spread,
                                 welch=args.welch, paired=args.paired, pair_sd=args.pair_sd)
     if args.json:
-        print(json.dumps(comparison_to_json(comparison), indent=2, ensure_ascii=False))
+        print(json.dumps({"schema": "papermath.compare/1", **comparison_to_json(comparison)}, indent=2,
+                         ensure_ascii=False))
     else:
         print(render_comparison(comparison))
     return 0

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         results = [(eq_id, number, explain(latex, functions=functions)) for eq_id, number, latex in equations]
         if args.json:
             from ..render.jsonout import dumps
-            print(dumps({"source": args.latex, "equations": [
+            print(dumps({"schema": "papermath.explain/1", "source": args.latex, "equations": [
                 {"id": eq_id, "number": number, "explanation": result} for eq_id, number, result in results]}))
         else:
             print("\n\n".join(f"{eq_id} ({number or 'unnumbered'})\n{render_explanation(result, width)}"
@@ -105,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     result = explain(args.latex, functions=functions)
     if args.json:
-        from ..render.jsonout import dumps
-        print(dumps(result))
+        from ..render.jsonout import dumps, to_jsonable
+        print(dumps({"schema": "papermath.explain/1", **to_jsonable(result)}))
         return 0
     print(render_explanation(result, width))
     return 0

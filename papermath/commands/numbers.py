@@ -99,10 +99,9 @@ def _equation_function(args: argparse.Namespace, kind: str) -> Any:
 def evaluation_inputs(args: argparse.Namespace, target: Any) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
     """Values from --set and shapes (text, --shape, and guide 000's conventional attention shapes)."""
     from ..analysis.shapes import CONVENTIONAL_SHAPES
-    from ..evaluate import parse_assignment
+    from ..evaluate import parse_assignment, symbol_key
     from ..math import ast as A
     from ..math import parse
-    from ..evaluate import symbol_key
 
     values = {}
     for text in args.set:
@@ -153,7 +152,7 @@ def print_evaluation(ev: Any, width: int | None = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import EvaluationError, evaluate, extremes, fmt
+    from ..evaluate import EvaluationError, evaluate, extremes
 
     target = load_target(args)
     values, declared = evaluation_inputs(args, target)
@@ -166,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions) \
         if args.extreme else []
     if args.json:
-        out = {"equation": target.label, **evaluation_json(ev)}
+        out = {"schema": "papermath.numbers/1", "equation": target.label, **evaluation_json(ev)}
         if conventional_used(target, declared):
             out["notes"].append("Q, K and V have the conventional attention shapes ([n, d_k], [m, d_k], [m, d_v])")
         if args.extreme:

@@ -41,9 +41,8 @@ def format_tree(node, indent: str = "") -> list[str]:
     kids: list[tuple[str, object]] = []
     for name in A._child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, A.Node):
-            kids.append((name, value))
-        elif isinstance(value, tuple) and value and any(isinstance(v, (A.Node, tuple)) for v in value):
+        if isinstance(value, A.Node) or (isinstance(value, tuple) and value
+                                         and any(isinstance(v, (A.Node, tuple)) for v in value)):
             kids.append((name, value))
         elif value not in (None, (), False, 0, "") or (name == "value"):
             scalars.append(f"{name}={value!r}" if not isinstance(value, tuple) else f"{name}={list(value)!r}")
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         raise MathParseError("give a formula, or --lines to read formulas from standard input")
     result = parse(args.latex, strict=args.strict, functions=functions)
     if args.json:
-        print(json.dumps({"source": result.source, "warnings": list(result.warnings),
+        print(json.dumps({"schema": "papermath.parse/1", "source": result.source, "warnings": list(result.warnings),
                           "tree": to_dict(result.tree), "decisions": [d.to_dict() for d in result.decisions]},
                          ensure_ascii=False, indent=2))
         return 0

@@ -42,7 +42,7 @@ def render_pass_at_k(rows: tuple[PassAtK, ...]) -> str:
 def run(args: argparse.Namespace) -> int:
     rows = pass_at_k_table(args.n, args.c, parse_ks(args.k))
     if args.json:
-        print(json.dumps({"n": args.n, "c": args.c, "estimator": "1 - C(n-c,k)/C(n,k)",
+        print(json.dumps({"schema": "papermath.passk/1", "n": args.n, "c": args.c, "estimator": "1 - C(n-c,k)/C(n,k)",
                           "pass_at_k": [dataclasses.asdict(r) for r in rows]}, indent=2))
     else:
         print(render_pass_at_k(rows))

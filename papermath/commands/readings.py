@@ -4,7 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..readings import load_readings, reading_json, render_markdown, render_text, verify, worked_reading
+from ..readings import (
+    load_readings,
+    reading_json,
+    render_markdown,
+    render_text,
+    verify,
+    worked_reading,
+)
 
 HELP = "worked readings of well-known equations: symbol tables, hand-worked numbers (re-run), code and tests"
 DESCRIPTION = """\
@@ -70,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     reading = worked_reading(args.name)
     results = verify(reading)
     if fmt == "json":
-        print(json.dumps(reading_json(reading, results), ensure_ascii=False, indent=2))
+        print(json.dumps({"schema": "papermath.reading/1", **reading_json(reading, results)}, ensure_ascii=False,
+                         indent=2))
     elif fmt == "md":
         print(render_markdown(reading, results), end="")
     elif fmt == "read":

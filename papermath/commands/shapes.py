@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ..errors import MathParseError, UsageError
 
@@ -33,9 +33,9 @@ class Target:
     """How to name it in output (`eq:1 (1) §2.1.1` or `formula`)."""
     paper: str
     """Paper title, or "formula given on the command line"."""
-    version: Optional[str]
+    version: str | None
     """arXiv id and version when known."""
-    number: Optional[str]
+    number: str | None
     """The paper's equation number."""
     functions: frozenset[str]
     """Names the paper declares as operators."""
@@ -149,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
     except MathParseError as error:
         raise UsageError(f"{target.label}: the formula does not parse: {error.message}") from None
     if args.json:
-        print(json.dumps({"equation": target.label, "notes": list(target.notes), **report_json(report)},
+        print(json.dumps({"schema": "papermath.shapes/1", "equation": target.label, "notes": list(target.notes),
+                          **report_json(report)},
                          ensure_ascii=False, indent=2))
         return 1 if report.mismatches else 0
     print(f"{target.label}   {report.latex}")
