@@ -80,7 +80,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("read_equation", "read", "Read display equations: every symbol with the sentence of the paper that "
              "defines it (quoted, with section, file and line), its role and shape, the reductions and what they run "
              "over, the kind of statement, and the symbols the paper never defines. `symbol` narrows the result to "
-             "those symbols; `brief` leaves out redefinitions and context paragraphs.", "read", required=("eq",)),
+             "those symbols; `brief` leaves out redefinitions and context paragraphs. `eq` also takes a \\label "
+             "(the CLI's --label).", "read", required=("eq",), skip=("label",)),
     ToolSpec("explain", "explain", "Read a formula in words, inside out: one line per operator with its code analog, "
              "and warnings where the notation is ambiguous. Give `latex` (a bare formula), or `source` and `eq` "
              "(equations of a paper).", "explain", aliases={"source": "latex"}),

@@ -13,19 +13,19 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLE, REPO
+
 from papermath.cli import main
 
 mcp = pytest.importorskip("mcp", reason="the 'mcp' extra is not installed (pip install 'papermath[mcp]')")
 jsonschema = pytest.importorskip("jsonschema")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from papermath import mcp_server  # noqa: E402
-from papermath.analysis.reading import KINDS  # noqa: E402
-from papermath.cli import build_parser, command_parser  # noqa: E402
+from papermath import mcp_server
+from papermath.analysis.reading import KINDS
+from papermath.cli import build_parser, command_parser
 
 EXPECTED_TOOLS = {"skim", "read_equation", "check_reading", "explain", "parse", "shapes", "numbers", "code",
                   "prompt", "exercises"}
@@ -39,12 +39,11 @@ def _server() -> StdioServerParameters:
 
 
 async def _session_calls(calls, errlog):
-    async with stdio_client(_server(), errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            tools = await session.list_tools()
-            results = [await session.call_tool(name, args) for name, args in calls]
-            return init, tools, results
+    async with stdio_client(_server(), errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        tools = await session.list_tools()
+        results = [await session.call_tool(name, args) for name, args in calls]
+        return init, tools, results
 
 
 def _run(calls, tmp_path, timeout=180):
@@ -83,6 +82,23 @@ CALLS = [
     ("code", {"source": SRC, "eq": "1", "set": {"Q": [[1, 0]]}}, ["code", SRC, "--eq", "1", "--set", "Q=[[1, 0]]"]),
     ("prompt", {"source": SRC, "eq": "1"}, ["prompt", SRC, "--eq", "1"]),
     ("exercises", {"source": SRC, "eq": "1", "answers": True}, ["exercises", SRC, "--eq", "1", "--answers"]),
+    # the remaining options, each once
+    ("read_equation", {"source": SRC, "eq": "eq:attention"}, ["read", SRC, "--label", "eq:attention"]),
+    ("explain", {"latex": "g(x) + y", "function": ["g"]}, ["explain", "g(x) + y", "--function", "g"]),
+    ("parse", {"latex": "g(x) + y", "strict": True, "function": "g"},
+     ["parse", "g(x) + y", "--strict", "--function", "g"]),
+    ("shapes", {"source": SRC, "label": "eq:attention"}, ["shapes", SRC, "--label", "eq:attention"]),
+    ("numbers", {"latex": r"\phi(W x)", "fn": {"phi": "relu"}, "dim": ["d=2"], "set": {"x": [1, -2]},
+                 "extreme": True, "scale": "x"},
+     ["numbers", "--latex", r"\phi(W x)", "--fn", "phi=relu", "--dim", "d=2", "--set", "x=[1, -2]", "--extreme",
+      "--scale", "x"]),
+    ("numbers", {"source": SRC, "label": "eq:affinity", "shape": {"u": "d"}, "dim": {"d": 2}},
+     ["numbers", SRC, "--label", "eq:affinity", "--shape", "u=d", "--dim", "d=2"]),
+    ("code", {"source": SRC, "label": "eq:affinity", "shape": {"u": "d"}, "fn": ["\\sigma=sigmoid"], "dim": {"d": 3}},
+     ["code", SRC, "--label", "eq:affinity", "--shape", "u=d", "--fn", "\\sigma=sigmoid", "--dim", "d=3"]),
+    ("prompt", {"source": SRC, "section": "2.1", "task": "derivations"},
+     ["prompt", SRC, "--section", "2.1", "--task", "derivations"]),
+    ("prompt", {"source": SRC, "eq": "1", "format": True}, ["prompt", SRC, "--eq", "1", "--format"]),
 ]
 
 
@@ -109,12 +125,18 @@ def test_every_tool_takes_the_cli_options_as_arguments(session_run):
     assert set(by_name["read_equation"].inputSchema["required"]) == {"source", "eq"}
     assert set(by_name["check_reading"].inputSchema["required"]) == {"reading", "paper"}
     assert {"eq", "latex", "set", "shape", "extreme", "scale"} <= set(by_name["numbers"].inputSchema["properties"])
+    called: dict[str, set[str]] = {}
+    for name, args, _ in CALLS:
+        called.setdefault(name, set()).update(args)
+    for name, tool in by_name.items():  # every argument of every tool is called at least once (check_reading below)
+        if name != "check_reading":
+            assert set(tool.inputSchema["properties"]) <= called.get(name, set()), name
 
 
 def test_server_version_is_papermaths_and_stderr_stays_quiet(session_run):
     init, _, results, stderr = session_run
     printed = subprocess.run([sys.executable, "-m", "papermath", "--version"], capture_output=True, text=True,
-                             cwd=REPO).stdout.strip()
+                             cwd=REPO, check=True).stdout.strip()
     assert printed == f"papermath {init.serverInfo.version}"
     assert init.serverInfo.name == "papermath"
     assert all(not r.isError for r in results)
@@ -236,9 +258,10 @@ def test_skills_are_the_two_guide_002_describes():
 @pytest.mark.parametrize("path", SKILLS, ids=lambda p: p.parent.name)
 def test_skill_frontmatter_and_commands_are_real(path):
     import re
+
     from papermath.cli import COMMANDS, build_parser
     text = path.read_text()
-    front = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    front = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
     assert front, "SKILL.md must start with YAML frontmatter"
     fields = dict(line.split(": ", 1) for line in front.group(1).splitlines())
     assert fields["name"] == path.parent.name

@@ -231,7 +231,7 @@ def test_no_command_line_wording_in_the_page(browser_context, tmp_path):
 def test_no_sideways_scrolling_at_420_px(browser_context, site, tmp_path, which):
     from conftest import EXAMPLE
     index = site if which == "test paper" else _build(EXAMPLE, tmp_path / "site")
-    page = browser_context.new_page(viewport={"width": 420, "height": 800}) if False else browser_context.new_page()
+    page = browser_context.new_page()
     watch = Watch(page)
     try:
         page.set_viewport_size({"width": 420, "height": 800})
