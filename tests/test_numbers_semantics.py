@@ -23,7 +23,10 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/
 
 
 def run_code(ev, torch=False):
-    """Call the generated NumPy (or PyTorch) function on the evaluation's own inputs."""
+    """Call the generated NumPy (or PyTorch) function on the evaluation's own inputs (PyTorch: skipped without
+    torch, after the NumPy checks before it have run)."""
+    if torch:
+        pytest.importorskip("torch")
     code = generate(ev, Citation("test"))
     namespace: dict = {"__name__": "generated"}
     exec(compile(code.torch if torch else code.numpy, "generated.py", "exec"), namespace)  # our generated code
