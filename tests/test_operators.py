@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -114,8 +115,9 @@ VALUES = {"x": np.array([1.0, 2.0]), "y": np.array([3.0, 5.0])}
 
 def evaluation(node: str, op: str, matrices=None):
     """The evaluation, or the EvaluationError raised."""
-    values = {O.RELATION: {"x": 2.0, "y": 3.0}, O.UNARY: {"x": 2.0},
-              O.REDUCTION: {"x": np.array([1.0, 2.0, 4.0])}}.get(node, VALUES if matrices is None else matrices)
+    by_node: dict[str, dict[str, Any]] = {O.RELATION: {"x": 2.0, "y": 3.0}, O.UNARY: {"x": 2.0},
+                                          O.REDUCTION: {"x": np.array([1.0, 2.0, 4.0])}}
+    values = by_node.get(node, VALUES if matrices is None else matrices)
     try:
         return evaluate(tree(node, op), values)
     except EvaluationError as error:
@@ -127,7 +129,8 @@ def kind_of(node: str, op: str) -> tuple[str, str] | None:
     if node != O.RELATION:
         return None
     t = tree(node, op)
-    kind, cue = read_kind(SimpleNamespace(latex=to_latex(t)), collect(t), None, None, None)
+    equation: Any = SimpleNamespace(latex=to_latex(t))  # _kind reads only the equation's LaTeX here
+    kind, cue = read_kind(equation, collect(t), None, None, None)
     return None if cue == "no relation: an expression to compute" else (kind, cue)
 
 
@@ -258,7 +261,8 @@ def test_numbers_compute_what_the_row_says_or_refuse_with_its_reason(spec):
                          ids=[f"BinOp:{s.op}" for s in SPECS if s.node == O.BINOP and s.handles("evaluate")])
 def test_generated_code_uses_the_rows_template(spec):
     """On two matrices, the code the evaluator writes (codegen's source) is the row's template."""
-    ev = evaluation(spec.node, spec.op, {"x": np.array([[1.0, 2.0], [3.0, 4.0]]), "y": np.array([[5.0, 6.0], [7.0, 8.0]])})
+    ev = evaluation(spec.node, spec.op,
+                    {"x": np.array([[1.0, 2.0], [3.0, 4.0]]), "y": np.array([[5.0, 6.0], [7.0, 8.0]])})
     code = generate(ev)
     assert spec.numpy is not None and spec.torch is not None
     assert spec.numpy.format("x", "y") in code.numpy

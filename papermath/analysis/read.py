@@ -16,9 +16,8 @@ from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
-from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, ESTIMATOR_WORDS, FIT_WORDS, LOSS_NAME,
-                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
-                   role_from_description)
+from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
+                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, equation_place, key_family, mention_index,  # noqa: F401
                          rank_candidates, same_family_meaning)
 from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description

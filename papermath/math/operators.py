@@ -80,9 +80,10 @@ class OperatorSpec:
     shape: Column = None
     """Shape rule (`elementwise`, `divide`, `product`, `dot`, `outer`, `operand`, `define`, `compare`) or Refused."""
     evaluate: Column = None
-    """Evaluation (`add`, `sub`, `mul`, `div`, `dot`, `product` (as juxtaposition), `outer`, `neg`, `not`, `identity`, `define`, `update`,
-    `approximate`, `equivalent`, `define-right`, `compare`, `proportional`, `reduce`, `expectation`, `softmax`) or
-    Refused. The relations that define, approximate, restate or update compute their left side from the right."""
+    """Evaluation (`add`, `sub`, `mul`, `div`, `dot`, `product` (as juxtaposition), `outer`, `neg`, `not`, `identity`,
+    `define`, `update`, `approximate`, `equivalent`, `define-right`, `compare`, `proportional`, `reduce`,
+    `expectation`, `softmax`) or Refused. The relations that define, approximate, restate or update compute their
+    left side from the right."""
     numpy: Optional[str] = None
     """Template of the NumPy code the evaluator writes for it on two matrices (codegen's source)."""
     torch: Optional[str] = None
@@ -179,7 +180,8 @@ _BINARY_ROWS: tuple[OperatorSpec, ...] = (
                  _COMPOSITION, _COMPOSITION),
     OperatorSpec("\\oplus", BINOP, "circled plus", "⊕",
                  _x(None, "{left} ⊕ {right}: concatenation in most ML papers (a direct sum or XOR elsewhere) — the "
-                    "paper says which", "np.concatenate([{left}, {right}], axis=-1)  # if the paper means concatenation"),
+                    "paper says which",
+                    "np.concatenate([{left}, {right}], axis=-1)  # if the paper means concatenation"),
                  None, _CIRCLED_PLUS, _CIRCLED_PLUS),
     OperatorSpec("\\pm", BINOP, "plus or minus", "±",
                  _x("pm", "{left} ± {right}: a value with a measure of variation — a standard deviation, a standard "
@@ -253,7 +255,8 @@ _RELATION_ROWS: tuple[OperatorSpec, ...] = (
          test="less_equal", numpy="{0} <= {1}", kind="bound or constraint"),
     _rel("\\ge", "is at least", "≥", _x(None, "{lhs} is at least {rhs}", "{lhs} >= {rhs}"), ">=",
          evaluate="compare", test="greater_equal", numpy="{0} >= {1}", kind="bound or constraint"),
-    _rel("\\ne", "is not equal to", "≠", None, "!=", evaluate="compare", test="not_equal", numpy="{0} != {1}", kind="bound or constraint"),
+    _rel("\\ne", "is not equal to", "≠", None, "!=", evaluate="compare", test="not_equal", numpy="{0} != {1}",
+         kind="bound or constraint"),
     _rel("\\ll", "is much less than", "≪",
          _x("much-less", "{lhs} is much smaller than {rhs}", "{lhs} < {rhs}  # by a large factor"),
          evaluate=_ORDER_OF_MAGNITUDE, kind="bound or constraint"),
