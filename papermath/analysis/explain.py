@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeGuard
 
 from ..errors import MathParseError
 from ..math import ast as A
@@ -518,7 +519,7 @@ def _sampling_relations(node: A.Reduction) -> list[A.Relation]:
     return [i for i in items if isinstance(i, A.Relation) and i.ops == ("\\sim",)]
 
 
-def _is_prefix(node: A.Node) -> bool:
+def _is_prefix(node: A.Node) -> TypeGuard[A.Relation]:
     return isinstance(node, A.Relation) and isinstance(node.operands[0], A.Empty)
 
 
@@ -538,7 +539,7 @@ def _key(reader: _Reader, node: A.Node) -> str | None:
     finder = _KEYS.get(type(node))
     if finder is None:
         return None
-    key = finder(reader, node)
+    key: str | None = finder(reader, node)
     while key is not None and key not in TEMPLATES:
         key = key.rsplit(":", 1)[0] if ":" in key else None
     return key
@@ -695,7 +696,7 @@ def _key_interval(reader: _Reader, node: A.Interval) -> str:
     return "interval"
 
 
-_KEYS: dict[type, Callable[[_Reader, A.Node], str]] = {
+_KEYS: dict[type, Callable[[_Reader, Any], str]] = {
     A.Reduction: _key_reduction,
     A.Apply: _key_apply,
     A.Divergence: lambda r, n: "divergence",
@@ -892,7 +893,7 @@ def _parts_interval(r: _Reader, n: A.Interval) -> dict:
             "hop": ("<=" if n.right_closed else "<",) * 2}
 
 
-_PARTS: dict[type, Callable[[_Reader, A.Node], dict]] = {
+_PARTS: dict[type, Callable[[_Reader, Any], dict]] = {
     A.Reduction: _parts_reduction,
     A.Apply: _parts_apply,
     A.Product: _parts_product,
@@ -1002,7 +1003,7 @@ def _top_level_sum(text: str) -> bool:
     """True when `text` has a + or − outside brackets (it needs parentheses as a factor)."""
     depth = 0
     for i, char in enumerate(text):
-        depth += char in "([{" 
+        depth += char in "([{"
         depth -= char in ")]}"
         if depth == 0 and char in "+−±" and i > 0:
             return True
@@ -1036,7 +1037,7 @@ def _power_text(r: _Reader, n: A.Power) -> str:
     return f"{base}^{_wrap_script(r.text(n.exponent))}"
 
 
-_TEXT: dict[type, Callable[[_Reader, A.Node], str]] = {
+_TEXT: dict[type, Callable[[_Reader, Any], str]] = {
     A.Symbol: _symbol_text,
     A.Number: lambda r, n: n.value,
     A.Text: lambda r, n: n.text,
@@ -1136,7 +1137,7 @@ def _reduction_code(r: _Reader, n: A.Reduction) -> str:
     return f"{n.op}({r.code(n.body)})"
 
 
-_CODE: dict[type, Callable[[_Reader, A.Node], str]] = {
+_CODE: dict[type, Callable[[_Reader, Any], str]] = {
     A.Symbol: _symbol_code,
     A.Number: lambda r, n: n.value,
     A.Text: lambda r, n: repr(n.text),
@@ -1262,9 +1263,9 @@ def explain(latex: str, *, functions: frozenset[str] = frozenset()) -> Explanati
     warnings: dict[str, NotationWarning] = {}
     for step in reader.steps:
         for entry_id in step.notation:
-            warning = notation_entry(entry_id).warning
-            if warning and entry_id not in warnings:
-                warnings[entry_id] = NotationWarning(entry_id, step.text, warning)
+            caution = notation_entry(entry_id).warning
+            if caution and entry_id not in warnings:
+                warnings[entry_id] = NotationWarning(entry_id, step.text, caution)
     for warning in _symbol_warnings(symbols):
         warnings.setdefault(warning.notation, warning)
     return Explanation(latex, read_aloud(tree), tuple(reader.steps), tuple(symbols), tuple(warnings.values()),

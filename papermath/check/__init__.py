@@ -18,9 +18,9 @@ import re
 
 from .model import Claim, EquationEntry, NumberCheck, Reading, ReadingRow
 from .parse import ReadingFormatError, load_reading, parse_reading
-from .report import (CheckReport, ClaimResult, EquationResult, Finding, NumbersResult, RowResult, report_json,
-                     report_text)
+from .report import CheckReport, ClaimResult, EquationResult, Finding, NumbersResult, RowResult, report_json
 from .text import PDF_WARNING, PaperText, QuoteMatch, compact, open_paper_text, paper_text_from_document
+from ..render.check import report_text
 
 __all__ = ["check_reading", "check_file", "load_reading", "parse_reading", "open_paper_text",
            "paper_text_from_document", "Reading", "EquationEntry", "ReadingRow", "NumberCheck", "Claim",

@@ -126,7 +126,9 @@ class _Builder:
 
     def __init__(self, key: str, eq_id: str | None, line: int) -> None:
         self.key, self.id, self.line = key, eq_id, line
-        self.section = self.kind = self.latex = None
+        self.section: str | None = None
+        self.kind: str | None = None
+        self.latex: str | None = None
         self.rows: list[ReadingRow] = []
         self.undefined: list[str] = []
         self.reductions: list[str] = []
@@ -144,15 +146,15 @@ class _Builder:
 
 def parse_markdown_reading(text: str, name: str) -> Reading:
     lines = text.splitlines()
-    title = source = None
+    title: str | None = None
+    source: str | None = None
     equations: list[EquationEntry] = []
     current: _Builder | None = None
     section = None           # which ### section we are in
     columns: list[str] | None = None
     i = 0
     while i < len(lines):
-        raw = lines[i]
-        line = raw.strip()
+        line = lines[i].strip()
         lineno = i + 1
         i += 1
         if not line:
@@ -164,12 +166,7 @@ def parse_markdown_reading(text: str, name: str) -> Reading:
         if m:
             if current is not None:
                 equations.append(current.build())
-            number = m.group("number") or ""
-            eq_id = m.group("id")
-            if not number and not eq_id:
-                raise ReadingFormatError("an equation heading needs a number or an id: `## Equation 15 (eq:15)`",
-                                         Position(name, 0, lineno, 1))
-            current, section, columns = _Builder(number or eq_id, eq_id, lineno), None, None
+            current, section, columns = _Builder(_equation_key(m, name, lineno), m.group("id"), lineno), None, None
             continue
         if line.startswith("## "):
             section = "other"
@@ -186,72 +183,113 @@ def parse_markdown_reading(text: str, name: str) -> Reading:
                 source = value
             elif key in ("paper", "title") and title is None:
                 title = value
-            elif current is not None and key == "section":
-                current.section = None if value in ("", "—", "-") else value
-            elif current is not None and key == "kind":
-                current.kind = re.split(r"\s+[—–-]{1,2}\s+", value, maxsplit=1)[0].strip().lower() or None
+            elif current is not None:
+                _equation_field(current, key, value)
             continue
         if current is None:
             continue
         if line.startswith("```"):
-            body = []
-            marks = re.match(r"`+", line).group(0)  # CommonMark: only a fence at least as long closes it
-            while i < len(lines) and not re.fullmatch(re.escape(marks) + r"`*\s*", lines[i].strip()):
-                body.append(lines[i])
-                i += 1
-            if i >= len(lines):
-                raise ReadingFormatError("unclosed ``` block", Position(name, 0, lineno, 1))
-            i += 1
+            body, i = _fenced_block(lines, i, line, name, lineno)
             if current.latex is None and "latex" in line.lower() or current.latex is None and section is None:
                 current.latex = " ".join(b.strip() for b in body).strip()
             continue
         if line.startswith("|"):
-            cells = _cells(line)
-            if columns is None:
-                columns = _header(cells, name, lineno)
-                continue
-            if all(re.fullmatch(r":?-{2,}:?", c.strip()) for c in cells if c.strip()):
-                continue
-            if len(cells) != len(columns):
-                raise ReadingFormatError(f"table row has {len(cells)} cells, the header has {len(columns)}",
-                                         Position(name, 0, lineno, 1))
-            row = dict(zip(columns, cells))
-            symbol = _strip_math(row.get("symbol", ""))
-            if not symbol:
-                raise ReadingFormatError("table row without a symbol", Position(name, 0, lineno, 1))
-            current.rows.append(ReadingRow(symbol, row.get("shape", "").strip(), row.get("meaning", "").strip(),
-                                           row.get("role", "").strip(), _strip_quotes(row.get("quote", "")),
-                                           lineno))
+            columns = _table_line(current, columns, line, name, lineno)
             continue
         item = re.match(r"^[-*+]\s+(.*)$", line)
-        if not item:
-            continue
-        content = item.group(1).strip()
-        if section == "undefined":
-            if content.lower().rstrip(".") not in ("none", "(none)"):
-                current.undefined.append(_strip_math(re.split(r"\s+[—–:]\s+", content, maxsplit=1)[0]))
-        elif section == "reductions":
-            if content.lower().rstrip(".") not in ("none", "(none)"):
-                current.reductions.append(content)
-        elif section == "numbers":
-            m = re.match(r"^(inputs?|result)\s*:\s*(.*)$", content, re.I)
-            if m and not _PLACEHOLDER.match(m.group(2)):
-                if m.group(1).lower().startswith("input"):
-                    current.inputs = (m.group(2).strip(), lineno)
-                else:
-                    current.result = m.group(2).strip()
-        elif section == "claims":
-            if content.lower().startswith("quote:") and current.claims:
-                last = current.claims[-1]
-                current.claims[-1] = Claim(last.text, _strip_quotes(content[6:]), last.line)
-            elif content.lower().rstrip(".") not in ("none", "(none)"):
-                current.claims.append(_claim(content, lineno))
+        if item and section in _ITEM_SECTIONS:
+            _ITEM_SECTIONS[section](current, item.group(1).strip(), lineno)
     if current is not None:
         equations.append(current.build())
     if not equations:
         raise ReadingFormatError("no `## Equation N (eq:N)` heading: not a reading (see docs/readings.md)",
                                  Position(name, 0, 1, 1))
     return Reading(name, "markdown", title, source, tuple(equations))
+
+
+def _equation_key(heading: re.Match, name: str, lineno: int) -> str:
+    """The key an `## Equation …` heading gives: its number, else its id."""
+    number = heading.group("number") or ""
+    eq_id = heading.group("id")
+    if not number and not eq_id:
+        raise ReadingFormatError("an equation heading needs a number or an id: `## Equation 15 (eq:15)`",
+                                 Position(name, 0, lineno, 1))
+    return number or eq_id
+
+
+def _equation_field(current: _Builder, key: str, value: str) -> None:
+    """A `key: value` line inside an equation: its section and its kind of statement."""
+    if key == "section":
+        current.section = None if value in ("", "—", "-") else value
+    elif key == "kind":
+        current.kind = re.split(r"\s+[—–-]{1,2}\s+", value, maxsplit=1)[0].strip().lower() or None
+
+
+def _fenced_block(lines: list[str], i: int, line: str, name: str, lineno: int) -> tuple[list[str], int]:
+    """The lines of the code fence opened by `line` (read from `lines[i]` on) and the index after its close."""
+    body = []
+    marks = re.match(r"`+", line).group(0)  # type: ignore[union-attr]  # CommonMark: a fence at least as long closes
+    while i < len(lines) and not re.fullmatch(re.escape(marks) + r"`*\s*", lines[i].strip()):
+        body.append(lines[i])
+        i += 1
+    if i >= len(lines):
+        raise ReadingFormatError("unclosed ``` block", Position(name, 0, lineno, 1))
+    return body, i + 1
+
+
+def _table_line(current: _Builder, columns: list[str] | None, line: str, name: str, lineno: int) -> list[str]:
+    """One `| … |` line: the header (the columns it names), the separator, or a symbol row added to `current`."""
+    cells = _cells(line)
+    if columns is None:
+        return _header(cells, name, lineno)
+    if all(re.fullmatch(r":?-{2,}:?", c.strip()) for c in cells if c.strip()):
+        return columns
+    if len(cells) != len(columns):
+        raise ReadingFormatError(f"table row has {len(cells)} cells, the header has {len(columns)}",
+                                 Position(name, 0, lineno, 1))
+    row = dict(zip(columns, cells))
+    symbol = _strip_math(row.get("symbol", ""))
+    if not symbol:
+        raise ReadingFormatError("table row without a symbol", Position(name, 0, lineno, 1))
+    current.rows.append(ReadingRow(symbol, row.get("shape", "").strip(), row.get("meaning", "").strip(),
+                                   row.get("role", "").strip(), _strip_quotes(row.get("quote", "")), lineno))
+    return columns
+
+
+def _none(content: str) -> bool:
+    return content.lower().rstrip(".") in ("none", "(none)")
+
+
+def _undefined_item(current: _Builder, content: str, lineno: int) -> None:
+    if not _none(content):
+        current.undefined.append(_strip_math(re.split(r"\s+[—–:]\s+", content, maxsplit=1)[0]))
+
+
+def _reduction_item(current: _Builder, content: str, lineno: int) -> None:
+    if not _none(content):
+        current.reductions.append(content)
+
+
+def _numbers_item(current: _Builder, content: str, lineno: int) -> None:
+    m = re.match(r"^(inputs?|result)\s*:\s*(.*)$", content, re.I)
+    if m and not _PLACEHOLDER.match(m.group(2)):
+        if m.group(1).lower().startswith("input"):
+            current.inputs = (m.group(2).strip(), lineno)
+        else:
+            current.result = m.group(2).strip()
+
+
+def _claims_item(current: _Builder, content: str, lineno: int) -> None:
+    if content.lower().startswith("quote:") and current.claims:
+        last = current.claims[-1]
+        current.claims[-1] = Claim(last.text, _strip_quotes(content[6:]), last.line)
+    elif not _none(content):
+        current.claims.append(_claim(content, lineno))
+
+
+_ITEM_SECTIONS = {"undefined": _undefined_item, "reductions": _reduction_item, "numbers": _numbers_item,
+                  "claims": _claims_item}
+"""A list item (`- …`) in a `###` section: what the section makes of it."""
 
 
 def _cells(line: str) -> list[str]:

@@ -16,21 +16,23 @@ Answers are hidden unless --answers is given."""
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("source", metavar="SOURCE", help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
+    parser.add_argument("source", metavar="SOURCE",
+                        help="directory, .tex/.md file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", required=True, metavar="N", help="equation number as printed (15) or id (eq:15)")
     parser.add_argument("--answers", action="store_true", help="print the worked answers")
     parser.add_argument("--json", action="store_true", help="print JSON (answers included only with --answers)")
 
 
 def run(args) -> int:
-    from ..exercises import build_exercises, exercises_text
+    from ..exercises import build_exercises
     from ..paper import open as open_paper
+    from ..render.exercises import exercises_text
 
     exercise_set = build_exercises(open_paper(args.source).doc, args.eq)
     if args.json:
         items = []
         for ex in exercise_set.exercises:
-            item = {"kind": ex.kind, "question": ex.question}
+            item: dict[str, object] = {"kind": ex.kind, "question": ex.question}
             if args.answers:
                 item.update(answer=ex.answer, work=list(ex.work))
             items.append(item)

@@ -5,7 +5,8 @@ import argparse
 import dataclasses
 import json
 
-from ..notation import GreekLetter, greek_letter, load_greek
+from ..notation import greek_letter, load_greek
+from ..render.greek import render_letter, render_table
 
 HELP = "the Greek-letter reference: name, LaTeX, Unicode, common meanings in ML papers"
 DESCRIPTION = """\
@@ -28,29 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("letter", nargs="?", metavar="LETTER",
                         help="a name (epsilon), LaTeX command (\\epsilon) or character (ε); omit for all letters")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-
-
-def render_letter(letter: GreekLetter) -> str:
-    heading = f"{letter.unicode}  {letter.name}  {letter.latex}"
-    if letter.variant_of:
-        heading += f"  (variant form of {letter.variant_of})"
-    lines = [heading]
-    lines += [f"  - {meaning}" for meaning in letter.meanings]
-    if letter.warning:
-        lines.append(f"  warning: {letter.warning}")
-    if letter.note:
-        lines.append(f"  note: {letter.note}")
-    return "\n".join(lines)
-
-
-def render_table(letters: tuple[GreekLetter, ...]) -> str:
-    rows = [(letter.unicode, letter.name, letter.latex,
-             ("!" if letter.warning else " ") + " " + letter.meanings[0]) for letter in letters]
-    name_width = max(len(r[1]) for r in rows)
-    latex_width = max(len(r[2]) for r in rows)
-    lines = [f"{u}  {name:<{name_width}}  {latex:<{latex_width}} {meaning}" for u, name, latex, meaning in rows]
-    lines += ["", "! = several common meanings; `papermath greek NAME` shows them all"]
-    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -593,7 +593,7 @@ def rewrite(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
         new = _rewrite_value(value, fn)
         if new is not value:
             changes[name] = new
-    return replace(node, **changes) if changes else node
+    return replace(node, **changes) if changes else node  # type: ignore[type-var]  # every node is a dataclass
 
 
 def _rewrite_value(value: Any, fn: Callable[[Node], Optional[Node]]) -> Any:
@@ -633,50 +633,53 @@ def sexpr(node: Any) -> str:
         return "_"
     if isinstance(node, tuple):
         return "[" + " ".join(sexpr(item) for item in node) + "]"
-    if isinstance(node, Symbol):
-        decorations = []
-        if node.font:
-            decorations.append(node.font)
-        decorations.extend(node.accents)
-        if node.sub_label is not None:
-            decorations.append("_" + sexpr(node.sub_label))
-        if node.sup_label is not None:
-            decorations.append("^" + sexpr(node.sup_label))
-        if node.primes:
-            decorations.append("'" * node.primes)
-        if node.optimum:
-            decorations.append("*")
-        return node.name + ("{" + ",".join(decorations) + "}" if decorations else "")
-    if isinstance(node, Number):
-        return node.value
-    if isinstance(node, Empty):
-        return "()"
-    if isinstance(node, Text):
-        return repr(node.text)
     if not isinstance(node, Node):
         return str(node)
-    if isinstance(node, BinOp):
-        return f"({node.op} {sexpr(node.left)} {sexpr(node.right)})"
-    if isinstance(node, UnaryOp):
-        return f"({node.op} {sexpr(node.operand)})"
-    if isinstance(node, Relation):
-        out = [sexpr(node.operands[0])]
-        for op, operand in zip(node.ops, node.operands[1:]):
-            out += [op, sexpr(operand)]
-        return "(Relation " + " ".join(out) + ")"
-    if isinstance(node, Reduction):
-        keyed = [f"{name}={sexpr(getattr(node, name))}" for name in
-                 ("variables", "lower", "upper", "domain", "distribution", "condition")
-                 if getattr(node, name) not in (None, ())]
-        return "(" + " ".join([node.op, sexpr(node.body)] + keyed) + ")"
+    special = _SEXPR.get(type(node))
+    return special(node) if special is not None else _fields_sexpr(node)
+
+
+def _symbol_sexpr(node: Symbol) -> str:
+    decorations = []
+    if node.font:
+        decorations.append(node.font)
+    decorations.extend(node.accents)
+    if node.sub_label is not None:
+        decorations.append("_" + sexpr(node.sub_label))
+    if node.sup_label is not None:
+        decorations.append("^" + sexpr(node.sup_label))
+    if node.primes:
+        decorations.append("'" * node.primes)
+    if node.optimum:
+        decorations.append("*")
+    return node.name + ("{" + ",".join(decorations) + "}" if decorations else "")
+
+
+def _relation_sexpr(node: Relation) -> str:
+    out = [sexpr(node.operands[0])]
+    for op, operand in zip(node.ops, node.operands[1:]):
+        out += [op, sexpr(operand)]
+    return "(Relation " + " ".join(out) + ")"
+
+
+def _reduction_sexpr(node: Reduction) -> str:
+    keyed = [f"{name}={sexpr(getattr(node, name))}" for name in
+             ("variables", "lower", "upper", "domain", "distribution", "condition")
+             if getattr(node, name) not in (None, ())]
+    return "(" + " ".join([node.op, sexpr(node.body)] + keyed) + ")"
+
+
+def _fields_sexpr(node: Node) -> str:
+    """`(Type positional… key=value…)`: the positional children in order, then every other field that is set."""
     parts = [type(node).__name__.rstrip("_")]
     keyed = []
-    defaults = {f.name: f.default for f in fields(node)}
+    positional = _POSITIONAL.get(type(node), ())
+    defaults = {f.name: f.default for f in fields(node)}  # type: ignore[arg-type]
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         default = defaults.get(name)
-        if isinstance(value, Node) or (isinstance(value, tuple) and name in _POSITIONAL.get(type(node), ())):
-            if name in _POSITIONAL.get(type(node), ()):
+        if isinstance(value, Node) or (isinstance(value, tuple) and name in positional):
+            if name in positional:
                 parts.append(sexpr(value))
             else:
                 keyed.append(f"{name}={sexpr(value)}")
@@ -685,6 +688,19 @@ def sexpr(node: Any) -> str:
         else:
             keyed.append(f"{name}={sexpr(value) if isinstance(value, tuple) else value}")
     return "(" + " ".join(parts + keyed) + ")"
+
+
+_SEXPR: dict[type, Callable[[Any], str]] = {
+    Symbol: _symbol_sexpr,
+    Number: lambda node: node.value,
+    Empty: lambda node: "()",
+    Text: lambda node: repr(node.text),
+    BinOp: lambda node: f"({node.op} {sexpr(node.left)} {sexpr(node.right)})",
+    UnaryOp: lambda node: f"({node.op} {sexpr(node.operand)})",
+    Relation: _relation_sexpr,
+    Reduction: _reduction_sexpr,
+}
+"""Node types whose view is not `(Type fields…)`."""
 
 
 def _positional() -> dict[type, tuple[str, ...]]:
