@@ -125,7 +125,8 @@ TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, re
                           "scipy.integrate.quad(lambda {vars}: {body}, {lower}, {upper})[0]"),
     "reduce": (None, "{op} of {body} over {vars}", "{op}({body})  # over {vars}"),
     # applications
-    "apply:cond:dot": ("whole-distribution", "the whole distribution over outputs of {func} given {given}, not one number",
+    "apply:cond:dot": ("whole-distribution",
+                       "the whole distribution over outputs of {func} given {given}, not one number",
                        "{func}({given}).softmax(-1)  # a vector over all outputs"),
     "apply:cond:params": ("semicolon-parameters", "the probability of {args} given {given}, under parameters {params} "
                           "(the semicolon marks parameters, not a condition)", "{func}_{params}({given})[{args}]"),
@@ -133,9 +134,11 @@ TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, re
                          "({args} & {given}).sum() / {given}.sum()"),
     "apply:cond:policy": ("policy", "the probability that the model (the policy) {func} writes {args} given {given}",
                           "{func}({given}).softmax(-1)[{args}]  # for a sequence: the product over its tokens"),
-    "apply:cond": ("conditional-model", "the probability that the model {func} assigns to output {args} given input {given}",
+    "apply:cond": ("conditional-model",
+                   "the probability that the model {func} assigns to output {args} given input {given}",
                    "{func}({given}).softmax(-1)[{args}]  # for a sequence: the product over its tokens"),
-    "apply:log:ratio": ("natural-log", "the log of the ratio {num} / {den}: log {num} − log {den}, a difference of logs",
+    "apply:log:ratio": ("natural-log",
+                        "the log of the ratio {num} / {den}: log {num} − log {den}, a difference of logs",
                         "np.log({num}) - np.log({den})"),
     "apply:log:sigmoid": ("sigmoid-or-sd", "the log of the sigmoid of {inner}",
                           "F.logsigmoid({inner})  # stable; not torch.log(torch.sigmoid(...))"),
@@ -159,7 +162,8 @@ TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, re
     "apply:mean": (None, "the mean of {arg}", "{arg}.mean()"),
     "apply:clip": ("clip", "{a} limited to the range [{b}, {c}]: below it becomes {b}, above it {c}",
                    "np.clip({a}, {b}, {c})"),
-    "apply:topk": ("topk", "the set of the {b} highest scores among {a}", "np.argsort(-np.array({a}))[:{b}]  # which ones"),
+    "apply:topk": ("topk", "the set of the {b} highest scores among {a}",
+                   "np.argsort(-np.array({a}))[:{b}]  # which ones"),
     "apply:gauss:cov": ("gaussian-covariance", "a multivariate Gaussian with mean {a} and covariance matrix {b}",
                         "rng.multivariate_normal({a}, {b})"),
     "apply:gauss:std": ("standard-normal", "a vector of independent standard normal numbers (mean 0, variance 1)",
@@ -218,7 +222,8 @@ TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, re
                       "{base}[{start_minus_one}:{stop}]  # Python stops before the end; papers include {stop}"),
     "indexed:prefix": ("prefix-subscript", "every position of {base} before {stop}", "{base}[:{stop}]"),
     "indexed:row": ("row-slice", "row {row} of {base}: all columns, as in NumPy slicing", "{base}[{row}, :]"),
-    "indexed:row-prefix": ("prefix-subscript", "every position of {base}_{row} before {stop}", "{base}[{row}, :{stop}]"),
+    "indexed:row-prefix": ("prefix-subscript", "every position of {base}_{row} before {stop}",
+                           "{base}[{row}, :{stop}]"),
     "indexed:entry": ("subscript-index", "entry {idx} of {base}", "{base}[{idx}]"),
     # derivatives
     "gradient:score": ("score", "the gradient of {body} with respect to the input {wrt}, not the parameters — "
@@ -239,7 +244,8 @@ TEMPLATES: dict[str, Template] = {  # operator-level entries (binop:, unary:, re
                        "for {lhs_items} in {rhs}: ..."),
     "rel:\\in:shape": ("vector-space", "{lhs} is a real array of shape [{dims}] (a shape statement)",
                        "{lhs}.shape == ({dims},)"),
-    "rel:\\in:interval": ("open-interval-or-pair", "{lhs} lies in the interval {rhs}", "{low} {lop} {lhs} {hop} {high}"),
+    "rel:\\in:interval": ("open-interval-or-pair", "{lhs} lies in the interval {rhs}",
+                          "{low} {lop} {lhs} {hop} {high}"),
     "rel": (None, "{chain}", "{code_chain}"),
     # brackets and sets
     "interval:closed": ("closed-interval", "the interval from {a} to {b}, including both ends", "{a} <= x <= {b}"),
@@ -421,7 +427,8 @@ class _Reader:
         else:
             entry_id, reading_t, code_t = TEMPLATES[key]
             texts, codes = self.parts(node)
-            reading, code = _fill(reading_t, texts), _fill(_code_template(code_t), {k: _Code(v) for k, v in codes.items()})
+            reading = _fill(reading_t, texts)
+            code = _fill(_code_template(code_t), {k: _Code(v) for k, v in codes.items()})
             notation = (entry_id,) if entry_id else ()
             notation += _extra_notation(self, node)
             also = ()
@@ -614,7 +621,8 @@ def _key_product(reader: _Reader, node: A.Product) -> str:
     if len(factors) == 2:
         first, second = factors
         if isinstance(first, A.Frac) and isinstance(second, A.Reduction) and second.op == "sum":
-            counts_terms = second.upper == first.den and isinstance(second.lower, A.Number) and second.lower.value == "1"
+            counts_terms = second.upper == first.den and isinstance(second.lower, A.Number) and \
+                second.lower.value == "1"
             return "product:mean" if counts_terms else "product:normalized"
         if isinstance(first, A.Transpose) or isinstance(second, A.Transpose):
             if any(_matrix_like(f) for f in factors):
@@ -640,7 +648,8 @@ def _key_relation(reader: _Reader, node: A.Relation) -> str:
         if isinstance(lhs, A.Tuple) and isinstance(rhs, A.Symbol) and rhs.font == "cal":
             return "rel:\\sim:data"
     if op == "\\in":
-        if isinstance(rhs, A.Power) and isinstance(rhs.base, A.Symbol) and rhs.base.font == "bb" and rhs.base.name == "R":
+        if isinstance(rhs, A.Power) and isinstance(rhs.base, A.Symbol) and rhs.base.font == "bb" and \
+                rhs.base.name == "R":
             return "rel:\\in:shape"
         if isinstance(rhs, (A.Interval, A.Tuple)):
             return "rel:\\in:interval"
@@ -1027,7 +1036,8 @@ def _relation_text(r: _Reader, n: A.Relation) -> str:
         return "".join(f"{_REL_TEXT.get(op, op)}{r.text(o)}" for op, o in zip(n.ops, n.operands[1:]))
     out = r.text(n.operands[0])
     for op, operand in zip(n.ops, n.operands[1:]):
-        out += f" {_REL_TEXT.get(op, op)} {r.text(operand)}".rstrip() if out else f"{_REL_TEXT.get(op, op)} {r.text(operand)}"
+        piece = f"{_REL_TEXT.get(op, op)} {r.text(operand)}"
+        out += f" {piece}".rstrip() if out else piece
     return out.strip()
 
 

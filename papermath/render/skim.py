@@ -58,8 +58,16 @@ def skim_text(doc: Document, width: int | None = None, max_latex: int | None = N
     """Terminal view of the skim. `width` defaults to the terminal's."""
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 120)
     out: list[str] = []
+    for part in (_front_lines, _outline_lines, _method_lines, _caption_lines, _algorithm_lines, _code_lines,
+                 _count_lines):
+        out.extend(part(doc, width, max_latex))
+    return "\n".join(out) + "\n"
+
+
+def _front_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    """Title, source, authors, abstract and the contributions the introduction lists."""
     p = doc.paper
-    out.append(p.title or "(untitled)")
+    out = [p.title or "(untitled)"]
     where = p.source
     if p.arxiv_id:
         where = f"arXiv:{p.arxiv_id}{p.version or ''}"
@@ -67,19 +75,21 @@ def skim_text(doc: Document, width: int | None = None, max_latex: int | None = N
     if doc.authors:
         out.append(textwrap.shorten("authors: " + "; ".join(doc.authors), width))
     if doc.abstract:
-        out.append("")
-        out.append("Abstract")
+        out += ["", "Abstract"]
         out.extend(textwrap.wrap(doc.abstract, width, initial_indent="  ", subsequent_indent="  "))
     if doc.contributions:
-        out.append("")
-        out.append("Contributions (from the introduction)")
+        out += ["", "Contributions (from the introduction)"]
         for item in doc.contributions:
             out.extend(textwrap.wrap(item, width, initial_indent="  - ", subsequent_indent="    "))
+    return out
+
+
+def _outline_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    """Every heading with its display equations, then the equations outside any heading."""
     eqs_by_section: dict[str | None, list] = {}
     for eq in doc.equations:
         eqs_by_section.setdefault(eq.section_id, []).append(eq)
-    out.append("")
-    out.append("Outline (display equations under each heading)")
+    out = ["", "Outline (display equations under each heading)"]
     latex_room = max_latex or max(width - 22, 30)
     for sec in doc.sections:
         indent = "  " * max(sec.level - 1, 0)
@@ -88,47 +98,60 @@ def skim_text(doc: Document, width: int | None = None, max_latex: int | None = N
         for eq in eqs_by_section.get(sec.id, []):
             tag = f"({eq.number})" if eq.number else "(—)"
             out.append(f"{indent}    {tag:>7} {_clip(eq.latex, latex_room)}")
-    orphan = eqs_by_section.get(None, [])
-    for eq in orphan:
+    for eq in eqs_by_section.get(None, []):
         tag = f"({eq.number})" if eq.number else "(—)"
         out.append(f"    {tag:>7} {_clip(eq.latex, latex_room)}")
+    return out
+
+
+def _method_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
     found = find_method(doc)
-    if found:
-        out.append("")
-        out.append("Where the method is")
-        for m in found:
-            number = m.section.number or m.section.id
-            out.append("  " + textwrap.shorten(f"{number} {m.section.title}: {'; '.join(m.why)}", width - 2,
-                                               placeholder=" …"))
-    if doc.floats:
-        out.append("")
-        out.append("Captions")
-        for f in doc.floats:
-            label = "Figure" if f.kind == "figure" else "Table"
-            out.append("  " + textwrap.shorten(f"{label} {f.number}: {f.caption}", width - 2, placeholder=" …"))
-    if doc.algorithms:
-        out.append("")
-        out.append("Algorithm boxes")
-        for a in doc.algorithms:
-            out.append(f"  Algorithm {a.number or ''}: {a.caption} ({len(a.lines)} lines)")
-            for ln in a.lines:
-                num = f"{ln.number:>3}" if ln.number is not None else "   "
-                out.append(f"    {num} " + textwrap.shorten(ln.text, max(width - 8, 20), placeholder=" …"))
-    out.append("")
-    if doc.code_links:
-        out.append("Code (check the official repository first)")
-        for link in doc.code_links:
-            out.append(f"  {link}")
-    else:
-        out.append("Code: the paper gives no link to a code repository")
+    if not found:
+        return []
+    out = ["", "Where the method is"]
+    for m in found:
+        number = m.section.number or m.section.id
+        out.append("  " + textwrap.shorten(f"{number} {m.section.title}: {'; '.join(m.why)}", width - 2,
+                                           placeholder=" …"))
+    return out
+
+
+def _caption_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    if not doc.floats:
+        return []
+    out = ["", "Captions"]
+    for f in doc.floats:
+        label = "Figure" if f.kind == "figure" else "Table"
+        out.append("  " + textwrap.shorten(f"{label} {f.number}: {f.caption}", width - 2, placeholder=" …"))
+    return out
+
+
+def _algorithm_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    if not doc.algorithms:
+        return []
+    out = ["", "Algorithm boxes"]
+    for a in doc.algorithms:
+        out.append(f"  Algorithm {a.number or ''}: {a.caption} ({len(a.lines)} lines)")
+        for ln in a.lines:
+            num = f"{ln.number:>3}" if ln.number is not None else "   "
+            out.append(f"    {num} " + textwrap.shorten(ln.text, max(width - 8, 20), placeholder=" …"))
+    return out
+
+
+def _code_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    if not doc.code_links:
+        return ["", "Code: the paper gives no link to a code repository"]
+    return ["", "Code (check the official repository first)"] + [f"  {link}" for link in doc.code_links]
+
+
+def _count_lines(doc: Document, width: int, max_latex: int | None) -> list[str]:
+    """What the document holds, the references that resolve nowhere, and the diagnostics."""
     n_eq = sum(1 for e in doc.equations if e.number)
     unresolved = sorted({r.label for r in doc.unresolved_references})
-    out.append("")
-    out.append(f"{len(doc.sections)} headings, {len(doc.equations)} display equations ({n_eq} numbered), "
+    out = ["", f"{len(doc.sections)} headings, {len(doc.equations)} display equations ({n_eq} numbered), "
                f"{len(doc.footnotes)} footnotes, {len(doc.floats)} captions, {len(doc.algorithms)} algorithms; "
-               f"{len(doc.references)} references, {len(unresolved)} unresolved")
+               f"{len(doc.references)} references, {len(unresolved)} unresolved"]
     if unresolved:
         out.append("  " + textwrap.shorten("unresolved: " + ", ".join(unresolved), width - 2, placeholder=" …"))
-    for d in doc.diagnostics:
-        out.append(f"  {d}")
-    return "\n".join(out) + "\n"
+    out.extend(f"  {d}" for d in doc.diagnostics)
+    return out
