@@ -92,8 +92,8 @@ class Formula:
                 continue
             if tok in IGNORED:
                 continue
-            if tok == r"\color":
-                skip_group, depth = True, 0
+            if tok in (r"\color", r"\ref", r"\eqref", r"\label"):
+                skip_group, depth = True, 0  # colours and cross-references are no mathematics
                 continue
             self.toks.append(tok)
             self.starts.append(m.start())
@@ -102,7 +102,7 @@ class Formula:
 
     def locate(self, frag: str, nth: int = 1, start: int = 0, end: Optional[int] = None) -> Optional[Interval]:
         """Token interval [i, j) of the nth occurrence of `frag` within toks[start:end], brace-stripped."""
-        needle = [t for t in TOKEN.findall(frag) if t not in IGNORED]
+        needle = Formula(frag).toks if frag is not self.latex else self.toks
         if not needle:
             return None
         stop = len(self.toks) if end is None else end
@@ -473,8 +473,9 @@ def check_sup_label(a: dict, f: Formula, view: TreeView) -> Check:
         if isinstance(n, A.Power):
             return Check(False, "read as a power")
         if (isinstance(n, A.Symbol) and (n.sup_label is not None or n.optimum or n.primes)) or \
-                (isinstance(n, A.Labeled) and n.position == "sup") or isinstance(n, A.Primed):
-            return Check(True)  # a prime counts as a label (the gold's convention)
+                (isinstance(n, A.Labeled) and n.position == "sup") or isinstance(n, A.Primed) or \
+                (isinstance(n, A.Annotated) and n.kind == "overbrace" and not isinstance(n.note, A.Empty)):
+            return Check(True)  # a prime, or the name written over a brace, counts as a label
     return Check(False, f"no superscript label ({_kinds_text(nodes)})")
 
 
@@ -694,6 +695,8 @@ def _arg(node: A.Node) -> Optional[A.Node]:
 def check_node(a: dict, f: Formula, view: TreeView) -> Check:
     iv = _find(f, a["node"], a.get("nth", 1), what="node")
     nodes = view.nodes_at(iv)
+    if not nodes and a["is"] == "symbol":
+        nodes = _script_nodes(view, iv)
     if a["is"] == "derivative" and not any(isinstance(n, A.Derivative) for n in nodes):
         # `\frac{d}{d\alpha}` applied to what follows: the derivative node starts with the operator
         nodes = nodes + [n for n, niv in view.nodes if isinstance(n, A.Derivative) and niv is not None and

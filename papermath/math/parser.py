@@ -552,6 +552,11 @@ class Parser:
                 seps.append(",")
                 items.append(self._condition())
                 continue
+            if _is_joiner(tok) and not self._ends_statement(self.peek(1)):
+                self.next()  # `B = 2 \quad \text{and} \quad C = 1`: two statements
+                seps.append(",")
+                items.append(self._sequence_item())
+                continue
             if tok.kind == PUNCT and tok.text in ",;.":
                 self.next()
                 nxt = self.peek()
@@ -830,7 +835,7 @@ class Parser:
     def _starts_factor(self, tok: Token) -> bool:
         """Can juxtaposition continue with this token?"""
         kind = tok.kind
-        if (kind == TEXT and _is_connective(tok)) or (kind == CMD and tok.text in _QUANTIFIERS):
+        if (kind == TEXT and (_is_connective(tok) or _is_joiner(tok))) or (kind == CMD and tok.text in _QUANTIFIERS):
             return False  # `a_i \\text{ for } i = 1`: prose that qualifies, not a factor
         if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN):
             return True
@@ -1545,7 +1550,14 @@ class Parser:
                     (self.peek().kind == PUNCT and self.peek().text == "("):
                 if self.peek().kind in (SUB, SUP):
                     return A.Symbol(text, span=(start, tok.end)), "plain"
+                here = self.peek().start
                 body = self.parse_postfix()
+                if isinstance(body, A.Symbol) and body.name == "\\Delta" and self._starts_factor(self.peek()):
+                    # `\partial \Delta\epsilon_\theta(x)`: the differential of the increment, one name
+                    there = self.peek().start
+                    nxt = self.parse_postfix()
+                    joined = _join_factors([body, nxt], [(here, there), (there, self.last_end())])
+                    body = joined[0] if len(joined) == 1 else A.Product(tuple(joined), span=(here, self.last_end()))
                 return A.Differential("partial", body, span=(start, self.last_end())), "plain"
             return A.Symbol(text, span=(start, tok.end)), "plain"
         if name == "mathop" or name == "mathbin" or name == "mathrel" or name == "mathord":
@@ -2460,8 +2472,8 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
         return "label", sub  # `\\text{Regret}_\\ell`: the regret of the loss \\ell
     if isinstance(sub, A.Symbol):
         name = sub.name
-        if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
-            return "label", sub
+        if (len(name.lstrip("\\")) > 1 and not name.startswith("\\")) or " " in name:
+            return "label", sub  # a word, or a name of several parts (`F'_{\Delta x}`: along the increment)
         if name in _LABEL_MARKS or (name.startswith("\\") and name[1:] in T.LIMIT_OPERATORS) or \
                 name.lstrip("\\") in T.FUNCTION_MACROS:
             return "label", sub  # `x_\star`, `d_{\min}`, `L_{\max}`
@@ -2842,6 +2854,11 @@ CONNECTIVES = frozenset("for where if s.t. st such that subject to when whenever
                         "otherwise".split()) | {"s.t.", "such that", "subject to", "for all", "for any", "for each",
                                                 "for every"}
 """Words that, set as text between formulas, qualify what came before (they are not factors)."""
+
+
+def _is_joiner(tok: Token) -> bool:
+    r"""Prose that joins two statements (`\text{and}`, `\text{or}`)."""
+    return tok.kind == TEXT and " ".join(tok.text.replace(",", " ").split()).lower() in ("and", "or", "and thus")
 
 
 def _is_connective(tok: Token) -> bool:

@@ -18,8 +18,10 @@ from typing import Optional
 
 from . import ast as A
 from . import tables as T
-from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, base_symbol,
-                       identity, letter_run)
+from collections import Counter
+
+from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
+                       base_symbol, identity, letter_run)
 
 APPLICATION, PRODUCT = "application", "product"
 
@@ -234,6 +236,23 @@ class _Resolver:
                 base.name != "d" and (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
             return node
         idx = node.indices[0]
+        strength = getattr(self.notation, "strength", "formula")
+        if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
+                idx.font is None and idx.name not in self.notation.running and \
+                not any(e.kind == "limit" for e in self.notation.facts.get(idx.name, _NO_FACTS).evidence):
+            # `\delta_T`, `\hat{\mathcal P}_T`: a capital the paper never counts with names (x_T, where T ends a
+            # sum somewhere, is the last position)
+            ev = Evidence(LABEL, "a capital the paper never uses as a count", self.text(node), "the paper", "paper")
+            self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
+            return replace(base, sub_label=idx, span=node.span)
+        if isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and len(idx.base.name) == 1 and \
+                idx.base.name.islower() and idx.base.name not in self.notation.running and \
+                idx.base.name not in _RUNNING and strength == "paper":
+            # `\lambda_{q_1}`, `\phi_{a_m}`: named by an indexed quantity the paper never runs over
+            ev = Evidence(LABEL, "named by an indexed quantity that never runs over values", self.text(node),
+                          "the paper", "paper")
+            self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
+            return replace(base, sub_label=idx, span=node.span)
         if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.name.islower() and
                 idx.font is None and not idx.accents and idx.sub_label is None and idx.sup_label is None):
             return node
@@ -326,6 +345,7 @@ class _Resolver:
 
 
 _RUNNING = frozenset("i j k n m t".split())
+_NO_FACTS = SymbolFacts([], Counter())
 """Letters that index even where nothing shows them running (`x_i`, `h_t`)."""
 
 _NOT_VALUES = {"\\top", "T", "\\prime", "'", "*", "\\ast", "\\star", "-1", "\\dagger", "+"}
