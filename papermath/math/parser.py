@@ -2303,6 +2303,11 @@ class Parser:
                 return "d", None, None
             if isinstance(node, A.Symbol) and node.name == "\\partial" and not node.sub_label:
                 return "partial", None, None
+            if isinstance(node, A.BinOp) and node.op == "-" and isinstance(node.left, A.Symbol) and \
+                    (node.left.name == "\\partial" or _is_d(node.left)):
+                # `\partial -\log q(u)`: the derivative of -log q(u)
+                kind_ = "partial" if node.left.name == "\\partial" else "d"
+                return kind_, A.UnaryOp("-", node.right, span=(node.left.span[1], node.span[1])), None
             if isinstance(node, A.Differential):
                 return node.kind, node.body, None
             if isinstance(node, A.Power) and isinstance(node.base, A.Symbol) and \

@@ -417,12 +417,9 @@ def _plain_arithmetic(node: A.Node) -> bool:
 
 
 def _compound(node: A.Node) -> bool:
-    """An expression rather than a variable: `G + 2\\mu D`, `n - k`, `1 - x`, `2x`."""
-    if isinstance(node, (A.BinOp, A.UnaryOp)):
-        return True
-    if isinstance(node, A.Product):
-        return True
-    return False
+    """An expression rather than a variable or a value: `G + 2\\mu D`, `n - k`, `1 - x`, `2x`, a sum, a fraction
+    (a function's value, `v_t(\\phi_t(x))`, is a value)."""
+    return isinstance(node, (A.BinOp, A.UnaryOp, A.Product, A.Reduction, A.Frac))
 
 
 def _is_word(sym: A.Symbol) -> bool:
