@@ -178,6 +178,8 @@ def _r(node: A.Node) -> str:  # noqa: C901
     if isinstance(node, A.Factorial):
         return f"{_r(node.body)} factorial"
     if isinstance(node, A.Annotated):
+        if node.kind == "evaluated":
+            return f"{_r(node.body)} evaluated at {_r(node.note)}"
         if node.kind == "condition":  # `\text{for } i = 1, …, k`, `\forall x \in S`: read as written
             lead = "" if isinstance(node.note, A.Empty) else _r(node.note) + " "
             return f"{lead}{_r(node.body)}"

@@ -877,13 +877,26 @@ class Parser:
                 break
             if stop_after_call and _ends_in_call(factors[-1]):
                 break
+            if self._evaluation_bar():
+                break
             here = self.peek().start
             factors.append(self.parse_postfix())
             extents.append((here, self.last_end()))
         factors = _join_factors(factors, extents)
-        if len(factors) == 1:
-            return factors[0]
-        return A.Product(tuple(factors), span=(start, self.last_end()))
+        node = factors[0] if len(factors) == 1 else A.Product(tuple(factors), span=(start, self.last_end()))
+        if self._evaluation_bar():
+            # `\frac{\partial}{\partial a} F(v, a) \mid_{a = 0}`: evaluated at a = 0
+            self.next()
+            marker = self.next()
+            note = self.parse_script_arg(marker)
+            node = A.Annotated(node, note, "evaluated", span=(start, self.last_end()))
+        return node
+
+    def _evaluation_bar(self) -> bool:
+        """A bar with a subscript right after an expression, outside any bracket: `… \\big|_{a = 0}`."""
+        tok = self.peek()
+        return not self.bar_stop and not self.script_depth and self.peek(1).kind == SUB and \
+            ((tok.kind == CMD and tok.text in T.CONDITION_BARS) or (tok.kind == PUNCT and tok.text == "|"))
 
     def _starts_operator(self, tok: Token) -> bool:
         """Does a prefix operator (function, big operator) start here? Used to end a function's operand."""
@@ -2585,6 +2598,8 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         return "inverse", None
     if isinstance(sup, A.Group) and sup.open in ("(", "["):
         return "label", sup  # `h^{(\ell)}`, `y^{[n]}`: a bracketed name (layer, patch), not an exponent
+    if isinstance(sup, A.Tuple) and sup.open in ("(", "[") and not isinstance(base, A.Number):
+        return "label", sup  # `D^{(k, m)}`: a pair of names
     if isinstance(sup, A.Product) and all(isinstance(f, A.Symbol) and f.name in ("\\prime", "'")
                                           for f in sup.factors):
         return "prime", len(sup.factors)
@@ -2775,7 +2790,9 @@ def _free_names(node: A.Node) -> set[str]:
         if isinstance(current, A.Divergence):
             for side in (current.left, current.right):
                 if isinstance(side, A.Apply):
+                    # the distributions' events are bound by the divergence; what they are conditioned on is not
                     stack.append(side.func)
+                    stack.extend(side.given + side.params)
                 else:
                     stack.append(side)
             continue
@@ -2804,6 +2821,13 @@ def _extend_scope(left: A.Node, op: str, right: A.Node) -> Optional[A.Node]:
         used |= bound & free
     if not used:
         return None
+    rebound: set[str] = set()
+    for n in A.walk(right):
+        if isinstance(n, A.Reduction):
+            for v in n.variables:
+                rebound |= _keys(v)
+    if used & rebound:
+        return None  # `\sum_t a_t - \sum_{t = \pi(t)+1} b_t`: the next term runs over t itself
     target = None
     in_scope: set[str] = set()
     for red, path, bound in scopes:

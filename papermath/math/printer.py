@@ -537,6 +537,8 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         if an.kind == "overbrace":
             return "\\overbrace" + _arg(an.body) + ("" if isinstance(an.note, A.Empty) else
                                                          "^" + _script(an.note))
+        if an.kind == "evaluated":
+            return _child(an.body, MUL) + " \\big|_" + _script(an.note)
         if an.kind == "condition":
             # `\\text{ for } i = 1, \\ldots, k`, `\\forall x \\in S`, or a bare range `n = 0, 1, \\ldots`
             lead = "" if isinstance(an.note, A.Empty) else _p(an.note) + " "

@@ -177,9 +177,11 @@ class _Resolver:
         compound = len(node.args) == 1 and _compound(node.args[0])
         plain = compound and _plain_arithmetic(node.args[0])
         if arity >= 2 and compound and not node.given:
-            # `v_\theta(x_t, t)` elsewhere, `v_\theta (n - k)` here: the output times a step, not a call
+            # `v_\theta(x_t, t)` elsewhere, `v_\theta (n - k)` here: the output times a step, not a call. This
+            # speaks of this place, so it outweighs what speaks of the symbol in general
+            strength = getattr(self.notation, "strength", "formula")
             out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
-                                "this formula", "formula"))
+                                "this formula", "declared" if strength == "paper" else "formula"))
         if isinstance(sym, A.Text) or (isinstance(sym, A.Symbol) and _is_word(sym)):
             out.append(Evidence(FUNCTION, "convention: a name written out, then brackets", here, "", "convention"))
             return out
