@@ -186,6 +186,25 @@ def test_a_name_the_paper_defines_is_one_symbol():
     assert [d.question for d in result.decisions] == ["one name or a product"]
 
 
+# Mechanisms found by formulas written fresh (not from the gold): the formula's own notation decides
+@pytest.mark.parametrize("latex, expected", [
+    # the subscript names a quantity the formula writes on its own (f_t; the bold k_j), never bare, never running
+    (r"f_t = \sigma(W_f h_{t-1} + b_f)",
+     "(Relation (Indexed f [t]) = (Apply \\sigma [(+ (Product [W{_f} (Indexed h [(- t 1)])]) b{_f})] "
+     "certainty=convention))"),
+    (r"\mathbf{k}_j = \mathbf{W}_k \mathbf{x}_j", "(Relation (Indexed k{bf} [j]) = (Product [W{bf,_k} (Indexed x{bf} [j])]))"),
+    # t is written bare (v(x_t, t)): a value, so W_t is W at t
+    (r"v(x_t, t) + W_t", "(+ (Apply v [(Indexed x [t]) t] certainty=formula) (Indexed W [t]))"),
+    # a bracket no divergence names joins its parts (GAT's [W h_i || W h_j])
+    (r"[\mathbf{W} h_i \,\|\, \mathbf{W} h_j]", "(Concat [(Product [W{bf} (Indexed h [i])]) (Product [W{bf} (Indexed h [j])])])"),
+    # the same letters written together twice are one name
+    (r"PE_{(pos, 2i)} = \sin(pos)", "(Relation (Indexed PE{it} [pos{it} (Product [2 i])]) = (Apply \\sin [pos{it}]))"),
+    (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),
+])
+def test_the_formulas_own_notation_decides(latex, expected):
+    assert tree(latex) == expected
+
+
 def test_every_decision_carries_its_evidence_and_strength():
     result = parse(r"r_t(\theta)\hat{A}_t + x_0^w")
     readings = [(d.question, d.reading, d.strength) for d in result.decisions]

@@ -164,6 +164,13 @@ class Notation:
         """Single-letter subscripts written on each family (`y` → w, l)."""
         self.sub_labels: dict[str, set[str]] = defaultdict(set)
         """Subscripts that already name something on each family (`\\pi` → \\theta, ref)."""
+        self.quantities: dict[str, str] = {}
+        """Single letters written as quantities of their own (the base of an index, `f_t`; a vector,
+        `\\mathbf k_j`), with how one is written (for `W_f`, `\\mathbf W_k`: the subscript names that quantity)."""
+        self.vectors: set[str] = set()
+        """Of those, the letters written in a vector or matrix font (`\\mathbf k`, `\\bm q`)."""
+        self.plain: set[str] = set()
+        """Single letters written bare somewhere outside any script (`t` in `v(x_t, t)`): values, not names."""
         self.names: dict[str, list[Evidence]] = defaultdict(list)
         """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
 
@@ -210,7 +217,14 @@ class Notation:
 
     def add_tree(self, tree: A.Node, source: str, where: str, strength: str = "paper") -> None:
         """Collect what one formula's tree shows about its symbols."""
+        self._letters(tree, source)
+        runs: Counter = Counter()
         for node in A.walk(tree):
+            if isinstance(node, A.Product):
+                word = letter_run(node)
+                if word is not None and len(word) >= 3 and (word.islower() or word.isupper()):
+                    # (one case throughout: `pos`, `MLP`; not the constants of `L t p`)
+                    runs[word] += 1
             if isinstance(node, A.Apply):
                 self._application(node, source, where, strength)
             elif isinstance(node, A.Power):
@@ -244,6 +258,39 @@ class Notation:
                 key = identity(node)
                 if key is not None:
                     self.facts[key].uses += 1
+        self._repeated_runs(runs, source, where, strength)
+
+    def _repeated_runs(self, runs: Counter, source: str, where: str, strength: str) -> None:
+        for word, count in runs.items():
+            if count >= 2:
+                # `PE_{(pos, 2i)} = \sin(pos / …)`: the same letters written together twice are one name
+                self.names[word].append(Evidence("name", "the same letters written together twice", word, where,
+                                                 strength))
+
+    def _letters(self, tree: A.Node, source: str) -> None:
+        """Which single letters the formula writes as quantities (`f_t`, `\\mathbf k_j`) and which bare."""
+        scripted: set[int] = set()  # ids of symbols written as an index, a script or a scripted base
+        for node in A.walk(tree):
+            if isinstance(node, A.Indexed):
+                base = node.base
+                scripted.update(id(i) for i in node.indices + (base,))
+                if isinstance(base, A.Symbol) and _single_letter(base.name) and not base.accents:
+                    self.quantities.setdefault(base.name, _text(source, node))
+                    if base.font in _VECTOR_FONTS:
+                        self.vectors.add(base.name)
+            elif isinstance(node, A.Symbol):
+                for label in (node.sub_label, node.sup_label):
+                    if label is not None:
+                        scripted.update(id(n) for n in A.walk(label))
+                if _single_letter(node.name) and id(node) not in scripted and not node.accents:
+                    if node.font in _VECTOR_FONTS:
+                        self.quantities.setdefault(node.name, _text(source, node))
+                        self.vectors.add(node.name)
+                    elif node.font is None and node.sub_label is None and node.sup_label is None:
+                        self.plain.add(node.name)
+            elif isinstance(node, (A.Power, A.Reduction)):
+                for part in ((node.exponent, node.base) if isinstance(node, A.Power) else node.variables):
+                    scripted.update(id(n) for n in A.walk(part))
 
     def _indices(self, node: A.Indexed) -> None:
         fam = family(node.base)
@@ -305,6 +352,13 @@ class Notation:
                     if isinstance(base_symbol(item), A.Symbol) and not isinstance(item, A.Apply):
                         self.add(identity(item), Evidence(NOT_FUNCTION, "shape", _text(source, node)[:80], where,
                                                           strength))
+
+
+_VECTOR_FONTS = frozenset(("bf", "bm", "bfit", "boldsymbol"))
+
+
+def _single_letter(name: str) -> bool:
+    return len(name) == 1 and name.isalpha() and name.islower()
 
 
 def letter_run(node: A.Node) -> Optional[str]:

@@ -1933,7 +1933,7 @@ class Parser:
                     if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
                         self.next()
                         self.next()
-                        group.divergence = list(group.items)
+                        group.divergence = group.divergence + list(group.items)
                         group.items = []
                         target = group.items
                         continue
@@ -1943,7 +1943,7 @@ class Parser:
                     continue
                 if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
                     self.next()
-                    group.divergence = list(group.items)
+                    group.divergence = group.divergence + list(group.items)
                     group.items = []
                     target = group.items
                     continue
@@ -2015,6 +2015,9 @@ class Parser:
         span = (group.start, group.end)
         o, c = group.open, group.close
         items = group.items
+        if group.divergence and o == "[" and c == "]":
+            # `[\mathbf W h_i \| \mathbf W h_j]`: a bracket no divergence names joins its parts
+            return A.Concat(tuple(group.divergence + items + group.params), span=span)
         if group.divergence:
             return A.Divergence(A.Empty(span=(group.start, group.start)), self._seq(group.divergence, group),
                                 self._seq(items, group), span=span)

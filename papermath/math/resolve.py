@@ -268,7 +268,15 @@ class _Resolver:
                   v not in self.notation.running}
         names = self.notation.sub_labels.get(fam, set())
         here = self.text(node)
-        if letter not in T.INDEX_LETTERS and (others or names or strength == "paper"):
+        written = self.notation.quantities.get(letter)
+        if written is not None and letter not in self.notation.plain and letter != base.name and \
+                (letter not in _RUNNING or letter in self.notation.vectors):
+            # `W_f` beside `f_t`, `\mathbf W_k` beside `\mathbf k_j`: the subscript names a quantity of its own
+            # (never a bare value, never running): the weights that make it
+            evidence.append(Evidence(LABEL, "the subscript names a quantity written on its own",
+                                     f"{here} beside {written}", getattr(self.notation, "where", "this formula"),
+                                     strength))
+        elif letter not in T.INDEX_LETTERS and (others or names or strength == "paper"):
             evidence.append(Evidence(LABEL, "a letter that never runs over values, beside other names", here,
                                      getattr(self.notation, "where", "this formula"), strength))
         elif (names or any(v not in T.INDEX_LETTERS for v in others)) and letter not in _RUNNING:
