@@ -199,6 +199,11 @@ def test_a_name_the_paper_defines_is_one_symbol():
     (r"[\mathbf{W} h_i \,\|\, \mathbf{W} h_j]", "(Concat [(Product [W{bf} (Indexed h [i])]) (Product [W{bf} (Indexed h [j])])])"),
     # the same letters written together twice are one name
     (r"PE_{(pos, 2i)} = \sin(pos)", "(Relation (Indexed PE{it} [pos{it} (Product [2 i])]) = (Apply \\sin [pos{it}]))"),
+    # the dimension of a vector the formula minimises over (a bound vector is no running index)
+    (r"\min_{\bm{x} \in \mathbb{R}^{d_x}} f(\bm{x})",
+     "(min (Apply f [x{bf}] certainty=convention) variables=[x{bf}] domain=(Power R{bb} d{_x}))"),
+    # an increment applied keeps its postfix scripts
+    (r"\Delta\epsilon_\theta(x, z)^\top", "(Transpose (Apply \\Delta \\epsilon{_\\theta} [x z] certainty=formula))"),
     (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),
 ])
 def test_the_formulas_own_notation_decides(latex, expected):

@@ -218,13 +218,13 @@ class Notation:
     def add_tree(self, tree: A.Node, source: str, where: str, strength: str = "paper") -> None:
         """Collect what one formula's tree shows about its symbols."""
         self._letters(tree, source)
-        runs: Counter = Counter()
+        runs: dict[str, set] = defaultdict(set)  # word → where it is written (a node may be reached twice)
         for node in A.walk(tree):
             if isinstance(node, A.Product):
                 word = letter_run(node)
                 if word is not None and len(word) >= 3 and (word.islower() or word.isupper()):
                     # (one case throughout: `pos`, `MLP`; not the constants of `L t p`)
-                    runs[word] += 1
+                    runs[word].add(node.span)
             if isinstance(node, A.Apply):
                 self._application(node, source, where, strength)
             elif isinstance(node, A.Power):
@@ -245,7 +245,8 @@ class Notation:
             if isinstance(node, A.Reduction):
                 for v in node.variables:
                     # `\\sum_i`, `\\sum_{t=1}^T`: the bound letter runs (`\\mathbb E_{y_w}` binds y_w, not w)
-                    if isinstance(v, A.Symbol) and v.sub_label is None and v.sup_label is None:
+                    if isinstance(v, A.Symbol) and v.sub_label is None and v.sup_label is None and \
+                            v.font not in _VECTOR_FONTS:  # (`\min_{\bm x}` binds a vector, no index runs)
                         self.running.add(v.name)
                 for limit in (node.upper, node.lower):
                     key = identity(limit) if limit is not None else None
@@ -260,9 +261,9 @@ class Notation:
                     self.facts[key].uses += 1
         self._repeated_runs(runs, source, where, strength)
 
-    def _repeated_runs(self, runs: Counter, source: str, where: str, strength: str) -> None:
-        for word, count in runs.items():
-            if count >= 2:
+    def _repeated_runs(self, runs: dict[str, set], source: str, where: str, strength: str) -> None:
+        for word, places in runs.items():
+            if len(places) >= 2:
                 # `PE_{(pos, 2i)} = \sin(pos / …)`: the same letters written together twice are one name
                 self.names[word].append(Evidence("name", "the same letters written together twice", word, where,
                                                  strength))

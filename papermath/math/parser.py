@@ -3055,12 +3055,13 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
             out.append(A.Text(f.text + nxt.name, span=span))
             i += 2
             continue
+        applied = _applied_core(nxt)
         if isinstance(f, A.Symbol) and f.name == "\\Delta" and f.font is None and not f.accents and \
-                f.sub_label is None and f.sup_label is None and not f.primes and isinstance(nxt, A.Apply) and \
-                nxt.brackets and _name_like(nxt.func):
-            # `\Delta\epsilon_\theta(x_t, z_i)`: the increment is the function applied
-            func = _increment(f, nxt.func, (span[0], nxt.func.span[1]))
-            out.append(replace(nxt, func=func, span=span))
+                f.sub_label is None and f.sup_label is None and not f.primes and applied is not None and \
+                applied.brackets and _name_like(applied.func):
+            # `\Delta\epsilon_\theta(x_t, z_i)` (also `…(x_t, z_i)^\top`): the increment is the function applied
+            func = _increment(f, applied.func, (span[0], applied.func.span[1]))
+            out.append(_onto_core(nxt, replace(applied, func=func, span=(span[0], applied.span[1])), span[0]))
             i += 2
             continue
         if extents[i][0] < f.span[0] and not isinstance(f, A.Empty) and extents[i][0] != extents[0][0]:
@@ -3069,6 +3070,23 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
         out.append(f)
         i += 1
     return out
+
+
+_POSTFIX = (A.Transpose, A.Power, A.Inverse, A.Indexed, A.Primed)
+
+
+def _applied_core(node: Optional[A.Node]) -> Optional[A.Apply]:
+    """The application under postfix scripts (`f(x)^\\top`, `f(x)_i`), or None."""
+    while isinstance(node, _POSTFIX):
+        node = node.base
+    return node if isinstance(node, A.Apply) else None
+
+
+def _onto_core(node: A.Node, core: A.Node, start: int) -> A.Node:
+    """`node` with its innermost base (under postfix scripts) replaced by `core`, every span starting at `start`."""
+    if isinstance(node, _POSTFIX):
+        return replace(node, base=_onto_core(node.base, core, start), span=(start, node.span[1]))
+    return core
 
 
 def _respan_node(node: A.Node, span: A.Span) -> A.Node:

@@ -235,9 +235,12 @@ class _Resolver:
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
         if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1 and
-                base.name != "d" and (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
+                (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
             return node
         idx = node.indices[0]
+        if base.name == "d":
+            # `d_x` beside the vector x: the dimension of x; otherwise d's subscript is left as written
+            return self._names_a_quantity(node) or node
         strength = getattr(self.notation, "strength", "formula")
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
                 idx.font is None and idx.name not in self.notation.running and \
@@ -268,15 +271,10 @@ class _Resolver:
                   v not in self.notation.running}
         names = self.notation.sub_labels.get(fam, set())
         here = self.text(node)
-        written = self.notation.quantities.get(letter)
-        if written is not None and letter not in self.notation.plain and letter != base.name and \
-                (letter not in _RUNNING or letter in self.notation.vectors):
-            # `W_f` beside `f_t`, `\mathbf W_k` beside `\mathbf k_j`: the subscript names a quantity of its own
-            # (never a bare value, never running): the weights that make it
-            evidence.append(Evidence(LABEL, "the subscript names a quantity written on its own",
-                                     f"{here} beside {written}", getattr(self.notation, "where", "this formula"),
-                                     strength))
-        elif letter not in T.INDEX_LETTERS and (others or names or strength == "paper"):
+        named = self._names_a_quantity(node)
+        if named is not None:
+            return named
+        if letter not in T.INDEX_LETTERS and (others or names or strength == "paper"):
             evidence.append(Evidence(LABEL, "a letter that never runs over values, beside other names", here,
                                      getattr(self.notation, "where", "this formula"), strength))
         elif (names or any(v not in T.INDEX_LETTERS for v in others)) and letter not in _RUNNING:
@@ -290,6 +288,25 @@ class _Resolver:
             return node
         self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
                                        tuple(evidence)))
+        return replace(base, sub_label=idx, span=node.span)
+
+    def _names_a_quantity(self, node: A.Indexed) -> Optional[A.Node]:
+        """`W_f` beside `f_t`, `\\mathbf W_k` beside `\\mathbf k_j`, `d_x` beside `\\bm x`: a subscript letter the
+        formulas write as a quantity of its own (never bare, never running) names that quantity's weights,
+        dimension or statistic. None when it does not."""
+        base, idx = node.base, node.indices[0]
+        if not (isinstance(base, A.Symbol) and isinstance(idx, A.Symbol) and _is_letter(idx)):
+            return None
+        letter = idx.name
+        written = self.notation.quantities.get(letter)
+        if written is None or letter in self.notation.plain or letter in self.notation.running or \
+                letter == base.name or (letter in _RUNNING and letter not in self.notation.vectors):
+            return None
+        here = self.text(node)
+        strength = getattr(self.notation, "strength", "formula")
+        ev = Evidence(LABEL, "the subscript names a quantity written on its own", f"{here} beside {written}",
+                      getattr(self.notation, "where", "this formula"), strength)
+        self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
         return replace(base, sub_label=idx, span=node.span)
 
     # --- label or power ------------------------------------------------------------------------------
@@ -416,6 +433,12 @@ def _labelable(exp: A.Node) -> bool:
         parts = (core.left, core.right)
         return all(isinstance(p, (A.Symbol, A.Number)) for p in parts) and any(isinstance(p, A.Symbol) for p in parts)
     return False
+
+
+def _is_letter(sym: A.Symbol) -> bool:
+    """A plain lower-case letter (`f`, `k`), as an index or a label is written."""
+    return len(sym.name) == 1 and sym.name.isalpha() and sym.name.islower() and sym.font is None and \
+        not sym.accents and sym.sub_label is None and sym.sup_label is None
 
 
 def _plain_arithmetic(node: A.Node) -> bool:
