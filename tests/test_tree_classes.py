@@ -199,9 +199,13 @@ def test_a_name_the_paper_defines_is_one_symbol():
     (r"[\mathbf{W} h_i \,\|\, \mathbf{W} h_j]", "(Concat [(Product [W{bf} (Indexed h [i])]) (Product [W{bf} (Indexed h [j])])])"),
     # the same letters written together twice are one name
     (r"PE_{(pos, 2i)} = \sin(pos)", "(Relation (Indexed PE{it} [pos{it} (Product [2 i])]) = (Apply \\sin [pos{it}]))"),
-    # the dimension of a vector the formula minimises over (a bound vector is no running index)
-    (r"\min_{\bm{x} \in \mathbb{R}^{d_x}} f(\bm{x})",
-     "(min (Apply f [x{bf}] certainty=convention) variables=[x{bf}] domain=(Power R{bb} d{_x}))"),
+    # a vector the formula minimises over is no running index: W_x names the weights of x
+    (r"\min_{\bm{x}} f(W_x \bm{x})",
+     "(min (Apply f [(Product [W{_x} x{bf}])] certainty=convention) variables=[x{bf}])"),
+    # an indexed scalar as a scalar's exponent is a power (t^{k_j}); an indexed name on a matrix labels (W^{Q_1})
+    (r"t^{k_j} + W^{Q_1} x", "(+ (Power t (Indexed k [j])) (Product [W{^(Indexed Q [1])} x]))"),
+    # an escaped underscore is part of a written-out name
+    (r"\mathrm{Top\_k}(\bm{W}\bm{x})", "(Apply Top\\_k{rm} [(Product [W{bf} x{bf}])] certainty=convention)"),
     # an increment applied keeps its postfix scripts
     (r"\Delta\epsilon_\theta(x, z)^\top", "(Transpose (Apply \\Delta \\epsilon{_\\theta} [x z] certainty=formula))"),
     (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),

@@ -1771,10 +1771,11 @@ class Parser:
         if arg_tok.kind == LBRACE:
             k = self._brace(self.tokens, self.pos)
             inner = self.tokens[self.pos + 1:k]
-            if inner and all(t.kind in (LETTER, NUMBER) or (t.kind == PUNCT and t.text in "-.'")
-                             for t in inner) and len(inner) > 1 and \
+            if inner and all(t.kind in (LETTER, NUMBER) or (t.kind == PUNCT and t.text in "-.'") or
+                             (t.kind == CMD and t.text == "\\_") for t in inner) and len(inner) > 1 and \
                     all(t.kind == LETTER for t in inner[:1]) and self.tokens[k].kind == RBRACE:
-                # a multi-letter name: \mathrm{Attention}, \operatorname{arg\,max}
+                # a multi-letter name: \mathrm{Attention}, \operatorname{arg\,max}, \mathrm{Top\_k} (the escaped
+                # underscore is part of the name, kept escaped so the name prints back as written)
                 word = "".join(t.text for t in inner)
                 self.pos = k + 1
                 sym = A.Symbol(word, font=font, span=(start, self.last_end()))

@@ -13,6 +13,7 @@ superscript onto the symbol (`Power(x_0, w)` → `Indexed(x{^w}, 0)`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import fields, replace
 from typing import Optional
 
@@ -235,12 +236,9 @@ class _Resolver:
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
         if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1 and
-                (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
-            return node
+                base.name != "d" and (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
+            return node  # (`d_c` is left as written: shapes print it as the paper does)
         idx = node.indices[0]
-        if base.name == "d":
-            # `d_x` beside the vector x: the dimension of x; otherwise d's subscript is left as written
-            return self._names_a_quantity(node) or node
         strength = getattr(self.notation, "strength", "formula")
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
                 idx.font is None and idx.name not in self.notation.running and \
@@ -353,7 +351,10 @@ class _Resolver:
         here = self.text(node)
         exp = node.exponent
         out = list(self.notation.label_evidence(node.base))
-        values = {v for v in self.notation.superscripts(node.base) if v and v not in _NOT_VALUES}
+        # the values written on this base, each once however it is braced (`k_j`, `k_{j}`, `kj`); weights a quantity
+        # is raised to (`\gamma_1`, `\gamma_2`) are no names
+        values = {_script_key(v) for v in self.notation.superscripts(node.base)
+                  if v and v not in _NOT_VALUES and not _EXPONENT_TEXT.match(v)}
         named = {v for v in values if any(ch.isalpha() for ch in v)}
         strength = getattr(self.notation, "strength", "formula")
         scalar = sym.name in _SCALAR_GREEK and sym.font is None  # `\gamma^t`, `\gamma^{t+1}`: powers of a scalar
@@ -364,11 +365,34 @@ class _Resolver:
                                 getattr(self.notation, "where", "this formula"), strength))
         if isinstance(exp, A.Number) and exp.value == "1":
             out.append(Evidence(LABEL, "a first power is never written", here, "this formula", "formula"))
-        if applied:
+        if applied and not _exponent_parameter(exp):
+            # (`p_1^{\gamma_1}(x)`: a density raised to a weight is still a power)
             out.append(Evidence(LABEL, "applied to arguments: a function's name, not a power", here, "this formula",
                                 "formula"))
         out.extend(_sup_conventions(sym, exp, here))
         return out
+
+
+# Greek letters papers use as exponents (`N^\alpha`, `p^{\gamma_1}`, `t^{1/\rho}`); not the ones that also name a
+# policy or a distribution (`\mu`, `\pi`, `\theta`, `\sigma`)
+_EXPONENT_GREEK = frozenset("\\alpha \\beta \\gamma \\delta \\eta \\kappa \\lambda \\nu \\rho \\tau \\omega \\zeta \\xi".split())
+
+
+_EXPONENT_TEXT = re.compile(r"(?:%s)(?![A-Za-z])\s*(?:_[\s{]*\\?\w+[\s}]*)?$" % "|".join(
+    re.escape(g) for g in sorted(_EXPONENT_GREEK)))
+
+
+def _script_key(text: str) -> str:
+    """A script's text without the braces, underscores and spaces that only change how it is written."""
+    return re.sub(r"[{}_\s]", "", text)
+
+
+def _exponent_parameter(exp: A.Node) -> bool:
+    """An exponent such as `\\gamma`, `\\gamma_1`, `1/\\rho`: a weight a quantity is raised to."""
+    core = exp.body if isinstance(exp, A.Group) else exp
+    if isinstance(core, A.Indexed):
+        core = core.base
+    return isinstance(core, A.Symbol) and core.name in _EXPONENT_GREEK and core.font is None
 
 
 _RUNNING = frozenset("i j k n m t".split())
@@ -392,10 +416,15 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
         return [Evidence(LABEL, "convention: a policy or parameter named in a superscript", here, "",
                          "convention")]
     if isinstance(core, A.Indexed):
+        inner = core.base
+        if isinstance(inner, A.Symbol) and not _big(sym) and inner.font is None and \
+                (inner.name in _EXPONENT_GREEK or (len(inner.name) == 1 and inner.name.islower())):
+            # `t^{k_j}`, `p_1^{\gamma_1}`: a scalar's indexed parameter as its exponent (`W^{Q_1}` names a head)
+            return [Evidence(POWER, "convention: an indexed scalar as the exponent of a scalar", here, "",
+                             "convention")]
         return [Evidence(LABEL, "convention: an indexed name as a superscript names", here, "", "convention")]
     if isinstance(core, (A.BinOp, A.UnaryOp)) or isinstance(core, A.Symbol):
-        big = sym.name[:1].isupper() or sym.font in ("bf", "cal", "frak", "sf") or sym.name.startswith("\\") \
-            and sym.name[1:2].isupper()
+        big = _big(sym)
         if isinstance(core, (A.BinOp, A.UnaryOp)):
             return [Evidence(LABEL, "convention: a step such as k-1 names a layer or iterate", here, "",
                              "convention")]
@@ -403,6 +432,12 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
             return [Evidence(LABEL, "convention: a letter on a matrix or function names it", here, "",
                              "convention")]
     return []
+
+
+def _big(sym: A.Symbol) -> bool:
+    """A capital, bold, calligraphic or sans-serif letter: a matrix, a set or a function, not a scalar."""
+    return sym.name[:1].isupper() or sym.font in ("bf", "cal", "frak", "sf") or \
+        (sym.name.startswith("\\") and sym.name[1:2].isupper())
 
 
 def _one_name(run: A.Product, word: str) -> A.Node:
@@ -457,7 +492,8 @@ def _compound(node: A.Node) -> bool:
 
 def _is_word(sym: A.Symbol) -> bool:
     bare = sym.name.lstrip("\\")
-    return len(bare) > 1 and not sym.name.startswith("\\") and bare.replace("_", "").replace("-", "").isalnum()
+    return len(bare) > 1 and not sym.name.startswith("\\") and \
+        bare.replace("\\_", "").replace("_", "").replace("-", "").isalnum()
 
 
 def _arity(ev: Evidence) -> int:
