@@ -14,7 +14,7 @@ superscript onto the symbol (`Power(x_0, w)` → `Indexed(x{^w}, 0)`).
 from __future__ import annotations
 
 import re
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Optional
 
 from . import ast as A
@@ -63,22 +63,11 @@ class _Resolver:
     def visit(self, node: A.Node, applied: bool) -> A.Node:
         if isinstance(node, A.Apply) and node.certainty == "ambiguous":
             return self.application(node)
-        changes = {}
-        for f in fields(node):
-            if f.name == "span":
-                continue
-            value = getattr(node, f.name)
-            child_applied = isinstance(node, A.Apply) and f.name == "func"
-            if isinstance(value, A.Node):
-                new = self.visit(value, child_applied)
-                if new is not value:
-                    changes[f.name] = new
-            elif isinstance(value, tuple) and value:
-                new_items = tuple(self._visit_item(v) for v in value)
-                if any(a is not b for a, b in zip(new_items, value)):
-                    changes[f.name] = new_items
-        if changes:
-            node = replace(node, **changes)
+        top = node
+        func = node.func if isinstance(node, A.Apply) else None
+        # the children first (bottom up): `rewrite` descends from `top` and hands each child to the walk; an
+        # application's function is visited knowing it is applied
+        node = A.rewrite(node, lambda n: None if n is top else self.visit(n, n is func))
         if isinstance(node, (A.Power, A.Indexed, A.Transpose, A.Inverse, A.Factorial, A.Primed, A.Labeled)) and \
                 self._is_spliced(getattr(node, "base", None)):
             return self._move_postfix(node)
@@ -126,14 +115,6 @@ class _Resolver:
 
     def _is_spliced(self, node: object) -> bool:
         return node is not None and self.spliced.get(id(node)) is node
-
-    def _visit_item(self, value):
-        if isinstance(value, A.Node):
-            return self.visit(value, False)
-        if isinstance(value, tuple):
-            new = tuple(self._visit_item(v) for v in value)
-            return value if all(a is b for a, b in zip(new, value)) else new
-        return value
 
     def _move_postfix(self, node: A.Node) -> A.Node:
         """`Power(Product(T, (G)), 2)` → `Product(T, Power((G), 2))`: the script belongs to the bracket."""
