@@ -206,6 +206,11 @@ def test_a_name_the_paper_defines_is_one_symbol():
     (r"t^{k_j} + W^{Q_1} x", "(+ (Power t (Indexed k [j])) (Product [W{^(Indexed Q [1])} x]))"),
     # an escaped underscore is part of a written-out name
     (r"\mathrm{Top\_k}(\bm{W}\bm{x})", "(Apply Top\\_k{rm} [(Product [W{bf} x{bf}])] certainty=convention)"),
+    # letters run together up to the brackets name the function (capitals, or three letters or more)
+    (r"o = LN(h) + CE(y, z)", "(Relation o = (+ (Apply LN [h]) (Apply CE [y z])))"),
+    (r"a\,BN(x) + xy(z)", "(+ (Product [a (Apply BN [x])]) (Product [x (Apply y [z] certainty=convention)]))"),
+    # the letter itself as a value inside its brackets multiplies
+    (r"p(1 - p) + n(n+1)", "(+ (Product [p (Group (- 1 p))]) (Product [n (Group (+ n 1))]))"),
     # an increment applied keeps its postfix scripts
     (r"\Delta\epsilon_\theta(x, z)^\top", "(Transpose (Apply \\Delta \\epsilon{_\\theta} [x z] certainty=formula))"),
     (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),

@@ -1420,6 +1420,13 @@ class Parser:
                     self.pos = i + k
                     sym = A.Symbol(cand, span=(first.start, toks[i + k - 1].end))
                     return sym, self._symbol_role(sym)
+            if _name_before_call(word) and j < len(toks) and toks[j].kind == PUNCT and toks[j].text == "(" and \
+                    all(toks[k].start == toks[k - 1].end for k in range(i + 1, j + 1)):
+                # `LN(h)`, `CE(y, \hat y)`, `ReLU(x)`, `sim(u, v)`: letters run together up to the brackets name the
+                # function applied (a product of matrices is not applied to brackets)
+                self.pos = j
+                sym = A.Symbol(word, span=(first.start, toks[j - 1].end))
+                return sym, self._symbol_role(sym)
         self.pos = i + 1
         sym = A.Symbol(first.text, span=(first.start, first.end))
         return sym, self._symbol_role(sym)
@@ -3071,6 +3078,12 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
         out.append(f)
         i += 1
     return out
+
+
+def _name_before_call(word: str) -> bool:
+    """Letters written together that, right before `(`, name a function: capitals (`LN`, `CE`), or three or more
+    letters (`ReLU`, `sim`, `enc`) — not two small letters (`xy(z)` multiplies)."""
+    return (len(word) >= 2 and word.isupper()) or len(word) >= 3
 
 
 _POSTFIX = (A.Transpose, A.Power, A.Inverse, A.Indexed, A.Primed)

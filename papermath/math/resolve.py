@@ -164,6 +164,10 @@ class _Resolver:
             strength = getattr(self.notation, "strength", "formula")
             out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
                                 "this formula", "declared" if strength == "paper" else "formula"))
+        if compound and isinstance(sym, A.Symbol) and _mentions_itself(node):
+            # `p(1 - p)`, `n(n + 1)`, `x(1 - x)`: the letter stands as a value inside the brackets, so it is one
+            out.append(Evidence(NOT_FUNCTION, "its own letter as a value inside the brackets", here, "this formula",
+                                "formula"))
         if isinstance(sym, A.Text) or (isinstance(sym, A.Symbol) and _is_word(sym)):
             out.append(Evidence(FUNCTION, "convention: a name written out, then brackets", here, "", "convention"))
             return out
@@ -449,6 +453,16 @@ def _labelable(exp: A.Node) -> bool:
         parts = (core.left, core.right)
         return all(isinstance(p, (A.Symbol, A.Number)) for p in parts) and any(isinstance(p, A.Symbol) for p in parts)
     return False
+
+
+def _mentions_itself(node: A.Apply) -> bool:
+    """Does the function's own symbol stand, not applied, inside its brackets (`p(1 - p)`; not `f(f(x))`)?"""
+    key = identity(node.func)
+    if key is None:
+        return False
+    applied = {id(n.func) for arg in node.args for n in A.walk(arg) if isinstance(n, A.Apply)}
+    return any(isinstance(n, A.Symbol) and id(n) not in applied and identity(n) == key
+               for arg in node.args for n in A.walk(arg))
 
 
 def _is_letter(sym: A.Symbol) -> bool:
