@@ -118,6 +118,12 @@ def _prefix_capable(sym: A.Symbol) -> bool:
     return False
 
 
+def _reads_as_expectation(node: A.Node) -> bool:
+    """A symbol the parser reads as an expectation when a `\\sim` subscript follows it (E, \\mathbb{E}, …)."""
+    return isinstance(node, A.Symbol) and (node.name == "E" or node.name.lstrip("\\") in T.EXPECTATION_NAMES) \
+        and not node.accents and not node.primes
+
+
 def _wrap(text: str) -> str:
     return "{" + text + "}"
 
@@ -359,9 +365,12 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         n: A.Indexed = node  # type: ignore[assignment]
         base = _script_base(n.base, "sub")
         if len(n.indices) == 1 and _one_token(n.indices[0]):
-            return base + "_" + _script(n.indices[0])
-        inner = ", ".join(_index(i) for i in n.indices)
-        return base + "_{" + inner + "}"
+            script = "_" + _script(n.indices[0])
+        else:
+            script = "_{" + ", ".join(_index(i) for i in n.indices) + "}"
+        if _reads_as_expectation(n.base) and ("\\sim" in script or "\\thicksim" in script):
+            base = _wrap(base)  # a symbol E indexed by `\sim` ({E}_{\sim}): bare, `E_{x \sim p}` is an expectation
+        return base + script
     if t is A.Labeled:
         n2: A.Labeled = node  # type: ignore[assignment]
         mark = "_" if n2.position == "sub" else "^"

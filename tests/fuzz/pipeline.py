@@ -65,7 +65,7 @@ class Stages:
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:
-            if type(error).__name__ == "FuzzTimeout":
+            if type(error).__name__ in ("FuzzTimeout", "_OverLimit"):
                 raise
             self._crash(name, error)
             return None
@@ -78,6 +78,38 @@ def check_modules(stages: Stages, code) -> None:
         except (SyntaxError, ValueError, UnicodeEncodeError) as error:
             stages.findings.append(Finding("invalid-module", "codegen", f"codegen:invalid-module:{name}",
                                            f"{type(error).__name__}: {str(error)[:200]}"))
+
+
+class _OverLimit(Exception):
+    """The printed formula is past one of papermath's documented limits (the print adds braces and spaces):
+    it is refused by design, not misprinted."""
+
+
+def _reparse(printed: str):
+    from papermath.errors import MathParseError
+    from papermath.math import parse
+    try:
+        return parse(printed)
+    except MathParseError as error:
+        if "papermath's limit" in error.message:
+            raise _OverLimit() from None
+        raise
+
+
+def _fixed_point(s: Stages, printed: str) -> None:
+    """The printed formula parses, and prints the same again (unless the print is past a limit)."""
+    from papermath.math import to_latex
+    try:
+        again = s.stage("print", lambda: _reparse(printed))
+    except _OverLimit:
+        return
+    if again is None and not s.findings:
+        s.findings.append(Finding("not-idempotent", "print", "print:printed-formula-does-not-parse", printed[:200]))
+    elif again is not None:
+        reprinted = s.stage("print", lambda: to_latex(again.tree))
+        if reprinted is not None and reprinted != printed:
+            s.findings.append(Finding("not-idempotent", "print", "print:not-a-fixed-point",
+                                      f"{printed[:100]!r} -> {reprinted[:100]!r}"))
 
 
 def run_formula(latex: str, on_stage=None) -> list[Finding]:
@@ -95,15 +127,7 @@ def run_formula(latex: str, on_stage=None) -> list[Finding]:
     tree = result.tree
     printed = s.stage("print", lambda: to_latex(tree))
     if printed is not None:
-        again = s.stage("print", lambda: parse(printed))
-        if again is None and not s.findings:
-            s.findings.append(Finding("not-idempotent", "print", "print:printed-formula-does-not-parse",
-                                      printed[:200]))
-        elif again is not None:
-            reprinted = s.stage("print", lambda: to_latex(again.tree))
-            if reprinted is not None and reprinted != printed:
-                s.findings.append(Finding("not-idempotent", "print", "print:not-a-fixed-point",
-                                          f"{printed[:100]!r} -> {reprinted[:100]!r}"))
+        _fixed_point(s, printed)
     s.stage("read_aloud", lambda: read_aloud(tree))
     s.stage("to_dict", lambda: json.dumps(to_dict(tree)))
     s.stage("explain", lambda: explain(latex))

@@ -55,3 +55,9 @@ PAPERS: list[str] = [
     + "\\end{equation}\\end{document}\n",
     "\\documentclass{article}\\begin{document}" + "\\begin{equation}" * 60 + "x\\end{document}\n",
 ]
+
+# Printed formulas that did not print the same after a reparse (campaign signature print:not-a-fixed-point).
+PRINTS: list[str] = [
+    "{E}_{\\sim}[",  # a symbol E indexed by \sim printed bare reparsed as an expectation (seed 7002265, shrunk)
+    "{E}_{x \\sim p} + 1",
+]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from .mutate import mutate_formula, mutate_paper
 from .pipeline import run_formula, run_paper
-from .regressions import FORMULAS, PAPERS
+from .regressions import FORMULAS, PAPERS, PRINTS
 from .seeds import EXAMPLE, SEED_FORMULAS
 
 SERIOUS = ("crash", "invalid-module", "hang")
@@ -53,6 +53,12 @@ def test_formula_regressions(latex):
 def test_paper_regressions(tmp_path, text):
     (tmp_path / "main.tex").write_bytes(text.encode("utf-8", "surrogatepass"))
     assert _serious(run_paper(tmp_path)) == []
+
+
+@pytest.mark.parametrize("latex", PRINTS, ids=[f"print-{k}" for k in range(len(PRINTS))])
+def test_printer_regressions(latex):
+    findings = run_formula(latex)
+    assert [f for f in findings if f.kind == "not-idempotent"] == [] and _serious(findings) == []
 
 
 def test_the_printer_is_a_fixed_point_on_real_formulas():
