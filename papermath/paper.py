@@ -142,8 +142,26 @@ class Formula:
 # -- aligning a formula with its source ------------------------------------------------------------------------
 
 
-_ALIGN_LIMIT = 4000
-"""Longest formula aligned character by character with its source (issue 12: bounded work)."""
+_DIFFLIB_WORK = 1_000_000
+"""len(formula) × len(window) past which a formula is aligned piece by piece, not by difflib: difflib's matching
+blocks took 4.4 s of CPU on one 1,529-character display whose macros expand (issue 12: bounded work)."""
+
+_PIECE = re.compile(r"\S+")
+
+
+def _piece_runs(latex: str, chunk: str, start: int, reach: int = 200) -> tuple[tuple[int, int, int], ...]:
+    """Runs for each whitespace-free piece of `latex` found verbatim in `chunk`, in order, each looked for at
+    most `reach` characters past the previous one (linear: a piece a macro produced is skipped, and maps to
+    the source just after the piece before it)."""
+    runs = []
+    at = 0
+    for m in _PIECE.finditer(latex):
+        piece = m.group()
+        found = chunk.find(piece, at, at + reach + len(piece))
+        if found >= 0:
+            runs.append((m.start(), start + found, len(piece)))
+            at = found + len(piece)
+    return tuple(runs)
 
 
 def align(latex: str, source: str, start: int, file: str, *, window: int | None = None) -> FormulaSourceMap:
@@ -153,9 +171,9 @@ def align(latex: str, source: str, start: int, file: str, *, window: int | None 
     chunk = source[start:start + limit]
     if chunk.startswith(latex):
         return FormulaSourceMap(file, ((0, start, len(latex)),), start)
-    if len(latex) > _ALIGN_LIMIT:
-        # difflib is quadratic: a formula this long (a macro's expansion, a broken paper) maps to its start
-        return FormulaSourceMap(file, (), start)
+    if len(latex) * len(chunk) > _DIFFLIB_WORK:
+        # difflib is quadratic: a long formula (a macro's expansion, a broken paper) is aligned piece by piece
+        return FormulaSourceMap(file, _piece_runs(latex, chunk, start), start)
     matcher = difflib.SequenceMatcher(None, latex, chunk, autojunk=False)
     runs = tuple((a, start + b, size) for a, b, size in matcher.get_matching_blocks() if size)
     return FormulaSourceMap(file, runs, start)
