@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -168,7 +167,8 @@ class WorkedReading:
         symbols = tuple(SymbolReading(
             id=f"{eq_id}/sym:{s.latex}", latex=s.latex, symbol=s.symbol, indices=s.indices, kind=s.kind, role=s.role,
             role_cue=s.role_cue, shape=s.shape, shape_cue=s.shape_cue, conventional=s.meaning,
-            definition=Definition(s.quote.text, s.quote.section, s.quote.file, s.quote.line, "quoted") if s.quote else None)
+            definition=(Definition(s.quote.text, s.quote.section, s.quote.file, s.quote.line, "quoted")
+                        if s.quote else None))
             for s in self.symbols)
         return EquationReading(
             id=eq_id, number=self.source.equation, section=self.source.paper_section, latex=self.latex, kind=self.kind,
@@ -227,7 +227,8 @@ def _parse(file: str, text: str) -> WorkedReading:
         raise PapermathError(f"{where}:{error.lineno}:{error.colno}: {error.msg}") from error
     try:
         reading = WorkedReading(
-            name=raw["name"], title=raw["title"], source=ReadingSource(**{**raw["source"], "also": tuple(raw["source"]["also"])}),
+            name=raw["name"], title=raw["title"],
+            source=ReadingSource(**{**raw["source"], "also": tuple(raw["source"]["also"])}),
             latex=raw["latex"], kind=raw["kind"], kind_cue=raw["kind_cue"],
             symbols=tuple(WorkedSymbol(
                 latex=s["latex"], symbol=s["symbol"], indices=tuple(s["indices"]), kind=s["kind"],
@@ -235,7 +236,8 @@ def _parse(file: str, text: str) -> WorkedReading:
                 meaning=s["meaning"], role=s["role"], role_cue=s["role_cue"],
                 quote=Quote(**s["quote"]) if s["quote"] else None) for s in raw["symbols"]),
             reductions=tuple(ReductionReading(op=r["op"], over=tuple(r["over"]), lower=r["lower"], upper=r["upper"],
-                                              condition=r["condition"], distribution=r["distribution"], latex=r["latex"])
+                                              condition=r["condition"], distribution=r["distribution"],
+                                              latex=r["latex"])
                              for r in raw["reductions"]),
             function=raw["code"]["function"], returns=tuple(raw["code"]["returns"]),
             examples=tuple(Example(e["name"], e["source"], e["args"], e["expected"], float(e["atol"]), e["note"])
@@ -257,7 +259,8 @@ def _parse(file: str, text: str) -> WorkedReading:
     for example in reading.examples:
         unknown = set(example.expected) - set(reading.returns)
         if unknown:
-            problems.append(f"example {example.name!r}: outputs {sorted(unknown)} are not among {list(reading.returns)}")
+            problems.append(f"example {example.name!r}: outputs {sorted(unknown)} are not among "
+                            f"{list(reading.returns)}")
     if problems:
         raise PapermathError(f"{where}: " + "; ".join(problems))
     return reading
@@ -283,7 +286,8 @@ def worked_reading(name: str) -> WorkedReading:
 # --- re-running the numbers ----------------------------------------------------------------------------------------
 
 def _to_argument(value: Any) -> Any:
-    """JSON → what the code takes: a list of numbers/booleans/strings becomes an array; ragged lists a list of arrays."""
+    """JSON → what the code takes: a list of numbers/booleans/strings becomes an array; ragged lists a list of
+    arrays."""
     if not isinstance(value, list):
         return value
     if value and all(isinstance(v, list) for v in value) and len({_depth_shape(v) for v in value}) > 1:
@@ -348,51 +352,7 @@ def evaluate_check(check: EvaluatorCheck) -> tuple[Any, bool]:
     return _jsonable(value), ok
 
 
-# --- rendering --------------------------------------------------------------------------------------------------
-
-def _shape(symbol: WorkedSymbol) -> str:
-    if symbol.kind in ("function", "operator"):
-        return symbol.kind
-    if symbol.kind == "index" or symbol.shape is None:
-        return "index" if symbol.kind == "index" else "?"
-    return "scalar" if symbol.shape == () else "[" + ", ".join(symbol.shape) + "]"
-
-
-def _reduction(r: ReductionReading) -> str:
-    try:  # the `read` renderer's wording, when that stage is present
-        from .render.reading import reduction_words
-        words = reduction_words(r)
-    except ImportError:  # pragma: no cover - the read renderer ships with papermath
-        words = f"{r.op} over {', '.join(r.over)}"
-    if r.condition and r.condition not in words:
-        words += f" — {r.condition}"
-    return words
-
-
-def _where(source: ReadingSource) -> list[str]:
-    lines = [f'{source.guide}, "{source.section}"' + "".join(f"; also {a}" for a in source.also)]
-    if source.paper:
-        paper = source.paper
-        if source.arxiv:
-            paper += f", arXiv:{source.arxiv}{source.version or ''}"
-            paper += "" if source.version else " (version not named in the guide's text)"
-        if source.paper_section:
-            paper += f", §{source.paper_section}"
-        if source.equation:
-            paper += f", eq. {source.equation}"
-        lines.append(paper)
-    if source.note:
-        lines.append(f"note: {source.note}")
-    return lines
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    return str(value)
-
+# --- the test a reading prints (its terminal and Markdown views: papermath.render.worked) ---------------
 
 def _call(reading: WorkedReading, example: Example) -> str:
     args = ", ".join(f"{key}={_literal(value)}" for key, value in example.args.items())
@@ -421,82 +381,6 @@ def printed_test(reading: WorkedReading) -> str:
             want_text = "np.inf" if want == float("inf") else json.dumps(want)
             lines.append(f"    np.testing.assert_allclose({name}, {want_text}, atol={example.atol:g})")
     return "\n".join(lines) + "\n"
-
-
-def render_text(reading: WorkedReading, results: tuple[ExampleResult, ...] | None = None, width: int = 100) -> str:
-    """The terminal view: source, equation, kind, symbol table, reductions, numbers re-run, code, test."""
-    results = results if results is not None else verify(reading)
-    wrap = lambda text, indent, rest=None: textwrap.wrap(  # noqa: E731
-        text, width, initial_indent=indent, subsequent_indent=rest or indent, break_long_words=False,
-        break_on_hyphens=False) or [indent]
-    out = [f"{reading.name} — {reading.title}"]
-    for i, line in enumerate(_where(reading.source)):
-        out += wrap(line, "  source: " if i == 0 else "          ", " " * 10)
-    out.append(f"  {reading.latex}")
-    out.append(f"  kind: {reading.kind} — {reading.kind_cue}")
-    out.append("  symbols:")
-    name_w = min(max(len(s.latex) for s in reading.symbols), 22)
-    shape_w = max(len(_shape(s)) for s in reading.symbols)
-    role_w = max(len(s.role) for s in reading.symbols)
-    indent = " " * (4 + name_w + 2 + shape_w + 2 + role_w + 2)
-    for s in reading.symbols:
-        head = f"    {s.latex:<{name_w}}  {_shape(s):<{shape_w}}  {s.role:<{role_w}}  "
-        out += wrap(s.meaning, head, indent)
-        if s.quote is not None:
-            section = s.quote.section or ""
-            section = (f"§{section}, " if section[:1].isdigit() else f"{section}, ") if section else ""
-            out += wrap(f'"{s.quote.text}" — {section}{s.quote.file}:{s.quote.line}', " " * 8, " " * 9)
-    if reading.reductions:
-        out.append("  reductions:")
-        out += [f"    {_reduction(r)}" for r in reading.reductions]
-    out.append("  numbers (re-run now):")
-    for example, result in zip(reading.examples, results):
-        out.append(f"    {'✓' if result.ok else '✗'} {example.name} [{example.source}]")
-        out += wrap(", ".join(f"{k} = {_value(v)}" for k, v in example.args.items()), "        in:  ", " " * 13)
-        for check in result.outputs:
-            mark = "" if check.ok else "   ✗ MISMATCH"
-            line = f"{check.name} = {_value(check.actual)} (expected {_value(check.expected)} ± {example.atol:g}){mark}"
-            out += wrap(line, "        out: ", " " * 13)
-        if example.note:
-            out += wrap(example.note, "        ", " " * 8)
-    out.append(f"  code (papermath.worked.{reading.function}):")
-    out += ["    " + line if line else "" for line in reading.code.rstrip().splitlines()]
-    out.append("  test:")
-    out += ["    " + line if line else "" for line in printed_test(reading).rstrip().splitlines()]
-    for note in reading.notes:
-        out += wrap(note, "  note: ", "        ")
-    return "\n".join(out) + "\n"
-
-
-def _cell(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(reading: WorkedReading, results: tuple[ExampleResult, ...] | None = None) -> str:
-    """Markdown laid out like the guides' symbol tables (symbol | shape | meaning | role), then the numbers."""
-    results = results if results is not None else verify(reading)
-    out = [f"# {reading.title}", ""]
-    for i, line in enumerate(_where(reading.source)):
-        out.append(f"Source: {line}  " if i == 0 else f"{line}  ")
-    out += ["", f"Kind: {reading.kind} — {reading.kind_cue}", "", "$$", reading.latex, "$$", "",
-            "| symbol | shape | meaning | role | quote |", "|---|---|---|---|---|"]
-    for s in reading.symbols:
-        quote = f'"{s.quote.text}" ({s.quote.file}:{s.quote.line})' if s.quote else ""
-        out.append(f"| ${_cell(s.latex)}$ | {_cell(_shape(s))} | {_cell(s.meaning)} | {_cell(s.role)} | {_cell(quote)} |")
-    out += ["", "## Reductions", ""]
-    out += [f"- {_cell(_reduction(r))}" for r in reading.reductions] or ["- none"]
-    out += ["", "## Small numbers", "", "| example | inputs | output | expected | computed | |", "|---|---|---|---|---|---|"]
-    for example, result in zip(reading.examples, results):
-        inputs = ", ".join(f"{k} = {_value(v)}" for k, v in example.args.items())
-        for i, check in enumerate(result.outputs):
-            label = f"{example.name} ({example.source})" if i == 0 else ""
-            out.append(f"| {_cell(label)} | {_cell(inputs if i == 0 else '')} | {check.name} | {_cell(_value(check.expected))}"
-                       f" | {_cell(_value(check.actual))} | {'✓' if check.ok else '✗'} |")
-    out += ["", f"## Code (`papermath.worked.{reading.function}`)", "", "```python", reading.code.rstrip(), "```",
-            "", "## Test", "", "```python", printed_test(reading).rstrip(), "```", ""]
-    if reading.notes:
-        out += ["## Notes", ""] + [f"- {note}" for note in reading.notes] + [""]
-    return "\n".join(out)
 
 
 def reading_json(reading: WorkedReading, results: tuple[ExampleResult, ...] | None = None) -> dict:

@@ -15,8 +15,9 @@ from papermath import worked
 from papermath.analysis.reading import KINDS, ROLES
 from papermath.cli import main
 from papermath.errors import PapermathError, UsageError
-from papermath.readings import (_parse, evaluate_check, load_readings, reading_json, render_markdown, render_text,
-                                run_example, printed_test, verify, worked_reading)
+from papermath.readings import (_parse, evaluate_check, load_readings, printed_test, reading_json, run_example, verify,
+                                worked_reading)
+from papermath.render.worked import render_markdown, render_text
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 QUOTE_FILES = {"guide 000": SHARED / "seeds" / "000_e1df5d2e30f6bbca.txt",
@@ -58,7 +59,8 @@ GUIDE_NUMBERS = [
     ("gradient-descent-step", "guide 002: θ = (2, 1), η = 0.1", "theta_new", [1.6, 0.4], 1e-12),
     ("gradient-descent-step", "guide 002: θ = (2, 1), η = 0.1", "loss_before", 7.0, 1e-12),
     ("gradient-descent-step", "guide 002: θ = (2, 1), η = 0.1", "loss_after", 3.04, 1e-12),
-    ("conditional-probability", "guide 002: 100 responses, 60 correct, 50 valid JSON, 40 both", "a_given_b", 0.8, 1e-12),
+    ("conditional-probability", "guide 002: 100 responses, 60 correct, 50 valid JSON, 40 both", "a_given_b", 0.8,
+     1e-12),
     ("conditional-probability", "guide 002: 100 responses, 60 correct, 50 valid JSON, 40 both", "p_both", 0.4, 1e-12),
     ("conditional-probability", "guide 002: 100 responses, 60 correct, 50 valid JSON, 40 both", "p_a_times_p_b", 0.3,
      1e-12),
@@ -116,7 +118,8 @@ def test_equations_agree_with_the_evaluator(name, index):
     try:
         value, ok = evaluate_check(check)
     except ImportError as error:
-        pytest.skip(f"papermath.evaluate is not importable in this checkout ({error}); the evaluator stage has not landed")
+        pytest.skip(f"papermath.evaluate is not importable in this checkout ({error}); "
+                    "the evaluator stage has not landed")
     assert ok, (check.latex, value, check.expected)
 
 
@@ -215,8 +218,8 @@ def test_malformed_data_files_fail_cleanly(text, message):
 
 
 def test_a_data_file_with_an_unknown_role_or_function_is_rejected():
-    raw = json.loads((Path(__file__).resolve().parents[1] / "papermath" / "data" / "readings" / "binomial-coefficient.json")
-                     .read_text(encoding="utf-8"))
+    data = Path(__file__).resolve().parents[1] / "papermath" / "data" / "readings"
+    raw = json.loads((data / "binomial-coefficient.json").read_text(encoding="utf-8"))
     raw["symbols"][0]["role"] = "vibes"
     raw["code"]["function"] = "no_such_function"
     with pytest.raises(PapermathError) as error:

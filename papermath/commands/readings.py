@@ -7,11 +7,10 @@ import json
 from ..readings import (
     load_readings,
     reading_json,
-    render_markdown,
-    render_text,
     verify,
     worked_reading,
 )
+from ..render.worked import render_markdown, render_text
 
 HELP = "worked readings of well-known equations: symbol tables, hand-worked numbers (re-run), code and tests"
 DESCRIPTION = """\
