@@ -33,44 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a name the paper declares as a function (repeatable)")
 
 
-def format_tree(node, indent: str = "") -> list[str]:
-    """The tree as indented lines: `Type field=value [start:end]`, children below."""
-    from ..math import ast as A
-
-    scalars = []
-    kids: list[tuple[str, object]] = []
-    for name in A._child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, A.Node) or (isinstance(value, tuple) and value
-                                         and any(isinstance(v, (A.Node, tuple)) for v in value)):
-            kids.append((name, value))
-        elif value not in (None, (), False, 0, "") or (name == "value"):
-            scalars.append(f"{name}={value!r}" if not isinstance(value, tuple) else f"{name}={list(value)!r}")
-    head = f"{indent}{type(node).__name__.rstrip('_')}"
-    if scalars:
-        head += " " + " ".join(scalars)
-    head += f"  [{node.span[0]}:{node.span[1]}]"
-    lines = [head]
-    for name, value in kids:
-        if isinstance(value, A.Node):
-            sub = format_tree(value, indent + "    ")
-            lines.append(f"{indent}  {name}:")
-            lines.extend(sub)
-        else:
-            lines.append(f"{indent}  {name}:")
-            for item in value:  # type: ignore[union-attr]
-                if isinstance(item, A.Node):
-                    lines.extend(format_tree(item, indent + "    "))
-                elif isinstance(item, tuple):
-                    lines.append(f"{indent}    -")
-                    for sub in item:
-                        if isinstance(sub, A.Node):
-                            lines.extend(format_tree(sub, indent + "      "))
-                        else:
-                            lines.append(f"{indent}      None")
-    return lines
-
-
 def _one_line(latex: str, strict: bool, functions: frozenset[str]) -> dict:
     from ..math import parse, to_dict
 
@@ -82,24 +44,9 @@ def _one_line(latex: str, strict: bool, functions: frozenset[str]) -> dict:
             "decisions": [d.to_dict() for d in result.decisions]}
 
 
-def format_decisions(result) -> list[str]:
-    """What syntax could not decide, what was decided and on what evidence, one block per place."""
-    lines = []
-    for d in result.decisions:
-        head = f"{d.question} at {d.span[0]}:{d.span[1]} `{d.subject}`: "
-        if d.status == "ambiguous":
-            head += "AMBIGUOUS (nothing decides; both readings stay possible)"
-        else:
-            head += f"{d.reading} ({d.strength} evidence)"
-        lines.append(head)
-        for e in d.evidence:
-            where = f" [{e.where}]" if e.where else ""
-            lines.append(f"    {e.reading:12} {e.strength:10} {e.kind}: {e.text}{where}")
-    return lines
-
-
 def run(args: argparse.Namespace) -> int:
     from ..math import parse, read_aloud, to_dict, to_latex
+    from ..render.tree import format_decisions, format_tree
 
     functions = frozenset(args.function)
     if args.lines:

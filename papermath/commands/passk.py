@@ -5,7 +5,8 @@ import argparse
 import dataclasses
 import json
 
-from ..stats import PassAtK, parse_ks, pass_at_k_table
+from ..render.passk import render_pass_at_k
+from ..stats import parse_ks, pass_at_k_table
 
 HELP = "pass@k with the unbiased, numerically stable estimator 1 − C(n−c, k)/C(n, k)"
 DESCRIPTION = """\
@@ -29,14 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", default="1,10,100", metavar="K[,K...]",
                         help="values of k, comma-separated (default 1,10,100)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-
-
-def render_pass_at_k(rows: tuple[PassAtK, ...]) -> str:
-    n, c = rows[0].n, rows[0].c
-    lines = [f"pass@k = 1 − C(n−c, k)/C(n, k) = 1 − ∏_(i=n−c+1..n) (1 − k/i), with n = {n} samples, c = {c} correct",
-             "", f"  {'k':>6}  pass@k"]
-    lines += [f"  {row.k:>6}  {row.value:.4f}" for row in rows]
-    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
