@@ -38,6 +38,49 @@ def skim(paper: Path) -> dict:
     return json.loads(out.getvalue())
 
 
+def resolved_by_tex(paper: Path) -> set[str] | None:
+    """The labels pdflatex resolves in this paper (cached compile), or None without TeX Live / for Markdown."""
+    main_file, fmt = find_main_file(paper)
+    if not engine_available() or fmt != "latex":
+        return None
+    return set(compile_numbers(paper, main_file, timeout=300).labels)
+
+
+def markup_in(data) -> list[tuple[str, str]]:
+    """(JSON path, command) for every presentation command left in any string of the skim JSON."""
+    hits: list[tuple[str, str]] = []
+
+    def walk(value, path: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{path}.{key}")
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, path + "[]")
+        elif isinstance(value, str):
+            hits.extend((path, m.group()) for m in MARKUP.finditer(value))
+
+    walk({k: v for k, v in data.items() if k != "diagnostics"}, "")
+    return hits
+
+
+def check_paper(data: dict, tex_labels: set[str] | None) -> dict:
+    """What a reader would object to in one paper's skim JSON (every list empty / flag true = fine)."""
+    unresolved = set(data["references"]["unresolved"])
+    if tex_labels is not None:
+        unresolved &= tex_labels
+    method = data["method_sections"][0] if data["method_sections"] else None
+    return {
+        "title": data["paper"]["title"] is not None,
+        "debris": [a for a in data["authors"] if AUTHOR_DEBRIS.search(a)],
+        "unresolved": sorted(unresolved),
+        "markup": markup_in(data),
+        "latex_markup": [e["latex"] for e in data["equations"] if MARKUP.search(e["latex"])],
+        "method": method,
+        "body_method": (method is not None and not _is_appendix(data, method["section"])) or not data["equations"],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -45,39 +88,36 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.is_dir():
         print(f"skim_quality: {args.corpus} does not exist (../shared is present in CI and dev sessions only)")
         return 0
-    tex = engine_available()
-    print(f"{'paper':30} {'title':>5} {'authors':>8} {'debris':>6} {'unres.':>6} {'markup':>9}  method (first)")
-    totals = {"papers": 0, "title": 0, "debris": 0, "unresolved": 0, "markup": 0, "body_method": 0}
+    print(f"{'paper':30} {'title':>5} {'authors':>8} {'debris':>6} {'unres.':>6} {'markup':>9} {'other':>5}"
+          "  method (first)")
+    totals = {"papers": 0, "title": 0, "debris": 0, "unresolved": 0, "markup": 0, "other": 0, "body_method": 0}
     for paper in sorted((d for d in args.corpus.iterdir() if d.is_dir()), key=lambda p: p.name.lower()):
         data = skim(paper)
+        found = check_paper(data, resolved_by_tex(paper))
+        other = len(found["markup"]) - len(found["latex_markup"])
         totals["papers"] += 1
-        title_ok = data["paper"]["title"] is not None
-        debris = [a for a in data["authors"] if AUTHOR_DEBRIS.search(a)]
-        unresolved = set(data["references"]["unresolved"])
-        main_file, fmt = find_main_file(paper)
-        if tex and fmt == "latex":
-            resolved_by_tex = compile_numbers(paper, main_file, timeout=300).labels
-            unresolved = {label for label in unresolved if label in resolved_by_tex}
-        latex_fields = [e["latex"] for e in data["equations"]]
-        dirty = sum(1 for latex in latex_fields if MARKUP.search(latex))
-        method = data["method_sections"][0] if data["method_sections"] else None
-        body = method is not None and not _is_appendix(data, method["section"])
-        totals["title"] += title_ok
-        totals["debris"] += len(debris)
-        totals["unresolved"] += len(unresolved)
-        totals["markup"] += dirty
-        totals["body_method"] += body or not data["equations"]
+        totals["title"] += found["title"]
+        totals["debris"] += len(found["debris"])
+        totals["unresolved"] += len(found["unresolved"])
+        totals["markup"] += len(found["latex_markup"])
+        totals["other"] += other
+        totals["body_method"] += found["body_method"]
+        method = found["method"]
         where = f"{method['section']} {method['title'][:40]}" if method else "-"
-        if method and not body:
+        if method and not found["body_method"]:
             where += "  (appendix!)"
-        print(f"{paper.name:30} {'ok' if title_ok else 'NULL':>5} {len(data['authors']):>8} {len(debris):>6} "
-              f"{len(unresolved):>6} {f'{dirty}/{len(latex_fields)}':>9}  {where}")
-        for a in debris[:3]:
+        dirty = f"{len(found['latex_markup'])}/{len(data['equations'])}"
+        print(f"{paper.name:30} {'ok' if found['title'] else 'NULL':>5} {len(data['authors']):>8} "
+              f"{len(found['debris']):>6} {len(found['unresolved']):>6} {dirty:>9} {other:>5}  {where}")
+        for a in found["debris"][:3]:
             print(f"    author with debris: {a!r}")
-        for label in sorted(unresolved)[:3]:
+        for label in found["unresolved"][:3]:
             print(f"    unresolved (TeX resolves it): {label}")
+        for path, command in found["markup"][:3]:
+            print(f"    markup {command} in {path}")
     print(f"{'total':30} {totals['title']}/{totals['papers']} titles; {totals['debris']} authors with debris; "
-          f"{totals['unresolved']} unresolved references TeX resolves; {totals['markup']} latex fields with markup; "
+          f"{totals['unresolved']} unresolved references TeX resolves; {totals['markup']} latex fields with markup "
+          f"({totals['other']} markup commands in other fields); "
           f"{totals['body_method']}/{totals['papers']} method in the body (or no equations)")
     return 0
 

@@ -266,6 +266,18 @@ Text $x \label{eq:inline}$.
 \end{table}
 \end{document}""", {"fig:teaser": "1", "fig:left": "2a", "fig:right": "2b", "fig:both": "2",
                     "tab:t": "1", "tab:first": "1a"}),
+    "subfig-subfloats-and-continued-floats": ("article", r"""
+\usepackage{graphicx}
+\usepackage{subfig}
+\begin{document}
+\begin{figure}\subfloat[a]{\rule{1cm}{1cm}\label{fig:sa}}\subfloat[b]{\rule{1cm}{1cm}\label{fig:sb}}
+\caption{Pair}\label{fig:pair}\end{figure}
+\begin{figure}\subfloat[c]{\rule{1cm}{1cm}}\end{figure}
+\begin{figure}\ContinuedFloat\subfloat[d]{\rule{1cm}{1cm}\label{fig:sd}}\caption{Continued}\label{fig:cont}
+\end{figure}
+\begin{figure}\rule{1cm}{1cm}\caption{Next}\label{fig:next}\end{figure}
+\end{document}""", {"fig:sa": "1a", "fig:sb": "1b", "fig:pair": "1", "fig:sd": "1b", "fig:cont": "1",
+                    "fig:next": "2"}),
     "ieeetran-sections-and-addtoreset": ("IEEEtran", r"""
 \makeatletter\@addtoreset{equation}{section}\makeatother
 \begin{document}

@@ -118,6 +118,8 @@ class _FloatState:
     """(parent id, "3a") for a label naming the current sub-figure."""
     sub_until: int = -1
     """Labels before this token index name the current sub-figure."""
+    continued: bool = False
+    """`\\ContinuedFloat` (caption/subfig): this float continues the previous one and prints its number."""
 
 
 @dataclass
@@ -326,7 +328,7 @@ class _Builder:
 
     def env_abstract(self, name, toks, i, j, close):
         self.flush_paragraph()
-        self.abstract = collapse(detokenize(toks[j:close], self.text)) or None
+        self.abstract = collapse(detokenize(clean_formula(toks[j:close]), self.text)) or None
         first = len(self.paragraphs)
         self._para_kind = "abstract"
         self.walk(toks, j, close)
@@ -625,7 +627,7 @@ class _Builder:
         group, k = read_group(toks, i + 1)
         if group is None:
             return i + 1
-        self.abstract = collapse(detokenize(group, self.text))
+        self.abstract = collapse(detokenize(clean_formula(group), self.text))
         return k
 
     def cmd_footnote(self, toks, i, end):
@@ -1105,6 +1107,9 @@ class _Builder:
                 i = self._float_caption(toks, i, state)
             elif name == "label":
                 i = self._float_label(toks, i, close, state, sub=False)
+            elif name == "ContinuedFloat":
+                state.continued = True
+                i += 1
             else:
                 if name in ("url", "href"):
                     group, _ = read_group(toks, i + 1)
@@ -1117,7 +1122,7 @@ class _Builder:
         """A sub-figure's caption prints (a), (b), …; \\ref gives \\thefigure\\thesubfigure ("3a")."""
         c, kind = self.counters, state.kind
         c.step("sub" + kind)
-        parent = c.format(kind) if state.last_id is not None else c.format_next(kind)
+        parent = c.format(kind) if state.last_id is not None or state.continued else c.format_next(kind)
         state.sub_label = (f"{_FLOAT_PREFIX[kind]}:{parent}", parent + c.format("sub" + kind))
         name = toks[i].text
         _, k = read_optional(toks, i + 1)
@@ -1147,7 +1152,7 @@ class _Builder:
         group, k2 = read_group(toks, k)
         if group is None:
             return i + 1
-        self._add_caption(state.kind, group, toks[i].start, state.cells)
+        self._add_caption(state.kind, group, toks[i].start, state.cells, step=not state.continued)
         state.last_id = len(self.floats) - 1
         return k2
 
@@ -1168,12 +1173,16 @@ class _Builder:
             self.cmd_label(toks, i, close)
         return k
 
-    def _add_caption(self, kind: str, group: list[Token], start: int, cells=()) -> None:
-        """A figure or table caption: steps its counter, becomes the label target, and its text is a caption
-        paragraph (captions define symbols too)."""
-        self.counters.step(kind)
+    def _add_caption(self, kind: str, group: list[Token], start: int, cells=(), step: bool = True) -> None:
+        """A figure or table caption: steps its counter (not in a continued float, which prints the number of
+        the one it continues), becomes the label target, and its text is a caption paragraph (captions define
+        symbols too)."""
+        if step:
+            self.counters.step(kind)
         number = self.counters.format(kind)
         fid = f"{_FLOAT_PREFIX[kind]}:{number}"
+        if any(f.id == fid for f in self.floats):
+            fid = f"{fid}~{len(self.floats)}"
         caption = plain_text(group, self.text, mark_refs=True)
         self.floats.append(Float(fid, kind, number, caption, None, self.span(start), cells))
         self._last_labelable, self._label_target_number = fid, number
@@ -1202,7 +1211,7 @@ class _Builder:
             nonlocal current, line_no
             if current is None:
                 return
-            text = collapse(detokenize(clean_math_runs(current), self.text))
+            text = collapse(detokenize(clean_formula(current), self.text))
             num = None
             if current_numbered:
                 line_no += 1
@@ -1487,11 +1496,11 @@ def _table_cells(toks, j, close, text) -> tuple[tuple[str, ...], ...]:
                         elif t.kind == CS and t.text in ("begin", "end"):
                             env_depth += 1 if t.text == "begin" else -1
                         if t.kind == ALIGN and depth == 0 and env_depth == 0 and not in_math:
-                            cells.append(plain_text(cur, text))
+                            cells.append(plain_text(clean_formula(cur), text))
                             cur = []
                         else:
                             cur.append(t)
-                    cells.append(plain_text(cur, text))
+                    cells.append(plain_text(clean_formula(cur), text))
                     if any(cells):
                         rows.append(tuple(cells))
                 i = end[1]
