@@ -66,15 +66,17 @@ def import_papermath():
     return load_document, cli_main
 
 
-def time_skim(cli_main, paper_dir: Path) -> tuple[float, int, dict | None, str]:
-    """Seconds, exit code, parsed JSON (or None) and stderr of one in-process `papermath skim DIR --json`."""
+def time_skim(cli_main, paper_dir: Path) -> tuple[float, int, dict | None, str, float]:
+    """Seconds, exit code, parsed JSON (or None), stderr and CPU seconds of one in-process
+    `papermath skim DIR --json`. CPU time is printed beside wall time: on a shared machine wall time measures
+    the load as much as papermath."""
     out, err = io.StringIO(), io.StringIO()
     try:  # the per-process paper cache would make every run after the first a cache hit: time a cold load
         from papermath.paper import clear_cache
         clear_cache()
     except ImportError:
         pass
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli_main(["skim", str(paper_dir), "--json"])
@@ -83,12 +85,12 @@ def time_skim(cli_main, paper_dir: Path) -> tuple[float, int, dict | None, str]:
     except Exception as exc:  # noqa: BLE001 — a crash is a result to report, not a reason to stop
         code = -1
         err.write(f"{type(exc).__name__}: {exc}")
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     try:
         data = json.loads(out.getvalue())
     except ValueError:
         data = None
-    return seconds, code if code is not None else 0, data, err.getvalue().strip()
+    return seconds, code if code is not None else 0, data, err.getvalue().strip(), cpu
 
 
 def time_pandoc(paper_dir: Path, main: str, timeout: float) -> dict:
@@ -191,6 +193,14 @@ def _ratio(peer: float | None, ours: float | None, lower_bound: bool = False) ->
     return (">" if lower_bound else "") + f"{peer / ours:,.0f}×"
 
 
+def _load() -> str:
+    try:
+        import os
+        return f"{os.getloadavg()[0]:.1f}"
+    except (OSError, AttributeError):
+        return "unknown"
+
+
 def _paper_dirs(corpus: Path) -> list[Path]:
     return [d for d in sorted(corpus.iterdir(), key=lambda p: p.name.lower()) if d.is_dir()]
 
@@ -220,12 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     skim_times: dict[str, float] = {}
     if cli_main is not None:
         print(f"papermath skim DIR --json, in process, best of {args.repeat} (first run in brackets)")
-        print(f"{'paper':32} {'time':>9} {'(first)':>9}  exit  equations (numbered)")
-        first_total = best_total = 0.0
+        print(f"{'paper':32} {'time':>9} {'(first)':>9} {'CPU':>7}  exit  equations (numbered)")
+        first_total = best_total = cpu_total = 0.0
         failures = 0
         for paper in papers:
             runs = [time_skim(cli_main, paper) for _ in range(max(1, args.repeat))]
             first, best = runs[0][0], min(r[0] for r in runs)
+            cpu = min(r[4] for r in runs)
+            cpu_total += cpu
             code, data, err = runs[0][1], runs[0][2], runs[0][3]
             first_total += first
             best_total += best
@@ -236,11 +248,12 @@ def main(argv: list[str] | None = None) -> int:
                 counts = f"{len(eqs)} ({sum(1 for e in eqs if e.get('number'))})"
             else:
                 counts = "no JSON"
-            print(f"{paper.name:32} {best:8.3f}s {'(' + format(first, '.3f') + ')':>9}  {code:>4}  {counts}")
+            print(f"{paper.name:32} {best:8.3f}s {'(' + format(first, '.3f') + ')':>9} {cpu:6.3f}s  {code:>4}  {counts}")
             if code != 0 and err:
                 print("    " + err.splitlines()[-1][:150])
         print(f"{'corpus total (' + str(len(papers)) + ' papers)':32} {best_total:8.3f}s "
-              f"{'(' + format(first_total, '.3f') + ')':>9}  {failures} non-zero exits   target < 5 s\n")
+              f"{'(' + format(first_total, '.3f') + ')':>9} {cpu_total:6.3f}s  {failures} non-zero exits   "
+              f"target < 5 s (load average {_load()})\n")
 
     if args.no_peers:
         return 0
