@@ -242,3 +242,44 @@ See \ref{fig:left}, \ref{fig:right} and \ref{fig:both}.""")
     assert [(r.label, r.target, r.number) for r in doc.references] == [
         ("fig:left", "fig:2", "2a"), ("fig:right", "fig:2", "2b"), ("fig:both", "fig:2", "2")]
     assert [(f.number, f.caption) for f in doc.floats] == [("1", "First."), ("2", "Both.")]
+
+
+OPEN_ROWS = r"""\documentclass{article}
+\usepackage{amsmath}
+\begin{document}
+\begin{align}
+\ell(\theta) &= \mathbb{E}_{p(x)} \mathbb{E}_{q(m \mid x)} \label{eq:open} \\
+&\Bigg[ \frac{n}{n-k} \| \epsilon - \epsilon_\theta(m) \|^2 \nonumber \\
+& - \frac{k}{n-k} \| \epsilon - \epsilon_\theta(m) \|^2 \Bigg] \nonumber \\
+a &= \sum_{i=1}^n \\
+b_i &= 1
+\end{align}
+\end{document}"""
+
+
+def test_a_row_that_leaves_its_statement_open_continues_it_and_numbering_is_tex_s():
+    """A row ending in an operator without its operand (E_{…}) or an open bracket (\\Bigg[) is continued by the
+    rows below it (SISS (5)); two rows that each print a number stay two equations, as TeX numbers them."""
+    from papermath.latex.texoracle import compile_numbers, engine_available
+    doc = document_from_string(OPEN_ROWS)
+    assert [e.number for e in doc.equations] == ["1", "2", "3"]
+    first = doc.equation("eq:open")
+    assert first.number == "1" and "\\Bigg[" in first.latex and "\\Bigg]" in first.latex
+    assert first.latex.index("\\mathbb{E}_{q(m \\mid x)}") < first.latex.index("- \\frac{k}{n-k}")
+    assert doc.equation("3").latex.startswith("b_i")
+    if engine_available():
+        import tempfile
+        from pathlib import Path
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "main.tex").write_text(OPEN_ROWS, encoding="utf-8")
+            result = compile_numbers(Path(tmp), "main.tex", timeout=120, use_cache=False)
+        assert [n.text for n in result.numbers] == ["1", "2", "3"] and result.labels["eq:open"] == "1"
+
+
+@pytest.mark.corpus
+def test_siss_5_is_one_equation_with_its_bracketed_body():
+    from conftest import corpus_paper
+    doc = load_document(str(corpus_paper("SISS")))
+    eq = doc.equation("5")
+    assert eq.label == "eq:siss_def" and eq.id == "eq:5"
+    assert eq.latex.count("\\Bigg[") == 1 and eq.latex.count("\\Bigg]") == 1 and "\\frac{k}{n-k}" in eq.latex

@@ -59,14 +59,18 @@ def skim_equations(paper: str, cache: dict[str, dict[str, dict]]) -> dict[str, d
     return cache[paper]
 
 
-def judged_pairs() -> set[tuple[str, str]]:
-    pairs = set()
+def judged_pairs() -> dict[tuple[str, str], str | None]:
+    """(paper, eq_id) judged in verdicts.jsonl -> the verdict's normalised formula (None if it has none).
+
+    A verdict's id names the equation as skim listed it then; once ids shift (rows joined into one statement),
+    the same id can name another formula, so a pair counts as judged only when the formula is the same too."""
+    pairs: dict[tuple[str, str], str | None] = {}
     for v in validate.load_verdicts().values():
         if v.get("set") == "B":
             continue
         for eq in [v.get("eq_id"), *v.get("eq_ids", [])]:
             if eq:
-                pairs.add((v["paper"], eq))
+                pairs[(v["paper"], eq)] = canon(v["latex"]) if v.get("latex") else None
     return pairs
 
 
@@ -135,8 +139,6 @@ def check(path: Path, fix_ids: bool = False) -> tuple[list[str], list[dict]]:
         if pair in eqs:
             problems.append(f"{where}: {pair} has two records")
         eqs.add(pair)
-        if pair in judged:
-            problems.append(f"{where}: {pair} is already judged in verdicts.jsonl (by id)")
         bad = [c for c in rec["classes"] if c not in validate.CLASSES]
         if bad:
             problems.append(f"{where}: unknown classes {bad}")
@@ -160,6 +162,8 @@ def check(path: Path, fix_ids: bool = False) -> tuple[list[str], list[dict]]:
             else:
                 problems.append(f"{where}: skim now lists this equation as {eq['id']} (number {eq['number']!r}, "
                                 f"line {eq['line']}); run with --fix-ids")
+        if pair in judged and judged[pair] in (None, canon(eq["latex"])):
+            problems.append(f"{where}: {pair} is already judged in verdicts.jsonl (by id)")
         if canon(eq["latex"]) in judged_latex.get(rec["paper"], set()):
             problems.append(f"{where}: this formula is already judged in verdicts.jsonl")
         formula = validate.Formula(eq["latex"])

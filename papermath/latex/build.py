@@ -105,6 +105,19 @@ ALPHA = "abcdefghijklmnopqrstuvwxyz"
 _FLOAT_PREFIX = {"figure": "fig", "table": "tab"}
 
 
+def _continues_statement(statement: list[dict], row: dict, numbered_env: bool) -> bool:
+    """Does this row of a multi-row display continue the statement above it? It does when it opens with a
+    relation or an operator (`&= …`, `& - …`), or when the statement so far leaves an operator without its
+    operand or a bracket open (`\\mathbb{E}_{…} \\\\ &\\Bigg[ …`: papermath.math.row_is_open). A row that
+    prints its own number never joins a statement that already prints one: each keeps the number TeX gives it."""
+    if numbered_env and row["numbered"] and any(r["numbered"] for r in statement):
+        return False
+    if CONTINUATION_START.match(row["latex"].lstrip("& \t\n")):
+        return True
+    from ..math import row_is_open  # the formula reader, only for displays of several rows
+    return row_is_open(" ".join(r["latex"] for r in statement))
+
+
 @dataclass
 class _FloatState:
     """What a float environment's walk knows so far."""
@@ -939,9 +952,7 @@ class _Builder:
                   or (k == last > 0 and numbered_env and p["numbered"])]
         statements: list[list[dict]] = []
         for info in parsed:
-            if statements and CONTINUATION_START.match(info["latex"].lstrip("& \t\n")) and \
-                    not any(r["numbered"] for r in statements[-1]) or statements and CONTINUATION_START.match(info["latex"].lstrip("& \t\n")) and \
-                    not (numbered_env and info["numbered"]):
+            if statements and _continues_statement(statements[-1], info, numbered_env):
                 statements[-1].append(info)
             else:
                 statements.append([info])
