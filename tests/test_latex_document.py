@@ -283,3 +283,16 @@ def test_siss_5_is_one_equation_with_its_bracketed_body():
     eq = doc.equation("5")
     assert eq.label == "eq:siss_def" and eq.id == "eq:5"
     assert eq.latex.count("\\Bigg[") == 1 and eq.latex.count("\\Bigg]") == 1 and "\\frac{k}{n-k}" in eq.latex
+
+
+@pytest.mark.parametrize("latex, is_open", [
+    (r"\ell_\lambda(\theta) &= \mathbb{E}_{p_X(x)} \mathbb{E}_{q(m_t \mid x)} \label{eq:x}", True),
+    (r"a &= \sum_{i=1}^n", True), (r"a = \max_\theta", True), (r"L = \operatorname*{arg\,max}_{\theta}", True),
+    (r"f(x) = \mathbb{E}", True), (r"a = b +", True), (r"a = \Bigg[ b", True), (r"a = \left( b \right.", True),
+    (r"g_{i,t} &= \frac{s_{i,t}}{\sum_{j=1}^{N} s_{j,t}},", False), (r"x_{t}", False), (r"y = x^{2}", False),
+    (r"\left. a \right|_{x=0}", False), (r"a = b, \quad", False), (r"x_{\max}", False),
+    (r"\mathbb{E}_{x}[f(x)]", False),
+])
+def test_which_statements_leave_their_row_open(latex, is_open):
+    from papermath.latex.build import _statement_is_open
+    assert _statement_is_open(latex) is is_open

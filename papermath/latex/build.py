@@ -114,8 +114,98 @@ def _continues_statement(statement: list[dict], row: dict, numbered_env: bool) -
         return False
     if CONTINUATION_START.match(row["latex"].lstrip("& \t\n")):
         return True
-    from ..math import row_is_open  # the formula reader, only for displays of several rows
-    return row_is_open(" ".join(r["latex"] for r in statement))
+    return _statement_is_open(" ".join(r["latex"] for r in statement))
+
+
+_SIZED = frozenset("left right big Big bigg Bigg bigl Bigl biggl Biggl bigr Bigr biggr Biggr bigm Bigm middle".split())
+_OPENERS, _CLOSERS = frozenset({"(", "[", "\\{", "\\langle", "\\lbrace", "\\lVert", "\\lvert"}), \
+    frozenset({")", "]", "\\}", "\\rangle", "\\rbrace", "\\rVert", "\\rvert"})
+_UNMARKED = frozenset({"\\label", "\\tag", "\\nonumber", "\\notag", "\\limits", "\\nolimits", "\\displaystyle"})
+_NAME_WRAPPERS = frozenset({"\\mathbb", "\\mathrm", "\\operatorname", "\\mathop", "\\mathbf", "\\mathsf",
+                            "\\mathcal", "\\text", "\\textrm", "\\bm", "\\boldsymbol"})
+
+
+def _statement_is_open(latex: str) -> bool:
+    """Does this statement leave something for the next row: a bracket still open (`\\Bigg[ …`; a null
+    `\\left.`/`\\right.` opens or closes nothing), a trailing relation or operator (`= `, `+`), or an operator
+    that still lacks its operand (`\\mathbb{E}_{p(x)}`, `\\sum_{i=1}^n`, `\\max_\\theta`) at its end? Read from
+    the formula's tokens alone (the same rules as papermath.math.row_is_open, without parsing: the document
+    is built before any formula is parsed, and each formula is parsed once)."""
+    from ..math import tables
+    from ..math.tokens import tokenize
+    toks = [t for t in tokenize(latex) if t.kind not in ("eof", "&")]
+    kept, depth, i = [], 0, 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "cmd" and t.text[1:] in _SIZED:
+            i += 2 if i + 1 < len(toks) and toks[i + 1].text == "." else 1
+            continue
+        if t.text in _UNMARKED:
+            i += 1
+            if t.text in ("\\label", "\\tag") and i < len(toks) and toks[i].kind == "{":
+                i = _past_group(toks, i)
+            continue
+        depth += (t.text in _OPENERS) - (t.text in _CLOSERS)
+        kept.append(t)
+        i += 1
+    if depth > 0:
+        return True
+    while kept and kept[-1].text in ("\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad"):
+        kept.pop()
+    if not kept or kept[-1].text in (",", ".", ";"):
+        return False
+    if kept[-1].text in tables.BINARY_OPS or kept[-1].text in tables.RELATIONS or kept[-1].text in "=<>":
+        return True
+    return _ends_in_operator_head(kept)
+
+
+def _past_group(toks, i: int) -> int:
+    """Index after the brace group opening at toks[i]."""
+    depth = 0
+    for k in range(i, len(toks)):
+        depth += (toks[k].kind == "{") - (toks[k].kind == "}")
+        if depth == 0:
+            return k + 1
+    return len(toks)
+
+
+def _ends_in_operator_head(toks) -> bool:
+    """`… \\sum_{i}^{n}`, `… \\mathbb{E}_{x \\sim p}`, `… \\operatorname*{arg\\,max}_\\theta`: the tokens end with a
+    big or named operator and only its scripts, so its body is on the next row."""
+    from ..math import tables
+    end = len(toks)
+    while end >= 2 and toks[end - 2].kind in ("_", "^") or end >= 1 and toks[end - 1].kind == "}":
+        if toks[end - 1].kind == "}":
+            start = _group_start(toks, end - 1)
+            if start < 1 or toks[start - 1].kind not in ("_", "^"):
+                break
+            end = start - 1
+        else:
+            end -= 2
+    if end < 1:
+        return False
+    head = toks[end - 1]
+    if head.kind == "cmd":
+        name = head.text[1:]
+        return name in tables.BIG_OPERATORS or name in tables.LIMIT_OPERATORS
+    if head.kind == "}":
+        start = _group_start(toks, end - 1)
+        word = "".join(t.text for t in toks[start + 1:end - 1] if t.kind in ("letter", "cmd")).replace("\\,", " ")
+        wrapper = toks[start - 1].text if start >= 1 else ""
+        if start >= 2 and wrapper == "*":
+            wrapper = toks[start - 2].text
+        return wrapper in _NAME_WRAPPERS and (word in tables.EXPECTATION_NAMES or word in tables.LIMIT_OPERATORS)
+    return False
+
+
+def _group_start(toks, close: int) -> int:
+    """Index of the `{` matching the `}` at toks[close]."""
+    depth = 0
+    for k in range(close, -1, -1):
+        depth += (toks[k].kind == "}") - (toks[k].kind == "{")
+        if depth == 0:
+            return k
+    return -1
 
 
 @dataclass
