@@ -11,7 +11,13 @@ import pytest
 from papermath.latex import document_from_string
 from papermath.latex.texoracle import compile_numbers, engine_available, normalise_number
 
-PREAMBLE = "\\documentclass{%s}\n\\usepackage{amsmath}\n"
+PREAMBLE = "\\documentclass%s\n\\usepackage{amsmath}\n"
+
+
+def _preamble(documentclass: str) -> str:
+    """`revtex4-2[prl]` → \\documentclass[prl]{revtex4-2}."""
+    name, _, options = documentclass.partition("[")
+    return PREAMBLE % ((f"[{options}" if options else "") + "{" + name + "}")
 
 CASES = {
     "theequation-renewed-with-chapter": ("book", r"""
@@ -156,6 +162,64 @@ For all $x$, \begin{equation} f(x) \le g(x) \label{eq:bound} \end{equation}
 \begin{eqnarray} a &=& b \\ c &=& d \nonumber \\ e &=& f \end{eqnarray}
 \begin{gather} g \\ h \notag \end{gather}
 \end{document}""", ["1", "2", "3"]),
+
+    "elsarticle-appendix-numbers-within-sections": ("elsarticle", r"""
+\begin{document}
+\section{A}
+\begin{equation} a \end{equation}
+\appendix
+\section{B}
+\begin{equation} b \end{equation}
+\begin{equation} c \end{equation}
+\section{C}
+\begin{equation} d \end{equation}
+\end{document}""", ["1", "A.1", "A.2", "B.1"]),
+    "revtex-appendix-letters-equations": ("revtex4-2", r"""
+\begin{document}
+\section{A}
+\begin{equation} a \end{equation}
+\appendix
+\section{B}
+\begin{equation} b \end{equation}
+\begin{equation} c \end{equation}
+\section{C}
+\begin{equation} d \end{equation}
+\end{document}""", ["1", "A1", "A2", "B1"]),
+    "revtex-prl-unnumbered-headings": ("revtex4-2[prl]", r"""
+\begin{document}
+\section{A}
+\begin{equation} a \end{equation}
+\appendix
+\section{B}
+\begin{equation} b \end{equation}
+\end{document}""", ["1", "2"]),
+    "koma-unnumbered-headings-reset": ("scrartcl", r"""
+\counterwithin{equation}{section}
+\begin{document}
+\addsec{Notation}
+\begin{equation} n \end{equation}
+\section{A}
+\begin{equation} a \end{equation}
+\begin{equation} b \end{equation}
+\section*{Star}
+\begin{equation} c \end{equation}
+\addsec{Added}
+\begin{equation} d \end{equation}
+\begin{equation} e \end{equation}
+\end{document}""", ["0.1", "1.1", "1.2", "1.1", "1.1", "1.2"]),
+    "mathtools-showonlyrefs": ("article", r"""
+\usepackage{mathtools}
+\mathtoolsset{showonlyrefs}
+\begin{document}
+\begin{equation} a \label{eq:a} \end{equation}
+\begin{equation} b \label{eq:b} \end{equation}
+\begin{align} c &= d \label{eq:c} \\ e &= f \label{eq:e} \end{align}
+\begin{equation} g \end{equation}
+\begin{equation} h \tag{T} \end{equation}
+\begin{equation} i \tag{I} \label{eq:i} \end{equation}
+\begin{equation} k \label{eq:k} \end{equation}
+Forward and back: \eqref{eq:e}, \eqref{eq:b}, \ref{eq:a}, \eqref{eq:k}, \eqref{eq:i}.
+\end{document}""", ["1", "2", "I", "4"]),
 }
 
 
@@ -182,7 +246,7 @@ $$ b \eqno(5) $$
 
 
 def _papermath_numbers(documentclass: str, body: str) -> list[str]:
-    doc = document_from_string(PREAMBLE % documentclass + body)
+    doc = document_from_string(_preamble(documentclass) + body)
     return [normalise_number(eq.number) for eq in doc.equations if eq.number]
 
 
@@ -197,7 +261,7 @@ def test_the_engine_prints_the_stated_numbers(name, tmp_path):
     if not engine_available():
         pytest.skip("pdflatex is not installed (TeX Live from Debian: see .ci/run); the stated numbers stand alone")
     documentclass, body, expected = CASES[name]
-    (tmp_path / "main.tex").write_text(PREAMBLE % documentclass + body, encoding="utf-8")
+    (tmp_path / "main.tex").write_text(_preamble(documentclass) + body, encoding="utf-8")
     result = compile_numbers(tmp_path, "main.tex", timeout=120)
     assert result.ok, result.message
     assert [n.text for n in result.numbers] == expected
@@ -205,18 +269,18 @@ def test_the_engine_prints_the_stated_numbers(name, tmp_path):
 
 def test_eq_lookup_accepts_the_printed_form():
     documentclass, body, _ = CASES["theequation-renewed-with-chapter"]
-    doc = document_from_string(PREAMBLE % documentclass + body)
+    doc = document_from_string(_preamble(documentclass) + body)
     assert doc.equation("E.2.1").latex == "c"
     assert doc.equation("(E.1.2)").latex == "b"
     documentclass, body, _ = CASES["tag-with-reference-inside"]
-    doc = document_from_string(PREAMBLE % documentclass + body)
+    doc = document_from_string(_preamble(documentclass) + body)
     assert doc.equation("1 revisited").latex == "L' = 0"
     assert doc.equation("eq:population_loss").number == "1"
 
 
 def test_hand_number_is_not_part_of_the_formula():
     documentclass, body, _ = CASES["hand-numbered-display-steps-the-counter"]
-    doc = document_from_string(PREAMBLE % documentclass + body)
+    doc = document_from_string(_preamble(documentclass) + body)
     hand = doc.equation("2")
     assert hand.latex == "q = 1"
     assert hand.label == "eq:h"
@@ -278,6 +342,25 @@ Text $x \label{eq:inline}$.
 \begin{figure}\rule{1cm}{1cm}\caption{Next}\label{fig:next}\end{figure}
 \end{document}""", {"fig:sa": "1a", "fig:sb": "1b", "fig:pair": "1", "fig:sd": "1b", "fig:cont": "1",
                     "fig:next": "2"}),
+    "class-theorems-acmart": ("acmart", r"""
+\begin{document}
+\section{A}
+\subsection{B}
+\begin{theorem}\label{thm:a} x \end{theorem}
+\begin{lemma}\label{lem:b} y \end{lemma}
+\section{C}
+\begin{definition}\label{def:c} z \end{definition}
+\end{document}""", {"thm:a": "1.1", "lem:b": "1.2", "def:c": "2.1"}),
+    "class-theorems-llncs": ("llncs", r"""
+\begin{document}
+\section{A}
+\subsection{B}
+\begin{theorem}\label{thm:a} x \end{theorem}
+\begin{lemma}\label{lem:b} y \end{lemma}
+\begin{theorem}\label{thm:c} z \end{theorem}
+\section{C}
+\begin{lemma}\label{lem:d} w \end{lemma}
+\end{document}""", {"thm:a": "1", "lem:b": "1", "thm:c": "2", "lem:d": "2"}),
     "ieeetran-sections-and-addtoreset": ("IEEEtran", r"""
 \makeatletter\@addtoreset{equation}{section}\makeatother
 \begin{document}
@@ -313,7 +396,7 @@ x = 1
 
 
 def _papermath_labels(documentclass: str, body: str) -> dict[str, str]:
-    doc = document_from_string(PREAMBLE % documentclass + body)
+    doc = document_from_string(_preamble(documentclass) + body)
     return {label: normalise_number(doc.label_numbers.get(label) or "") for label in doc.labels}
 
 
@@ -329,7 +412,7 @@ def test_the_engine_resolves_the_stated_labels(name, tmp_path):
     if not engine_available():
         pytest.skip("pdflatex is not installed (TeX Live from Debian: see .ci/run); the stated numbers stand alone")
     documentclass, body, expected = LABEL_CASES[name]
-    (tmp_path / "main.tex").write_text(PREAMBLE % documentclass + body, encoding="utf-8")
+    (tmp_path / "main.tex").write_text(_preamble(documentclass) + body, encoding="utf-8")
     result = compile_numbers(tmp_path, "main.tex", timeout=120)
     assert result.ok, result.message
     assert {label: result.labels.get(label) for label in expected} == expected
@@ -428,7 +511,7 @@ def test_user_environments_number_and_label_as_tex(name, tmp_path):
     ours = _papermath_labels(documentclass, body)
     assert {label: ours.get(label) for label in labels} == labels
     if engine_available():
-        (tmp_path / "main.tex").write_text(PREAMBLE % documentclass + body, encoding="utf-8")
+        (tmp_path / "main.tex").write_text(_preamble(documentclass) + body, encoding="utf-8")
         result = compile_numbers(tmp_path, "main.tex", timeout=120)
         assert [n.text for n in result.numbers] == numbers
         assert {label: result.labels.get(label) for label in labels} == labels

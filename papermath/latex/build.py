@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
 from ..spans import SourceMap, Span
-from .counters import CounterTable
+from .counters import CounterTable, class_preamble
 from .document import (
     Algorithm,
     AlgorithmLine,
@@ -39,6 +39,8 @@ from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, TEXT, TILDE, To
 # -- grammar tables ------------------------------------------------------------------------------
 SECTION_LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3,
                   "paragraph": 4, "subparagraph": 5}
+# KOMA-Script's unnumbered headings that still enter the table of contents: \addsec{…} is \section*{…}.
+UNNUMBERED_HEADINGS = {"addpart": "part", "addchap": "chapter", "addsec": "section"}
 # Display environments: name → (numbered, multi-row).
 DISPLAY_ENVS = {
     "equation": (True, False), "equation*": (False, False),
@@ -260,6 +262,8 @@ class _Builder:
     _deferred_footnotes: list = field(default_factory=list)
     _group: int = 0
     _unnumbered: int = 0
+    _only_referenced: frozenset[str] | None = None
+    """mathtools' showonlyrefs: the labels \\eqref/\\refeq/\\noeqref name; other displays print no number."""
     _in_document: bool = False
     theorems: dict[str, str] = field(default_factory=dict)
     """\\newtheorem environments: name → the counter they step ("" for unnumbered ones)."""
@@ -326,6 +330,13 @@ class _Builder:
         self.documentclass, options = _documentclass(toks)
         self.counters = CounterTable.for_class(self.documentclass, options)
         self.counters.set("secnumdepth", self.counters.secnumdepth)
+        declared = class_preamble(self.documentclass, options)
+        if declared:  # the class's own theorem-likes, as if its .cls were read first
+            from .tokens import tokenize
+            saved, self._in_document = self._in_document, False
+            class_tokens = tokenize(declared)
+            self.walk(class_tokens, 0, len(class_tokens))
+            self._in_document = saved
         has_begin_document = any(t.kind == CS and t.text == "begin" and _env_name_at(toks, i + 1) == "document"
                                  for i, t in enumerate(toks) if t.kind == CS and t.text == "begin")
         self._in_document = not has_begin_document
@@ -357,7 +368,7 @@ class _Builder:
             if name in self.restatables:
                 i = self.restate(toks, i, end)
                 continue
-            if name in SECTION_LEVELS:
+            if name in SECTION_LEVELS or name in UNNUMBERED_HEADINGS:
                 i = self.section(toks, i, end)
                 continue
             if name in REF_COMMANDS:
@@ -568,9 +579,11 @@ class _Builder:
 
     def section(self, toks, i, end):
         tok = toks[i]
+        starred = tok.text in UNNUMBERED_HEADINGS
+        if starred:
+            tok = Token(tok.kind, UNNUMBERED_HEADINGS[tok.text], tok.start, tok.end, tok.expanded)
         level = SECTION_LEVELS[tok.text]
         j = i + 1
-        starred = False
         if j < end and toks[j].kind == TEXT and toks[j].text.startswith("*"):
             starred = True
             if toks[j].text != "*":
@@ -586,10 +599,12 @@ class _Builder:
         number = None
         if tok.text == "chapter" and not self._mainmatter:
             starred = True  # \\frontmatter / \\backmatter: chapters are not numbered
-        if not starred and (level >= 0 or tok.text == "part"):
+        if starred and c.starred_headings_reset:
+            c.reset_within(tok.text)
+        # LaTeX's \@sect steps a heading's counter only at levels \secnumdepth numbers.
+        if not starred and (level >= 0 or tok.text == "part") and level <= c.value("secnumdepth"):
             c.step(tok.text)
-            if level <= c.value("secnumdepth"):
-                number = c.format(tok.text)
+            number = c.format(tok.text)
         title = plain_text(title_toks, self.text, mark_refs=True)
         sid = f"sec:{number}" if number else f"sec:u{len(self.sections)}"
         section = Section(sid, level, number, title, self.span(tok.start, toks[k - 1].end),
@@ -918,6 +933,19 @@ class _Builder:
                 self.counters.number_within(env, group_text(within))
         return j
 
+    def cmd_mathtoolsset(self, toks, i, end):
+        """`\\mathtoolsset{showonlyrefs}`: only displays whose label is referenced with \\eqref (or \\refeq,
+        \\noeqref) print, and step, a number, wherever in the document the reference stands."""
+        group, j = read_group(toks, i + 1)
+        if group is None:
+            return i + 1
+        setting = group_text(group).replace(" ", "")
+        if re.search(r"(?:^|,)showonlyrefs(?:=true)?(?:,|$)", setting):
+            self._only_referenced = frozenset(_labels_referenced(self.tokens, ("eqref", "refeq", "noeqref")))
+        elif re.search(r"(?:^|,)showonlyrefs=false(?:,|$)", setting):
+            self._only_referenced = None
+        return j
+
     def listing_options(self, toks, j, close):
         """`\\begin{lstlisting}[caption=…, label=lst:x]`: a captioned listing steps `lstlisting` ("Listing 2")."""
         opt, _ = read_optional(toks, j)
@@ -1095,8 +1123,17 @@ class _Builder:
                 c.step(name)
                 stepped = stepped or name == "equation"
         if row["tag"] is not None:
+            if self._only_referenced is not None:
+                # mathtools (show_manual_tags off): a labelled tag prints when referenced; an unlabelled one
+                # prints nothing yet steps `equation` (its \\stepcounter in \\MT_extended_tagform:n).
+                if not row["labels"]:
+                    c.step("equation")
+                    return None
+                if not any(lab in self._only_referenced for lab in row["labels"]):
+                    return None
             return self._tag_text(row["tag"])
-        if numbered_env and row["numbered"]:
+        if numbered_env and row["numbered"] and (self._only_referenced is None
+                                                 or any(lab in self._only_referenced for lab in row["labels"])):
             c.step("equation")
             return c.format("equation")
         if stepped:
@@ -1464,6 +1501,7 @@ COMMAND_HANDLERS = {
     "caption": _Builder.cmd_caption, "captionof": _Builder.cmd_caption,
     "url": _Builder.cmd_url, "(": _Builder.cmd_inline_paren, "[": _Builder.cmd_display_bracket,
     "abstract": _Builder.cmd_abstract_command, "newtheorem": _Builder.cmd_newtheorem,
+    "mathtoolsset": _Builder.cmd_mathtoolsset,
 }
 ENVIRONMENT_HANDLERS = {
     "empheq": _Builder.env_empheq, "appendices": _Builder.env_appendices, "appendix": _Builder.env_appendices,
@@ -1616,6 +1654,16 @@ def clean_link(link: str) -> str:
     if link.endswith(")") and link.count("(") < link.count(")"):
         link = link[:-1]
     return link
+
+
+def _labels_referenced(toks, commands: tuple[str, ...]) -> set[str]:
+    """Every label named by these reference commands anywhere in the tokens (`\\eqref{a}`, `\\noeqref{a,b}`)."""
+    found: set[str] = set()
+    for i, tok in enumerate(toks):
+        if tok.kind == CS and tok.text in commands:
+            group, _ = read_group(toks, i + 1)
+            found.update(part.strip() for part in group_text(group).split(",") if part.strip())
+    return found
 
 
 def _documentclass(toks) -> tuple[str, frozenset[str]]:

@@ -59,9 +59,57 @@ CLASS_COUNTERS: dict[str, tuple[frozenset[str], dict[str, tuple[str | None, str]
     "revtex4-2": (frozenset(), {"section": (None, r"\Roman{section}"),
                                 "subsection": ("section", r"\Alph{subsection}")}),
 }
+# Theorem-like environments a class declares itself (from its .cls), as the preamble LaTeX it amounts to:
+# the builder reads it before the document's own preamble. llncs numbers by its options (envcountsame:
+# every environment on the theorem counter; envcountsect: within sections; envcountreset: reset by section).
+_LLNCS_ENVS = ("case conjecture corollary definition example exercise lemma note problem property proposition "
+               "question solution remark").split()
+_ACMART_SHARED = "conjecture proposition lemma corollary example definition".split()
+
+
+def class_preamble(documentclass: str, options: frozenset[str]) -> str:
+    """The numbering declarations a class makes before the paper's preamble ('' for most classes)."""
+    if documentclass == "acmart" and "acmthm=false" not in options:
+        return "\\newtheorem{theorem}{Theorem}[section]" + "".join(
+            f"\\newtheorem{{{env}}}[theorem]{{{env.title()}}}" for env in _ACMART_SHARED)
+    if documentclass == "llncs":
+        sect, same, reset = ("envcountsect" in options, "envcountsame" in options, "envcountreset" in options)
+        out = ["\\newtheorem{theorem}{Theorem}[section]" if sect else "\\newtheorem{theorem}{Theorem}"]
+        if reset and not sect:
+            out.append("\\makeatletter\\@addtoreset{theorem}{section}\\makeatother")
+        for env in _LLNCS_ENVS:
+            if same:
+                out.append(f"\\newtheorem{{{env}}}[theorem]{{{env.title()}}}")
+            elif sect:
+                out.append(f"\\newtheorem{{{env}}}{{{env.title()}}}[section]")
+            else:
+                out.append(f"\\newtheorem{{{env}}}{{{env.title()}}}")
+                if reset:
+                    out.append(f"\\makeatletter\\@addtoreset{{{env}}}{{section}}\\makeatother")
+        return "".join(out)
+    return ""
+
+
 # \appendix: counters set to zero and formats changed, per kind of class.
 APPENDIX_ARTICLE = {"section": r"\Alph{section}"}
 APPENDIX_CHAPTERS = {"chapter": r"\Alph{chapter}"}
+# Classes whose \appendix does more (from their .cls): counters zeroed, resets added (parent, child), formats.
+CLASS_APPENDIX: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, str]]] = {
+    # revtex: \theequation is \theequation@prefix\arabic{equation}, the prefix \thesection in an appendix (A1);
+    # under prl, headings are unnumbered (secnumdepth -∞): the section counter never steps, so no prefix.
+    **{cls: (("section", "subsection", "subsubsection"), (("section", "equation"),),
+             {"section": r"\Alph{section}", "subsection": r"\arabic{subsection}",
+              "subsubsection": r"\alph{subsubsection}", "equation": r"\Alph{section}\arabic{equation}"})
+       for cls in ("revtex4-1", "revtex4-2")},
+    "elsarticle": (("section", "subsection", "equation"), (("section", "equation"),),
+                   {"section": r"Appendix~\Alph{section}", "equation": r"\Alph{section}.\arabic{equation}",
+                    "figure": r"\Alph{section}.\arabic{figure}", "table": r"\Alph{section}.\arabic{table}"}),
+}
+# Class options that change \secnumdepth (revtex's prl: every heading unnumbered).
+CLASS_SECNUMDEPTH: dict[tuple[str, str], int] = {("revtex4-1", "prl"): -1000, ("revtex4-2", "prl"): -1000}
+# Classes whose unnumbered headings (\section*, \addsec) still reset the counters numbered within them
+# (KOMA-Script since 3.31: \@ssect runs \cl@<level>).
+STARRED_HEADINGS_RESET = frozenset({"scrartcl", "scrreprt", "scrbook"})
 FORMAT_COMMANDS = frozenset({"arabic", "alph", "Alph", "roman", "Roman", "fnsymbol", "value"})
 _FNSYMBOLS = ("*", "†", "‡", "§", "¶", "‖", "**", "††", "‡‡")
 
@@ -114,6 +162,10 @@ class CounterTable:
     counters: dict[str, Counter] = field(default_factory=dict)
     secnumdepth: int = 3
     has_chapters: bool = False
+    appendix_rules: tuple | None = None
+    """The class's own \\appendix (CLASS_APPENDIX), or None for LaTeX's."""
+    starred_headings_reset: bool = False
+    """Unnumbered headings reset the counters within them (KOMA-Script)."""
 
     @classmethod
     def for_class(cls, documentclass: str, options: frozenset[str] = frozenset()) -> CounterTable:
@@ -129,6 +181,10 @@ class CounterTable:
                 specs.update(formats)
         for name, (parent, fmt) in specs.items():
             table.define(name, parent, fmt)
+        table.appendix_rules = CLASS_APPENDIX.get(documentclass)
+        for option in options:
+            table.secnumdepth = CLASS_SECNUMDEPTH.get((documentclass, option), table.secnumdepth)
+        table.starred_headings_reset = documentclass in STARRED_HEADINGS_RESET
         return table
 
     def define(self, name: str, parent: str | None = None, fmt: str | tuple[Token, ...] | None = None) -> None:
@@ -173,11 +229,26 @@ class CounterTable:
 
     def appendix(self) -> None:
         """`\\appendix`: the top sectioning counter restarts and prints as a letter (A, B, …)."""
+        if self.appendix_rules is not None:
+            zeroed, resets, formats = self.appendix_rules
+            for name in zeroed:
+                self.set(name, 0)
+            for parent, child in resets:
+                self.add_reset(parent, child)
+            for name, fmt in formats.items():
+                self.set_format(name, fmt)
+            return
         top = "chapter" if self.has_chapters else "section"
         self.set(top, 0)
         self.set("section", 0)
         self.set("subsection", 0)
         self.set_format(top, (APPENDIX_CHAPTERS if self.has_chapters else APPENDIX_ARTICLE)[top])
+
+    def reset_within(self, name: str) -> None:
+        """The counters reset by `name` go to zero, `name` itself untouched (an unnumbered KOMA heading)."""
+        counter = self.counters.get(name)
+        if counter is not None:
+            self._reset_children(counter)
 
     def value(self, name: str) -> int:
         counter = self.counters.get(name)

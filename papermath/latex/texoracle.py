@@ -131,6 +131,8 @@ def parse_record(text: str) -> tuple[list[TexNumber], int]:
     return numbers, displays
 
 
+# memoir writes the number as \M@TitleReference {2.1}{Heading title}: the \ref prints the first argument.
+_TITLE_REFERENCE = re.compile(r"\\M@TitleReference\s*\{([^{}]*)\}\{(?:[^{}]|\{[^{}]*\})*\}")
 _NEWLABEL = re.compile(r"^\\newlabel\{([^{}]*)\}\{\{", re.MULTILINE)
 
 
@@ -145,7 +147,7 @@ def parse_aux_labels(aux: str) -> dict[str, str]:
         while k < len(aux) and depth:
             depth += {"{": 1, "}": -1}.get(aux[k], 0)
             k += 1
-        labels[name] = normalise_number(re.sub(r"\\relax\s*", "", aux[m.end():k - 1]))
+        labels[name] = normalise_number(_TITLE_REFERENCE.sub(r"\1", re.sub(r"\\relax\s*", "", aux[m.end():k - 1])))
     return labels
 
 
@@ -339,7 +341,8 @@ class LabelComparison:
     """`label: TeX 3.1 / papermath 3`."""
 
 
-PACKAGE_LABELS = frozenset({"LastPage"})
+PACKAGE_LABELS = frozenset({"LastPage", "TotPages", "FirstPage"})
+"""Labels a package or class writes itself (lastpage; acmart's TotPages, revtex's FirstPage/LastPage)."""
 
 
 def compare_labels(doc, tex: TexResult) -> LabelComparison:
