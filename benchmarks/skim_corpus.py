@@ -193,6 +193,14 @@ def _ratio(peer: float | None, ours: float | None, lower_bound: bool = False) ->
     return (">" if lower_bound else "") + f"{peer / ours:,.0f}×"
 
 
+def _equation_counts(data: dict | None) -> str:
+    """'28 (23)': equations, of which numbered."""
+    if not data or not isinstance(data.get("equations"), list):
+        return "no JSON"
+    eqs = data["equations"]
+    return f"{len(eqs)} ({sum(1 for e in eqs if e.get('number'))})"
+
+
 def _load() -> str:
     try:
         import os
@@ -243,12 +251,9 @@ def main(argv: list[str] | None = None) -> int:
             best_total += best
             skim_times[paper.name] = best
             failures += code != 0
-            if data and isinstance(data.get("equations"), list):
-                eqs = data["equations"]
-                counts = f"{len(eqs)} ({sum(1 for e in eqs if e.get('number'))})"
-            else:
-                counts = "no JSON"
-            print(f"{paper.name:32} {best:8.3f}s {'(' + format(first, '.3f') + ')':>9} {cpu:6.3f}s  {code:>4}  {counts}")
+            counts = _equation_counts(data)
+            first_s = "(" + format(first, ".3f") + ")"
+            print(f"{paper.name:32} {best:8.3f}s {first_s:>9} {cpu:6.3f}s  {code:>4}  {counts}")
             if code != 0 and err:
                 print("    " + err.splitlines()[-1][:150])
         print(f"{'corpus total (' + str(len(papers)) + ' papers)':32} {best_total:8.3f}s "
