@@ -351,6 +351,15 @@ Text $x \label{eq:inline}$.
 \section{C}
 \begin{definition}\label{def:c} z \end{definition}
 \end{document}""", {"thm:a": "1.1", "lem:b": "1.2", "def:c": "2.1"}),
+    "class-theorems-jmlr": ("jmlr", r"""
+\begin{document}
+\section{A}
+\begin{theorem}\label{thm:a} x \end{theorem}
+\begin{lemma}\label{lem:b} y \end{lemma}
+\section{C}
+\begin{corollary}\label{cor:c} z \end{corollary}
+\begin{example}\label{ex:d} w \end{example}
+\end{document}""", {"thm:a": "1", "lem:b": "2", "cor:c": "3", "ex:d": "1"}),
     "class-theorems-llncs": ("llncs", r"""
 \begin{document}
 \section{A}

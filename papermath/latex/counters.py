@@ -64,14 +64,22 @@ CLASS_COUNTERS: dict[str, tuple[frozenset[str], dict[str, tuple[str | None, str]
 # every environment on the theorem counter; envcountsect: within sections; envcountreset: reset by section).
 _LLNCS_ENVS = ("case conjecture corollary definition example exercise lemma note problem property proposition "
                "question solution remark").split()
-_ACMART_SHARED = "conjecture proposition lemma corollary example definition".split()
+# class → (option that turns them off, the first declarations, environments sharing the theorem counter)
+CLASS_THEOREMS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "acmart": ("acmthm=false", "\\newtheorem{theorem}{Theorem}[section]",
+               ("conjecture", "proposition", "lemma", "corollary", "example", "definition")),
+    "jmlr": ("notheorems", "\\newtheorem{example}{Example}\\newtheorem{theorem}{Theorem}",
+             ("lemma", "proposition", "remark", "corollary", "definition", "conjecture", "axiom")),
+}
 
 
 def class_preamble(documentclass: str, options: frozenset[str]) -> str:
     """The numbering declarations a class makes before the paper's preamble ('' for most classes)."""
-    if documentclass == "acmart" and "acmthm=false" not in options:
-        return "\\newtheorem{theorem}{Theorem}[section]" + "".join(
-            f"\\newtheorem{{{env}}}[theorem]{{{env.title()}}}" for env in _ACMART_SHARED)
+    if documentclass in CLASS_THEOREMS:
+        off, first, shared = CLASS_THEOREMS[documentclass]
+        if off in options:
+            return ""
+        return first + "".join(f"\\newtheorem{{{env}}}[theorem]{{{env.title()}}}" for env in shared)
     if documentclass == "llncs":
         sect, same, reset = ("envcountsect" in options, "envcountsame" in options, "envcountreset" in options)
         out = ["\\newtheorem{theorem}{Theorem}[section]" if sect else "\\newtheorem{theorem}{Theorem}"]

@@ -341,8 +341,9 @@ class LabelComparison:
     """`label: TeX 3.1 / papermath 3`."""
 
 
-PACKAGE_LABELS = frozenset({"LastPage", "TotPages", "FirstPage"})
-"""Labels a package or class writes itself (lastpage; acmart's TotPages, revtex's FirstPage/LastPage)."""
+PACKAGE_LABELS = frozenset({"LastPage", "TotPages", "FirstPage", "jmlrstart", "jmlrend"})
+"""Labels a package or class writes itself (lastpage; acmart's TotPages, revtex's FirstPage/LastPage, jmlr's
+jmlrstart/jmlrend)."""
 
 
 def compare_labels(doc, tex: TexResult) -> LabelComparison:
