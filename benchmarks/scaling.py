@@ -218,7 +218,7 @@ def _shared(source: str) -> float:
     for _ in range(REPEAT):
         _drop_caches()
         c0 = time.process_time()
-        papermath.open(source).index
+        _ = papermath.open(source).index
         best = min(best, time.process_time() - c0)
     return best
 
@@ -248,7 +248,8 @@ def ratios(names: list[str]) -> None:
                    "papermath.analysis.read", "papermath.analysis.shapes", "papermath.evaluate", "papermath.codegen",
                    "papermath.render.html"):
         __import__(module)
-    print(f"one-equation commands against a whole-paper `read` (CPU time, best of {REPEAT}, same process, caches dropped each time;")
+    print(f"one-equation commands against a whole-paper `read` (CPU time, best of {REPEAT}, same process, caches "
+          "dropped each time;")
     print("whole = command incl. document load; analysis = command minus the document load; worse of first/last eq)")
     print("floor = the document load and the paper-wide index (every display and inline formula parsed, the prose's")
     print("mentions, defined-by/used-by), which a one-equation reading needs too, as a fraction of the read")
@@ -298,7 +299,8 @@ def ratios(names: list[str]) -> None:
     summary = "median whole ratio:"
     for command, values in worst.items():
         target = 1.5 if command == "html" else 0.5
-        summary += f" {command} {statistics.median(values):.2f} ({sum(v <= target for v in values)}/{len(values)} ≤ {target});"
+        met = sum(v <= target for v in values)
+        summary += f" {command} {statistics.median(values):.2f} ({met}/{len(values)} ≤ {target});"
     print(summary)
     print(f"floor: median {statistics.median(floors):.2f}, min {min(floors):.2f}, max {max(floors):.2f} "
           f"({sum(f <= 0.5 for f in floors)}/{len(floors)} papers where a one-equation command could be ≤ 0.5)")
@@ -310,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper", default="deepseek-v3-2412.19437", help="corpus paper whose body is copied")
     parser.add_argument("--sizes", default="1,2,4,8,16,32", help="copies of the body, comma-separated")
     parser.add_argument("--commands", default=",".join(SCALING_COMMANDS), help="of skim,read,html,code")
-    parser.add_argument("--timeout", type=float, default=600.0, help="CPU seconds per run before it counts as a timeout")
+    parser.add_argument("--timeout", type=float, default=600.0, help="CPU seconds per run before a timeout")
     parser.add_argument("--papers", default="", help="papers for the ratios (default: all corpus papers)")
     parser.add_argument("--repeat", type=int, default=1, help="ratios: runs per timing, the least CPU time kept")
     parser.add_argument("--_run", help=argparse.SUPPRESS)
