@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import stats as _scipy_stats
@@ -101,8 +102,9 @@ class Comparison:
 
     @property
     def decisive_interval(self) -> Interval:
-        return {"normal": self.normal, "student-t": self.student_t,
-                "welch": self.welch, "paired-t": self.paired}[self.decisive]
+        # the verdict's interval is always computed (welch/paired are None only when they did not decide)
+        return cast(Interval, {"normal": self.normal, "student-t": self.student_t,
+                               "welch": self.welch, "paired-t": self.paired}[self.decisive])
 
 
 @dataclass(frozen=True)
@@ -238,9 +240,10 @@ def compare_scores(first: Score | str, second: Score | str, runs: int | tuple[in
     if not paired:
         assumptions.append("the two models' unequal variances are allowed for (Welch)" if welch
                            else "the two models have equal population variances (use --welch otherwise)")
-    assumptions.append(f"the ± figure is the {'standard deviation across runs' if spread == 'sd' else 'standard error of each mean'}"
-                       " — check the table's caption")
-    decisive_interval = {"paired-t": paired_interval, "welch": welch_interval, "student-t": student}[decisive]
+    figure = "standard deviation across runs" if spread == "sd" else "standard error of each mean"
+    assumptions.append(f"the ± figure is the {figure} — check the table's caption")
+    decisive_interval = cast(Interval, {"paired-t": paired_interval, "welch": welch_interval,
+                                        "student-t": student}[decisive])
     return Comparison(a, b, (n_a, n_b), spread, diff, decisive_interval.standard_error if paired else se,
                       normal, student, welch_interval, paired_interval, decisive, _verdict(decisive_interval),
                       tuple(assumptions))
