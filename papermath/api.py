@@ -216,19 +216,14 @@ class PaperEquation(Equation):
     def numbers(self, set: dict[str, Any] | list[str] | None = None, **options: Any) -> Numbers:
         """Small numbers through the equation, inside out (`papermath numbers --eq`): `set={"Q": [[1, 0]]}`,
         `shape=…`, `extreme=True`, and any other option of the command."""
-        from .commands.numbers import evaluation_inputs, evaluation_json
-        from .commands.shapes import load_target
-        from .errors import UsageError
-        from .evaluate import EvaluationError, evaluate, extremes
+        from .commands.numbers import conventional_used, evaluation_json
+        from .evaluate import extremes
 
         args = self._args("numbers", {"set": set, **options})
-        target = load_target(args)
-        values, declared = evaluation_inputs(args, target)
-        try:
-            ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
-        except EvaluationError as error:
-            raise UsageError(f"{target.label}: {error.message}") from None
+        target, declared, ev = _evaluation(args)
         data = {"schema": "papermath.numbers/1", "equation": target.label, **evaluation_json(ev)}
+        if conventional_used(target, declared):
+            data["notes"].append("Q, K and V have the conventional attention shapes ([n, d_k], [m, d_k], [m, d_v])")
         result = Numbers(ev, data, _target_title("numbers", self))
         if getattr(args, "extreme", False):
             runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions)
@@ -241,18 +236,9 @@ class PaperEquation(Equation):
              **options: Any) -> Code:
         """The NumPy (or, with `torch=True`, PyTorch) function for the equation and its test (`papermath code`)."""
         from .codegen import Citation, generate
-        from .commands.numbers import evaluation_inputs
-        from .commands.shapes import load_target
-        from .errors import UsageError
-        from .evaluate import EvaluationError, evaluate
 
         args = self._args("code", {"set": set, **options})
-        target = load_target(args)
-        values, declared = evaluation_inputs(args, target)
-        try:
-            ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions)
-        except EvaluationError as error:
-            raise UsageError(f"{target.label}: {error.message}") from None
+        target, _, ev = _evaluation(args)
         code = generate(ev, Citation(target.paper, target.version, target.number))
         data = {"schema": "papermath.code/1", "function": code.function, "module": code.module, "numpy": code.numpy,
                 "torch": code.torch,
@@ -261,6 +247,25 @@ class PaperEquation(Equation):
 
     def _args(self, command: str, options: dict[str, Any]) -> argparse.Namespace:
         return _namespace(command, self._paper.doc.paper.source, self.id, options)
+
+
+def _evaluation(args: argparse.Namespace) -> tuple[Any, dict, Any]:
+    """(target, declared shapes, Evaluation) as `papermath numbers`/`code` compute them: --set, --shape, --fn,
+    --dim and the functions the text names."""
+    from .commands.numbers import evaluation_inputs, function_options
+    from .commands.shapes import load_target
+    from .errors import UsageError
+    from .evaluate import EvaluationError, evaluate
+
+    target = load_target(args)
+    values, declared = evaluation_inputs(args, target)
+    implementations, dims = function_options(args, target)
+    try:
+        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions,
+                      implementations=implementations, dim_sizes=dims)
+    except EvaluationError as error:
+        raise UsageError(f"{target.label}: {error.message}") from None
+    return target, declared, ev
 
 
 def bind(paper: Paper, eq: Equation) -> PaperEquation:

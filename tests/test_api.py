@@ -6,9 +6,9 @@ import doctest
 import html.parser
 import os
 import re
+from typing import ClassVar
 
 import pytest
-
 from conftest import CORPUS, EXAMPLE, REPO
 
 import papermath
@@ -19,7 +19,7 @@ def test_the_readme_example_runs_on_a_corpus_paper(monkeypatch):
     if not (CORPUS / "attention-1706.03762").is_dir():
         pytest.skip(f"../shared is absent ({CORPUS} not found): the README example opens a corpus paper")
     text = (REPO / "README.md").read_text()
-    blocks = re.findall(r"```pycon\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```pycon\n(.*?)```", text, re.DOTALL)
     assert blocks, "the README has a Python example"
     monkeypatch.chdir(REPO)
     parser = doctest.DocTestParser()
@@ -46,9 +46,11 @@ def test_the_api_docstring_example_runs():
 
 
 class _WellFormed(html.parser.HTMLParser):
-    """Every element closed, in order; no stray end tags (void elements excepted)."""
+    """Valid HTML for a fragment: known elements only, every element closed, in order, no stray end tags (void
+    elements excepted), table rows and cells, list items and summaries where the content model puts them, no block
+    inside a paragraph or inline element."""
 
-    VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "source"}
+    VOID: ClassVar[set[str]] = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "source"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -56,8 +58,29 @@ class _WellFormed(html.parser.HTMLParser):
         self.problems: list[str] = []
         self.tags: list[str] = []
 
+    # HTML elements a notebook fragment may use, and the parents the content model allows for the picky ones
+    ELEMENTS: ClassVar[set[str]] = {"a", "abbr", "b", "br", "caption", "code", "col", "colgroup", "dd", "details", "div", "dl", "dt",
+                "em", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre",
+                "samp", "small", "span", "strong", "style", "sub", "summary", "sup", "table", "tbody", "td", "tfoot",
+                "th", "thead", "tr", "ul", "var", "wbr"}
+    PARENTS: ClassVar[dict[str, set[str]]] = {"td": {"tr"}, "th": {"tr"}, "tr": {"thead", "tbody", "tfoot", "table"},
+               "thead": {"table"}, "tbody": {"table"}, "tfoot": {"table"}, "li": {"ul", "ol"},
+               "summary": {"details"}, "dt": {"dl"}, "dd": {"dl"}}
+    PHRASING: ClassVar[set[str]] = {"span", "code", "strong", "em", "b", "i", "sub", "sup", "small", "kbd", "samp", "var", "abbr", "a"}
+    BLOCKS: ClassVar[set[str]] = {"div", "p", "table", "ul", "ol", "pre", "details", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}
+
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
+        if tag not in self.ELEMENTS:
+            self.problems.append(f"<{tag}> is no HTML element a fragment uses")
+        parent = self.stack[-1] if self.stack else None
+        if tag in self.PARENTS and parent not in self.PARENTS[tag]:
+            self.problems.append(f"<{tag}> inside <{parent}>")
+        if tag in self.BLOCKS and (parent == "p" or parent in self.PHRASING):
+            self.problems.append(f"block <{tag}> inside <{parent}>")
+        for name, _ in attrs:
+            if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+                self.problems.append(f"attribute {name!r} on <{tag}>")
         if tag not in self.VOID:
             self.stack.append(tag)
 
@@ -66,6 +89,14 @@ class _WellFormed(html.parser.HTMLParser):
             self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
         else:
             self.stack.pop()
+
+
+def test_the_html_check_catches_invalid_fragments():
+    for bad in ("<p><div>x</div></p>", "<table><td>x</td></table>", "<li>x</li>", "<blink>x</blink>",
+                "<span>x", "<b>x</i>"):
+        with pytest.raises(AssertionError):
+            well_formed(bad)
+    well_formed("<table><thead><tr><th>a</th></tr></thead><tbody><tr><td><code>x</code></td></tr></tbody></table>")
 
 
 def well_formed(fragment: str) -> _WellFormed:
@@ -136,3 +167,36 @@ def test_options_take_the_cli_names_and_bad_ones_say_so(eq):
     with pytest.raises(UsageError, match="no symbol|unknown|not"):
         eq.numbers(set={"nosuchsymbol": 1})
     assert eq.shapes(shape=["Q=n,d_k"]).result == eq.shapes(shape={"Q": "n,d_k"}).result
+
+
+@pytest.mark.parametrize("method, options, argv", [
+    ("shapes", {"shape": {"Q": "n,d_k"}}, ["--shape", "Q=n,d_k"]),
+    ("numbers", {"set": {"Q": [[1, 0]]}, "extreme": True, "scale": ["Q"]},
+     ["--set", "Q=[[1, 0]]", "--extreme", "--scale", "Q"]),
+    ("numbers", {}, []),
+    ("code", {"set": ["Q=[[1,0]]"]}, ["--set", "Q=[[1,0]]"]),
+])
+def test_the_api_computes_what_the_command_prints(method, options, argv):
+    """Same options, same JSON: the API goes through the command's own steps (values, shapes, --fn, --dim)."""
+    _the_same(EXAMPLE, "1", method, options, argv)
+
+
+def test_fn_and_dim_reach_the_evaluation():
+    _the_same(EXAMPLE, "2", "numbers", {"fn": {"\\sigma": "sigmoid"}, "shape": {"u": "d"}, "dim": {"d": 2}},
+              ["--fn", "\\sigma=sigmoid", "--shape", "u=d", "--dim", "d=2"])
+    _the_same(EXAMPLE, "2", "code", {"fn": ["\\sigma=tanh"], "dim": {"d": 3}},
+              ["--fn", "\\sigma=tanh", "--dim", "d=3"])
+
+
+def _the_same(source, key, method, options, argv):
+    import contextlib
+    import io
+    import json
+
+    from papermath.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([method, str(source), "--eq", key, *argv, "--json"]) in (0, 1)
+    result = getattr(papermath.open(source).equation(key), method)(**options)
+    assert result.json() == json.loads(out.getvalue())
