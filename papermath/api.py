@@ -76,6 +76,8 @@ class Result:
 class Reading(Result):
     """The reading of one equation (`EquationReading`): symbols quoted from the paper, roles, shapes, kind."""
 
+    _paper_reading: Any = None
+
     def _repr_html_(self) -> str:
         return reading_html(self._data)
 
@@ -98,6 +100,9 @@ class Shapes(Result):
 
 class Numbers(Result):
     """An evaluation on small numbers (`Evaluation`): values, steps inside out, the result; `.extremes`."""
+
+    extremes: Any = ()
+    """The runs with an input scaled by 10 and by 0.1 (with `extreme=True`)."""
 
     def _repr_html_(self) -> str:
         return evaluation_html(self._data)
@@ -146,6 +151,7 @@ def _namespace(command: str, source: str | None, key: str | None, options: dict[
     from .mcp_server import Tool, ToolFailure, ToolSpec, arguments_of
 
     parser = command_parser(build_parser(only=command), command)
+    assert parser is not None, command
     tool = Tool(ToolSpec(command, command, "", command), arguments_of(parser))
     given = {k: v for k, v in options.items() if v is not None and v is not False}
     if source is not None:

@@ -33,10 +33,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "shapes": ("papermath.commands.shapes", "shapes first: symbolic shapes through an equation, mismatches reported"),
     "numbers": ("papermath.commands.numbers", "plug in small numbers: evaluate step by step, push to the extremes"),
     "code": ("papermath.commands.code", "code it: NumPy/PyTorch function with shape comments and its pytest file"),
-    "check": ("papermath.commands.check", "check a reading against the paper: quotes, symbols, shapes, roles, numbers, claims"),
+    "check": ("papermath.commands.check",
+              "check a reading against the paper: quotes, symbols, shapes, roles, numbers, claims"),
     "prompt": ("papermath.commands.prompt", "the five-step LLM prompt for an equation, filled in from the paper"),
-    "draft": ("papermath.commands.draft", "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"),
-    "exercises": ("papermath.commands.exercises", "practice problems from an equation: plug-in numbers, extremes, shapes"),
+    "draft": ("papermath.commands.draft",
+              "send the prompt to an OpenAI-compatible LLM, then check its reading (optional)"),
+    "exercises": ("papermath.commands.exercises",
+                  "practice problems from an equation: plug-in numbers, extremes, shapes"),
     "mcp": ("papermath.commands.mcp", "run the Model Context Protocol server (stdio) for coding agents"),
     "cache": ("papermath.commands.cache", "list or clear the cache: arXiv downloads, unpacked archives, TeX runs"),
 }
@@ -213,7 +216,7 @@ def _main(argv: list[str]) -> int:
     parser = build_parser(only=command or "")
     want_json = "--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv
     sub = command_parser(parser, command) if command else None
-    if sub is not None:
+    if sub is not None and command is not None:
         at = argv.index(command)
         argv = argv[:at + 1] + normalise_formulas(sub, argv[at + 1:])
     try:

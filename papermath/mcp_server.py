@@ -211,7 +211,7 @@ class Tool:
             if arg.kind == "flag":
                 if not isinstance(value, bool):
                     raise ToolFailure(f"{self.spec.name}: '{name}' is true or false, not {value!r}")
-                if value:
+                if value and arg.option:
                     options.append(arg.option)
                 continue
             values = self._values(name, arg, value)
@@ -244,6 +244,7 @@ def build_tools() -> dict[str, Tool]:
         if spec.command not in COMMANDS:
             continue
         parser = command_parser(build_parser(only=spec.command), spec.command)
+        assert parser is not None, spec.command
         tools[spec.name] = Tool(spec, arguments_of(parser, spec.skip))
     return tools
 

@@ -59,15 +59,15 @@ class _WellFormed(html.parser.HTMLParser):
         self.tags: list[str] = []
 
     # HTML elements a notebook fragment may use, and the parents the content model allows for the picky ones
-    ELEMENTS: ClassVar[set[str]] = {"a", "abbr", "b", "br", "caption", "code", "col", "colgroup", "dd", "details", "div", "dl", "dt",
-                "em", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre",
-                "samp", "small", "span", "strong", "style", "sub", "summary", "sup", "table", "tbody", "td", "tfoot",
-                "th", "thead", "tr", "ul", "var", "wbr"}
-    PARENTS: ClassVar[dict[str, set[str]]] = {"td": {"tr"}, "th": {"tr"}, "tr": {"thead", "tbody", "tfoot", "table"},
-               "thead": {"table"}, "tbody": {"table"}, "tfoot": {"table"}, "li": {"ul", "ol"},
-               "summary": {"details"}, "dt": {"dl"}, "dd": {"dl"}}
-    PHRASING: ClassVar[set[str]] = {"span", "code", "strong", "em", "b", "i", "sub", "sup", "small", "kbd", "samp", "var", "abbr", "a"}
-    BLOCKS: ClassVar[set[str]] = {"div", "p", "table", "ul", "ol", "pre", "details", "dl", "figure", "h1", "h2", "h3", "h4", "h5", "h6"}
+    ELEMENTS: ClassVar[set[str]] = set(
+        "a abbr b br caption code col colgroup dd details div dl dt em figure h1 h2 h3 h4 h5 h6 hr i img kbd li ol p "
+        "pre samp small span strong style sub summary sup table tbody td tfoot th thead tr ul var wbr".split())
+    PARENTS: ClassVar[dict[str, set[str]]] = {
+        "td": {"tr"}, "th": {"tr"}, "tr": {"thead", "tbody", "tfoot", "table"}, "thead": {"table"},
+        "tbody": {"table"}, "tfoot": {"table"}, "li": {"ul", "ol"}, "summary": {"details"}, "dt": {"dl"},
+        "dd": {"dl"}}
+    PHRASING: ClassVar[set[str]] = set("span code strong em b i sub sup small kbd samp var abbr a".split())
+    BLOCKS: ClassVar[set[str]] = set("div p table ul ol pre details dl figure h1 h2 h3 h4 h5 h6".split())
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)

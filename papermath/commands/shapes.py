@@ -52,7 +52,8 @@ class Target:
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", nargs="?", help="paper: a directory, .tex file, .zip or arXiv archive, arXiv id or URL")
+    parser.add_argument("source", nargs="?",
+                        help="paper: a directory, .tex file, .zip or arXiv archive, arXiv id or URL")
     parser.add_argument("--eq", metavar="N", help="the paper's equation number as printed (15, 3a), id (eq:15, "
                                                   "eq:u2) or label")
     parser.add_argument("--label", metavar="LABEL", help="the equation by its \\label (same as --eq LABEL)")

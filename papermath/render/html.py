@@ -674,7 +674,7 @@ def reduction_head(red: ReductionReading) -> str:
     return head if _balanced(head) else op
 
 
-_CLI_HINTS = [
+_CLI_HINTS: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"\s*\((?:give|override with|set it with|or give)\b(?:[^()']|'[^']*')*?--[a-z](?:[^()']|'[^']*')*\)"),
      ""),
     (re.compile(r"[;:,]?\s*(?:give|set) (?:one|it|them|a value)? ?with --[a-z]+(?:\s+'[^']*'|\s+\S+)?"), ""),
@@ -932,7 +932,8 @@ def _toc_html(doc: Document) -> str:
         if sec.level > 3:
             continue
         number = f"{esc(sec.number)} " if sec.number else ""
-        items.append(f'<li class="pm-toc-l{sec.level}"><a href="#{esc(sec.id)}">{number}{title_html(sec.title)}</a></li>')
+        items.append(f'<li class="pm-toc-l{sec.level}"><a href="#{esc(sec.id)}">'
+                     f'{number}{title_html(sec.title)}</a></li>')
     return '<nav class="pm-toc" aria-label="contents"><h2>Contents</h2><ul>' + "".join(items) + \
         '<li><a href="#glossary">Glossary of symbols</a></li></ul></nav>'
 

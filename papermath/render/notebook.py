@@ -89,7 +89,8 @@ def evaluation_html(data: dict) -> str:
     values = [[math(i["name"] or i["key"]), _value(i["value"]), esc(i["note"] or i["source"])] for i in data["inputs"]]
     steps = [[math(s["latex"]), _value(s["value"]), esc(s["note"])] for s in data["steps"]]
     out = [STYLE, '<div class="pm-nb pm-numbers">', f"<p>{esc(data['equation'])}</p>",
-           _table(["symbol", "value", "how"], values), _table(["sub-expression", "value", "note"], steps, numbered=True),
+           _table(["symbol", "value", "how"], values),
+           _table(["sub-expression", "value", "note"], steps, numbered=True),
            f"<p>result: {math(data['result_latex'])} = {_value(data['value'])}</p>"]
     for run in data.get("extremes", []):
         changes = "".join(f"<li>{esc(c)}</li>" for c in run["changes"])

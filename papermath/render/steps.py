@@ -21,7 +21,8 @@ def evaluation_tables(ev: Any, width: int | None = None) -> list:
     values = steps_table("values", ("symbol", "value", "how"), [(i.key, fmt(i.value), _how(i)) for i in ev.inputs],
                          styles=("cyan", None, "dim"), numbered=False, width=width, main_share=0.2)
     steps = steps_table("steps, inside out", ("sub-expression", "value", "note"),
-                        [(s.latex, fmt(s.value), s.note) for s in ev.steps], styles=("cyan", "bold", "dim"), width=width)
+                        [(s.latex, fmt(s.value), s.note) for s in ev.steps], styles=("cyan", "bold", "dim"),
+                        width=width)
     return [values, steps]
 
 
@@ -60,4 +61,5 @@ def shapes_table(report: Any, width: int | None = None):
     from ..analysis.shapes import show
 
     return steps_table(None, ("sub-expression", "shape", "note"),
-                       [(s.latex, show(s.shape), s.note) for s in report.steps], styles=("cyan", "bold", "dim"), width=width)
+                       [(s.latex, show(s.shape), s.note) for s in report.steps], styles=("cyan", "bold", "dim"),
+                       width=width)

@@ -1,8 +1,8 @@
 """Terminal tables (rich): numbered steps, cells that wrap instead of being cut, colour only on a terminal.
 
 The width is `--width` when given, else the terminal's (COLUMNS is honoured), else 100 when the output is not a
-terminal. Colour follows rich: on a TTY only, always with FORCE_COLOR; NO_COLOR turns off every escape code. Long LaTeX is
-folded onto the next line of its cell, never cut: two different steps never print the same label.
+terminal. Colour follows rich: on a TTY only, always with FORCE_COLOR; NO_COLOR turns off every escape code. Long
+LaTeX is folded onto the next line of its cell, never cut: two different steps never print the same label.
 """
 from __future__ import annotations
 
@@ -57,13 +57,13 @@ def steps_table(title: str | None, header: Sequence[str], rows: Iterable[Sequenc
                   header_style="bold", expand=False, title_style="bold")
     if numbered:
         table.add_column("#", justify="right", style="dim", no_wrap=True)
-    rows = [tuple(str(c) for c in row) for row in rows]
-    caps = _caps(header, rows, terminal_width(width), main_share)
+    texts = [tuple(str(c) for c in row) for row in rows]
+    caps = _caps(header, texts, terminal_width(width), main_share)
     for k, name in enumerate(header):
         table.add_column(name, overflow="fold", style=styles[k] if k < len(styles) else None,
                          max_width=caps.get(k))
-    for n, row in enumerate(rows, 1):
-        cells = [Text(str(c)) for c in row]
+    for n, row in enumerate(texts, 1):
+        cells = [Text(c) for c in row]
         table.add_row(*([Text(str(n))] if numbered else []), *cells)
     return table
 
