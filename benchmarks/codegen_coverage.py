@@ -191,6 +191,9 @@ def main() -> int:
                                     capture_output=True, text=True, cwd=tmp)
             last = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-200:]
             print(f"\ngenerated test files run with pytest ({len(sample)} sampled): {last}")
+            for line in result.stdout.splitlines():
+                if line.startswith("FAILED"):
+                    print(f"  {line[:160]}")
     return 0
 
 

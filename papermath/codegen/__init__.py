@@ -151,6 +151,19 @@ def _commented(code: str, note: str, column: int, indent: str) -> str:
     return f"{indent}{code}{' ' * pad}# {note}" if note else f"{indent}{code}"
 
 
+def _restated_functions(ev: Evaluation, column: int, function: str) -> str:
+    """For `a = b = c`: one more function per other side, the same lines returning that side (for the check
+    that the sides the paper states equal agree)."""
+    out = ""
+    for k, (latex, code) in enumerate(ev.restatements, start=1):
+        lines = _body(ev, column, False)[:-1]
+        params = ", ".join(_params(ev) + _callables(ev))
+        out += (f"\n\ndef {function}_restated_{k}({params}):\n"
+                f"    {safe.literal(f'The other side the paper states equal: {latex}')}\n"
+                + "\n".join(lines) + f"\n    return {_expression(code, 'restated side')}\n")
+    return out
+
+
 def _callables(ev: Evaluation) -> list[str]:
     """Parameters for the functions the paper leaves abstract (ε_θ, f): required callables, never stood in."""
     return [safe.identifier(param, "callable name") for _, param, _ in ev.abstract]
@@ -210,6 +223,8 @@ def generate(ev: Evaluation, citation: Citation | None = None, module: str | Non
                               for latex, op in ev.implementations)
         text = (f"{header}{_imports(body, torch)}\n{helper}\n\n{_signature(ev)}\n    {summary}\n"
                 f"    # {safe.comment(ev.latex, 2000)}\n{documented}{body}\n")
+        if not torch:
+            text += _restated_functions(ev, column, function)
         parts[torch] = safe.check_module(text, f"{module}_torch.py" if torch else f"{module}.py")
     test = safe.check_module(_test(ev, module, function), f"test_{module}.py")
     return GeneratedCode(module, function, parts[False], parts[True], test)
@@ -292,7 +307,7 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
         "    np.testing.assert_allclose(np.asarray(result, dtype=float), expected, rtol=1e-6, atol=1e-9)",
         "",
         "",
-        *_independent(ev, function),
+        *_independent(ev, function, module),
         f"def test_{function}_torch_agrees_with_numpy():",
         '    pytest.importorskip("torch")',
         f"    from {module}_torch import {function} as torch_version",
@@ -303,12 +318,19 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
-def _independent(ev: Evaluation, function: str) -> list[str]:
+def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
     """Test functions that check the result against what the paper's text or the notation states, not against
     the evaluator (`papermath.codegen.checks`)."""
     from .checks import independent_checks
 
     out: list[str] = []
+    for k, (latex, _) in enumerate(ev.restatements, start=1):
+        out += [f"def test_independent_sides_the_paper_states_equal_{k}():",
+                f"    # Independent of papermath's evaluator: the paper states the result equals {safe.comment(latex, 300)}",
+                f"    from {safe.identifier(module, 'module name')} import {function}_restated_{k}",
+                f"    np.testing.assert_allclose(np.asarray({function}(*inputs()), dtype=float),",
+                f"                               np.asarray({function}_restated_{k}(*inputs()), dtype=float), rtol=1e-6, atol=1e-9)",
+                "", ""]
     for check in independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
                                     implementations=ev.implementations):
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",

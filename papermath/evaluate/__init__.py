@@ -67,6 +67,9 @@ class Evaluation:
     call the numbers made). The code takes each as a parameter; the generated test passes a double."""
     implementations: tuple[tuple[str, str], ...] = ()
     """Functions given a concrete meaning: (LaTeX, operation) from --fn or the paper's words."""
+    restatements: tuple[tuple[str, str], ...] = ()
+    """Other sides of `a = b = c`, which the paper states equal to the result: (LaTeX, NumPy code computing that
+    side from the same inputs, inside the function's body)."""
     target_shape: Optional[tuple[int, ...]] = None
     """The result's shape as declared for what the equation defines (text or --shape), in the sizes used here."""
     target_shape_source: str = ""
@@ -317,6 +320,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         abstract=tuple((key, param, tuple(lowerer.abstract_outputs.get(param, ())))
                        for key, param in lowerer.abstract.items()),
         implementations=tuple((k, v if isinstance(v, str) else f"equation {v.label}") for k, v in implemented.items()),
+        restatements=tuple(lowerer.restatements) if batch is None else (),
         **_declared_result_shape(lowerer, batch))
 
 

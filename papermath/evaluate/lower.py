@@ -262,6 +262,8 @@ class Lowerer:
         self.quiet = 0
         self.positive = 0
         self.samples = 0
+        self.restatements: list[tuple[str, str]] = []
+        """Other sides of `a = b = c` the paper states equal: (LaTeX, NumPy code of that side)."""
         self.work = 0               # sub-expressions evaluated so far: bounded by MAX_TERMS (papermath.limits)
         self.sampled: set[str] = set()
         """Variables the enclosing expectations sample (chosen values that depend on them get a sample axis)."""
@@ -515,6 +517,11 @@ class Lowerer:
                                    rtol=1e-6, atol=1e-9, equal_nan=True) \
                     if np.shape(restated.value) == np.shape(value.value) else False
                 self.checks.append(f"{to_latex(other)} {'agrees' if same else 'DIFFERS'} with {to_latex(operands[index])}")
+                if same and not self.quiet:
+                    # The paper states these equal and they are on these values: the generated test checks it.
+                    # (A side that differs is often an identity that holds only under the paper's other
+                    # definitions, x_{t-1} being the previous average: noted, not turned into a failing test.)
+                    self.restatements.append((to_latex(other), restated.np))
             except (EvaluationError, ValueError):
                 self._restore(snapshot)
         if isinstance(target, A.Concat) and not any(isinstance(i, A.Ellipsis_) for i in target.items):
@@ -1416,8 +1423,9 @@ class Lowerer:
         except ValueError:
             raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} do not join "
                                   "along their last axis") from None
-        return self.emit(Low(value, f"np.concatenate({parts.np}, axis=-1)", f"torch.cat({parts.torch}, dim=-1)",
-                             to_latex(node)), "concat",
+        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}], axis=-1)"
+        tc = f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}], dim=-1)"
+        return self.emit(Low(value, npc, tc, to_latex(node)), "concat",
                          f"joined along the last axis: {len(values)} parts → {shape_text(value)}")
 
     def expand(self, items: list[A.Node]) -> "_Parts":
@@ -1818,6 +1826,8 @@ class Lowerer:
         return replace(cond, value=np.asarray(cond.value, float), np=f"1.0 * ({cond.np})", torch=f"1.0 * ({cond.torch})")
 
     def lower_Gradient(self, node: A.Gradient) -> Low:
+        if to_latex(node) in self.inputs:
+            return self.lookup(to_latex(node), node)  # a gradient taken as a value before (see below)
         if node.body is None:
             raise EvaluationError("a gradient of nothing")
         if node.order is not None:
@@ -1838,6 +1848,24 @@ class Lowerer:
             raise EvaluationError(f"the gradient is taken with respect to {to_latex(wrt_node)}, not an input here")
         theta = np.asarray(base.value, float)
         saved = self.inputs[wrt]
+        snapshot = self._snapshot()
+        self.quiet += 1
+        try:
+            probe = self.lower(expression)
+        finally:
+            self.quiet -= 1
+        calls = [param for param in self.abstract.values() if re.search(rf"\b{re.escape(param)}\(", probe.np)]
+        if calls or not re.search(rf"\b{re.escape(saved.name)}\b", probe.np):
+            # ∇ of a function the paper leaves abstract, or of a value that does not depend on the variable here:
+            # not computable from this equation. The gradient is a value like any input (give it with --set).
+            self._restore(snapshot)
+            why = (f"{', '.join(calls)} is left abstract" if calls else
+                   f"{to_latex(body)} does not depend on {to_latex(wrt_node)} in this equation")
+            shape = list(np.shape(probe.value)) + list(theta.shape)
+            value = self.choose_value(to_latex(node), node, None, shape)
+            note = f"chosen: the gradient cannot be computed here ({why}); give it with --set"
+            self.notes.append(f"{to_latex(node)}: {note[8:]} '{to_latex(node)}=…'")
+            return self._new_input(to_latex(node), node, value, "chosen", note)
         self.quiet += 1
         try:
             def f(point: np.ndarray) -> np.ndarray:
