@@ -15,7 +15,6 @@ from scipy import stats
 
 from papermath.cli import main
 from papermath.codegen import Citation, call_arguments, generate
-from papermath.errors import UsageError
 from papermath.evaluate import evaluate
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
@@ -347,3 +346,18 @@ def test_an_independent_check_fails_on_a_misreading(tmp_path):
     body = "\n".join(line[4:] for line in check.splitlines() if line.strip() and not line.strip().startswith("#"))
     with pytest.raises(AssertionError):
         exec(compile(body, "check.py", "exec"), {**namespace, "np": np})
+
+
+@needs_corpus
+def test_the_mcp_numbers_tool_takes_values_and_functions():
+    from papermath.mcp_server import build_tools, call_tool
+
+    tools = build_tools()
+    out = call_tool(tools, "numbers", {"source": str(CORPUS / "schedule_free"), "eq": "23", "set": ["gamma=[2,2,1]"]})
+    assert out["value"] == pytest.approx(1 / 9)
+    values = ["SE_\\theta^{(w)}=[0.5]", "SE_{\\text{ref}}^{(w)}=[0.2]", "SE_\\theta^{(l)}=[0.1]",
+              "SE_{\\text{ref}}^{(l)}=[0.3]", "beta=2"]
+    out = call_tool(tools, "numbers", {"source": str(CORPUS / "DiffusionDPO"), "eq": "46", "set": values,
+                                       "fn": ["sigma=sigmoid"]})
+    # -log σ(-β/2 ((0.5 - 0.2) - (0.1 - 0.3))) = -log σ(-0.5)
+    assert out["value"] == pytest.approx(-math.log(1 / (1 + math.exp(0.5))))
