@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -331,7 +332,67 @@ def test_generated_tests_carry_independent_checks():
     assert "def test_independent_softmax_rows_sum_to_one" in code.test
     assert "self-consistency only" in code.test
     ev = evaluate(r"y = \sigma(z)", {"z": [0.0, 5.0]}, implementations={"sigma": "sigmoid"})
-    assert "test_independent_sigmoid_between_zero_and_one" in generate(ev, Citation("test")).test
+    test = generate(ev, Citation("test")).test
+    assert "test_independent_range_its_operators_allow" in test and "result in [0, 1]" in test
+
+
+def _independent_body(test: str, name: str) -> str:
+    check = test.split(f"def test_independent_{name}():")[1].split("\n\n\n")[0]
+    return "\n".join(line[4:] for line in check.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def _run_check(code, numpy_source: str, name: str) -> None:
+    namespace: dict = {"__name__": "t"}
+    exec(compile(numpy_source, "m.py", "exec"), namespace)  # our generated code (possibly with a planted misreading)
+    test_namespace: dict = {"__name__": "t_test", "np": np}
+    exec(compile(code.test.split("def test_")[0].split(f"from {code.module} import {code.function}")[1], "t.py",
+                 "exec"), test_namespace)
+    exec(compile(_independent_body(code.test, name), "check.py", "exec"),
+         {**test_namespace, code.function: namespace[code.function], "result": namespace[code.function](
+             *test_namespace["inputs"]())})
+
+
+@pytest.mark.parametrize("latex, scaled, effect", [
+    (r"y = \sigma(\beta x)", r"\beta × 2^-1, x × 2^1", "unchanged"),
+    (r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}(QK^\top/\sqrt{d_k})V", "Q × 2^-1", "2^2"),
+    (r"L = \frac{1}{N}\sum_{i=1}^{N} \|x_i - y_i\|^2", "x × 2^1, y × 2^1", "2^2"),
+    ((r"\mathcal{L} = -\log \sigma(\beta \log \frac{\pi_\theta(y_w|x)}{\pi_{ref}(y_w|x)} - \beta \log "
+      r"\frac{\pi_\theta(y_l|x)}{\pi_{ref}(y_l|x)})"), r"\pi_\theta (y_{w} \mid x) × 2^1", "unchanged"),
+])
+def test_scaling_symmetries_come_from_the_operators(latex, scaled, effect):
+    # Homogeneity rules per operation (papermath.codegen.properties): a sum scales its terms alike, a product
+    # multiplies scales, σ/exp/log/softmax need an unchanged argument; the symmetry is a check the code must pass.
+    code = generate(evaluate(latex, {}), Citation("test"))
+    test = code.test
+    assert "def test_independent_scaling_symmetry_of_its_operators" in test
+    comment = test.split("def test_independent_scaling_symmetry_of_its_operators():")[1].split("\n")[1]
+    assert scaled in comment and effect in comment
+    _run_check(code, code.numpy, "scaling_symmetry_of_its_operators")
+
+
+def test_the_scaling_check_fails_on_a_misreading():
+    # A term the code squares where the tree does not (x_i - y_i)² read as x_i - y_i²: the symmetry breaks.
+    code = generate(evaluate(r"L = \frac{1}{N}\sum_{i=1}^{N} \|x_i - y_i\|^2", {}), Citation("test"))
+    planted = re.sub(r"(\by\[[^\]]*\])", r"\1 ** 2", code.numpy, count=1)
+    assert planted != code.numpy
+    with pytest.raises(AssertionError):
+        _run_check(code, planted, "scaling_symmetry_of_its_operators")
+
+
+def test_ranges_compose_through_the_tree():
+    from papermath.codegen.checks import Parameter, independent_checks
+
+    def bounds(latex, keys):
+        checks = independent_checks(latex, parameters=tuple(Parameter(k, "chosen") for k in keys))
+        found = [c for c in checks if c.name == "range_its_operators_allow"]
+        return found[0].why.split("result in ")[1].split(" (")[0] if found else None
+
+    assert bounds(r"L = -\log \sigma(z)", ["z"]) == "[0, ∞]"
+    assert bounds(r"p = 1 - \sigma(z)", ["z"]) == "[0, 1]"
+    assert bounds(r"L = \frac{1}{2}\|x - y\|^2 + \exp(z)", ["x", "y", "z"]) == "[0, ∞]"
+    assert bounds(r"y = \tanh(x) + 1", ["x"]) == "[0, 2]"
+    assert bounds(r"y = x - z", ["x", "z"]) is None  # nothing bounds a difference of two inputs
+    assert bounds(r"y = x \ldots z", ["x", "z"]) is None  # an ellipsis is not a value: no claim
 
 
 def test_an_independent_check_fails_on_a_misreading(tmp_path):

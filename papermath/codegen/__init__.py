@@ -321,7 +321,7 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
 def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
     """Test functions that check the result against what the paper's text or the notation states, not against
     the evaluator (`papermath.codegen.checks`)."""
-    from .checks import independent_checks
+    from .checks import Parameter, independent_checks
 
     out: list[str] = []
     for k, (latex, _) in enumerate(ev.restatements, start=1):
@@ -331,8 +331,10 @@ def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
                 f"    np.testing.assert_allclose(np.asarray({function}(*inputs()), dtype=float),",
                 f"                               np.asarray({function}_restated_{k}(*inputs()), dtype=float), rtol=1e-6, atol=1e-9)",
                 "", ""]
+    parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params)
     for check in independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
-                                    implementations=ev.implementations):
+                                    implementations=ev.implementations, parameters=parameters,
+                                    abstract=tuple(latex for latex, _, _ in ev.abstract), function=function):
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
                 f"    # Independent of papermath's evaluator: {safe.comment(check.why)}",
                 f"    result = {function}(*inputs())",

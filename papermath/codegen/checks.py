@@ -4,22 +4,24 @@ The expected values of a generated test are the evaluator's: the same reading co
 itself whatever the reading is (self-consistency). These checks come from somewhere else and can fail:
 
 - the shape the paper's text declares for what the equation defines (`\\mathbf{c}^{KV}_t \\in \\mathbb{R}^{d_c}`);
-- properties the notation itself states (guide 002): a softmax's rows sum to 1 and are positive; a sigmoid lies
-  in (0, 1); a log-sigmoid is ≤ 0 and −log σ ≥ 0; a norm, a squared norm, a KL divergence, an exponential or a
-  square root is ≥ 0; a term over the sum of its own kind lies in [0, 1]; an argmax over [a, b] lies in [a, b];
-  a distribution restricted to a set sums to 1 over it.
+- properties of the constructs (guide 002): a softmax's rows sum to 1 and are positive; a term over the sum of
+  its own kind lies in [0, 1]; an argmax over [a, b] lies in [a, b];
+- what the equation's operators imply whatever the inputs (`papermath.codegen.properties`, rules per operation
+  as data): the range of the result (σ in (0, 1), −log σ ≥ 0, a norm or a square ≥ 0, …) and its scaling
+  symmetries (σ(βx) unchanged when β doubles and x halves).
 
 Each check is one test function named `test_independent_…` with a comment saying where it comes from.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
-from ..math import ast as A
-from ..math import parse, to_latex
 from ..errors import PapermathError
 from ..evaluate.ops import FUNCTION_NAMES
+from ..math import ast as A
+from ..math import operators as O
+from ..math import parse, to_latex
+from .properties import INF, Scaling, derive
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,24 @@ class Check:
     """Lines of the test body after `result = …` (indented by 4)."""
 
 
-def independent_checks(latex: str, *, target_shape: Optional[tuple[int, ...]] = None,
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of the generated function, as the checks see it."""
+
+    key: str
+    """The input's key (the symbol's LaTeX, `papermath.evaluate.Input.key`)."""
+    source: str
+    """"set", "chosen" (a value: may be scaled), "dimension" (a size: never scaled)."""
+
+
+def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = None,
                        shape_source: str = "", functions: frozenset[str] = frozenset(),
-                       implementations: tuple[tuple[str, str], ...] = ()) -> list[Check]:
-    """The checks this equation allows, from its tree and the text's declared shape of what it defines."""
+                       implementations: tuple[tuple[str, str], ...] = (),
+                       parameters: tuple[Parameter, ...] = (), abstract: tuple[str, ...] = (),
+                       function: str = "f") -> list[Check]:
+    """The checks this equation allows, from its tree, its operators' properties
+    (`papermath.codegen.properties`) and the text's declared shape of what it defines. `parameters` are the
+    generated function's inputs in order (`inputs()` of the test returns them, then the abstract callables)."""
     checks: list[Check] = []
     if target_shape is not None:
         checks.append(Check("shape_the_paper_declares", f"the paper declares its shape: {shape_source}",
@@ -46,27 +62,89 @@ def independent_checks(latex: str, *, target_shape: Optional[tuple[int, ...]] = 
         tree = parse(latex, functions=functions).tree
     except PapermathError:
         return checks
-    node = _computation(tree)
-    if node is None:
+    found = _computation(tree)
+    if found is None:
         return checks
+    node, statements, sides = found
     ops = dict(implementations)
-    checks += _property_checks(node, ops)
+    special = _property_checks(node, ops)
+    checks += special
+    keys = {p.key.replace(" ", "") for p in parameters} | {k for k, _ in statements}
+    if not any(to_latex(n).replace(" ", "") in keys for side in (node, *sides) for n in A.walk(side)):
+        return checks  # a constant (`… = 0`): nothing of the inputs to check
+    derived = derive(node, statements, sides=sides,
+                     variables=[p.key for p in parameters if p.source in ("set", "chosen")],
+                     frozen=[p.key for p in parameters if p.source not in ("set", "chosen")], abstract=abstract,
+                     implementations=ops)
+    if derived is None:
+        return checks
+    low, high = derived.range
+    if (low > -INF or high < INF) and not any(c.name in _RANGE_KINDS for c in special):
+        checks.append(_range_check(low, high))
+    if derived.scaling is not None and parameters:
+        checks.append(_scaling_check(derived.scaling, parameters, function))
     return checks
 
 
-def _computation(tree: A.Node) -> Optional[A.Node]:
+_RANGE_KINDS = ("softmax_rows_sum_to_one", "share_between_zero_and_one", "argmax_in_its_interval")
+
+
+def _range_check(low: float, high: float) -> Check:
+    shown = f"[{low + 0.0:g}, {high + 0.0:g}]".replace("inf", "∞")
+    body = ["values = np.asarray(result, dtype=float)"]
+    if low > -INF:
+        body.append(f"assert np.all(values >= {low!r} - 1e-9 * max(1.0, abs({low!r})))")
+    if high < INF:
+        body.append(f"assert np.all(values <= {high!r} + 1e-9 * max(1.0, abs({high!r})))")
+    return Check("range_its_operators_allow",
+                 f"whatever the inputs, the equation's operators keep the result in {shown} (interval arithmetic "
+                 "over the tree: exp > 0, σ in (0, 1), norms and squares ≥ 0, a mean within its terms' range, …)",
+                 tuple(body))
+
+
+def _scaling_check(scaling: Scaling, parameters: tuple[Parameter, ...], function: str) -> Check:
+    positions = {p.key: i for i, p in enumerate(parameters)}
+    moves = [(positions[k], f) for k, f in zip(scaling.keys, scaling.factors) if f and k in positions]
+    shown = ", ".join(f"{k} × 2^{f}" for k, f in zip(scaling.keys, scaling.factors) if f)
+    degree = scaling.degree
+    effect = "leaves the result unchanged" if degree == 0 else f"multiplies the result by 2^{degree}"
+    exponent = repr(float(degree))
+    body = ["args = list(inputs())",
+            f"for position, power in {tuple(moves)!r}:",
+            "    args[position] = np.asarray(args[position], dtype=float) * 2.0 ** power",
+            f"expected = 2.0 ** {exponent} * np.asarray(result, dtype=float)",
+            f"np.testing.assert_allclose(np.asarray({function}(*args), dtype=float), expected, rtol=1e-9, atol=1e-12)"]
+    return Check("scaling_symmetry_of_its_operators",
+                 f"the equation's operators make it homogeneous: scaling {shown} {effect} (sums need terms scaled "
+                 "alike, products multiply scales, exp/log/σ/softmax need an unchanged argument)", tuple(body))
+
+
+def _computation(tree: A.Node) -> tuple[A.Node, list[tuple[str, A.Node]], tuple[A.Node, ...]] | None:
+    """The computed side of the last statement, (key, right side) of the definitions before it, and the other
+    sides the statement says are equal to it (`a = b = c`: the code computes them too)."""
     node = tree
+    statements: list[tuple[str, A.Node]] = []
     while isinstance(node, (A.Rows, A.Sequence)):
         items = [i for i in (node.statements if isinstance(node, A.Rows) else node.items) if not isinstance(i, A.Empty)]
         if not items:
             return None
+        for earlier in items[:-1]:
+            if isinstance(earlier, A.Relation) and all(_defines(op) for op in earlier.ops) \
+                    and not isinstance(earlier.operands[0], A.Empty):
+                statements.append((to_latex(earlier.operands[0]), earlier.operands[-1]))
         node = items[-1]
+    sides: tuple[A.Node, ...] = ()
     if isinstance(node, A.Relation):
-        if not all(op in ("=", ":=", "\\coloneqq", "\\triangleq", "\\approx", "\\leftarrow", "\\gets", "\\equiv")
-                   for op in node.ops):
+        if not all(_defines(op) for op in node.ops):
             return None
+        sides = tuple(node.operands[1:-1])
         node = node.operands[-1]
-    return _strip(node)
+    return _strip(node), statements, sides
+
+
+def _defines(op: str) -> bool:
+    spec = O.relation(op)
+    return spec is not None and spec.evaluate in ("define", "update", "approximate", "equivalent")
 
 
 def _strip(node: A.Node) -> A.Node:
@@ -75,31 +153,15 @@ def _strip(node: A.Node) -> A.Node:
     return node
 
 
-def _op(node: A.Node, ops: dict[str, str]) -> Optional[str]:
-    """The operation at the top of `node`: softmax, sigmoid, logsigmoid, neglogsigmoid, nonneg, ratio, argmax…"""
+def _op(node: A.Node, ops: dict[str, str]) -> str | None:
+    """The construct at the top of `node` that has a property beyond its range: softmax, a share, an argmax."""
     node = _strip(node)
     if isinstance(node, A.Apply) and isinstance(node.func, A.Symbol) and not node.given and not node.params:
-        key = to_latex(node.func)
-        name = ops.get(key) or FUNCTION_NAMES.get(node.func.name.lstrip("\\"))
-        if name in ("softmax", "sigmoid", "exp", "sqrt", "relu", "softplus", "abs"):
-            return {"exp": "nonneg", "sqrt": "nonneg", "relu": "nonneg", "softplus": "nonneg",
-                    "abs": "nonneg"}.get(name, name)
-        if name == "log" and len(node.args) == 1 and _op(node.args[0], ops) == "sigmoid":
-            return "logsigmoid"
-        if name == "kl":
-            return "nonneg"
+        name = ops.get(to_latex(node.func)) or FUNCTION_NAMES.get(node.func.name.lstrip("\\"))
+        if name == "softmax":
+            return "softmax"
     if isinstance(node, A.Reduction) and node.op == "softmax":
         return "softmax"
-    if isinstance(node, (A.Norm, A.Abs, A.Divergence)):
-        return "nonneg"
-    if isinstance(node, A.Power) and isinstance(_strip(node.base), A.Norm):
-        return "nonneg"
-    if isinstance(node, A.Power) and isinstance(node.exponent, A.Number) and node.exponent.value in ("2", "4"):
-        return "nonneg"
-    if isinstance(node, A.Root):
-        return "nonneg"
-    if isinstance(node, A.UnaryOp) and node.op == "-" and _op(node.operand, ops) == "logsigmoid":
-        return "neglogsigmoid"
     if isinstance(node, A.Reduction) and node.op in ("argmax", "argmin") and isinstance(node.domain, A.Interval):
         return "argmax_interval"
     if isinstance(node, A.Frac) and _own_sum(node):
@@ -138,18 +200,6 @@ def _property_checks(node: A.Node, ops: dict[str, str]) -> list[Check]:
         out.append(Check("softmax_rows_sum_to_one", "guide 002: softmax weights are positive and each row sums to 1",
                          ("values = np.asarray(result, dtype=float)", "assert np.all(values > 0)",
                           "np.testing.assert_allclose(values.sum(axis=-1), 1.0, rtol=1e-9)")))
-    elif op == "sigmoid":
-        out.append(Check("sigmoid_between_zero_and_one", "guide 002: the sigmoid 1/(1+e^-z) lies strictly in (0, 1)",
-                         ("values = np.asarray(result, dtype=float)", "assert np.all((values > 0) & (values < 1))")))
-    elif op == "logsigmoid":
-        out.append(Check("log_sigmoid_not_positive", "log σ(z) ≤ 0: σ(z) is a probability",
-                         ("assert np.all(np.asarray(result, dtype=float) <= 0)",)))
-    elif op == "neglogsigmoid":
-        out.append(Check("negative_log_sigmoid_not_negative", "−log σ(z) ≥ 0: σ(z) is a probability (guide 000: DPO)",
-                         ("assert np.all(np.asarray(result, dtype=float) >= 0)",)))
-    elif op == "nonneg":
-        out.append(Check("not_negative", "a norm, square, exponential, root or divergence is never negative",
-                         ("assert np.all(np.asarray(result, dtype=float) >= -1e-12)",)))
     elif op == "ratio":
         out.append(Check("share_between_zero_and_one", "a term over the sum of the terms of its kind is a share in "
                          "[0, 1] when the terms are not negative",

@@ -1,0 +1,674 @@
+"""Properties an equation's result has whatever the inputs, derived from its tree and its operators' rules.
+
+Two properties, each a rule per operation held as data (`DEGREE`, `RANGE`, keyed by the operation names of the
+operator spec's `evaluate` column, `papermath.math.operators`, and of the functions, `papermath.evaluate.ops`):
+
+- **Scaling symmetry** (homogeneity). Each operation says how scaling its operands by positive factors scales its
+  value: a sum needs its terms scaled alike, a product multiplies the factors' scales, exp/log/σ/softmax need an
+  argument that does not change, |x| and max/min keep the scale, a square root halves it, a cosine similarity
+  ignores it. Propagated through the tree, this gives linear constraints on the exponents w_k of the scalings
+  x_k → 2^{w_k} x_k; any non-zero solution is a symmetry of the equation: the result becomes 2^D times itself
+  (D = 0: unchanged). `σ(βx)` is unchanged when β doubles and x halves; `softmax(QK^T/√d)V` when Q doubles and K
+  halves; DPO's loss when a policy's and the reference's probability of one answer double together.
+- **Range**: interval arithmetic over the tree with every input unknown (−∞, ∞): exp > 0, σ in (0, 1), a norm or
+  a square ≥ 0, a mean of values in [a, b] in [a, b], a log of values in (0, 1] ≤ 0, … . A bounded result is a
+  check (`-log σ(z) ≥ 0`, `1 - σ(z) ∈ (0, 1)`, `\\frac{1}{N}\\sum_i \\|x_i - y_i\\|^2 ≥ 0`).
+
+Neither uses papermath's evaluator: the expected value of a symmetry check is the generated code's own result at
+the unscaled inputs times 2^D, that of a range check the interval. Both test the code against the tree's
+operators, not the tree against the paper (a misread tree with the same symmetries passes); the paper's own
+statements (a = b = c, a declared shape) are the checks that test the reading (`papermath.codegen.checks`).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..evaluate.ops import FUNCTION_NAMES
+from ..math import ast as A
+from ..math import operators as O
+from ..math import to_latex
+
+INF = math.inf
+Interval = tuple[float, float]
+UNKNOWN: Interval = (-INF, INF)
+
+# --- how each operation scales (homogeneity rules) ----------------------------------------------------------------
+# "sum": operands scaled alike, the value too; "product": the scales multiply; "quotient": they divide;
+# "same": one operand, the value scales with it (positively homogeneous of degree 1: |x|, relu, −x);
+# "alike": several operands scaled alike, the value too (max, min, clip); "invariant": the operands must not
+# change, nor does the value (exp, log, σ, softmax, an abstract function); "half": √x; "ignores": the value does
+# not change whatever the operands' scales (cosine similarity, unit normalisation); "count": the operand must
+# not change (a product over an index: its number of factors is not known here).
+DEGREE: dict[str, str] = {
+    # operator spec, `evaluate` column
+    "add": "sum", "sub": "sum", "mul": "product", "div": "quotient", "dot": "product", "product": "product",
+    "outer": "product", "neg": "same", "identity": "same", "not": "invariant", "reduce": "same",
+    "expectation": "same", "softmax": "invariant", "compare": "compare",
+    # reductions that are not sums
+    "prod": "count", "argmax": "argument", "argmin": "argument",
+    # functions (evaluate/ops.py)
+    "exp": "invariant", "log": "invariant", "log2": "invariant", "sqrt": "half", "sigmoid": "invariant",
+    "logsigmoid": "invariant", "tanh": "invariant", "relu": "same", "softplus": "invariant", "silu": "invariant",
+    "gelu": "invariant", "sin": "invariant", "cos": "invariant", "abs": "same", "sign": "ignores",
+    "floor": "invariant", "ceil": "invariant", "log_softmax": "invariant", "logsumexp": "invariant",
+    "mean": "same", "sum": "same", "var": "double", "std": "same", "norm": "same", "trace": "same",
+    "det": "invariant", "diag": "same", "inverse": "inverse", "transpose": "same", "kl": "invariant",
+    "entropy": "invariant", "max2": "alike", "min2": "alike", "clip": "alike",
+    "cosine_similarity": "ignores", "layer_norm": "invariant", "rmsnorm": "invariant", "l2_normalize": "ignores",
+}
+
+
+def _monotone(f: Callable[[float], float]) -> Callable[[Sequence[Interval]], Interval]:
+    def rule(args: Sequence[Interval]) -> Interval:
+        lo, hi = args[0]
+        return (f(lo), f(hi))
+    return rule
+
+
+def _safe(f: Callable[[float], float], lo_limit: float, hi_limit: float) -> Callable[[float], float]:
+    def g(x: float) -> float:
+        if x == -INF:
+            return lo_limit
+        if x == INF:
+            return hi_limit
+        try:
+            return f(x)
+        except (OverflowError, ValueError):
+            return hi_limit if x > 0 else lo_limit
+    return g
+
+
+def _log(args: Sequence[Interval]) -> Interval:
+    lo, hi = args[0]
+    if lo < 0:
+        return UNKNOWN
+    return (-INF if lo == 0 else math.log(lo), INF if hi == INF else (math.log(hi) if hi > 0 else -INF))
+
+
+def _relu(args: Sequence[Interval]) -> Interval:
+    lo, hi = args[0]
+    return (max(lo, 0.0), max(hi, 0.0))
+
+
+def _abs(args: Sequence[Interval]) -> Interval:
+    lo, hi = args[0]
+    if lo >= 0:
+        return (lo, hi)
+    if hi <= 0:
+        return (-hi, -lo)
+    return (0.0, max(-lo, hi))
+
+
+def _fixed(lo: float, hi: float) -> Callable[[Sequence[Interval]], Interval]:
+    return lambda args: (lo, hi)
+
+
+def _hull2(pick: Callable[[float, float], float]) -> Callable[[Sequence[Interval]], Interval]:
+    return lambda args: (pick(args[0][0], args[1][0]), pick(args[0][1], args[1][1])) if len(args) == 2 else UNKNOWN
+
+
+def _sqrt(args: Sequence[Interval]) -> Interval:
+    lo, hi = args[0]
+    return (math.sqrt(max(lo, 0.0)), math.sqrt(hi) if hi >= 0 else 0.0)
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+RANGE: dict[str, Callable[[Sequence[Interval]], Interval]] = {
+    "exp": _monotone(_safe(math.exp, 0.0, INF)),
+    "log": _log,
+    "sqrt": _sqrt,
+    "sigmoid": _monotone(_safe(_sigmoid, 0.0, 1.0)),
+    "logsigmoid": _monotone(_safe(lambda x: -math.log1p(math.exp(-x)) if x > -700 else x, -INF, 0.0)),
+    "tanh": _monotone(_safe(math.tanh, -1.0, 1.0)),
+    "relu": _relu,
+    "softplus": _monotone(_safe(lambda x: math.log1p(math.exp(x)) if x < 700 else x, 0.0, INF)),
+    "abs": _abs,
+    "norm": _fixed(0.0, INF),
+    "var": _fixed(0.0, INF),
+    "std": _fixed(0.0, INF),
+    "kl": _fixed(0.0, INF),
+    "entropy": _fixed(0.0, INF),
+    "sin": _fixed(-1.0, 1.0),
+    "cos": _fixed(-1.0, 1.0),
+    "sign": _fixed(-1.0, 1.0),
+    "cosine_similarity": _fixed(-1.0, 1.0),
+    "l2_normalize": _fixed(-1.0, 1.0),
+    "softmax": _fixed(0.0, 1.0),
+    "log_softmax": _fixed(-INF, 0.0),
+    "max2": _hull2(max),
+    "min2": _hull2(min),
+    "mean": lambda args: args[0],
+    "identity": lambda args: args[0],
+    "transpose": lambda args: args[0],
+}
+"""Operation → the interval of its value from its arguments' intervals (an operation not listed: unknown)."""
+
+CONSTANTS = {"\\pi": math.pi, "e": math.e, "\\infty": INF}
+"""Symbols that are numbers wherever they appear (when the equation takes no input of that name)."""
+
+
+@dataclass
+class _Context:
+    variables: dict[str, int]
+    """Input key (spaces removed) → position in the scaling vector; inputs that may be scaled."""
+    frozen: set[str]
+    """Input keys (spaces removed) that are sizes or counts: never scaled, positive."""
+    abstract: set[str]
+    """Functions the paper leaves abstract (their LaTeX, spaces removed)."""
+    implementations: dict[str, str]
+    """Function LaTeX (spaces removed) → operation."""
+    bound: tuple[str, ...] = ()
+    defined: dict[str, tuple[_Linear | None, Interval]] | None = None
+    constraints: list[_Linear] | None = None
+
+
+class _Unknown(Exception):
+    """The tree holds something the rules do not cover: no property is claimed."""
+
+
+class _Linear:
+    """A linear form Σ a_k w_k in the scaling exponents (the degree of a value)."""
+
+    def __init__(self, coefficients: dict[int, Fraction] | None = None):
+        self.c = {k: v for k, v in (coefficients or {}).items() if v}
+
+    def __add__(self, other: _Linear) -> _Linear:
+        out = dict(self.c)
+        for k, v in other.c.items():
+            out[k] = out.get(k, Fraction(0)) + v
+        return _Linear(out)
+
+    def scale(self, factor: Fraction) -> _Linear:
+        return _Linear({k: v * factor for k, v in self.c.items()})
+
+    def __sub__(self, other: _Linear) -> _Linear:
+        return self + other.scale(Fraction(-1))
+
+    def value(self, w: Sequence[Fraction]) -> Fraction:
+        return sum((v * w[k] for k, v in self.c.items()), Fraction(0))
+
+
+ZERO = _Linear()
+
+
+def _key(node: A.Node) -> str:
+    return to_latex(node).replace(" ", "")
+
+
+def _base_key(node: A.Node) -> str:
+    while isinstance(node, (A.Indexed, A.Group)):
+        node = node.base if isinstance(node, A.Indexed) else node.body
+    return _key(node)
+
+
+def _strip(node: A.Node) -> A.Node:
+    while isinstance(node, (A.Group, A.Annotated)):
+        node = node.body
+    return node
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """A symmetry: scaling input k by 2^{factors[k]} multiplies the result by 2^{degree}."""
+
+    factors: tuple[int, ...]
+    """Exponent per scalable input, in `keys` order (0: not scaled)."""
+    keys: tuple[str, ...]
+    """The scalable inputs' keys."""
+    degree: Fraction
+    """The result's exponent."""
+
+
+@dataclass(frozen=True)
+class Derived:
+    """What the tree and the operators' rules give for the result."""
+
+    scaling: Scaling | None
+    range: Interval
+
+
+def derive(node: A.Node, statements: Sequence[tuple[str, A.Node]], *, sides: Sequence[A.Node] = (),
+           variables: Sequence[str],
+           frozen: Sequence[str] = (), abstract: Sequence[str] = (),
+           implementations: Mapping[str, str] | None = None) -> Derived | None:
+    """The scaling symmetry and range of `node` (the computed side), after `statements` ((key, right side)
+    defined earlier in the same display). `variables`: the inputs that may be scaled; `frozen`: sizes, counts and
+    indices; `sides`: other sides stated equal to `node` (the code computes them too: they constrain the symmetry
+    alike). None when the tree holds something the rules do not cover."""
+    ctx = _Context({k.replace(" ", ""): i for i, k in enumerate(variables)}, {k.replace(" ", "") for k in frozen},
+                   {k.replace(" ", "") for k in abstract},
+                   {k.replace(" ", ""): v for k, v in (implementations or {}).items()}, (), {}, [])
+    degree: _Linear | None = None
+    try:
+        for key, rhs in statements:
+            ctx.defined[key.replace(" ", "")] = (_or_none(_degree, rhs, ctx), _or_unknown(rhs, ctx))
+        # the code returns one of the sides the statement says are equal: the hull of their ranges holds for it
+        interval = _hull([_range(n, ctx) for n in (node, *sides)])
+    except (_Unknown, RecursionError, ZeroDivisionError, OverflowError, ValueError):
+        interval = UNKNOWN
+    degree = _or_none(_degree, node, ctx)
+    for side in sides:
+        other = _or_none(_degree, side, ctx) if degree is not None else None
+        if other is None:
+            degree = None
+            break
+        _require(other - degree, ctx)
+    scaling = None
+    w = _symmetry(ctx.constraints or [], len(variables)) if degree is not None else None
+    if w is not None and degree is not None:
+        scaling = Scaling(tuple(int(x) for x in w), tuple(variables), degree.value(w))
+    return Derived(scaling, interval)
+
+
+def _or_unknown(node: A.Node, ctx: _Context) -> Interval:
+    try:
+        return _range(node, ctx)
+    except (_Unknown, RecursionError, ZeroDivisionError, OverflowError, ValueError):
+        return UNKNOWN
+
+
+def _or_none(rule: Callable[[A.Node, _Context], _Linear], node: A.Node, ctx: _Context) -> _Linear | None:
+    saved = list(ctx.constraints or [])
+    try:
+        return rule(node, ctx)
+    except (_Unknown, RecursionError, ZeroDivisionError, OverflowError, ValueError):
+        ctx.constraints[:] = saved
+        return None
+
+
+def _symmetry(constraints: list[_Linear], n: int) -> list[Fraction] | None:
+    """A non-zero integer vector w with every constraint's form zero (the sum of a nullspace basis), or None."""
+    if n == 0:
+        return None
+    rows = [[c.c.get(k, Fraction(0)) for k in range(n)] for c in constraints if c.c]
+    pivots: list[int] = []
+    r = 0
+    for col in range(n):
+        pivot = next((i for i in range(r, len(rows)) if rows[i][col] != 0), None)
+        if pivot is None:
+            continue
+        rows[r], rows[pivot] = rows[pivot], rows[r]
+        lead = rows[r][col]
+        rows[r] = [v / lead for v in rows[r]]
+        for i in range(len(rows)):
+            if i != r and rows[i][col] != 0:
+                f = rows[i][col]
+                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r])]
+        pivots.append(col)
+        r += 1
+    free = [c for c in range(n) if c not in pivots]
+    if not free:
+        return None
+    w = [Fraction(0)] * n
+    for f in free:
+        w[f] += 1
+        for i, p in enumerate(pivots):
+            w[p] -= rows[i][f]
+    scale = math.lcm(*(x.denominator for x in w))
+    ints = [x * scale for x in w]
+    divisor = math.gcd(*(int(x) for x in ints)) or 1
+    w = [Fraction(int(x) // divisor) for x in ints]
+    if not any(w) or max(abs(x) for x in w) > 8:
+        return None
+    return w
+
+
+def _variable(node: A.Node, ctx: _Context) -> tuple[str, str] | None:
+    """(how, key) when `node` is an input or a defined value: ("var"|"frozen"|"defined", key)."""
+    for key in (_key(node), _base_key(node)):
+        if ctx.defined and key in ctx.defined:
+            return "defined", key
+        if key in ctx.variables:
+            return "var", key
+        if key in ctx.frozen:
+            return "frozen", key
+    return None
+
+
+def _freeze_inside(node: A.Node | None, ctx: _Context) -> None:
+    """Inputs inside an index, a bound or a range are counts or positions: they must not be scaled."""
+    if node is None:
+        return
+    for sub in A.walk(node):
+        for key in (_key(sub), _base_key(sub)):
+            if key in ctx.variables:
+                ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
+
+
+def _function_op(node: A.Apply, ctx: _Context) -> str | None:
+    key = _key(node.func)
+    if key in ctx.implementations:
+        op = ctx.implementations[key]
+        return "abstract" if op.startswith("equation") else op
+    if key in ctx.abstract or _base_key(node.func) in ctx.abstract:
+        return "abstract"
+    func = _strip(node.func)
+    if isinstance(func, A.Symbol) and not func.sub_label and not func.sup_label and not func.accents:
+        return FUNCTION_NAMES.get(func.name.lstrip("\\"))
+    if isinstance(func, A.Indexed) and isinstance(func.base, A.Symbol) and func.base.name.lstrip("\\") == "log":
+        return "log"
+    return None
+
+
+def _degree(node: A.Node, ctx: _Context) -> _Linear:
+    node = _strip(node)
+    found = _variable(node, ctx)
+    if found is not None:
+        how, key = found
+        if how == "defined":
+            if isinstance(node, A.Indexed):
+                for index in node.indices:
+                    _freeze_inside(index, ctx)
+            degree = ctx.defined[key][0]
+            if degree is None:
+                raise _Unknown(key)
+            return degree
+        if isinstance(node, A.Indexed):
+            for index in node.indices:
+                _freeze_inside(index, ctx)
+        return _Linear({ctx.variables[key]: Fraction(1)}) if how == "var" else ZERO
+    if isinstance(node, A.Number):
+        return ZERO
+    if isinstance(node, A.Symbol):
+        name = _key(node)
+        if name in ctx.bound or name in CONSTANTS:
+            return ZERO
+        raise _Unknown(name)
+    if isinstance(node, A.Indexed):
+        base = _strip(node.base)
+        if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
+            return ZERO
+        raise _Unknown(_key(node))
+    if isinstance(node, A.BinOp):
+        spec = O.binary(node.op)
+        rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
+        return _combine(rule, [_degree(node.left, ctx), _degree(node.right, ctx)], ctx)
+    if isinstance(node, A.UnaryOp):
+        spec = O.unary(node.op)
+        rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
+        return _combine(rule, [_degree(node.operand, ctx)], ctx)
+    if isinstance(node, A.Product):
+        return _combine("product", [_degree(f, ctx) for f in node.factors], ctx)
+    if isinstance(node, A.Frac):
+        return _combine("quotient", [_degree(node.num, ctx), _degree(node.den, ctx)], ctx)
+    if isinstance(node, A.Power):
+        exponent = _strip(node.exponent)
+        base = _degree(node.base, ctx)
+        value = _number(exponent)
+        if value is not None:
+            return base.scale(value)
+        _require(_degree(exponent, ctx), ctx)
+        _require(base, ctx)
+        return ZERO
+    if isinstance(node, A.Transpose):
+        return _degree(node.base, ctx)
+    if isinstance(node, A.Inverse):
+        return _degree(node.base, ctx).scale(Fraction(-1))
+    if isinstance(node, A.Root):
+        if node.index is not None:
+            value = _number(_strip(node.index))
+            if value is None or value == 0:
+                raise _Unknown("root")
+            return _degree(node.body, ctx).scale(1 / value)
+        return _degree(node.body, ctx).scale(Fraction(1, 2))
+    if isinstance(node, (A.Norm, A.Abs)):
+        return _degree(node.body, ctx)
+    if isinstance(node, A.Divergence):
+        _require(_degree(node.left, ctx), ctx)
+        _require(_degree(node.right, ctx), ctx)
+        return ZERO
+    if isinstance(node, A.Apply):
+        if node.given or node.params:
+            raise _Unknown("conditional application")
+        op = _function_op(node, ctx)
+        if op is None:
+            raise _Unknown(_key(node))
+        args = [_degree(a, ctx) for a in node.args]
+        if op == "abstract":
+            for a in args:
+                _require(a, ctx)
+            return ZERO
+        return _combine(DEGREE.get(op), args, ctx)
+    if isinstance(node, A.Reduction):
+        return _reduction_degree(node, ctx)
+    if isinstance(node, A.Indicator):
+        _condition(node.condition, ctx)
+        return ZERO
+    if isinstance(node, A.Cases):
+        values = []
+        for value, condition in node.rows:
+            if condition is not None:
+                _condition(condition, ctx)
+            values.append(_degree(value, ctx))
+        return _combine("alike", values, ctx)
+    if isinstance(node, A.Matrix):
+        return _combine("alike", [_degree(c, ctx) for row in node.rows for c in row], ctx)
+    if isinstance(node, (A.Concat, A.Tuple)) and node.items:
+        return _combine("alike", [_degree(c, ctx) for c in node.items], ctx)
+    raise _Unknown(type(node).__name__)
+
+
+def _condition(node: A.Node, ctx: _Context) -> None:
+    node = _strip(node)
+    if isinstance(node, A.Text):  # "otherwise"
+        return
+    if isinstance(node, A.Relation) and all(O.relation(op) and O.relation(op).evaluate == "compare" for op in node.ops):
+        degrees = [_degree(o, ctx) for o in node.operands]
+        _combine("alike", degrees, ctx)
+        return
+    raise _Unknown("condition")
+
+
+def _reduction_degree(node: A.Reduction, ctx: _Context) -> _Linear:
+    spec = O.reduction(node.op)
+    if spec is None or not isinstance(spec.evaluate, str) or node.body is None or node.condition is not None:
+        raise _Unknown(f"reduction {node.op}")
+    names = tuple(_key(v) for v in node.variables)
+    parts = (node.lower, node.upper, node.domain) if node.op == "E" else (node.lower, node.upper, node.domain,
+                                                                         node.under, node.over)
+    for part in parts:
+        if part is not None:
+            for sub in A.walk(part):
+                key = _key(sub)
+                if key in ctx.variables and key not in names:
+                    ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
+    inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
+                     ctx.constraints)
+    body = _degree(node.body, inner)
+    rule = DEGREE.get(node.op) or DEGREE.get(spec.evaluate)
+    if rule == "argument":
+        return ZERO  # a positive scaling of the body keeps its maximiser
+    return _combine(rule, [body], ctx)
+
+
+def _require(form: _Linear, ctx: _Context) -> None:
+    if form.c:
+        ctx.constraints.append(form)
+
+
+def _combine(rule: str | None, args: list[_Linear], ctx: _Context) -> _Linear:
+    if rule is None or not args:
+        raise _Unknown(f"no scaling rule {rule}")
+    if rule in ("sum", "alike", "compare"):
+        for other in args[1:]:
+            _require(other - args[0], ctx)
+        return ZERO if rule == "compare" else args[0]
+    if rule == "product":
+        total = ZERO
+        for a in args:
+            total = total + a
+        return total
+    if rule == "quotient":
+        return args[0] - args[1]
+    if rule == "same":
+        if len(args) != 1:
+            raise _Unknown("same with several operands")
+        return args[0]
+    if rule in ("invariant", "count"):
+        for a in args:
+            _require(a, ctx)
+        return ZERO
+    if rule == "ignores":
+        return ZERO
+    if rule == "half":
+        return args[0].scale(Fraction(1, 2))
+    if rule == "double":
+        return args[0].scale(Fraction(2))
+    if rule == "inverse":
+        return args[0].scale(Fraction(-1))
+    raise _Unknown(rule)
+
+
+def _number(node: A.Node) -> Fraction | None:
+    node = _strip(node)
+    if isinstance(node, A.Number):
+        try:
+            return Fraction(node.value)
+        except ValueError:
+            return None
+    if isinstance(node, A.UnaryOp) and node.op == "-":
+        inner = _number(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, A.Frac):
+        num, den = _number(node.num), _number(node.den)
+        return num / den if num is not None and den else None
+    return None
+
+
+# --- range ----------------------------------------------------------------------------------------------------
+
+
+def _add(a: Interval, b: Interval) -> Interval:
+    return (a[0] + b[0] if not (a[0] == -INF or b[0] == -INF) else -INF,
+            a[1] + b[1] if not (a[1] == INF or b[1] == INF) else INF)
+
+
+def _neg(a: Interval) -> Interval:
+    return (-a[1], -a[0])
+
+
+def _mul(a: Interval, b: Interval) -> Interval:
+    products = []
+    for x in a:
+        for y in b:
+            if (x == 0 and abs(y) == INF) or (y == 0 and abs(x) == INF):
+                products.append(0.0)
+            else:
+                products.append(x * y)
+    return (min(products), max(products))
+
+
+def _div(a: Interval, b: Interval) -> Interval:
+    lo, hi = b
+    if lo <= 0 <= hi:
+        if lo == 0 and hi > 0 and a[0] >= 0:
+            return (0.0, INF)  # a non-negative value over a positive one (the denominator is not 0 where it runs)
+        return UNKNOWN
+    inverse = (1 / hi if hi != INF else 0.0, 1 / lo if lo != -INF else 0.0)
+    return _mul(a, inverse)
+
+
+def _sum_of(a: Interval) -> Interval:
+    """A sum of an unknown number (≥ 0) of terms each in `a`."""
+    return (0.0 if a[0] >= 0 else -INF, 0.0 if a[1] <= 0 else INF)
+
+
+def _hull(values: list[Interval]) -> Interval:
+    return (min(v[0] for v in values), max(v[1] for v in values))
+
+
+def _range(node: A.Node, ctx: _Context) -> Interval:
+    node = _strip(node)
+    found = _variable(node, ctx)
+    if found is not None:
+        how, key = found
+        if how == "defined":
+            return ctx.defined[key][1]
+        return (1.0, INF) if how == "frozen" else UNKNOWN
+    if isinstance(node, A.Number):
+        value = float(Fraction(node.value))
+        return (value, value)
+    if isinstance(node, A.Symbol):
+        name = _key(node)
+        if name in CONSTANTS:
+            return (CONSTANTS[name], CONSTANTS[name])
+        return UNKNOWN
+    if isinstance(node, A.BinOp):
+        spec = O.binary(node.op)
+        how = spec.evaluate if spec else None
+        left, right = _range(node.left, ctx), _range(node.right, ctx)
+        if how == "add":
+            return _add(left, right)
+        if how == "sub":
+            return _add(left, _neg(right))
+        if how == "mul":
+            return _mul(left, right)
+        if how == "div":
+            return _div(left, right)
+        if how in ("dot", "product", "outer"):
+            return _sum_of(_mul(left, right)) if how != "outer" else _mul(left, right)
+        return UNKNOWN
+    if isinstance(node, A.UnaryOp):
+        inner = _range(node.operand, ctx)
+        return _neg(inner) if node.op == "-" else inner if node.op == "+" else UNKNOWN
+    if isinstance(node, A.Product):
+        total = _range(node.factors[0], ctx)
+        for f in node.factors[1:]:
+            total = _mul(total, _range(f, ctx))
+        # juxtaposed matrices multiply by sums of products: a sign survives, a bound does not
+        return _sum_of(total)
+    if isinstance(node, A.Frac):
+        return _div(_range(node.num, ctx), _range(node.den, ctx))
+    if isinstance(node, A.Power):
+        exponent = _number(node.exponent)
+        base = _range(node.base, ctx)
+        if exponent is not None and exponent.denominator == 1 and exponent.numerator % 2 == 0 and exponent > 0:
+            low = 0.0 if base[0] <= 0 <= base[1] else min(abs(base[0]), abs(base[1])) ** int(exponent)
+            return (low, INF if max(abs(base[0]), abs(base[1])) == INF else max(abs(base[0]), abs(base[1])) ** int(exponent))
+        if exponent is not None and exponent > 0 and base[0] >= 0:
+            return (base[0] ** float(exponent), base[1] ** float(exponent) if base[1] != INF else INF)
+        if exponent is not None and exponent < 0 and base[0] > 0:
+            return (base[1] ** float(exponent) if base[1] != INF else 0.0, base[0] ** float(exponent))
+        return UNKNOWN
+    if isinstance(node, A.Root):
+        return _sqrt([_range(node.body, ctx)]) if node.index is None else (0.0, INF)
+    if isinstance(node, A.Norm):
+        return (0.0, INF)
+    if isinstance(node, A.Abs):
+        return _abs([_range(node.body, ctx)])
+    if isinstance(node, A.Divergence):
+        return (0.0, INF)  # a divergence is ≥ 0 by definition
+    if isinstance(node, A.Indicator):
+        return (0.0, 1.0)
+    if isinstance(node, A.Transpose):
+        return _range(node.base, ctx)
+    if isinstance(node, A.Apply):
+        op = _function_op(node, ctx)
+        rule = RANGE.get(op) if op else None
+        if rule is None:
+            return UNKNOWN
+        return rule([_range(a, ctx) for a in node.args])
+    if isinstance(node, A.Reduction):
+        if node.body is None:
+            return UNKNOWN
+        body = _range(node.body, ctx)
+        if node.op == "softmax":
+            return (0.0, 1.0)
+        if node.op in ("E", "max", "min", "sup", "inf", "stack", "mean"):
+            return body
+        if node.op == "sum":
+            return _sum_of(body)
+        if node.op == "prod" and body[0] >= 0:
+            return (0.0, 1.0 if body[1] <= 1 else INF)
+        return UNKNOWN
+    if isinstance(node, A.Cases):
+        return _hull([_range(value, ctx) for value, _ in node.rows])
+    if isinstance(node, A.Matrix):
+        return _hull([_range(c, ctx) for row in node.rows for c in row])
+    raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
