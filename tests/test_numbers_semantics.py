@@ -422,3 +422,20 @@ def test_the_mcp_numbers_tool_takes_values_and_functions():
                                        "fn": ["sigma=sigmoid"]})
     # -log σ(-β/2 ((0.5 - 0.2) - (0.1 - 0.3))) = -log σ(-0.5)
     assert out["value"] == pytest.approx(-math.log(1 / (1 + math.exp(0.5))))
+
+
+def test_translation_symmetries_and_abstract_outputs():
+    # softmax ignores a shift of its argument; ‖ε − ε_θ(x_t, t)‖² is unchanged when ε and what ε_θ returns move
+    # together, and scales by 4 when both double: the test moves the abstract function's output by wrapping it.
+    code = generate(evaluate(r"w = \mathrm{softmax}(z)", {"z": [1.0, 2.0, 3.0]}), Citation("test"))
+    assert "adding z + 1 leaves the result unchanged" in code.test
+    _run_check(code, code.numpy, "translation_symmetry_of_its_operators")
+    code = generate(evaluate(r"L = \|\epsilon - \epsilon_\theta(x_t, t)\|^2", {}), Citation("test"))
+    assert r"\epsilon × 2^1, \epsilon_\theta (its output) × 2^1 multiplies the result by 2^2" in code.test
+    assert r"adding \epsilon + 1, \epsilon_\theta (its output) + 1 leaves the result unchanged" in code.test
+    for name in ("scaling_symmetry_of_its_operators", "translation_symmetry_of_its_operators"):
+        _run_check(code, code.numpy, name)
+    planted = code.numpy.replace("diff = epsilon - apply", "diff = epsilon + apply", 1)
+    assert planted != code.numpy
+    with pytest.raises(AssertionError):
+        _run_check(code, planted, "translation_symmetry_of_its_operators")

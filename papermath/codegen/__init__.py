@@ -331,7 +331,8 @@ def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
                 f"    np.testing.assert_allclose(np.asarray({function}(*inputs()), dtype=float),",
                 f"                               np.asarray({function}_restated_{k}(*inputs()), dtype=float), rtol=1e-6, atol=1e-9)",
                 "", ""]
-    parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params)
+    parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params) + tuple(
+        Parameter(latex, "callable") for latex, _, _ in ev.abstract)
     for check in independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
                                     implementations=ev.implementations, parameters=parameters,
                                     abstract=tuple(latex for latex, _, _ in ev.abstract), function=function):

@@ -43,7 +43,8 @@ class Parameter:
     key: str
     """The input's key (the symbol's LaTeX, `papermath.evaluate.Input.key`)."""
     source: str
-    """"set", "chosen" (a value: may be scaled), "dimension" (a size: never scaled)."""
+    """"set", "chosen" (a value: may be scaled), "dimension" (a size: never scaled), "callable" (a function the
+    paper leaves abstract: a test may scale or shift what it returns)."""
 
 
 def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = None,
@@ -72,10 +73,13 @@ def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = Non
     keys = {p.key.replace(" ", "") for p in parameters} | {k for k, _ in statements}
     if not any(to_latex(n).replace(" ", "") in keys for side in (node, *sides) for n in A.walk(side)):
         return checks  # a constant (`… = 0`): nothing of the inputs to check
+    if abstract and not any(p.source == "callable" for p in parameters):
+        parameters += tuple(Parameter(k, "callable") for k in abstract)  # inputs() passes them after the values
+    callables = [p.key for p in parameters if p.source == "callable"]
     derived = derive(node, statements, sides=sides,
                      variables=[p.key for p in parameters if p.source in ("set", "chosen")],
-                     frozen=[p.key for p in parameters if p.source not in ("set", "chosen")], abstract=abstract,
-                     implementations=ops)
+                     frozen=[p.key for p in parameters if p.source not in ("set", "chosen", "callable")],
+                     abstract=callables, implementations=ops)
     if derived is None:
         return checks
     low, high = derived.range
@@ -83,6 +87,8 @@ def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = Non
         checks.append(_range_check(low, high))
     if derived.scaling is not None and parameters:
         checks.append(_scaling_check(derived.scaling, parameters, function))
+    if derived.shift is not None and parameters:
+        checks.append(_shift_check(derived.shift, parameters, function))
     return checks
 
 
@@ -102,21 +108,60 @@ def _range_check(low: float, high: float) -> Check:
                  tuple(body))
 
 
+def _moves(symmetry: Scaling, parameters: tuple[Parameter, ...]) -> tuple[list[tuple[int, int, bool]], list[str]]:
+    """(position in inputs(), exponent or shift, is a callable) per moved parameter, and the moves in words. The
+    symmetry's factors are in `derive`'s order: the value inputs, then the callables (a name may be both)."""
+    order = [i for i, p in enumerate(parameters) if p.source in ("set", "chosen")]
+    order += [i for i, p in enumerate(parameters) if p.source == "callable"]
+    moves, names = [], []
+    for position, factor in zip(order, symmetry.factors):
+        if factor:
+            callable_ = parameters[position].source == "callable"
+            moves.append((position, factor, callable_))
+            names.append(f"{parameters[position].key.strip()}{' (its output)' if callable_ else ''}")
+    return moves, names
+
+
+def _moved_inputs(moves: list[tuple[int, int, bool]], how: str) -> list[str]:
+    """Test lines that build `args`: inputs() with the moved parameters scaled (`how` "*") or shifted ("+"); a
+    callable's output is moved by wrapping it."""
+    step = "2.0 ** power" if how == "*" else "float(power)"
+    return ["args = list(inputs())",
+            f"for position, power, is_callable in {tuple(moves)!r}:",
+            "    if is_callable:",
+            f"        args[position] = (lambda f, m: lambda *a: np.asarray(f(*a), dtype=float) {how} m)(args[position], "
+            f"{step})",
+            "    else:",
+            f"        args[position] = np.asarray(args[position], dtype=float) {how} {step}"]
+
+
 def _scaling_check(scaling: Scaling, parameters: tuple[Parameter, ...], function: str) -> Check:
-    positions = {p.key: i for i, p in enumerate(parameters)}
-    moves = [(positions[k], f) for k, f in zip(scaling.keys, scaling.factors) if f and k in positions]
-    shown = ", ".join(f"{k} × 2^{f}" for k, f in zip(scaling.keys, scaling.factors) if f)
+    moves, names = _moves(scaling, parameters)
+    shown = ", ".join(f"{name} × 2^{f}" for name, (_, f, _) in zip(names, moves))
     degree = scaling.degree
     effect = "leaves the result unchanged" if degree == 0 else f"multiplies the result by 2^{degree}"
-    exponent = repr(float(degree))
-    body = ["args = list(inputs())",
-            f"for position, power in {tuple(moves)!r}:",
-            "    args[position] = np.asarray(args[position], dtype=float) * 2.0 ** power",
-            f"expected = 2.0 ** {exponent} * np.asarray(result, dtype=float)",
+    body = [*_moved_inputs(moves, "*"),
+            f"expected = 2.0 ** {float(degree)!r} * np.asarray(result, dtype=float)",
             f"np.testing.assert_allclose(np.asarray({function}(*args), dtype=float), expected, rtol=1e-9, atol=1e-12)"]
     return Check("scaling_symmetry_of_its_operators",
                  f"the equation's operators make it homogeneous: scaling {shown} {effect} (sums need terms scaled "
                  "alike, products multiply scales, exp/log/σ/softmax need an unchanged argument)", tuple(body))
+
+
+def _shift_check(shift: Scaling, parameters: tuple[Parameter, ...], function: str) -> Check:
+    moves, names = _moves(shift, parameters)
+    shown = ", ".join(f"{name} + {f}" for name, (_, f, _) in zip(names, moves))
+    moved = shift.degree
+    effect = "leaves the result unchanged" if moved == 0 else f"adds {moved} to the result"
+    body = [*_moved_inputs(moves, "+"),
+            f"expected = np.asarray(result, dtype=float) + {float(moved)!r}",
+            "scale = 1.0 + float(np.max(np.abs(expected))) if np.size(expected) else 1.0",
+            f"np.testing.assert_allclose(np.asarray({function}(*args), dtype=float), expected, rtol=1e-9, "
+            "atol=1e-9 * scale)"]
+    return Check("translation_symmetry_of_its_operators",
+                 f"the equation's operators make it move with a shift: adding {shown} {effect} (a difference of "
+                 "two shifted terms does not move, softmax ignores a shift, a norm or a nonlinearity needs an "
+                 "unchanged argument)", tuple(body))
 
 
 def _computation(tree: A.Node) -> tuple[A.Node, list[tuple[str, A.Node]], tuple[A.Node, ...]] | None:

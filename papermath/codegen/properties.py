@@ -159,8 +159,9 @@ class _Context:
     """Input key (spaces removed) → position in the scaling vector; inputs that may be scaled."""
     frozen: set[str]
     """Input keys (spaces removed) that are sizes or counts: never scaled, positive."""
-    abstract: set[str]
-    """Functions the paper leaves abstract (their LaTeX, spaces removed)."""
+    abstract: dict[str, int]
+    """Functions the paper leaves abstract (their LaTeX, spaces removed) → position of their output's scaling (the
+    generated code takes them as callables: a test may scale what they return)."""
     implementations: dict[str, str]
     """Function LaTeX (spaces removed) → operation."""
     bound: tuple[str, ...] = ()
@@ -195,6 +196,8 @@ class _Linear:
 
 
 ZERO = _Linear()
+_LARGEST = 64
+"""A symmetry whose effect is past 2^64 (`x^{10^{40}}`) is not checked: floats cannot show it."""
 
 
 def _key(node: A.Node) -> str:
@@ -231,6 +234,9 @@ class Derived:
 
     scaling: Scaling | None
     range: Interval
+    shift: Scaling | None = None
+    """A translation symmetry: adding `factors[k]` to input k (to an abstract function's output) adds `degree`
+    to the result (`softmax(z + c) = softmax(z)`, `‖(x + c) − (y + c)‖ = ‖x − y‖`, `σ(r_w − r_l)` with r shifted)."""
 
 
 def derive(node: A.Node, statements: Sequence[tuple[str, A.Node]], *, sides: Sequence[A.Node] = (),
@@ -242,8 +248,9 @@ def derive(node: A.Node, statements: Sequence[tuple[str, A.Node]], *, sides: Seq
     indices; `sides`: other sides stated equal to `node` (the code computes them too: they constrain the symmetry
     alike). None when the tree holds something the rules do not cover."""
     ctx = _Context({k.replace(" ", ""): i for i, k in enumerate(variables)}, {k.replace(" ", "") for k in frozen},
-                   {k.replace(" ", "") for k in abstract},
+                   {k.replace(" ", ""): len(variables) + i for i, k in enumerate(abstract)},
                    {k.replace(" ", ""): v for k, v in (implementations or {}).items()}, (), {}, [])
+    keys = (*variables, *abstract)
     degree: _Linear | None = None
     try:
         for key, rhs in statements:
@@ -260,10 +267,10 @@ def derive(node: A.Node, statements: Sequence[tuple[str, A.Node]], *, sides: Seq
             break
         _require(other - degree, ctx)
     scaling = None
-    w = _symmetry(ctx.constraints or [], len(variables)) if degree is not None else None
-    if w is not None and degree is not None:
-        scaling = Scaling(tuple(int(x) for x in w), tuple(variables), degree.value(w))
-    return Derived(scaling, interval)
+    w = _symmetry(ctx.constraints or [], len(keys)) if degree is not None else None
+    if w is not None and degree is not None and abs(degree.value(w)) <= _LARGEST:
+        scaling = Scaling(tuple(int(x) for x in w), keys, degree.value(w))
+    return Derived(scaling, interval, _shift_symmetry(node, statements, sides, ctx, keys))
 
 
 def _or_unknown(node: A.Node, ctx: _Context) -> Interval:
@@ -339,6 +346,13 @@ def _freeze_inside(node: A.Node | None, ctx: _Context) -> None:
         for key in (_key(sub), _base_key(sub)):
             if key in ctx.variables:
                 ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
+
+
+def _abstract_index(node: A.Apply, ctx: _Context) -> int | None:
+    for key in (_key(node.func), _base_key(node.func)):
+        if key in ctx.abstract:
+            return ctx.abstract[key]
+    return None
 
 
 def _function_op(node: A.Apply, ctx: _Context) -> str | None:
@@ -424,16 +438,15 @@ def _degree(node: A.Node, ctx: _Context) -> _Linear:
         _require(_degree(node.right, ctx), ctx)
         return ZERO
     if isinstance(node, A.Apply):
-        if node.given or node.params:
-            raise _Unknown("conditional application")
         op = _function_op(node, ctx)
-        if op is None:
+        if op is None or ((node.given or node.params) and op != "abstract"):
             raise _Unknown(_key(node))
-        args = [_degree(a, ctx) for a in node.args]
+        args = [_degree(a, ctx) for a in (*node.args, *node.given, *node.params)]
         if op == "abstract":
             for a in args:
                 _require(a, ctx)
-            return ZERO
+            index = _abstract_index(node, ctx)
+            return ZERO if index is None else _Linear({index: Fraction(1)})
         return _combine(DEGREE.get(op), args, ctx)
     if isinstance(node, A.Reduction):
         return _reduction_degree(node, ctx)
@@ -672,3 +685,190 @@ def _range(node: A.Node, ctx: _Context) -> Interval:
     if isinstance(node, A.Matrix):
         return _hull([_range(c, ctx) for row in node.rows for c in row])
     raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
+
+
+# --- translation symmetry -----------------------------------------------------------------------------------------
+# How adding a constant to an operand moves an operation's value: "passes" (the value moves with it: +, −, mean,
+# max, E), "ignores" (the value does not move whatever the shift: softmax, argmax, layer norm), "fixed" (the operand
+# must not move: exp, log, σ, a norm, a square, a sum over an index whose number of terms is not known here).
+SHIFT: dict[str, str] = {
+    "identity": "passes", "mean": "passes", "max2": "alike", "min2": "alike", "logsumexp": "passes",
+    "transpose": "passes", "softmax": "ignores", "log_softmax": "ignores", "layer_norm": "ignores",
+    "reduce": "passes", "expectation": "passes", "stack": "passes", "argmax": "ignores", "argmin": "ignores",
+    "sum": "fixed", "prod": "fixed",
+}
+
+
+def _shift_symmetry(node: A.Node, statements: Sequence[tuple[str, A.Node]], sides: Sequence[A.Node],
+                    scaled: _Context, keys: tuple[str, ...]) -> Scaling | None:
+    ctx = _Context(scaled.variables, scaled.frozen, scaled.abstract, scaled.implementations, (), {}, [])
+    try:
+        for key, rhs in statements:
+            ctx.defined[key.replace(" ", "")] = (_or_none(_shift, rhs, ctx), UNKNOWN)
+        moved = _shift(node, ctx)
+        for side in sides:
+            _require(_shift(side, ctx) - moved, ctx)
+    except (_Unknown, RecursionError, ZeroDivisionError, OverflowError, ValueError):
+        return None
+    w = _symmetry(ctx.constraints or [], len(keys))
+    if w is None or abs(moved.value(w)) > _LARGEST:
+        return None
+    return Scaling(tuple(int(x) for x in w), keys, moved.value(w))
+
+
+def _shift(node: A.Node, ctx: _Context) -> _Linear:
+    node = _strip(node)
+    found = _variable(node, ctx)
+    if found is not None:
+        how, key = found
+        if isinstance(node, A.Indexed):
+            for index in node.indices:
+                _freeze_inside(index, ctx)
+        if how == "defined":
+            moved = ctx.defined[key][0]
+            if moved is None:
+                raise _Unknown(key)
+            return moved
+        return _Linear({ctx.variables[key]: Fraction(1)}) if how == "var" else ZERO
+    if isinstance(node, A.Number):
+        return ZERO
+    if isinstance(node, A.Symbol):
+        if _key(node) in ctx.bound or _key(node) in CONSTANTS:
+            return ZERO
+        raise _Unknown(_key(node))
+    if isinstance(node, A.Indexed):
+        base = _strip(node.base)
+        if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
+            return ZERO
+        raise _Unknown(_key(node))
+    if isinstance(node, A.BinOp):
+        spec = O.binary(node.op)
+        how = spec.evaluate if spec else None
+        if how in ("add", "sub"):
+            left, right = _shift(node.left, ctx), _shift(node.right, ctx)
+            return left + right if how == "add" else left - right
+        if how in ("mul", "dot", "product", "outer"):
+            return _shift_product([node.left, node.right], ctx)
+        if how == "div":
+            return _shift_quotient(node.left, node.right, ctx)
+        raise _Unknown(node.op)
+    if isinstance(node, A.UnaryOp):
+        inner = _shift(node.operand, ctx)
+        if node.op in ("-", "\\neg"):
+            return inner.scale(Fraction(-1))
+        if node.op == "+":
+            return inner
+        raise _Unknown(node.op)
+    if isinstance(node, A.Product):
+        return _shift_product(list(node.factors), ctx)
+    if isinstance(node, A.Frac):
+        return _shift_quotient(node.num, node.den, ctx)
+    if isinstance(node, A.Power):
+        if _number(node.exponent) == 1:
+            return _shift(node.base, ctx)
+        _fixed_shift([node.base, node.exponent], ctx)
+        return ZERO
+    if isinstance(node, A.Transpose):
+        return _shift(node.base, ctx)
+    if isinstance(node, (A.Inverse, A.Root, A.Norm, A.Abs)):
+        _fixed_shift([node.base if isinstance(node, A.Inverse) else node.body], ctx)
+        return ZERO
+    if isinstance(node, A.Divergence):
+        _fixed_shift([node.left, node.right], ctx)
+        return ZERO
+    if isinstance(node, A.Apply):
+        op = _function_op(node, ctx)
+        if op is None or ((node.given or node.params) and op != "abstract"):
+            raise _Unknown(_key(node))
+        args = [*node.args, *node.given, *node.params]
+        if op == "abstract":
+            _fixed_shift(args, ctx)
+            index = _abstract_index(node, ctx)
+            return ZERO if index is None else _Linear({index: Fraction(1)})
+        return _shift_rule(SHIFT.get(op, "fixed"), args, ctx)
+    if isinstance(node, A.Reduction):
+        spec = O.reduction(node.op)
+        if spec is None or not isinstance(spec.evaluate, str) or node.body is None or node.condition is not None:
+            raise _Unknown(f"reduction {node.op}")
+        names = tuple(_key(v) for v in node.variables)
+        parts = (node.lower, node.upper, node.domain) if node.op == "E" else (node.lower, node.upper, node.domain,
+                                                                             node.under, node.over)
+        for part in parts:
+            if part is not None:
+                for sub in A.walk(part):
+                    key = _key(sub)
+                    if key in ctx.variables and key not in names:
+                        ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
+        inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
+                         ctx.constraints)
+        rule = SHIFT.get(node.op) or SHIFT.get(spec.evaluate, "fixed")
+        return _shift_rule(rule, [node.body], inner)
+    if isinstance(node, A.Indicator):
+        _shift_condition(node.condition, ctx)
+        return ZERO
+    if isinstance(node, A.Cases):
+        values = []
+        for value, condition in node.rows:
+            if condition is not None:
+                _shift_condition(condition, ctx)
+            values.append(value)
+        return _shift_rule("alike", values, ctx)
+    if isinstance(node, A.Matrix):
+        return _shift_rule("alike", [c for row in node.rows for c in row], ctx)
+    if isinstance(node, (A.Concat, A.Tuple)) and node.items:
+        return _shift_rule("alike", list(node.items), ctx)
+    raise _Unknown(type(node).__name__)
+
+
+def _shift_rule(rule: str, args: list[A.Node], ctx: _Context) -> _Linear:
+    if rule == "passes" and len(args) == 1:
+        return _shift(args[0], ctx)
+    if rule == "alike" and args:
+        forms = [_shift(a, ctx) for a in args]
+        for other in forms[1:]:
+            _require(other - forms[0], ctx)
+        return forms[0]
+    if rule == "ignores":
+        for a in args:
+            _shift(a, ctx)  # still walked: an input inside an index must not move
+        return ZERO
+    _fixed_shift(args, ctx)
+    return ZERO
+
+
+def _shift_condition(node: A.Node, ctx: _Context) -> None:
+    node = _strip(node)
+    if isinstance(node, A.Text):
+        return
+    if isinstance(node, A.Relation) and all(O.relation(op) and O.relation(op).evaluate == "compare" for op in node.ops):
+        _shift_rule("alike", list(node.operands), ctx)
+        return
+    raise _Unknown("condition")
+
+
+def _fixed_shift(args: Sequence[A.Node], ctx: _Context) -> None:
+    for a in args:
+        _require(_shift(a, ctx), ctx)
+
+
+def _shift_product(factors: list[A.Node], ctx: _Context) -> _Linear:
+    """A product moves with one factor only when the others are numbers (2(x + c) = 2x + 2c); otherwise no factor
+    may move (β(x + c) moves by βc, which depends on β's value)."""
+    numbers = [_number(f) for f in factors]
+    rest = [f for f, n in zip(factors, numbers) if n is None]
+    if len(rest) == 1:
+        factor = Fraction(1)
+        for n in numbers:
+            if n is not None:
+                factor *= n
+        return _shift(rest[0], ctx).scale(factor)
+    _fixed_shift(factors, ctx)
+    return ZERO
+
+
+def _shift_quotient(num: A.Node, den: A.Node, ctx: _Context) -> _Linear:
+    value = _number(den)
+    if value:
+        return _shift(num, ctx).scale(1 / value)
+    _fixed_shift([num, den], ctx)
+    return ZERO
