@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from papermath.cli import main
 from papermath.codegen import Citation, generate, safe
-from papermath.codegen.checks import independent_checks
+from papermath.codegen.checks import Parameter, independent_checks
 from papermath.codegen.safe import UnsafeCodeError
 from papermath.evaluate import evaluate
 
@@ -89,7 +89,9 @@ def _shape(source: str) -> str:
 
 
 # What a check's body may hold: the checks are fixed templates (papermath/codegen/checks.py) filled with numbers.
-CHECK_CALLS = {"np.shape", "np.asarray", "np.all", "np.testing.assert_allclose", "values.sum", "float", "y", "inputs"}
+CHECK_CALLS = {"np.shape", "np.asarray", "np.all", "np.testing.assert_allclose", "values.sum", "float", "y", "inputs",
+               # the symmetry and range templates (papermath/codegen/properties.py): move inputs, wrap a callable
+               "list", "moved", "f", "max", "abs", "np.max", "np.abs", "np.size"}
 
 
 def _independent_checks(source: str) -> list[str]:
@@ -114,6 +116,11 @@ FIELDS = ("paper", "version", "equation", "latex", "result_latex", "note", "inpu
 
 
 def _with_field(field: str, text: str):
+    ev, citation = _field_evaluation(field, text)
+    return generate(ev, citation)
+
+
+def _field_evaluation(field: str, text: str):
     ev = _baseline()
     citation = Citation("Title", "2401.00001v1", "1")
     if field in ("paper", "version", "equation"):
@@ -126,7 +133,7 @@ def _with_field(field: str, text: str):
         ev = dataclasses.replace(ev, inputs=tuple(dataclasses.replace(i, key=text) if i.key == "W" else i
                                                  for i in ev.inputs),
                                  params=tuple(text if k == "W" else k for k in ev.params))
-    return generate(ev, citation)
+    return ev, citation
 
 
 # Derandomized, with the cases that once failed as explicit examples: the same inputs on every run.
@@ -150,7 +157,9 @@ def test_any_text_in_any_paper_field_is_only_data(field, text):
         compile(ours.encode("utf-8"), "<generated>", "exec", dont_inherit=True)
     # The independent checks are those the equation's tree allows (the latex field is the equation, which
     # codegen.checks parses), each a fixed template: the text selects among them, it never writes into them.
-    expected = [c.name for c in independent_checks(text if field == "latex" else _baseline().latex)]
+    ev, _ = _field_evaluation(field, text)
+    parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params)
+    expected = [c.name for c in independent_checks(ev.latex, parameters=parameters, function="y")]
     assert _independent_checks(code.test) == expected
 
 

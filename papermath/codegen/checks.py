@@ -126,11 +126,13 @@ def _moved_inputs(moves: list[tuple[int, int, bool]], how: str) -> list[str]:
     """Test lines that build `args`: inputs() with the moved parameters scaled (`how` "*") or shifted ("+"); a
     callable's output is moved by wrapping it."""
     step = "2.0 ** power" if how == "*" else "float(power)"
-    return ["args = list(inputs())",
+    return ["def moved(f, m):",
+            f"    return lambda *a: np.asarray(f(*a), dtype=float) {how} m",
+            "",
+            "args = list(inputs())",
             f"for position, power, is_callable in {tuple(moves)!r}:",
             "    if is_callable:",
-            f"        args[position] = (lambda f, m: lambda *a: np.asarray(f(*a), dtype=float) {how} m)(args[position], "
-            f"{step})",
+            f"        args[position] = moved(args[position], {step})",
             "    else:",
             f"        args[position] = np.asarray(args[position], dtype=float) {how} {step}"]
 
