@@ -464,7 +464,21 @@ def _degree(node: A.Node, ctx: _Context) -> _Linear:
         return _combine("alike", [_degree(c, ctx) for row in node.rows for c in row], ctx)
     if isinstance(node, (A.Concat, A.Tuple)) and node.items:
         return _combine("alike", [_degree(c, ctx) for c in node.items], ctx)
+    if isinstance(node, A.Delimited):
+        pair = _inner_product(node)
+        if pair is not None:
+            return _combine("product", [_degree(p, ctx) for p in pair], ctx)
+        if node.kind in ("floor", "ceil"):
+            return _combine("invariant", [_degree(node.body, ctx)], ctx)
     raise _Unknown(type(node).__name__)
+
+
+def _inner_product(node: A.Delimited) -> tuple[A.Node, A.Node] | None:
+    """`⟨a, b⟩`: the two sides of an inner product (bilinear: scales multiply, a shift is not allowed)."""
+    body = _strip(node.body)
+    if node.kind == "angle" and isinstance(body, A.Tuple) and len(body.items) == 2:
+        return body.items[0], body.items[1]
+    return None
 
 
 def _condition(node: A.Node, ctx: _Context) -> None:
@@ -480,11 +494,11 @@ def _condition(node: A.Node, ctx: _Context) -> None:
 
 def _reduction_degree(node: A.Reduction, ctx: _Context) -> _Linear:
     spec = O.reduction(node.op)
-    if spec is None or not isinstance(spec.evaluate, str) or node.body is None or node.condition is not None:
+    if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
         raise _Unknown(f"reduction {node.op}")
     names = tuple(_key(v) for v in node.variables)
-    parts = (node.lower, node.upper, node.domain) if node.op == "E" else (node.lower, node.upper, node.domain,
-                                                                         node.under, node.over)
+    parts = (node.lower, node.upper, node.domain, node.condition) if node.op == "E" else (
+        node.lower, node.upper, node.domain, node.under, node.over, node.condition)
     for part in parts:
         if part is not None:
             for sub in A.walk(part):
@@ -788,11 +802,12 @@ def _shift(node: A.Node, ctx: _Context) -> _Linear:
         return _shift_rule(SHIFT.get(op, "fixed"), args, ctx)
     if isinstance(node, A.Reduction):
         spec = O.reduction(node.op)
-        if spec is None or not isinstance(spec.evaluate, str) or node.body is None or node.condition is not None:
+        if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
             raise _Unknown(f"reduction {node.op}")
         names = tuple(_key(v) for v in node.variables)
-        parts = (node.lower, node.upper, node.domain) if node.op == "E" else (node.lower, node.upper, node.domain,
-                                                                             node.under, node.over)
+        # inputs in a bound, a range or a condition (which terms are summed) must not move
+        parts = (node.lower, node.upper, node.domain, node.condition) if node.op == "E" else (
+            node.lower, node.upper, node.domain, node.under, node.over, node.condition)
         for part in parts:
             if part is not None:
                 for sub in A.walk(part):
@@ -817,6 +832,10 @@ def _shift(node: A.Node, ctx: _Context) -> _Linear:
         return _shift_rule("alike", [c for row in node.rows for c in row], ctx)
     if isinstance(node, (A.Concat, A.Tuple)) and node.items:
         return _shift_rule("alike", list(node.items), ctx)
+    if isinstance(node, A.Delimited) and (_inner_product(node) is not None or node.kind in ("floor", "ceil")):
+        pair = _inner_product(node)
+        _fixed_shift(list(pair) if pair is not None else [node.body], ctx)
+        return ZERO
     raise _Unknown(type(node).__name__)
 
 
