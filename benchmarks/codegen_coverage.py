@@ -189,6 +189,8 @@ def main() -> int:
                 reasons["no independent check"]["an independent check FAILS"] += 1
             else:
                 reasons["no independent check"][_top(equation.latex, functions)] += 1
+                if os.environ.get("CODEGEN_COVERAGE_SHOW_UNCHECKED"):
+                    print(f"  UNCHECKED {module}: {ev.latex[:140]}")
         rows.append((paper_dir.name, counts))
     total = collections.Counter()
     columns = ("total", "shapes", "result", "numbers", "code", "standins", "abstract", "with_check", "ok")
