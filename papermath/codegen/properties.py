@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -387,90 +388,162 @@ def _degree(node: A.Node, ctx: _Context) -> _Linear:
             for index in node.indices:
                 _freeze_inside(index, ctx)
         return _Linear({ctx.variables[key]: Fraction(1)}) if how == "var" else ZERO
-    if isinstance(node, A.Number):
+    handler = _DEGREE_BY_NODE.get(type(node))
+    if handler is None:
+        raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
+    return handler(node, ctx)
+
+
+def _degree_number(node: A.Number, ctx: _Context) -> _Linear:
+    return ZERO
+
+
+def _degree_symbol(node: A.Symbol, ctx: _Context) -> _Linear:
+    name = _key(node)
+    if name in ctx.bound or name in CONSTANTS:
         return ZERO
-    if isinstance(node, A.Symbol):
-        name = _key(node)
-        if name in ctx.bound or name in CONSTANTS:
-            return ZERO
-        raise _Unknown(name)
-    if isinstance(node, A.Indexed):
-        base = _strip(node.base)
-        if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
-            return ZERO
+    raise _Unknown(name)
+
+
+def _degree_indexed(node: A.Indexed, ctx: _Context) -> _Linear:
+    base = _strip(node.base)
+    if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
+        return ZERO
+    raise _Unknown(_key(node))
+
+
+def _degree_binop(node: A.BinOp, ctx: _Context) -> _Linear:
+    spec = O.binary(node.op)
+    rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
+    return _combine(rule, [_degree(node.left, ctx), _degree(node.right, ctx)], ctx)
+
+
+def _degree_unaryop(node: A.UnaryOp, ctx: _Context) -> _Linear:
+    spec = O.unary(node.op)
+    rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
+    return _combine(rule, [_degree(node.operand, ctx)], ctx)
+
+
+def _degree_product(node: A.Product, ctx: _Context) -> _Linear:
+    return _combine("product", [_degree(f, ctx) for f in node.factors], ctx)
+
+
+def _degree_frac(node: A.Frac, ctx: _Context) -> _Linear:
+    return _combine("quotient", [_degree(node.num, ctx), _degree(node.den, ctx)], ctx)
+
+
+def _degree_power(node: A.Power, ctx: _Context) -> _Linear:
+    exponent = _strip(node.exponent)
+    base = _degree(node.base, ctx)
+    value = _number(exponent)
+    if value is not None:
+        return base.scale(value)
+    _require(_degree(exponent, ctx), ctx)
+    _require(base, ctx)
+    return ZERO
+
+
+def _degree_transpose(node: A.Transpose, ctx: _Context) -> _Linear:
+    return _degree(node.base, ctx)
+
+
+def _degree_inverse(node: A.Inverse, ctx: _Context) -> _Linear:
+    return _degree(node.base, ctx).scale(Fraction(-1))
+
+
+def _degree_root(node: A.Root, ctx: _Context) -> _Linear:
+    if node.index is not None:
+        value = _number(_strip(node.index))
+        if value is None or value == 0:
+            raise _Unknown("root")
+        return _degree(node.body, ctx).scale(1 / value)
+    return _degree(node.body, ctx).scale(Fraction(1, 2))
+
+
+def _degree_norm(node: A.Node, ctx: _Context) -> _Linear:
+    return _degree(node.body, ctx)
+
+
+def _degree_divergence(node: A.Divergence, ctx: _Context) -> _Linear:
+    _require(_degree(node.left, ctx), ctx)
+    _require(_degree(node.right, ctx), ctx)
+    return ZERO
+
+
+def _degree_apply(node: A.Apply, ctx: _Context) -> _Linear:
+    op = _function_op(node, ctx)
+    if op is None or ((node.given or node.params) and op != "abstract"):
         raise _Unknown(_key(node))
-    if isinstance(node, A.BinOp):
-        spec = O.binary(node.op)
-        rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
-        return _combine(rule, [_degree(node.left, ctx), _degree(node.right, ctx)], ctx)
-    if isinstance(node, A.UnaryOp):
-        spec = O.unary(node.op)
-        rule = DEGREE.get(spec.evaluate) if spec and isinstance(spec.evaluate, str) else None
-        return _combine(rule, [_degree(node.operand, ctx)], ctx)
-    if isinstance(node, A.Product):
-        return _combine("product", [_degree(f, ctx) for f in node.factors], ctx)
-    if isinstance(node, A.Frac):
-        return _combine("quotient", [_degree(node.num, ctx), _degree(node.den, ctx)], ctx)
-    if isinstance(node, A.Power):
-        exponent = _strip(node.exponent)
-        base = _degree(node.base, ctx)
-        value = _number(exponent)
-        if value is not None:
-            return base.scale(value)
-        _require(_degree(exponent, ctx), ctx)
-        _require(base, ctx)
-        return ZERO
-    if isinstance(node, A.Transpose):
-        return _degree(node.base, ctx)
-    if isinstance(node, A.Inverse):
-        return _degree(node.base, ctx).scale(Fraction(-1))
-    if isinstance(node, A.Root):
-        if node.index is not None:
-            value = _number(_strip(node.index))
-            if value is None or value == 0:
-                raise _Unknown("root")
-            return _degree(node.body, ctx).scale(1 / value)
-        return _degree(node.body, ctx).scale(Fraction(1, 2))
-    if isinstance(node, (A.Norm, A.Abs)):
-        return _degree(node.body, ctx)
-    if isinstance(node, A.Divergence):
-        _require(_degree(node.left, ctx), ctx)
-        _require(_degree(node.right, ctx), ctx)
-        return ZERO
-    if isinstance(node, A.Apply):
-        op = _function_op(node, ctx)
-        if op is None or ((node.given or node.params) and op != "abstract"):
-            raise _Unknown(_key(node))
-        args = [_degree(a, ctx) for a in (*node.args, *node.given, *node.params)]
-        if op == "abstract":
-            for a in args:
-                _require(a, ctx)
-            index = _abstract_index(node, ctx)
-            return ZERO if index is None else _Linear({index: Fraction(1)})
-        return _combine(DEGREE.get(op), args, ctx)
-    if isinstance(node, A.Reduction):
-        return _reduction_degree(node, ctx)
-    if isinstance(node, A.Indicator):
-        _condition(node.condition, ctx)
-        return ZERO
-    if isinstance(node, A.Cases):
-        values = []
-        for value, condition in node.rows:
-            if condition is not None:
-                _condition(condition, ctx)
-            values.append(_degree(value, ctx))
-        return _combine("alike", values, ctx)
-    if isinstance(node, A.Matrix):
-        return _combine("alike", [_degree(c, ctx) for row in node.rows for c in row], ctx)
-    if isinstance(node, (A.Concat, A.Tuple)) and node.items:
-        return _combine("alike", [_degree(c, ctx) for c in node.items], ctx)
-    if isinstance(node, A.Delimited):
-        pair = _inner_product(node)
-        if pair is not None:
-            return _combine("product", [_degree(p, ctx) for p in pair], ctx)
-        if node.kind in ("floor", "ceil"):
-            return _combine("invariant", [_degree(node.body, ctx)], ctx)
+    args = [_degree(a, ctx) for a in (*node.args, *node.given, *node.params)]
+    if op == "abstract":
+        for a in args:
+            _require(a, ctx)
+        index = _abstract_index(node, ctx)
+        return ZERO if index is None else _Linear({index: Fraction(1)})
+    return _combine(DEGREE.get(op), args, ctx)
+
+
+def _degree_reduction(node: A.Reduction, ctx: _Context) -> _Linear:
+    return _reduction_degree(node, ctx)
+
+
+def _degree_indicator(node: A.Indicator, ctx: _Context) -> _Linear:
+    _condition(node.condition, ctx)
+    return ZERO
+
+
+def _degree_cases(node: A.Cases, ctx: _Context) -> _Linear:
+    values = []
+    for value, condition in node.rows:
+        if condition is not None:
+            _condition(condition, ctx)
+        values.append(_degree(value, ctx))
+    return _combine("alike", values, ctx)
+
+
+def _degree_matrix(node: A.Matrix, ctx: _Context) -> _Linear:
+    return _combine("alike", [_degree(c, ctx) for row in node.rows for c in row], ctx)
+
+
+def _degree_concat(node: A.Node, ctx: _Context) -> _Linear:
+    if not (node.items):
+        raise _Unknown(type(node).__name__)
+    return _combine("alike", [_degree(c, ctx) for c in node.items], ctx)
+
+
+def _degree_delimited(node: A.Delimited, ctx: _Context) -> _Linear:
+    pair = _inner_product(node)
+    if pair is not None:
+        return _combine("product", [_degree(p, ctx) for p in pair], ctx)
+    if node.kind in ("floor", "ceil"):
+        return _combine("invariant", [_degree(node.body, ctx)], ctx)
     raise _Unknown(type(node).__name__)
+
+
+_DEGREE_BY_NODE: dict[type, Callable[[Any, _Context], _Linear]] = {
+    A.Number: _degree_number,
+    A.Symbol: _degree_symbol,
+    A.Indexed: _degree_indexed,
+    A.BinOp: _degree_binop,
+    A.UnaryOp: _degree_unaryop,
+    A.Product: _degree_product,
+    A.Frac: _degree_frac,
+    A.Power: _degree_power,
+    A.Transpose: _degree_transpose,
+    A.Inverse: _degree_inverse,
+    A.Root: _degree_root,
+    A.Norm: _degree_norm,
+    A.Abs: _degree_norm,
+    A.Divergence: _degree_divergence,
+    A.Apply: _degree_apply,
+    A.Reduction: _degree_reduction,
+    A.Indicator: _degree_indicator,
+    A.Cases: _degree_cases,
+    A.Matrix: _degree_matrix,
+    A.Concat: _degree_concat,
+    A.Tuple: _degree_concat,
+    A.Delimited: _degree_delimited,
+}
 
 
 def _inner_product(node: A.Delimited) -> tuple[A.Node, A.Node] | None:
@@ -618,87 +691,146 @@ def _range(node: A.Node, ctx: _Context) -> Interval:
         if how == "defined":
             return ctx.defined[key][1]
         return (1.0, INF) if how == "frozen" else UNKNOWN
-    if isinstance(node, A.Number):
-        value = float(Fraction(node.value))
-        return (value, value)
-    if isinstance(node, A.Symbol):
-        name = _key(node)
-        if name in CONSTANTS:
-            return (CONSTANTS[name], CONSTANTS[name])
+    handler = _RANGE_BY_NODE.get(type(node))
+    if handler is None:
+        raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
+    return handler(node, ctx)
+
+
+def _range_number(node: A.Number, ctx: _Context) -> Interval:
+    value = float(Fraction(node.value))
+    return (value, value)
+
+
+def _range_symbol(node: A.Symbol, ctx: _Context) -> Interval:
+    name = _key(node)
+    if name in CONSTANTS:
+        return (CONSTANTS[name], CONSTANTS[name])
+    return UNKNOWN
+
+
+def _range_binop(node: A.BinOp, ctx: _Context) -> Interval:
+    spec = O.binary(node.op)
+    how = spec.evaluate if spec else None
+    left, right = _range(node.left, ctx), _range(node.right, ctx)
+    if how == "add":
+        return _add(left, right)
+    if how == "sub":
+        return _add(left, _neg(right))
+    if how == "mul":
+        return _mul(left, right)
+    if how == "div":
+        return _div(left, right)
+    if how in ("dot", "product", "outer"):
+        return _sum_of(_mul(left, right)) if how != "outer" else _mul(left, right)
+    return UNKNOWN
+
+
+def _range_unaryop(node: A.UnaryOp, ctx: _Context) -> Interval:
+    inner = _range(node.operand, ctx)
+    return _neg(inner) if node.op == "-" else inner if node.op == "+" else UNKNOWN
+
+
+def _range_product(node: A.Product, ctx: _Context) -> Interval:
+    total = _range(node.factors[0], ctx)
+    for f in node.factors[1:]:
+        total = _mul(total, _range(f, ctx))
+    # juxtaposed matrices multiply by sums of products: a sign survives, a bound does not
+    return _sum_of(total)
+
+
+def _range_frac(node: A.Frac, ctx: _Context) -> Interval:
+    return _div(_range(node.num, ctx), _range(node.den, ctx))
+
+
+def _range_power(node: A.Power, ctx: _Context) -> Interval:
+    exponent = _number(node.exponent)
+    base = _range(node.base, ctx)
+    if exponent is not None and exponent.denominator == 1 and exponent.numerator % 2 == 0 and exponent > 0:
+        low = 0.0 if base[0] <= 0 <= base[1] else min(abs(base[0]), abs(base[1])) ** int(exponent)
+        top = max(abs(base[0]), abs(base[1]))
+        return (low, INF if top == INF else top ** int(exponent))
+    if exponent is not None and exponent > 0 and base[0] >= 0:
+        return (base[0] ** float(exponent), base[1] ** float(exponent) if base[1] != INF else INF)
+    if exponent is not None and exponent < 0 and base[0] > 0:
+        return (base[1] ** float(exponent) if base[1] != INF else 0.0, base[0] ** float(exponent))
+    return UNKNOWN
+
+
+def _range_root(node: A.Root, ctx: _Context) -> Interval:
+    return _sqrt([_range(node.body, ctx)]) if node.index is None else (0.0, INF)
+
+
+def _range_norm(node: A.Norm, ctx: _Context) -> Interval:
+    return (0.0, INF)
+
+
+def _range_abs(node: A.Abs, ctx: _Context) -> Interval:
+    return _abs([_range(node.body, ctx)])
+
+
+def _range_divergence(node: A.Divergence, ctx: _Context) -> Interval:
+    return (0.0, INF)  # a divergence is ≥ 0 by definition
+
+
+def _range_indicator(node: A.Indicator, ctx: _Context) -> Interval:
+    return (0.0, 1.0)
+
+
+def _range_transpose(node: A.Transpose, ctx: _Context) -> Interval:
+    return _range(node.base, ctx)
+
+
+def _range_apply(node: A.Apply, ctx: _Context) -> Interval:
+    op = _function_op(node, ctx)
+    rule = RANGE.get(op) if op else None
+    if rule is None:
         return UNKNOWN
-    if isinstance(node, A.BinOp):
-        spec = O.binary(node.op)
-        how = spec.evaluate if spec else None
-        left, right = _range(node.left, ctx), _range(node.right, ctx)
-        if how == "add":
-            return _add(left, right)
-        if how == "sub":
-            return _add(left, _neg(right))
-        if how == "mul":
-            return _mul(left, right)
-        if how == "div":
-            return _div(left, right)
-        if how in ("dot", "product", "outer"):
-            return _sum_of(_mul(left, right)) if how != "outer" else _mul(left, right)
+    return rule([_range(a, ctx) for a in node.args])
+
+
+def _range_reduction(node: A.Reduction, ctx: _Context) -> Interval:
+    if node.body is None:
         return UNKNOWN
-    if isinstance(node, A.UnaryOp):
-        inner = _range(node.operand, ctx)
-        return _neg(inner) if node.op == "-" else inner if node.op == "+" else UNKNOWN
-    if isinstance(node, A.Product):
-        total = _range(node.factors[0], ctx)
-        for f in node.factors[1:]:
-            total = _mul(total, _range(f, ctx))
-        # juxtaposed matrices multiply by sums of products: a sign survives, a bound does not
-        return _sum_of(total)
-    if isinstance(node, A.Frac):
-        return _div(_range(node.num, ctx), _range(node.den, ctx))
-    if isinstance(node, A.Power):
-        exponent = _number(node.exponent)
-        base = _range(node.base, ctx)
-        if exponent is not None and exponent.denominator == 1 and exponent.numerator % 2 == 0 and exponent > 0:
-            low = 0.0 if base[0] <= 0 <= base[1] else min(abs(base[0]), abs(base[1])) ** int(exponent)
-            return (low, INF if max(abs(base[0]), abs(base[1])) == INF else max(abs(base[0]), abs(base[1])) ** int(exponent))
-        if exponent is not None and exponent > 0 and base[0] >= 0:
-            return (base[0] ** float(exponent), base[1] ** float(exponent) if base[1] != INF else INF)
-        if exponent is not None and exponent < 0 and base[0] > 0:
-            return (base[1] ** float(exponent) if base[1] != INF else 0.0, base[0] ** float(exponent))
-        return UNKNOWN
-    if isinstance(node, A.Root):
-        return _sqrt([_range(node.body, ctx)]) if node.index is None else (0.0, INF)
-    if isinstance(node, A.Norm):
-        return (0.0, INF)
-    if isinstance(node, A.Abs):
-        return _abs([_range(node.body, ctx)])
-    if isinstance(node, A.Divergence):
-        return (0.0, INF)  # a divergence is ≥ 0 by definition
-    if isinstance(node, A.Indicator):
+    body = _range(node.body, ctx)
+    if node.op == "softmax":
         return (0.0, 1.0)
-    if isinstance(node, A.Transpose):
-        return _range(node.base, ctx)
-    if isinstance(node, A.Apply):
-        op = _function_op(node, ctx)
-        rule = RANGE.get(op) if op else None
-        if rule is None:
-            return UNKNOWN
-        return rule([_range(a, ctx) for a in node.args])
-    if isinstance(node, A.Reduction):
-        if node.body is None:
-            return UNKNOWN
-        body = _range(node.body, ctx)
-        if node.op == "softmax":
-            return (0.0, 1.0)
-        if node.op in ("E", "max", "min", "sup", "inf", "stack", "mean"):
-            return body
-        if node.op == "sum":
-            return _sum_of(body)
-        if node.op == "prod" and body[0] >= 0:
-            return (0.0, 1.0 if body[1] <= 1 else INF)
-        return UNKNOWN
-    if isinstance(node, A.Cases):
-        return _hull([_range(value, ctx) for value, _ in node.rows])
-    if isinstance(node, A.Matrix):
-        return _hull([_range(c, ctx) for row in node.rows for c in row])
-    raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
+    if node.op in ("E", "max", "min", "sup", "inf", "stack", "mean"):
+        return body
+    if node.op == "sum":
+        return _sum_of(body)
+    if node.op == "prod" and body[0] >= 0:
+        return (0.0, 1.0 if body[1] <= 1 else INF)
+    return UNKNOWN
+
+
+def _range_cases(node: A.Cases, ctx: _Context) -> Interval:
+    return _hull([_range(value, ctx) for value, _ in node.rows])
+
+
+def _range_matrix(node: A.Matrix, ctx: _Context) -> Interval:
+    return _hull([_range(c, ctx) for row in node.rows for c in row])
+
+
+_RANGE_BY_NODE: dict[type, Callable[[Any, _Context], Interval]] = {
+    A.Number: _range_number,
+    A.Symbol: _range_symbol,
+    A.BinOp: _range_binop,
+    A.UnaryOp: _range_unaryop,
+    A.Product: _range_product,
+    A.Frac: _range_frac,
+    A.Power: _range_power,
+    A.Root: _range_root,
+    A.Norm: _range_norm,
+    A.Abs: _range_abs,
+    A.Divergence: _range_divergence,
+    A.Indicator: _range_indicator,
+    A.Transpose: _range_transpose,
+    A.Apply: _range_apply,
+    A.Reduction: _range_reduction,
+    A.Cases: _range_cases,
+    A.Matrix: _range_matrix,
+}
 
 
 # --- translation symmetry -----------------------------------------------------------------------------------------
@@ -744,99 +876,168 @@ def _shift(node: A.Node, ctx: _Context) -> _Linear:
                 raise _Unknown(key)
             return moved
         return _Linear({ctx.variables[key]: Fraction(1)}) if how == "var" else ZERO
-    if isinstance(node, A.Number):
+    handler = _SHIFT_BY_NODE.get(type(node))
+    if handler is None:
+        raise _Unknown(type(node).__name__)  # not a value these rules know (an ellipsis, words): no claim
+    return handler(node, ctx)
+
+
+def _shift_number(node: A.Number, ctx: _Context) -> _Linear:
+    return ZERO
+
+
+def _shift_symbol(node: A.Symbol, ctx: _Context) -> _Linear:
+    if _key(node) in ctx.bound or _key(node) in CONSTANTS:
         return ZERO
-    if isinstance(node, A.Symbol):
-        if _key(node) in ctx.bound or _key(node) in CONSTANTS:
-            return ZERO
-        raise _Unknown(_key(node))
-    if isinstance(node, A.Indexed):
-        base = _strip(node.base)
-        if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
-            return ZERO
-        raise _Unknown(_key(node))
-    if isinstance(node, A.BinOp):
-        spec = O.binary(node.op)
-        how = spec.evaluate if spec else None
-        if how in ("add", "sub"):
-            left, right = _shift(node.left, ctx), _shift(node.right, ctx)
-            return left + right if how == "add" else left - right
-        if how in ("mul", "dot", "product", "outer"):
-            return _shift_product([node.left, node.right], ctx)
-        if how == "div":
-            return _shift_quotient(node.left, node.right, ctx)
-        raise _Unknown(node.op)
-    if isinstance(node, A.UnaryOp):
-        inner = _shift(node.operand, ctx)
-        if node.op in ("-", "\\neg"):
-            return inner.scale(Fraction(-1))
-        if node.op == "+":
-            return inner
-        raise _Unknown(node.op)
-    if isinstance(node, A.Product):
-        return _shift_product(list(node.factors), ctx)
-    if isinstance(node, A.Frac):
-        return _shift_quotient(node.num, node.den, ctx)
-    if isinstance(node, A.Power):
-        if _number(node.exponent) == 1:
-            return _shift(node.base, ctx)
-        _fixed_shift([node.base, node.exponent], ctx)
+    raise _Unknown(_key(node))
+
+
+def _shift_indexed(node: A.Indexed, ctx: _Context) -> _Linear:
+    base = _strip(node.base)
+    if isinstance(base, A.Symbol) and _key(base) in ctx.bound:
         return ZERO
-    if isinstance(node, A.Transpose):
+    raise _Unknown(_key(node))
+
+
+def _shift_binop(node: A.BinOp, ctx: _Context) -> _Linear:
+    spec = O.binary(node.op)
+    how = spec.evaluate if spec else None
+    if how in ("add", "sub"):
+        left, right = _shift(node.left, ctx), _shift(node.right, ctx)
+        return left + right if how == "add" else left - right
+    if how in ("mul", "dot", "product", "outer"):
+        return _shift_product([node.left, node.right], ctx)
+    if how == "div":
+        return _shift_quotient(node.left, node.right, ctx)
+    raise _Unknown(node.op)
+
+
+def _shift_unaryop(node: A.UnaryOp, ctx: _Context) -> _Linear:
+    inner = _shift(node.operand, ctx)
+    if node.op in ("-", "\\neg"):
+        return inner.scale(Fraction(-1))
+    if node.op == "+":
+        return inner
+    raise _Unknown(node.op)
+
+
+def _shift_product(node: A.Product, ctx: _Context) -> _Linear:
+    return _shift_product(list(node.factors), ctx)
+
+
+def _shift_frac(node: A.Frac, ctx: _Context) -> _Linear:
+    return _shift_quotient(node.num, node.den, ctx)
+
+
+def _shift_power(node: A.Power, ctx: _Context) -> _Linear:
+    if _number(node.exponent) == 1:
         return _shift(node.base, ctx)
-    if isinstance(node, (A.Inverse, A.Root, A.Norm, A.Abs)):
-        _fixed_shift([node.base if isinstance(node, A.Inverse) else node.body], ctx)
-        return ZERO
-    if isinstance(node, A.Divergence):
-        _fixed_shift([node.left, node.right], ctx)
-        return ZERO
-    if isinstance(node, A.Apply):
-        op = _function_op(node, ctx)
-        if op is None or ((node.given or node.params) and op != "abstract"):
-            raise _Unknown(_key(node))
-        args = [*node.args, *node.given, *node.params]
-        if op == "abstract":
-            _fixed_shift(args, ctx)
-            index = _abstract_index(node, ctx)
-            return ZERO if index is None else _Linear({index: Fraction(1)})
-        return _shift_rule(SHIFT.get(op, "fixed"), args, ctx)
-    if isinstance(node, A.Reduction):
-        spec = O.reduction(node.op)
-        if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
-            raise _Unknown(f"reduction {node.op}")
-        names = tuple(_key(v) for v in node.variables)
-        # inputs in a bound, a range or a condition (which terms are summed) must not move
-        parts = (node.lower, node.upper, node.domain, node.condition) if node.op == "E" else (
-            node.lower, node.upper, node.domain, node.under, node.over, node.condition)
-        for part in parts:
-            if part is not None:
-                for sub in A.walk(part):
-                    key = _key(sub)
-                    if key in ctx.variables and key not in names:
-                        ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
-        inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
-                         ctx.constraints)
-        rule = SHIFT.get(node.op) or SHIFT.get(spec.evaluate, "fixed")
-        return _shift_rule(rule, [node.body], inner)
-    if isinstance(node, A.Indicator):
-        _shift_condition(node.condition, ctx)
-        return ZERO
-    if isinstance(node, A.Cases):
-        values = []
-        for value, condition in node.rows:
-            if condition is not None:
-                _shift_condition(condition, ctx)
-            values.append(value)
-        return _shift_rule("alike", values, ctx)
-    if isinstance(node, A.Matrix):
-        return _shift_rule("alike", [c for row in node.rows for c in row], ctx)
-    if isinstance(node, (A.Concat, A.Tuple)) and node.items:
-        return _shift_rule("alike", list(node.items), ctx)
-    if isinstance(node, A.Delimited) and (_inner_product(node) is not None or node.kind in ("floor", "ceil")):
-        pair = _inner_product(node)
-        _fixed_shift(list(pair) if pair is not None else [node.body], ctx)
-        return ZERO
-    raise _Unknown(type(node).__name__)
+    _fixed_shift([node.base, node.exponent], ctx)
+    return ZERO
+
+
+def _shift_transpose(node: A.Transpose, ctx: _Context) -> _Linear:
+    return _shift(node.base, ctx)
+
+
+def _shift_inverse(node: A.Node, ctx: _Context) -> _Linear:
+    _fixed_shift([node.base if isinstance(node, A.Inverse) else node.body], ctx)
+    return ZERO
+
+
+def _shift_divergence(node: A.Divergence, ctx: _Context) -> _Linear:
+    _fixed_shift([node.left, node.right], ctx)
+    return ZERO
+
+
+def _shift_apply(node: A.Apply, ctx: _Context) -> _Linear:
+    op = _function_op(node, ctx)
+    if op is None or ((node.given or node.params) and op != "abstract"):
+        raise _Unknown(_key(node))
+    args = [*node.args, *node.given, *node.params]
+    if op == "abstract":
+        _fixed_shift(args, ctx)
+        index = _abstract_index(node, ctx)
+        return ZERO if index is None else _Linear({index: Fraction(1)})
+    return _shift_rule(SHIFT.get(op, "fixed"), args, ctx)
+
+
+def _shift_reduction(node: A.Reduction, ctx: _Context) -> _Linear:
+    spec = O.reduction(node.op)
+    if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
+        raise _Unknown(f"reduction {node.op}")
+    names = tuple(_key(v) for v in node.variables)
+    # inputs in a bound, a range or a condition (which terms are summed) must not move
+    parts = (node.lower, node.upper, node.domain, node.condition) if node.op == "E" else (
+        node.lower, node.upper, node.domain, node.under, node.over, node.condition)
+    for part in parts:
+        if part is not None:
+            for sub in A.walk(part):
+                key = _key(sub)
+                if key in ctx.variables and key not in names:
+                    ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
+    inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
+                     ctx.constraints)
+    rule = SHIFT.get(node.op) or SHIFT.get(spec.evaluate, "fixed")
+    return _shift_rule(rule, [node.body], inner)
+
+
+def _shift_indicator(node: A.Indicator, ctx: _Context) -> _Linear:
+    _shift_condition(node.condition, ctx)
+    return ZERO
+
+
+def _shift_cases(node: A.Cases, ctx: _Context) -> _Linear:
+    values = []
+    for value, condition in node.rows:
+        if condition is not None:
+            _shift_condition(condition, ctx)
+        values.append(value)
+    return _shift_rule("alike", values, ctx)
+
+
+def _shift_matrix(node: A.Matrix, ctx: _Context) -> _Linear:
+    return _shift_rule("alike", [c for row in node.rows for c in row], ctx)
+
+
+def _shift_concat(node: A.Node, ctx: _Context) -> _Linear:
+    if not (node.items):
+        raise _Unknown(type(node).__name__)
+    return _shift_rule("alike", list(node.items), ctx)
+
+
+def _shift_delimited(node: A.Delimited, ctx: _Context) -> _Linear:
+    if not ((_inner_product(node) is not None or node.kind in ("floor", "ceil"))):
+        raise _Unknown(type(node).__name__)
+    pair = _inner_product(node)
+    _fixed_shift(list(pair) if pair is not None else [node.body], ctx)
+    return ZERO
+
+
+_SHIFT_BY_NODE: dict[type, Callable[[Any, _Context], _Linear]] = {
+    A.Number: _shift_number,
+    A.Symbol: _shift_symbol,
+    A.Indexed: _shift_indexed,
+    A.BinOp: _shift_binop,
+    A.UnaryOp: _shift_unaryop,
+    A.Product: _shift_product,
+    A.Frac: _shift_frac,
+    A.Power: _shift_power,
+    A.Transpose: _shift_transpose,
+    A.Inverse: _shift_inverse,
+    A.Root: _shift_inverse,
+    A.Norm: _shift_inverse,
+    A.Abs: _shift_inverse,
+    A.Divergence: _shift_divergence,
+    A.Apply: _shift_apply,
+    A.Reduction: _shift_reduction,
+    A.Indicator: _shift_indicator,
+    A.Cases: _shift_cases,
+    A.Matrix: _shift_matrix,
+    A.Concat: _shift_concat,
+    A.Tuple: _shift_concat,
+    A.Delimited: _shift_delimited,
+}
 
 
 def _shift_rule(rule: str, args: list[A.Node], ctx: _Context) -> _Linear:
