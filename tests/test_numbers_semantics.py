@@ -439,3 +439,12 @@ def test_translation_symmetries_and_abstract_outputs():
     assert planted != code.numpy
     with pytest.raises(AssertionError):
         _run_check(code, planted, "translation_symmetry_of_its_operators")
+
+
+def test_a_gaussian_density_is_positive_and_moves_with_its_mean():
+    # 𝒩(x + c; μ + c, Σ) = 𝒩(x; μ, Σ) and a density is ≥ 0: both hold whatever papermath's evaluator computes.
+    code = generate(evaluate(r"p = \mathcal{N}(x; \mu, s\mathbf{I})", {"x": [0.5, -1.0], "mu": [0.2, 0.1], "s": 0.3}),
+                    Citation("test"))
+    assert r"adding x + 1, \mu + 1 leaves the result unchanged" in code.test
+    for name in ("translation_symmetry_of_its_operators", "range_its_operators_allow"):
+        _run_check(code, code.numpy, name)

@@ -59,6 +59,7 @@ DEGREE: dict[str, str] = {
     "det": "invariant", "diag": "same", "inverse": "inverse", "transpose": "same", "kl": "invariant",
     "entropy": "invariant", "max2": "alike", "min2": "alike", "clip": "alike",
     "cosine_similarity": "ignores", "layer_norm": "invariant", "rmsnorm": "invariant", "l2_normalize": "ignores",
+    "gaussian": "invariant",  # 𝒩(2x; 2μ, 4Σ) = 𝒩(x; μ, Σ)/2^d: d is a size not known here, so nothing moves
 }
 
 
@@ -141,6 +142,7 @@ RANGE: dict[str, Callable[[Sequence[Interval]], Interval]] = {
     "cosine_similarity": _fixed(-1.0, 1.0),
     "l2_normalize": _fixed(-1.0, 1.0),
     "softmax": _fixed(0.0, 1.0),
+    "gaussian": _fixed(0.0, INF),  # a density
     "log_softmax": _fixed(-INF, 0.0),
     "max2": _hull2(max),
     "min2": _hull2(min),
@@ -151,6 +153,8 @@ RANGE: dict[str, Callable[[Sequence[Interval]], Interval]] = {
 """Operation → the interval of its value from its arguments' intervals (an operation not listed: unknown)."""
 
 CONSTANTS = {"\\pi": math.pi, "e": math.e, "\\infty": INF}
+IDENTITY = frozenset({"\\mathbf{I}", "\\mathbb{I}", "I", "\\mathbf{I}_{d}"})
+"""The identity matrix's names (when the equation takes no input of that name): fixed entries in [0, 1]."""
 """Symbols that are numbers wherever they appear (when the equation takes no input of that name)."""
 
 
@@ -356,7 +360,16 @@ def _abstract_index(node: A.Apply, ctx: _Context) -> int | None:
     return None
 
 
+def _gaussian(node: A.Apply) -> bool:
+    """`\\mathcal{N}(x; \\mu, \\Sigma)`: the Gaussian density at x (what the evaluator computes for this form)."""
+    func = _strip(node.func)
+    return (isinstance(func, A.Symbol) and func.name == "N" and func.font == "cal" and func.sub_label is None
+            and len(node.args) == 1 and len(node.params) == 2 and not node.given)
+
+
 def _function_op(node: A.Apply, ctx: _Context) -> str | None:
+    if _gaussian(node) and _key(node.func) not in ctx.abstract:
+        return "gaussian"
     key = _key(node.func)
     if key in ctx.implementations:
         op = ctx.implementations[key]
@@ -400,7 +413,7 @@ def _degree_number(node: A.Number, ctx: _Context) -> _Linear:
 
 def _degree_symbol(node: A.Symbol, ctx: _Context) -> _Linear:
     name = _key(node)
-    if name in ctx.bound or name in CONSTANTS:
+    if name in ctx.bound or name in CONSTANTS or name in IDENTITY:
         return ZERO
     raise _Unknown(name)
 
@@ -472,7 +485,7 @@ def _degree_divergence(node: A.Divergence, ctx: _Context) -> _Linear:
 
 def _degree_apply(node: A.Apply, ctx: _Context) -> _Linear:
     op = _function_op(node, ctx)
-    if op is None or ((node.given or node.params) and op != "abstract"):
+    if op is None or ((node.given or node.params) and op not in ("abstract", "gaussian")):
         raise _Unknown(_key(node))
     args = [_degree(a, ctx) for a in (*node.args, *node.given, *node.params)]
     if op == "abstract":
@@ -706,6 +719,8 @@ def _range_symbol(node: A.Symbol, ctx: _Context) -> Interval:
     name = _key(node)
     if name in CONSTANTS:
         return (CONSTANTS[name], CONSTANTS[name])
+    if name in IDENTITY:
+        return (0.0, 1.0)
     return UNKNOWN
 
 
@@ -786,7 +801,7 @@ def _range_apply(node: A.Apply, ctx: _Context) -> Interval:
     rule = RANGE.get(op) if op else None
     if rule is None:
         return UNKNOWN
-    return rule([_range(a, ctx) for a in node.args])
+    return rule([_range(a, ctx) for a in (*node.args, *node.params)])
 
 
 def _range_reduction(node: A.Reduction, ctx: _Context) -> Interval:
@@ -887,7 +902,7 @@ def _shift_number(node: A.Number, ctx: _Context) -> _Linear:
 
 
 def _shift_symbol(node: A.Symbol, ctx: _Context) -> _Linear:
-    if _key(node) in ctx.bound or _key(node) in CONSTANTS:
+    if _key(node) in ctx.bound or _key(node) in CONSTANTS or _key(node) in IDENTITY:
         return ZERO
     raise _Unknown(_key(node))
 
@@ -952,9 +967,14 @@ def _shift_divergence(node: A.Divergence, ctx: _Context) -> _Linear:
 
 def _shift_apply(node: A.Apply, ctx: _Context) -> _Linear:
     op = _function_op(node, ctx)
-    if op is None or ((node.given or node.params) and op != "abstract"):
+    if op is None or ((node.given or node.params) and op not in ("abstract", "gaussian")):
         raise _Unknown(_key(node))
     args = [*node.args, *node.given, *node.params]
+    if op == "gaussian":
+        # 𝒩(x + c; μ + c, Σ) = 𝒩(x; μ, Σ): the density depends on x − μ only
+        _shift_rule("alike", args[:2], ctx)
+        _fixed_shift(args[2:], ctx)
+        return ZERO
     if op == "abstract":
         _fixed_shift(args, ctx)
         index = _abstract_index(node, ctx)
