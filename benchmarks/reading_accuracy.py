@@ -345,7 +345,7 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                 if row is not None:
                     cause = _quote_cause(row, quote, gold_quotes, listed_undefined, macros)
                     t.causes["quote: " + cause] += 1
-                    misses.append(Miss(paper, key, gkey, "quote", cause, f"ours: {quote!r} | gold: {gold_quotes[0]!r}"))
+                    misses.append(Miss(paper, key, gkey, "quote", cause, f"ours: {quote!r} | gold: {(gold_quotes or [''])[0]!r}"))
         elif row is not None:
             if quote and not g.get("conventional"):
                 t.causes["gold undefined: papermath quotes something"] += 1

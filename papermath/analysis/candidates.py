@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..latex.document import Document, Equation
+from ..latex.document import Document, Equation, Paragraph
 from .definitions import Mention
 
 DEFINES = "defines"
@@ -268,12 +268,30 @@ def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple
     return strength, (strength == MENTIONS, penalty, max(0, tier - 1), c.exact), (tier, -c.strength)
 
 
+def lead_paragraph(doc: Document, eq: Equation) -> Paragraph | None:
+    """The running text that leads into a display: a footnote the text before it carries is not it (TabDiff's
+    KST display follows a paragraph whose footnote is a URL; schedule_free's "… divergence\\footnote{…}. Set:")."""
+    para = doc.paragraph(eq.paragraph_before)
+    if para is None or para.kind != "footnote":
+        return para
+    at = next((i for i, p in enumerate(doc.paragraphs) if p.id == para.id), 0)
+    return next((p for p in reversed(doc.paragraphs[:at]) if p.kind != "footnote"), None)
+
+
+def display_context(doc: Document, eq: Equation) -> tuple[str, ...]:
+    """The paragraphs around a display whose sentences may speak of its symbols without writing them: the one
+    before (past a footnote it carries, see `lead_paragraph`) and the one after."""
+    lead = lead_paragraph(doc, eq)
+    ids = [eq.paragraph_before, lead.id if lead is not None else None, eq.paragraph_after]
+    return tuple(dict.fromkeys(pid for pid in ids if pid))
+
+
 def _near_and_limit(doc: Document, eq: Equation, home: Equation | None) -> tuple[set[int], int]:
     """The paragraphs that are the equation's own context (and its defining display's), and the paragraph
     before which text counts as earlier."""
-    near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
+    near = set(display_context(doc, eq))
     if home is not None:  # the display that defines the symbol: its lead-in and its "where" are its definition
-        near |= {pid for pid in (home.paragraph_before, home.paragraph_after) if pid}
+        near |= set(display_context(doc, home))
     eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
         _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
     return {_paragraph_index(pid) for pid in near}, eq_para
@@ -309,6 +327,8 @@ class CandidateOrder:
                  inside: dict[int, int]) -> None:
         self.doc = doc
         self.statics = _statics(doc, mentions, subject, inside)
+        self.levels = {c.mention: c.exact for c in self.statics}
+        """Mention → how exactly it writes the symbol (0 as written, 1 other indices, 2 another label)."""
         self._by_env: dict[int, list[_Static]] = {}
         for c in self.statics:
             if c.env is not None:

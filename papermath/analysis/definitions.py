@@ -216,6 +216,12 @@ def _parse(latex: str):
         return None
 
 
+def is_component(node: ast.Node) -> bool:
+    """`(\\mathbf{x})_i`: one entry of a bracketed quantity; what a membership says of it is the entry's shape
+    (`(\\mathbf{x})_i \\in \\mathbb{R}`), not the quantity's."""
+    return isinstance(node, ast.Indexed) and isinstance(node.base, ast.Group) and node.base.open in ("(", "[")
+
+
 def membership_groups(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], str | None, ast.Node | None]]:
     """Subjects of a prose formula grouped with their relation and right side.
 
@@ -232,7 +238,8 @@ def membership_groups(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], str | 
     for item in items:
         if isinstance(item, ast.Relation) and item.operands:
             head = item.operands[0]
-            subjects = head.items if isinstance(head, ast.Sequence) else (head,)
+            subjects = head.items if isinstance(head, ast.Sequence) or \
+                (isinstance(head, ast.Tuple) and head.open == "") else (head,)
             groups.append((tuple(pending) + tuple(subjects), item.ops[0], item.operands[1]))
             pending = []
         else:
@@ -645,7 +652,60 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
                 described = text[f.description[0]:f.description[1]] if f.description else None
                 mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index,
                                         inner, described, elements))
-    return mentions + _table_mentions(doc, ordinals)
+    return mentions + _table_mentions(doc, ordinals) + _acronym_mentions(doc)
+
+
+# "multi-head self-attention (\\texttt{MHSA})", "Kolmogorov-Smirnov Test (KST)": a name in words and its short form.
+_ACRONYM = re.compile(r"\(\s*(?:\\(?:text|texttt|textrm|textsf|textbf|textsc|mathrm|operatorname)\s*\{\s*)?"
+                      r"([A-Za-z][A-Za-z0-9\-]{1,11})\s*\}?\s*\)")
+
+
+def acronym_expansion(before: str, short: str) -> str | None:
+    """The words before "(SHORT)" that SHORT abbreviates, or None (Schwartz & Hearst 2003: SHORT's letters are
+    found right to left in the words, its first letter starting a word, within min(|SHORT| + 5, 2|SHORT|)
+    words)."""
+    letters = [c.lower() for c in short if c.isalnum()]
+    if len(letters) < 2 or not any(c.isupper() for c in short[1:] + short[:1]) or not letters[0].isalpha():
+        return None
+    words = re.findall(r"[^\s]+", before)
+    window = words[-min(len(letters) + 5, 2 * len(letters)):]
+    text = " ".join(window)
+    i, j = len(letters) - 1, len(text) - 1
+    while i >= 0:
+        c = letters[i]
+        while j >= 0 and (text[j].lower() != c or (i == 0 and j > 0 and text[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return None
+        i -= 1
+        j -= 1
+    start = j + 1
+    expansion = text[start:].strip()
+    words_used = expansion.split()
+    if not words_used or len(words_used) > len(letters) + 1 or "$" in expansion:
+        return None
+    return expansion
+
+
+def _acronym_mentions(doc: Document) -> list[Mention]:
+    """Names the prose gives a short form (`(\\texttt{MHSA})`): the short form, as the formulas write it in
+    words (`\\text{MHSA}`, `\\mathrm{MHSA}`), is defined by the words it abbreviates."""
+    mentions: list[Mention] = []
+    for p_index, para in enumerate(doc.paragraphs):
+        for s_index, sentence in enumerate(para.sentences):
+            text = sentence.text
+            if "(" not in text:
+                continue
+            for m in _ACRONYM.finditer(text):
+                short = m.group(1)
+                before = _MATH.sub(" $ ", text[max(0, m.start() - 200):m.start()])
+                expansion = acronym_expansion(before, short)
+                if expansion is None:
+                    continue
+                keys = (f"\\text{{{short}}}", f"\\mathrm{{{short}}}", f"\\operatorname{{{short}}}")
+                mentions.append(Mention(keys, keys, "acronym", 3, text.strip(), f"\\text{{{short}}}", p_index,
+                                        s_index, description=expansion))
+    return mentions
 
 
 def _classify(before: str, after: str, latex: str, where_state: bool,

@@ -18,9 +18,9 @@ from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
-from .candidates import (DEFINES, CandidateOrder, equation_place, key_family, mention_index,  # noqa: F401
-                         rank_candidates, same_family_meaning)
-from .definitions import Mention, find_mentions, membership_groups, ordinal_indices, row_description
+from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
+                         lead_paragraph, mention_index, rank_candidates, same_family_meaning)
+from .definitions import Mention, find_mentions, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
 
@@ -131,7 +131,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     """The reading of one equation: its symbols with quoted definitions, roles, shapes; reductions; kind."""
     doc = index.doc
     info, warnings, error = index.formulas[eq.id]
-    before = doc.paragraph(eq.paragraph_before)
+    before = lead_paragraph(doc, eq)
     after = doc.paragraph(eq.paragraph_after)
     if info is None:
         return unread_equation(doc, eq, "formula did not parse", error)
@@ -144,10 +144,13 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
                 reading.role not in ("defined here", "computed"):
-            undefined.append(reading.latex)
+            # Undefined only when no sentence of the paper writes the letter at all; a sentence that writes it
+            # with another label makes it "mentioned, not defined" (the candidates show where).
+            (mentioned if reading.redefinitions else undefined).append(reading.latex)
         elif reading.definition is None and reading.kind == "index" and use.key not in index.ordinals:
             undefined.append(reading.latex)
-        elif reading.definition is not None and reading.definition.strength != DEFINES and \
+        elif ((reading.definition is not None and reading.definition.strength != DEFINES) or
+              (reading.definition is None and reading.redefinitions)) and \
                 reading.conventional is None and reading.role not in ("defined here", "computed"):
             mentioned.append(reading.latex)
     for op in info.operators:
@@ -230,13 +233,15 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
-        near = {p for p in (eq.paragraph_before, eq.paragraph_after, home.paragraph_before, home.paragraph_after) if p}
+        near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
         if best is None or best[1].paragraph not in near:
             lead = _introducing_sentence(index, home)
             if lead is not None:
                 best = (None, lead)
     if best is None and found:
-        best = found[0]  # mentioned, not defined: the mention is the evidence
+        # mentioned, not defined: the mention is the evidence (a sentence that writes another label of the letter
+        # is kept among the candidates, not quoted as this symbol's)
+        best = next(((m, d) for m, d in found if d.pattern != "same letter"), None)
     mention, definition = best if best else (None, None)
     # The next candidates: other defining sentences first, then mentions.
     redefinitions = tuple([d for _, d in defining if d is not definition] +
@@ -323,7 +328,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
         return "computed", f"${mention.math}$"  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
-    near = definition is not None and definition.paragraph in (eq.paragraph_before, eq.paragraph_after)
+    near = definition is not None and definition.paragraph in display_context(index.doc, eq)
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
@@ -439,7 +444,7 @@ _INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|gi
 
 def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
     """For what an equation defines: the sentence that introduces the display ("we also employ a … loss:")."""
-    para = index.doc.paragraph(eq.paragraph_before)
+    para = lead_paragraph(index.doc, eq)
     if para is None or not para.sentences:
         return None
     sentence = para.sentences[-1]
@@ -472,18 +477,28 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     out = []
     # Of the mentions (every defining sentence ranks before them) only the first few are ever shown: the best
     # when nothing defines, and the redefinitions listed with it.
+    levels = order.levels
     for cand in order.first_per_quote(eq, home, quotes, _SHOWN_MENTIONS):
         m = index.mentions[cand.mention]
         para = doc.paragraphs[m.paragraph_index]
         sentence = para.sentences[m.sentence_index]
         section = _section_label(doc, para.section)
         pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
+        if levels.get(cand.mention, 0) >= 2 and not _writes_letter(m.quote, written):
+            pattern = "same letter"  # another label a reader would not take for this symbol: evidence, no quote
         out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
                                   cand.strength)))
     return out
 
 
 _SHOWN_MENTIONS = 5
+
+
+def _writes_letter(quote: str, written: str) -> bool:
+    """Whether a sentence that writes the letter with another label still names this symbol for a reader
+    (`\\epsilon_{orig}` for ε, `X^{0}` for `X^{i}`): the same test `check` applies to a quote."""
+    from ..check.symbols import _mentions
+    return _mentions(quote, written)
 
 
 def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[dict[int, int], dict[int, int]]:
@@ -646,7 +661,8 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
             for subjects, op, rhs in membership_groups(tree):
                 if op != "\\in" or rhs is None:
                     continue
-                if not any(_same_symbol(subject, use, index.ordinals) for subject in subjects):
+                if not any(_same_symbol(subject, use, index.ordinals) and not is_component(subject)
+                           for subject in subjects):
                     continue
                 dims = _real_space_dims(rhs)
                 if dims is not None:

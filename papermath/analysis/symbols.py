@@ -245,6 +245,26 @@ def _index_stats(statements, bound: set[str]) -> tuple[dict[str, set[str]], set[
     return carriers, standalone
 
 
+def _maths_in_words(statements, warnings: list[str]) -> dict[int, tuple[ast.Node, ...]]:
+    """`\\text{if $c_i < \\text{sorted}_j(c_j)[n]$}`: the formulas written inside words are the formula's too
+    (Text node id → its formulas' statements)."""
+    from ..errors import MathParseError
+    from ..math import parse
+    out: dict[int, tuple[ast.Node, ...]] = {}
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Text) and "$" in node.text:
+                found: list[ast.Node] = []
+                for math in re.findall(r"\$([^$]+)\$", node.text):
+                    try:
+                        inner = parse(math).tree
+                    except (MathParseError, RecursionError):
+                        continue
+                    found.extend(merge_words(s, warnings) for s in _statements(inner))
+                out[id(node)] = tuple(found)
+    return out
+
+
 def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSymbols:
     """Walk one formula's tree and sort its names into symbols, functions, free and bound indices.
 
@@ -254,10 +274,12 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     """
     warnings: list[str] = []
     statements = tuple(merge_words(stmt, warnings) for stmt in _statements(tree))
+    in_words = _maths_in_words(statements, warnings)
+    statements_and_words = statements + tuple(s for group in in_words.values() for s in group)
     bound: set[str] = set()
     kept: dict[str, str] = {}  # names bound by an expectation or an optimisation: they keep their row
     sampled_names: set[str] = set()
-    for stmt in statements:
+    for stmt in statements_and_words:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Reduction):
                 if node.op == "E" and not node.variables and isinstance(node.under, ast.Apply):
@@ -276,12 +298,26 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                 for sample in node.samples:
                     if isinstance(sample, ast.Relation) and sample.operands:
                         sampled_names.update(principal_keys(sample.operands[0]))
+            elif isinstance(node, ast.Apply) and isinstance(node.func, ast.Indexed):
+                # \\text{sorted}_j(c_j): a subscript of an operator named in words that its argument carries runs over it
+                # (f_i(x_i), a family of functions, keeps its index)
+                in_args = {to_latex(sub) for a in node.args for sub in _walk_names(a) if isinstance(sub, ast.Symbol)}
+                for idx in node.func.indices:
+                    if isinstance(idx, ast.Symbol) and len(idx.name) == 1 and to_latex(idx) in in_args and \
+                            _is_function_word(node.func.base):
+                        bound.add(to_latex(idx))
             elif isinstance(node, ast.SetBuilder):
-                # {s_{j,t} | 1 <= j <= N}: a one-letter name the condition ranges over is bound by the set.
+                # {s_{j,t} | 1 <= j <= N}, {i | l'_i >= M - n}: the set binds the names its element and its
+                # condition share (j, i); the others (N, l', M) are the paper's quantities.
+                element = node.element
+                if isinstance(element, ast.Relation) and element.operands:
+                    element = element.operands[0]  # {v \in V : …}: v is the element, V its range
+                in_element = {to_latex(sub) for sub in _walk_names(element) if isinstance(sub, ast.Symbol)}
                 for sub in _walk_names(node.condition):
-                    if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None:
+                    if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None and \
+                            to_latex(sub) in in_element:
                         bound.add(to_latex(sub))
-    carriers, standalone = _index_stats(statements, bound)
+    carriers, standalone = _index_stats(statements_and_words, bound)
 
     letter_indexed = carriers.get("#letter-indexed", set())
 
@@ -331,6 +367,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         return use
 
     def key_of(node: ast.Node) -> str | None:
+        named = node.base if isinstance(node, ast.Indexed) else node
+        if _is_function_word(named):
+            return to_latex(named)
         if isinstance(node, ast.Indexed):
             return split(node)[0]
         if isinstance(node, ast.Power) and label_exponent(node.exponent) and isinstance(node.base, ast.Indexed):
@@ -370,6 +409,19 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return
         if isinstance(node, ast.Apply):
             func = node.func
+            named = func.base if isinstance(func, ast.Indexed) else func
+            if _is_function_word(named):
+                # \texttt{MHSA}(…), \text{clip}(…), \text{MHA}_q(X): a function named in words
+                indices = [to_latex(i) for i in func.indices] if isinstance(func, ast.Indexed) else []
+                use = add(to_latex(named), func, "function", indices)
+                # a word in lower case (sorted, clip) is the standard function of that name unless the paper says
+                use.known_function = use.known_function or named.text.islower()
+                if isinstance(func, ast.Indexed):
+                    for idx in func.indices:
+                        visit(idx, in_index=True)
+                for part in node.args + node.given + node.params:
+                    visit(part)
+                return
             if isinstance(func, ast.Indexed):
                 key, indices, index_nodes = split(func)
             else:
@@ -402,8 +454,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return
         if isinstance(node, ast.Symbol):
             key = to_latex(node)
-            if node.name in ("\\prime", "'", "\\dagger", "\\ast", "*"):
-                return  # marks, not quantities
+            if node.name in ("\\prime", "'", "\\dagger", "\\ast", "*", "\\cdot", "\\bullet", "\\cdots", "\\ldots"):
+                return  # marks and placeholders (π(·|s)), not quantities
             if key in ordinals and not in_index:
                 uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
                 return
@@ -450,7 +502,11 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                 if key in uses:
                     uses[key].sampled = True
             return
-        elif isinstance(node, (ast.Text, ast.Number, ast.Opaque, ast.Ellipsis_, ast.Empty)):
+        elif isinstance(node, ast.Text):
+            for stmt in in_words.get(id(node), ()):
+                visit(stmt, in_index)
+            return
+        elif isinstance(node, (ast.Number, ast.Opaque, ast.Ellipsis_, ast.Empty)):
             return
         for child in ast.children(node):
             visit(child, in_index)
@@ -475,6 +531,17 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             del uses[key]
     return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
                           tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops))
+
+
+_FUNCTION_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9\-]*$")
+_CONNECTIVES = frozenset({"if", "for", "and", "or", "where", "with", "otherwise", "else", "s", "st", "subject",
+                          "to", "when", "then", "of", "in", "on", "at", "by", "as", "all", "any", "some"})
+
+
+def _is_function_word(node: ast.Node) -> bool:
+    """`\\texttt{MHSA}`, `\\text{clip}`: a name written in words (not a connective like "if" or "for")."""
+    return isinstance(node, ast.Text) and _FUNCTION_WORD.match(node.text) is not None and \
+        node.text.lower() not in _CONNECTIVES
 
 
 def written_form(use: SymbolUse) -> str:

@@ -89,8 +89,9 @@ def check_reading(reading: Reading, paper: PaperText, equations: list[str] | Non
                                            "against the equation", None, entry.line or None))
         context = frozenset()
         if eq is not None:
-            context = frozenset(int(pid[2:]) for pid in (eq.paragraph_before, eq.paragraph_after)
-                                if pid and pid.startswith("p:") and pid[2:].isdigit())
+            from ..analysis.read import display_context
+            context = frozenset(int(pid[2:]) for pid in display_context(doc, eq)
+                                if pid.startswith("p:") and pid[2:].isdigit())
         rows, row_findings = check_rows(entry, symbols, paper, number, context)
         eq_findings.extend(row_findings)
         numbers = None

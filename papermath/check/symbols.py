@@ -110,6 +110,7 @@ def symbol_forms(latex: str) -> tuple[str, str]:
 
 def paper_symbols_from_reading(eq_reading, doc=None) -> list[PaperSymbol]:
     """The paper's symbols for one equation, from `papermath read`'s EquationReading."""
+    from ..analysis.read import display_context
     out = []
     undefined = set(eq_reading.undefined)
     for s in eq_reading.symbols:
@@ -122,8 +123,8 @@ def paper_symbols_from_reading(eq_reading, doc=None) -> list[PaperSymbol]:
         if s.kind != "operator":
             forms.add(base)
         home = doc.equation(s.defined_by) if doc is not None and getattr(s, "defined_by", None) else None
-        context = frozenset(int(pid[2:]) for pid in ((home.paragraph_before, home.paragraph_after) if home else ())
-                            if pid and pid.startswith("p:") and pid[2:].isdigit())
+        context = frozenset(int(pid[2:]) for pid in (display_context(doc, home) if home else ())
+                            if pid.startswith("p:") and pid[2:].isdigit())
         out.append(PaperSymbol(s.latex, s.id, s.kind, s.role, s.role_cue, s.shape, s.shape_cue,
                                s.definition.quote if s.definition else None, where, s.conventional,
                                s.role == "defined here", s.latex in undefined, frozenset(forms),
@@ -235,29 +236,22 @@ def shape_text(shape) -> str:
 
 def _shape_in_quote(quote: str, row_symbol: str) -> tuple[str, ...] | None:
     """`W^{UK},W^{UV} \\in \\mathbb{R}^{d_h n_h \\times d_c}` in a quote gives the shape of the symbols listed."""
-    _, base = symbol_forms(row_symbol)
-    full, _ = symbol_forms(row_symbol)
-    for math in re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", quote):
-        m_text = math[0] or math[1]
-        parsed = _parsed_shape(m_text, full, base)
-        if parsed is not None:
-            return parsed
-        m = re.search(r"^(?P<lhs>.*?)\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*\^\s*(?P<dims>\{(?:[^{}]|\{[^{}]*\})*\}|\S)",
-                      m_text)
-        if not m:
-            continue
-        names = [symbol_forms(n)[0] for n in re.split(r",(?![^{]*\})", m.group("lhs")) if n.strip()]
-        if full in names or any(symbol_forms(n)[1] == base for n in re.split(r",(?![^{]*\})", m.group("lhs"))
-                                if n.strip()):
-            dims = m.group("dims").strip("{}")
-            return tuple(compact(d) for d in re.split(r"\\times", dims) if d.strip())
+    full, base = symbol_forms(row_symbol)
+    maths = [a or b for a, b in re.findall(r"\$([^$]+)\$|\\\((.+?)\\\)", quote)]
+    # The symbol as written first (`W^{out} \in \mathbb{R}^{D \times D}` over its slices `W^{out}_h \in …`),
+    # then any form of its letter.
+    for exact in (True, False):
+        for m_text in maths:
+            parsed = _parsed_shape(m_text, full, base, exact)
+            if parsed is not None:
+                return parsed
     return None
 
 
-def _parsed_shape(math: str, full: str, base: str) -> tuple[str, ...] | None:
+def _parsed_shape(math: str, full: str, base: str, exact: bool = False) -> tuple[str, ...] | None:
     """The dimensions a prose formula gives the symbol, read by the parser (nested braces included):
     `X \\in \\mathbb{R}^{N \\times d_{\\text{model}}}` → (N, d_model)."""
-    from ..analysis.definitions import membership_groups
+    from ..analysis.definitions import is_component, membership_groups
     from ..analysis.read import _real_space_dims
     from ..math import parse, to_latex
     try:
@@ -267,8 +261,9 @@ def _parsed_shape(math: str, full: str, base: str) -> tuple[str, ...] | None:
     for subjects, op, rhs in membership_groups(tree):
         if op != "\\in" or rhs is None:
             continue
-        names = {symbol_forms(to_latex(n))[0] for n in subjects} | {symbol_forms(to_latex(n))[1] for n in subjects}
-        if full in names or base in names:
+        subjects = tuple(n for n in subjects if not is_component(n))
+        forms = [symbol_forms(to_latex(n)) for n in subjects]
+        if any(f == full for f, _ in forms) if exact else any(full in pair or base in pair for pair in forms):
             dims = _real_space_dims(rhs)
             if dims is not None:
                 return tuple(compact(d) for d in dims)
