@@ -133,8 +133,10 @@ def canon(latex: str) -> str:
 
 
 def _text_key(text: str) -> str:
-    """Quote comparison form: `\\ensuremath`, braces, `~`, whitespace and closing punctuation dropped."""
+    """Quote comparison form: `\\ensuremath`, braces, `~`, whitespace and closing punctuation dropped; TeX's
+    quote ligatures (``…'') written as the characters they print (“…”), as plain text writes them."""
     text = re.sub(r"\\ensuremath\b", "", text or "")
+    text = text.replace("``", "\u201c").replace("''", "\u201d")
     return re.sub(r"[{}\s~]", "", text).rstrip(";,.:")
 
 

@@ -463,7 +463,7 @@ _PHRASE_STOP = frozenset("""is are was were be been we they it he she introduce 
     satisfy satisfying contains contain choose chooses chose pick picks take takes took get gets reach reaches
     remove removes observe observes play plays earn earns equals equal consider considers suppose
     obtain obtains compute computes replace replaces have has had can may must will would should
-    could do does did not no here moreover furthermore however finally additionally similarly likewise conversely
+    could do does did not no here using moreover furthermore however finally additionally similarly likewise conversely
     otherwise instead indeed namely know knows need needs""".split())
 # Words that are verbs after a subject and nouns after a determiner: "we estimate $x$" / "our estimate $\\hat x$".
 _NOUN_AFTER_DETERMINER = frozenset("""return returns estimate estimates item items form forms case cases play stop
@@ -535,7 +535,12 @@ _PHRASE_WINDOW = 600
 def _noun_phrase_in(before: str) -> tuple[int, int] | None:
     head = _TRAILING_LIST.sub("", before)
     head = re.sub(r"\(\s*$", "", head).rstrip()
-    words = list(re.finditer(r"[A-Za-z][\w\-]*", head))
+    # A noun phrase does not reach back across a formula ("… $\\bm{X}$ using head-specific projection matrices
+    # $W$": the phrase is "head-specific projection matrices", not the letters inside `\\bm{X}`).
+    # A formula glued to a word by a hyphen ("a $d$-dimensional vector") belongs to the phrase.
+    last_math = max((m.end() for m in re.finditer(r"\$[^$]*\$", head) if not head.startswith("-", m.end())),
+                    default=-1)
+    words = [w for w in re.finditer(r"[A-Za-z][\w\-]*", head) if w.start() >= last_math]
     if not words or words[-1].end() < len(head.rstrip(" ,")):
         return None
     if len(words) > 1 and words[-1].group().lower() == "being":  # "the current state being $s$"
