@@ -61,7 +61,7 @@ def test_definition_patterns(body, latex, pattern, quote):
     (r"\begin{equation} y = \pi_{\mathrm{ref}} x \end{equation} where $\pi_{\mathrm{ref}}$ is the frozen reference model.",
      r"\pi_{\mathrm{ref}}", "frozen model", "frozen"),
     (r"\begin{equation} y = x + \epsilon \end{equation} where $\epsilon$ is Gaussian noise.", r"\epsilon", "random sample", "Gaussian noise"),
-    (r"\begin{equation} y = 2 x \end{equation} where $x$ is the input image.", "x", "input data", "input"),
+    (r"\begin{equation} y = 2 x \end{equation} where $x$ is the input image.", "x", "input data", "image"),  # the head noun
     (r"\begin{equation} y = 2 x \end{equation}", "y", "defined here", "left-hand side of (1)"),
 ])
 def test_roles_come_with_the_words_that_decided_them(body, latex, role, cue):

@@ -69,7 +69,8 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
 HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
     ("frozen model", r"\b(?:reference|pre-?trained|frozen|teacher|old|target|base)\s+(?:\w+\s+)?(?:model|network|"
                      r"policy|encoder|decoder|denoiser|checkpoint)s?\b"),
-    ("fixed setting", r"\b(?:hyper-?parameters?|momentum|learning\s+rates?|step\s*-?\s*sizes?|stepsizes?|"
+    ("fixed setting", r"\b(?:(?:momentum|learning\s+rate|step\s*-?\s*size|temperature)\s+(?:parameters?|coefficients?|"
+                      r"terms?|values?|weights?)|weights?\s+terms?|weighting\s+terms?|schedul(?:e|es|ing)\s+functions?|hyper-?parameters?|momentum|learning\s+rates?|step\s*-?\s*sizes?|stepsizes?|"
                       r"temperatures?|coefficients?|(?:balance|balancing|scaling|scale|weighting|discount|decay|"
                       r"trade-?off|interpolation|guidance|regulari[sz]ation)\s+(?:factors?|parameters?|terms?|"
                       r"weights?|coefficients?|scales?|strengths?)|thresholds?|margins?|constants?|"
@@ -109,8 +110,15 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
     cut = _HEAD_END.search(text)
     head = text[:cut.start()] if cut else text
     for part in (head, text):
-        for role, pattern in HEAD_ROLES:
-            m = pattern.search(part)
-            if m:
-                return role, m.group(0).strip(), "head"
+        # The head noun is the last word of the phrase ("noise scheduling function" is a function, "learnable
+        # projection weights" weights): of the rows that match, the one that reaches furthest right wins; on a tie
+        # (a compound both rows know: "momentum parameter") the earlier row.
+        best: tuple[int, int, str, str] | None = None
+        for rank, (role, pattern) in enumerate(HEAD_ROLES):
+            for m in pattern.finditer(part):
+                key = (m.end(), -rank)
+                if best is None or key > best[:2]:
+                    best = (m.end(), -rank, role, m.group(0).strip())
+        if best is not None:
+            return best[2], best[3], "head"
     return None

@@ -713,6 +713,10 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
     return mentions
 
 
+# "$m_t$ is sampled from the mixture distribution", "$t$ is drawn uniformly from": a draw, said in words.
+_SAMPLED_AFTER = re.compile(r"\s*(?:,\s*)?(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:sampled|drawn|resampled)\b", re.I)
+
+
 def _classify(before: str, after: str, latex: str, where_state: bool,
               skip: tuple[str, ...] = ()) -> tuple[str | None, int]:
     # Patterns look at most a few words each way; bounding the text keeps every regex linear.
@@ -723,7 +727,7 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
     member = re.search(r"\\in\b", latex)
     if re.match(r"^\s*(?:-|\^\{?)th\b", after):
         return "ordinal", 1
-    if _samples_left_side(latex):
+    if _samples_left_side(latex) or (_symbol_like(latex) and _SAMPLED_AFTER.match(after)):
         return "sampled", 2  # "with $t \\sim \\mathcal{U}(0, T)$": t is a draw from the uniform distribution
     if not _symbol_like(latex) and not _bounds_left_side(latex):
         if _names_left_side(latex):
@@ -762,6 +766,13 @@ _EQUATION_LEAD = re.compile(r"(?:^|[\s(,;:])(?:where|wherein|with|here|define|de
                             r"denoting|let|Let|i\.e\.,?|namely|and|or)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I)
 
 
+# Verbs that state a consequence of what came before: the formula after them is derived, not defined.
+_CONSEQUENCE = re.compile(r"\b(?:results?\s+in|yields?|gives?|implies|leads?\s+to|reduces?\s+to|recovers?|becomes?|"
+                          r"(?:we|one)\s+(?:get|gets|obtain|obtains|have|has|find|arrive\s+at|recover)|thus|hence|"
+                          r"therefore|so\s+that|which\s+means|it\s+follows\s+that|show\s+that|shows\s+that)\s*$",
+                          re.I)
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
@@ -770,6 +781,8 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
         return "value", 1
     if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
+    if _CONSEQUENCE.search(before) and not _LEAD_VERB.match(after):
+        return None, 0  # "using $c_{t+1} = 1/(t+1)$ results in $x_t = …$": a result derived, not a definition
     if _LEAD_VERB.match(after) and not _COPULA_WITHOUT_NOUN.match(after):
         return "equation", 3
     if _EQUATION_LEAD.search(before) or (where_state and re.search(r"(?:^|[,;])\s*(?:and\s+)?$", before)):

@@ -329,8 +329,15 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
         return "computed", f"${mention.math}$"  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
+    drawn_here = use.bound_by == "E" or use.sampled
+    if best is not None and best[0] == "input data" and drawn_here:
+        # "the trajectory τ" drawn by this expectation (E_{τ ~ Pr}): the data it averages over are its samples
+        return "random sample", f"{best[1]}, drawn by the expectation"
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
+    if best is None and mention is not None and mention.pattern == "sampled" and definition is not None and \
+            definition.strength == DEFINES and definition.pattern != "inside":
+        return "random sample", f"${mention.math}$ (drawn from a distribution)"
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
     if other_id and other_id != eq.id and _conventional(use.key) is None:
         other = index.doc.equation(other_id)
@@ -359,7 +366,28 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     conventional = _conventional_symbol(use.key)
     if conventional is not None:
         return _CONVENTIONAL_ROLES.get(conventional, "fixed setting"), "standard notation"
+    step = _earlier_step(info, use)
+    if step is not None:
+        return "computed", f"the previous step of ${step}$ (this recurrence computes it)"
     return "unknown", None
+
+
+def _step_free(latex: str) -> str:
+    """`x^{k + 1}_{i}` → `x^k_i`: a written form without its step (`+ 1`, `- 1`), braces and spaces."""
+    return re.sub(r"[{}\s]", "", re.sub(r"\s*[-+]\s*\d+", "", latex))
+
+
+def _earlier_step(info: FormulaSymbols, use: SymbolUse) -> str | None:
+    """The left side this symbol is an earlier step of (`X^{l}` in `X^{l+1} = …`, `\\bm{x}^{\\ell-1}` in
+    `\\bm{x}^{\\ell} = …`): the same symbol one step back, which the same rule computed."""
+    mine = written_form(use)
+    for other in info.uses:
+        if other is use or not other.lhs or other.kind == "index":
+            continue
+        theirs = written_form(other)
+        if theirs != mine and _step_free(theirs) == _step_free(mine) and key_family(other.key) == key_family(use.key):
+            return theirs
+    return None
 
 
 def _count_or_dimension(info: FormulaSymbols, use: SymbolUse, top) -> str | None:
