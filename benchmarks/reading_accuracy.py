@@ -347,7 +347,8 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                 if row is not None:
                     cause = _quote_cause(row, quote, gold_quotes, listed_undefined, macros)
                     t.causes["quote: " + cause] += 1
-                    misses.append(Miss(paper, key, gkey, "quote", cause, f"ours: {quote!r} | gold: {(gold_quotes or [''])[0]!r}"))
+                    first = (gold_quotes or [""])[0]  # a defined symbol the gold gives no quote for
+                    misses.append(Miss(paper, key, gkey, "quote", cause, f"ours: {quote!r} | gold: {first!r}"))
         elif row is not None:
             if quote and not g.get("conventional"):
                 t.causes["gold undefined: papermath quotes something"] += 1

@@ -109,16 +109,20 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
             return role, m.group(0).strip(), "predicate"
     cut = _HEAD_END.search(text)
     head = text[:cut.start()] if cut else text
-    for part in (head, text):
-        # The head noun is the last word of the phrase ("noise scheduling function" is a function, "learnable
-        # projection weights" weights): of the rows that match, the one that reaches furthest right wins; on a tie
-        # (a compound both rows know: "momentum parameter") the earlier row.
-        best: tuple[int, int, str, str] | None = None
-        for rank, (role, pattern) in enumerate(HEAD_ROLES):
-            for m in pattern.finditer(part):
-                key = (m.end(), -rank)
-                if best is None or key > best[:2]:
-                    best = (m.end(), -rank, role, m.group(0).strip())
-        if best is not None:
-            return best[2], best[3], "head"
+    # The head noun is the last word of the phrase before its complements ("noise scheduling function" is a
+    # function, "two weight terms" settings): of the rows that match there, the one that reaches furthest right
+    # wins; on a tie (a compound both rows know: "momentum parameter") the earlier row.
+    best: tuple[int, int, str, str] | None = None
+    for rank, (role, pattern) in enumerate(HEAD_ROLES):
+        for m in pattern.finditer(head):
+            key = (m.end(), -rank)
+            if best is None or key > best[:2]:
+                best = (m.end(), -rank, role, m.group(0).strip())
+    if best is not None:
+        return best[2], best[3], "head"
+    # Then the whole description, first row first ("the number of tokens": a count, whatever it counts).
+    for role, pattern in HEAD_ROLES:
+        m = pattern.search(text)
+        if m:
+            return role, m.group(0).strip(), "head"
     return None

@@ -543,6 +543,13 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             inside[i] = min(inside.get(i, 9), level)
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
+    # A label in words that the prose introduces as a short form ("the cross-entropy (CE) loss" for
+    # \mathcal{L}_{\textrm{ce}}): that sentence says what the labelled symbol is.
+    for label in _WORD_LABEL.findall(use.key):
+        for form in dict.fromkeys((label, label.upper())):
+            for i in mi.subject.get(f"\\text{{{form}}}", ()):
+                if index.mentions[i].pattern == "acronym":
+                    subject.setdefault(i, 1)
     # The same letter with another label (`\\epsilon_{orig}` for ε, `A^{1}_{t}` for A): a weak candidate, unless
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
@@ -554,6 +561,8 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         target.setdefault(i, 2)
     return subject, inside
 
+
+_WORD_LABEL = re.compile(r"[_^]\{?\s*\\(?:text|textrm|mathrm|rm|operatorname|textsc)\s*\{([A-Za-z]{2,12})\}")
 
 _FUNCTION_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
 

@@ -299,8 +299,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     if isinstance(sample, ast.Relation) and sample.operands:
                         sampled_names.update(principal_keys(sample.operands[0]))
             elif isinstance(node, ast.Apply) and isinstance(node.func, ast.Indexed):
-                # \\text{sorted}_j(c_j): a subscript of an operator named in words that its argument carries runs over it
-                # (f_i(x_i), a family of functions, keeps its index)
+                # \\text{sorted}_j(c_j): a subscript of an operator named in words that its argument carries runs
+                # over it (f_i(x_i), a family of functions, keeps its index)
                 in_args = {to_latex(sub) for a in node.args for sub in _walk_names(a) if isinstance(sub, ast.Symbol)}
                 for idx in node.func.indices:
                     if isinstance(idx, ast.Symbol) and len(idx.name) == 1 and to_latex(idx) in in_args and \
