@@ -245,24 +245,18 @@ def _index_stats(statements, bound: set[str]) -> tuple[dict[str, set[str]], set[
     return carriers, standalone
 
 
-def _maths_in_words(statements, warnings: list[str]) -> dict[int, tuple[ast.Node, ...]]:
-    """`\\text{if $c_i < \\text{sorted}_j(c_j)[n]$}`: the formulas written inside words are the formula's too
-    (Text node id → its formulas' statements)."""
+def _formulas_in_words(text: str, warnings: list[str]) -> tuple[ast.Node, ...]:
+    """The statements of the formulas written inside words (`\\text{if $c_i < n$}`)."""
     from ..errors import MathParseError
     from ..math import parse
-    out: dict[int, tuple[ast.Node, ...]] = {}
-    for stmt in statements:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Text) and "$" in node.text:
-                found: list[ast.Node] = []
-                for math in re.findall(r"\$([^$]+)\$", node.text):
-                    try:
-                        inner = parse(math).tree
-                    except (MathParseError, RecursionError):
-                        continue
-                    found.extend(merge_words(s, warnings) for s in _statements(inner))
-                out[id(node)] = tuple(found)
-    return out
+    found: list[ast.Node] = []
+    for math in re.findall(r"\$([^$]+)\$", text):
+        try:
+            inner = parse(math).tree
+        except (MathParseError, RecursionError):
+            continue
+        found.extend(merge_words(s, warnings) for s in _statements(inner))
+    return tuple(found)
 
 
 def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSymbols:
@@ -274,14 +268,23 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     """
     warnings: list[str] = []
     statements = tuple(merge_words(stmt, warnings) for stmt in _statements(tree))
-    in_words = _maths_in_words(statements, warnings)
-    statements_and_words = statements + tuple(s for group in in_words.values() for s in group)
+    # `\\text{if $c_i < \\text{sorted}_j(c_j)[n]$}`: the formulas written inside words are the formula's too
+    # (Text node id → their statements), found in the same walk that finds what binds.
+    in_words: dict[int, tuple[ast.Node, ...]] = {}
+    pending = list(statements)
+    walked: list[ast.Node] = []
     bound: set[str] = set()
     kept: dict[str, str] = {}  # names bound by an expectation or an optimisation: they keep their row
     sampled_names: set[str] = set()
-    for stmt in statements_and_words:
+    while pending:
+        stmt = pending.pop(0)
+        walked.append(stmt)
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Reduction):
+            if isinstance(node, ast.Text):
+                if "$" in node.text:
+                    in_words[id(node)] = _formulas_in_words(node.text, warnings)
+                    pending.extend(in_words[id(node)])
+            elif isinstance(node, ast.Reduction):
                 if node.op == "E" and not node.variables and isinstance(node.under, ast.Apply):
                     # `\\mathbb{E}_{p_X(x)}`, `\\mathbb{E}_{q(x_t | x)}`: the density's argument is the sample.
                     for arg in node.under.args:
@@ -317,7 +320,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None and \
                             to_latex(sub) in in_element:
                         bound.add(to_latex(sub))
-    carriers, standalone = _index_stats(statements_and_words, bound)
+    carriers, standalone = _index_stats(tuple(walked), bound)
 
     letter_indexed = carriers.get("#letter-indexed", set())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import MathParseError
 from .model import EquationEntry, ReadingRow
@@ -99,6 +100,7 @@ def _key(latex: str) -> str:
 _SUBSCRIPT = r"_(?:\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|[^{}\s])"
 
 
+@lru_cache(maxsize=65536)
 def symbol_forms(latex: str) -> tuple[str, str]:
     """(full key, base key) of a symbol: the base drops a trailing subscript (`s_{i,t}` → `s`,
     `\\mathbf{x}_{t - {\\Delta t}}` → `\\mathbf{x}`)."""
@@ -298,18 +300,25 @@ def _clause_with(quote: str, row_symbol: str) -> str:
 
 def _math_bases(segments: list[str]) -> set[str] | None:
     """Base keys of every symbol the quote's math writes (`P^{k}_{i+1+k}` → `p^k`); None if one does not parse."""
-    from ..analysis.symbols import collect, written_form
-    from ..math import parse
     out: set[str] = set()
     for segment in segments:
-        try:
-            info = collect(parse(segment).tree)
-        except (MathParseError, RecursionError, ValueError):
+        bases = _segment_bases(segment)
+        if bases is None:
             return None
-        for use in info.uses:
-            out.add(symbol_forms(written_form(use))[1])
-            out.add(symbol_forms(written_form(use))[0])
+        out |= bases
     return out
+
+
+@lru_cache(maxsize=65536)
+def _segment_bases(segment: str) -> frozenset[str] | None:
+    """`_math_bases` of one formula (read asks it of the same sentences for many symbols: once per formula)."""
+    from ..analysis.symbols import collect, written_form
+    from ..math import parse
+    try:
+        info = collect(parse(segment).tree)
+    except (MathParseError, RecursionError, ValueError):
+        return None
+    return frozenset(form for use in info.uses for form in symbol_forms(written_form(use)))
 
 
 def _mentions(text: str, row_symbol: str) -> bool:
