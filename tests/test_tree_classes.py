@@ -211,6 +211,13 @@ def test_a_name_the_paper_defines_is_one_symbol():
     (r"a\,BN(x) + xy(z)", "(+ (Product [a (Apply BN [x])]) (Product [x (Apply y [z] certainty=convention)]))"),
     # the letter itself as a value inside its brackets multiplies
     (r"p(1 - p) + n(n+1)", "(+ (Product [p (Group (- 1 p))]) (Product [n (Group (+ n 1))]))"),
+    # a connective written in plain letters is prose, as \text{where} is (but `2if` multiplies)
+    (r"t_i = \frac{i}{N} where\ i = 0 \ldots N",
+     "(Sequence [(Relation (Indexed t [i]) = (Frac i N)) (Annotated (Relation i = (Product [0 (Ellipsis kind=...) N])) "
+     "note='where' kind=condition)] separators=[,])"),
+    (r"x_i = 2 \quad if \quad i > 0 + 2if",
+     "(Sequence [(Relation (Indexed x [i]) = 2) (Annotated (Relation i > (+ 0 (Product [2 i f]))) note='if' "
+     "kind=condition)] separators=[,])"),
     # an increment applied keeps its postfix scripts
     (r"\Delta\epsilon_\theta(x, z)^\top", "(Transpose (Apply \\Delta \\epsilon{_\\theta} [x z] certainty=formula))"),
     (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),
@@ -242,16 +249,19 @@ def test_diffusion_dpo_14_is_one_statement():
 
 @pytest.mark.corpus
 def test_siss_5_is_one_statement_with_its_body():
-    source = (corpus_paper("SISS") / "paper2code_paper.tex").read_text(encoding="utf-8")
-    start = source.index("\\ell_\\lambda(\\theta)&=\\mathbb{E}_{p_X(x)}")
-    block = source[start:source.index("\\end{align}", start)]
-    result = parse(block)
+    # the labelled row ends in three expectations; their bracketed body is on the two rows after it: the document
+    # keeps the rows one statement (math.row_is_open) and the tree reads the body under the innermost E
+    import papermath
+    paper = papermath.open(str(corpus_paper("SISS")))
+    eq = paper.equation("5")
+    assert "\\Bigg]" in eq.latex
+    result = paper.notation.parse_latex(eq.latex)
     assert isinstance(result.tree, A.Relation), sexpr(result.tree)[:200]
     outer = result.tree.operands[1]
     assert isinstance(outer, A.Reduction) and outer.op == "E"
     inner = outer.body.body
-    assert isinstance(inner, A.Reduction) and inner.body is not None
-    assert "\\frac{k}{n-k}" in block and "(Frac k (- n k))" in sexpr(inner)
+    assert isinstance(inner, A.Reduction) and inner.op == "E" and isinstance(inner.body, A.BinOp)
+    assert inner.body.op == "-" and "(Frac k (- n k))" in sexpr(inner.body.right)
 
 
 @pytest.mark.corpus

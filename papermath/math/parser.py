@@ -166,6 +166,40 @@ def _is_continuation(tok: Token) -> bool:
     return False
 
 
+_BARE_WORDS = frozenset("where for if when whenever with given otherwise and".split())
+"""Connectives a formula may write in plain letters (`\\frac{i}{N} where\\ i = 0 \\ldots N`): prose, as `\\text{…}`."""
+
+
+def _bare_words(tokens: list[Token]) -> list[Token]:
+    """Fold a connective written in plain letters, standing apart from other letters, into one text token (as
+    `\\text{where}` is): `where`, `for`, `and` … (`if` only with space on both sides: `i f` may multiply)."""
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok.kind == LETTER:
+            j = i + 1
+            while j < n and tokens[j].kind == LETTER and tokens[j].start == tokens[j - 1].end and j - i < 10:
+                j += 1
+            word = "".join(t.text for t in tokens[i:j])
+            prev = out[-1] if out else None
+            nxt = tokens[j] if j < n else None
+            apart_before = prev is None or prev.end < tok.start or prev.kind not in (LETTER, NUMBER)
+            apart_after = nxt is None or nxt.start > tokens[j - 1].end or nxt.kind not in (LETTER, NUMBER)
+            spaced = (prev is None or prev.end < tok.start) and (nxt is None or nxt.start > tokens[j - 1].end)
+            if word in _BARE_WORDS and prev is not None and apart_before and apart_after and \
+                    (len(word) > 2 or spaced) and not (nxt is not None and nxt.kind == PUNCT and nxt.text == "("):
+                out.append(Token(TEXT, word, tok.start, tokens[j - 1].end, tok.space_before))
+                i = j
+                continue
+            out.extend(tokens[i:j])
+            i = j
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
     out: list[Token] = []
@@ -413,7 +447,7 @@ class Parser:
         if len(raw) > MAX_TOKENS + 1:  # + the EOF token
             raise MathParseError(f"formula too long: {len(raw) - 1} tokens (papermath's limit is {MAX_TOKENS})",
                                  source, raw[MAX_TOKENS].start)
-        self.tokens = _prepare(source, raw)
+        self.tokens = _bare_words(_prepare(source, raw))
         self.tokens.extend([self.tokens[-1]] * 8)
         self._brace = _Ends(self.tokens)
         # Each atom is parsed once per (position, context): a speculative parse that is abandoned and redone
