@@ -218,6 +218,9 @@ def test_a_name_the_paper_defines_is_one_symbol():
     (r"x_i = 2 \quad if \quad i > 0 + 2if",
      "(Sequence [(Relation (Indexed x [i]) = 2) (Annotated (Relation i > (+ 0 (Product [2 i f]))) note='if' "
      "kind=condition)] separators=[,])"),
+    # a function then a minus: the function of the negated product
+    (r"1 + \exp -\beta E(x)",
+     "(+ 1 (Apply \\exp [(- (Product [\\beta (Apply E [x] certainty=convention)]))] brackets=))"),
     # an increment applied keeps its postfix scripts
     (r"\Delta\epsilon_\theta(x, z)^\top", "(Transpose (Apply \\Delta \\epsilon{_\\theta} [x z] certainty=formula))"),
     (r"\epsilon = \frac{1}{2}Ltp + Ltp", "(Relation \\epsilon = (+ (Product [(Frac 1 2) L t p]) (Product [L t p])))"),

@@ -2172,6 +2172,12 @@ class Parser:
         if self._starts_factor(tok):
             operand = self.parse_product(stop_at_operators=True, stop_after_call=True)
             return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
+        if tok.kind == PUNCT and tok.text == "-" and self._starts_factor(self.peek(1)):
+            # `\exp -\beta E(x)`: the function of the negated product (a function is never subtracted from)
+            sign = self.next()
+            operand = self.parse_product(stop_at_operators=True, stop_after_call=True)
+            negated = A.UnaryOp("-", operand, span=(sign.start, self.last_end()))
+            return A.Apply(func, (negated,), (), (), "known", "", span=(start, self.last_end()))
         alone = self.tokens[0].start == start and tok.kind == EOF
         if self.strict and tok.kind == EOF and (sub is not None or sup is not None or not alone):
             # `\cos^2`, `\cos 1 \cos`: a function with nothing to apply to (named alone, it is notation)
