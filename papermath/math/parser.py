@@ -187,7 +187,8 @@ def _bare_words(tokens: list[Token]) -> list[Token]:
             apart_before = prev is None or prev.end < tok.start or prev.kind not in (LETTER, NUMBER)
             apart_after = nxt is None or nxt.start > tokens[j - 1].end or nxt.kind not in (LETTER, NUMBER)
             spaced = (prev is None or prev.end < tok.start) and (nxt is None or nxt.start > tokens[j - 1].end)
-            if word in _BARE_WORDS and prev is not None and apart_before and apart_after and \
+            braced = prev is not None and (prev.kind in (LBRACE, CMD))  # `{\rm and}`, `\mathrm{for}`: a styled name
+            if word in _BARE_WORDS and prev is not None and not braced and apart_before and apart_after and \
                     (len(word) > 2 or spaced) and not (nxt is not None and nxt.kind == PUNCT and nxt.text == "("):
                 out.append(Token(TEXT, word, tok.start, tokens[j - 1].end, tok.space_before))
                 i = j
