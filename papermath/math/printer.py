@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tables as T
-from .parser import call_certainty
+from .parser import CONNECTIVES, call_certainty
 
 _ADD = {op for op, (_, p) in T.BINARY_OPS.items() if p == T.ADDITIVE}
 _CANON_ADD = {T.BINARY_OPS[op][0] for op in _ADD}
@@ -122,6 +122,17 @@ def _reads_as_expectation(node: A.Node) -> bool:
     """A symbol the parser reads as an expectation when a `\\sim` subscript follows it (E, \\mathbb{E}, …)."""
     return isinstance(node, A.Symbol) and (node.name == "E" or node.name.lstrip("\\") in T.EXPECTATION_NAMES) \
         and not node.accents and not node.primes
+
+
+def _splits_statement(node: A.Node) -> bool:
+    """A factor the parser, met bare after another, reads as the start of a condition or a second statement
+    (a quantifier, `\\text{for}`, `\\text{and}`): braced, it stays a factor."""
+    if isinstance(node, A.Symbol):
+        return node.name in ("\\forall", "\\exists", "\\nexists") and node.font is None
+    if isinstance(node, A.Text):
+        word = " ".join(node.text.replace(",", " ").split()).lower()
+        return word in CONNECTIVES or word.rstrip(":") in CONNECTIVES or word in ("and", "or", "and thus")
+    return False
 
 
 def _wrap(text: str) -> str:
@@ -418,6 +429,9 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                     call_certainty(_trailing_atom(factors[i - 1])) in ("known", "declared", "ambiguous"):
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
                 parts.append(_wrap(_p(f)))
+                continue
+            if i and _splits_statement(f):
+                parts.append(_wrap(_p(f)))  # `\\theta \\forall` reads as `\\theta, \\forall …`: a condition
                 continue
             if last and _absorbs(f) and not isinstance(f, (A.Relation, A.Sequence, A.Empty, A.Symbol,
                                                              A.BinOp, A.UnaryOp, A.Product)):

@@ -60,4 +60,7 @@ PAPERS: list[str] = [
 PRINTS: list[str] = [
     "{E}_{\\sim}[",  # a symbol E indexed by \sim printed bare reparsed as an expectation (seed 7002265, shrunk)
     "{E}_{x \\sim p} + 1",
+    "\\theta)\\forall",  # a quantifier factor printed bare started a condition (seed 102004363, shrunk)
+    "i)\\text{for}",  # likewise a connective (seed 102001775, shrunk)
+    "i)\\text{and}",
 ]
