@@ -387,7 +387,7 @@ class _Infer:
             return self.elementwise(node, node.args[0], args[0], node.args[1], args[1], name)
         if op in ("max2", "min2", "mean", "sum", "var", "std", "norm", "trace", "det", "logsumexp") or op == "kl":
             return self.step(node, (), f"{name}: reduces to a scalar")
-        if op == "softmax":
+        if op == "softmax" and args:  # `softmax[` with nothing inside: no argument, no shape (below)
             shape = args[0]
             note = "each row sums to 1 (softmax over the last axis)" if len(shape) >= 2 else "sums to 1"
             return self.step(node, shape, note)

@@ -39,6 +39,9 @@ FORMULAS: list[str] = [
     "x = " + "9" * 5000,
     "x^{" + "9" * 400 + "}",
     "1e999 + 10^{-400}",
+    # an application with no argument (campaign seed 102052532, shrunk: IndexError in shapes.s_Apply)
+    "softmax[",
+    "\\mathrm{softmax}()",
 ]
 
 PAPERS: list[str] = [
