@@ -256,22 +256,10 @@ class PaperEquation(Equation):
 
 
 def _evaluation(args: argparse.Namespace) -> tuple[Any, dict, Any]:
-    """(target, declared shapes, Evaluation) as `papermath numbers`/`code` compute them: --set, --shape, --fn,
-    --dim and the functions the text names."""
-    from .commands.numbers import evaluation_inputs, function_options
-    from .commands.shapes import load_target
-    from .errors import UsageError
-    from .evaluate import EvaluationError, evaluate
+    """(target, declared shapes, Evaluation) as `papermath numbers`/`code` compute them."""
+    from .commands.numbers import evaluate_target
 
-    target = load_target(args)
-    values, declared = evaluation_inputs(args, target)
-    implementations, dims = function_options(args, target)
-    try:
-        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions,
-                      implementations=implementations, dim_sizes=dims)
-    except EvaluationError as error:
-        raise UsageError(f"{target.label}: {error.message}") from None
-    return target, declared, ev
+    return evaluate_target(args)
 
 
 def bind(paper: Paper, eq: Equation) -> PaperEquation:

@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import UsageError
-from .numbers import add_function_arguments, evaluation_inputs, function_options
-from .shapes import add_source_arguments, load_target
+from .numbers import add_function_arguments, evaluate_target
+from .shapes import add_source_arguments
 
 HELP = "code it: a NumPy/PyTorch function for an equation, with shape comments and a pytest file"
 DESCRIPTION = """\
@@ -33,16 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..codegen import Citation, generate
-    from ..evaluate import EvaluationError, evaluate
 
-    target = load_target(args)
-    values, declared = evaluation_inputs(args, target)
-    implementations, dims = function_options(args, target)
-    try:
-        ev = evaluate(target.latex, values, declared_shapes=declared, functions=target.functions,
-                      implementations=implementations, dim_sizes=dims)
-    except EvaluationError as error:
-        raise UsageError(f"{target.label}: {error.message}") from None
+    target, _, ev = evaluate_target(args)
     code = generate(ev, Citation(target.paper, target.version, target.number))
     if args.out:
         paths = code.write(args.out)

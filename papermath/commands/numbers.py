@@ -151,8 +151,10 @@ def print_evaluation(ev: Any, width: int | None = None) -> None:
     show(ev, width)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..evaluate import EvaluationError, evaluate, extremes
+def evaluate_target(args: argparse.Namespace) -> tuple[Any, dict[str, tuple[str, ...]], Any]:
+    """(target, declared shapes, Evaluation) of the equation `args` names, as `numbers` and `code` compute it:
+    --set, --shape, --fn, --dim and the functions the text names."""
+    from ..evaluate import EvaluationError, evaluate
 
     target = load_target(args)
     values, declared = evaluation_inputs(args, target)
@@ -162,6 +164,13 @@ def run(args: argparse.Namespace) -> int:
                       implementations=implementations, dim_sizes=dims)
     except EvaluationError as error:
         raise UsageError(f"{target.label}: {error.message}") from None
+    return target, declared, ev
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluate import extremes
+
+    target, declared, ev = evaluate_target(args)
     runs = extremes(ev, scale=tuple(args.scale), declared_shapes=declared, functions=target.functions) \
         if args.extreme else []
     if args.json:
