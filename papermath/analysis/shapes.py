@@ -433,7 +433,9 @@ class _Infer:
         items = [self.shape(i) for i in node.items]
         return (str(len(items)),) if all(i == () for i in items) else None
 
-    def s_Matrix(self, node: A.Matrix) -> Shape:
+    def s_Matrix(self, node: A.Matrix) -> Optional[Shape]:
+        if not node.rows:
+            return None  # an empty \begin{pmatrix}\end{pmatrix} states no shape
         return (str(len(node.rows)), str(max(len(r) for r in node.rows)))
 
     def s_SetLiteral(self, node: A.SetLiteral) -> Shape:

@@ -202,6 +202,9 @@ class _Linear:
 
 ZERO = _Linear()
 _LARGEST = 64
+# past these a formula is no paper's equation (a fuzzed chain x_0 = x_1 = … = x_156 took 95 s): no symmetry claimed
+_MOST_INPUTS = 64
+_MOST_SIDES = 16
 """A symmetry whose effect is past 2^64 (`x^{10^{40}}`) is not checked: floats cannot show it."""
 
 
@@ -264,6 +267,8 @@ def derive(node: A.Node, statements: Sequence[tuple[str, A.Node]], *, sides: Seq
         interval = _hull([_range(n, ctx) for n in (node, *sides)])
     except (_Unknown, RecursionError, ZeroDivisionError, OverflowError, ValueError):
         interval = UNKNOWN
+    if len(keys) > _MOST_INPUTS or len(sides) > _MOST_SIDES:
+        return Derived(None, interval)  # the symmetry search is cubic in the inputs: bounded work, no claim
     degree = _or_none(_degree, node, ctx)
     for side in sides:
         other = _or_none(_degree, side, ctx) if degree is not None else None

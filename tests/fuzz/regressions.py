@@ -42,6 +42,10 @@ FORMULAS: list[str] = [
     # an application with no argument (campaign seed 102052532, shrunk: IndexError in shapes.s_Apply)
     "softmax[",
     "\\mathrm{softmax}()",
+    # an empty matrix (campaign seed 91002297316: ValueError in shapes.s_Matrix)
+    "y = \\begin{pmatrix}\\end{pmatrix} x",
+    # a chain of 150 equal sides (campaign seed 91001288329: 95 s in codegen.properties' symmetry search)
+    " = ".join(f"x_{{{i}}}" for i in range(150)),
 ]
 
 PAPERS: list[str] = [
