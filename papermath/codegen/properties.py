@@ -583,7 +583,9 @@ def _condition(node: A.Node, ctx: _Context) -> None:
     raise _Unknown("condition")
 
 
-def _reduction_degree(node: A.Reduction, ctx: _Context) -> _Linear:
+def _reduction_body_context(node: A.Reduction, ctx: _Context) -> tuple[str, A.Node, _Context]:
+    """The reduction's evaluation op, its body and the body's context. Inputs in a bound, a range or a condition (which
+    terms are reduced) must not move: each is constrained to stay as it is; the bound variables are bound inside."""
     spec = O.reduction(node.op)
     if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
         raise _Unknown(f"reduction {node.op}")
@@ -598,8 +600,13 @@ def _reduction_degree(node: A.Reduction, ctx: _Context) -> _Linear:
                     ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
     inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
                      ctx.constraints)
-    body = _degree(node.body, inner)
-    rule = DEGREE.get(node.op) or DEGREE.get(spec.evaluate)
+    return spec.evaluate, node.body, inner
+
+
+def _reduction_degree(node: A.Reduction, ctx: _Context) -> _Linear:
+    evaluate, body_node, inner = _reduction_body_context(node, ctx)
+    body = _degree(body_node, inner)
+    rule = DEGREE.get(node.op) or DEGREE.get(evaluate)
     if rule == "argument":
         return ZERO  # a positive scaling of the body keeps its maximiser
     return _combine(rule, [body], ctx)
@@ -988,23 +995,9 @@ def _shift_apply(node: A.Apply, ctx: _Context) -> _Linear:
 
 
 def _shift_reduction(node: A.Reduction, ctx: _Context) -> _Linear:
-    spec = O.reduction(node.op)
-    if spec is None or not isinstance(spec.evaluate, str) or node.body is None:
-        raise _Unknown(f"reduction {node.op}")
-    names = tuple(_key(v) for v in node.variables)
-    # inputs in a bound, a range or a condition (which terms are summed) must not move
-    parts = (node.lower, node.upper, node.domain, node.condition) if node.op == "E" else (
-        node.lower, node.upper, node.domain, node.under, node.over, node.condition)
-    for part in parts:
-        if part is not None:
-            for sub in A.walk(part):
-                key = _key(sub)
-                if key in ctx.variables and key not in names:
-                    ctx.constraints.append(_Linear({ctx.variables[key]: Fraction(1)}))
-    inner = _Context(ctx.variables, ctx.frozen, ctx.abstract, ctx.implementations, ctx.bound + names, ctx.defined,
-                     ctx.constraints)
-    rule = SHIFT.get(node.op) or SHIFT.get(spec.evaluate, "fixed")
-    return _shift_rule(rule, [node.body], inner)
+    evaluate, body, inner = _reduction_body_context(node, ctx)
+    rule = SHIFT.get(node.op) or SHIFT.get(evaluate, "fixed")
+    return _shift_rule(rule, [body], inner)
 
 
 def _shift_indicator(node: A.Indicator, ctx: _Context) -> _Linear:
