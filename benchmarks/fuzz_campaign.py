@@ -1,7 +1,9 @@
 """The long fuzzing campaign of issue 12: mutated formulas through every stage, mutated papers through `read`.
 
-    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 100000 --papers 2000 --out run.txt --json run.json
-        # 1 worker: about 0.05 s a formula and 1.4 s a paper on a quiet machine (≈ 2.5 h for this size)
+    .venv/bin/python benchmarks/fuzz_campaign.py --formulas 100000 --papers 2000 --workers 2 \
+        --out run.txt --json run.json
+        # a worker: about 0.02-0.05 s a formula and 1-1.4 s a paper on a quiet machine (≈ 1-2.5 h for this size,
+        # divided by --workers up to the free cores)
     .venv/bin/python benchmarks/fuzz_campaign.py --formulas 2000 --papers 50 --seed 7  # a few minutes
 
 Inputs are built from real formulas (tests/fuzz/seeds.py: the campaign's own, the example paper's and, when
@@ -10,8 +12,9 @@ by the mutations of tests/fuzz/mutate.py, each from its own seed so any input ca
 (`--replay formula:SEED` or `--replay paper:SEED`). Each input runs in a worker process: past `--timeout`
 seconds of CPU time (default 10) the worker raises where it is (the hang's signature names that frame); past
 8 times that (at least 60 s) of wall-clock time it is killed and restarted. CPU time, because the machine
-is shared: inputs over the limit in wall-clock time are counted and printed too. Prints inputs tried, crashes (exceptions that are not papermath's own),
-hangs, invalid generated modules, printer fixed-point failures, and every unique signature with a count and
+is shared: inputs over the limit in wall-clock time are counted and printed too. Prints inputs tried, crashes
+(exceptions that are not papermath's own), hangs, invalid generated modules, printer fixed-point failures, and
+every unique signature with a count and
 the seed of its first input. `--save DIR` writes each signature's first input there. With `--out`/`--json`
 the report is rewritten every `--checkpoint` seconds while the campaign runs, so a run stopped at any
 moment (SIGTERM/SIGHUP: "INTERRUPTED"; killed outright: "STILL RUNNING") leaves the figures of every input
@@ -27,6 +30,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import Counter
@@ -235,6 +239,7 @@ class Tally:
                 "slowest": [{"seconds": round(t, 2), "input": k, "seed": s} for t, k, s in self.slowest],
                 "formula_pool": len(self.pool), "papers": [p.name for p in self.papers],
                 "interrupted": self.state == "interrupted", "state": self.state, "seed": self.args.seed,
+                "workers": getattr(self.args, "workers", 1),
                 "wall_over": self.wall_over, "planned": {"formula": self.args.formulas, "paper": self.args.papers}}
 
 
@@ -253,11 +258,35 @@ def write_out(args, tally: Tally) -> None:
 def campaign(args) -> dict:
     pool = seeds.all_formulas()
     papers = seeds.corpus_papers() or [seeds.EXAMPLE]
-    runner = Pool1(args.timeout, pool, papers)
+    runners = [Pool1(args.timeout, pool, papers) for _ in range(max(1, args.workers))]
     tally = Tally(args, pool, papers)
     jobs = [("formula", args.seed * 1_000_003 + k) for k in range(args.formulas)]
     jobs += [("paper", args.seed * 1_000_003 + k) for k in range(args.papers)]
     random.Random(args.seed).shuffle(jobs)
+    # Each runner thread drives its own worker process; the threads only wait on pipes, so the inputs, their
+    # seeds and the figures are the same for any number of workers (only the order they finish in changes).
+    queue = iter(enumerate(jobs, 1))
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def _drive(runner: Pool1) -> None:
+        nonlocal last_write
+        while not stopping.is_set():
+            with lock:
+                item = next(queue, None)
+            if item is None:
+                return
+            n, (kind, seed) = item
+            findings, elapsed = runner.run(kind, seed)
+            with lock:
+                tally.add(kind, seed, findings, elapsed)
+                if args.progress and sum(tally.tried.values()) % args.progress == 0:
+                    print(f"  … {sum(tally.tried.values())}/{len(jobs)} inputs, {sum(tally.counts.values())} "
+                          f"findings, {len(tally.counts)} signatures, {time.perf_counter() - tally.started:.0f} s",
+                          flush=True)
+                if time.perf_counter() - last_write > args.checkpoint:
+                    write_out(args, tally)
+                    last_write = time.perf_counter()
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
@@ -265,22 +294,24 @@ def campaign(args) -> dict:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGHUP, _stop)
     last_write = time.perf_counter()
+    threads = [threading.Thread(target=_drive, args=(runner,), daemon=True) for runner in runners]
     try:
-        for n, (kind, seed) in enumerate(jobs, 1):
-            findings, elapsed = runner.run(kind, seed)
-            tally.add(kind, seed, findings, elapsed)
-            if args.progress and n % args.progress == 0:
-                print(f"  … {n}/{len(jobs)} inputs, {sum(tally.counts.values())} findings, {len(tally.counts)} "
-                      f"signatures, {time.perf_counter() - tally.started:.0f} s", flush=True)
-            if time.perf_counter() - last_write > args.checkpoint:
-                write_out(args, tally)
-                last_write = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        while any(thread.is_alive() for thread in threads):
+            for thread in threads:
+                thread.join(0.5)
         tally.state = "finished"
     except KeyboardInterrupt:
         tally.state = "interrupted"  # report what was tried so far, saying so
+        stopping.set()
     finally:
-        runner.stop()
-    write_out(args, tally)
+        for thread in threads:
+            thread.join(max(60.0, 8 * args.timeout) + 10)
+        for runner in runners:
+            runner.stop()
+    with lock:
+        write_out(args, tally)
     return tally.result()
 
 
@@ -291,9 +322,11 @@ def report(result: dict) -> str:
     def count(kind: str, finding: str) -> int:
         return kinds.get(f"{kind}/{finding}", 0)
 
+    workers = result.get("workers", 1)
     lines = [f"fuzz campaign: {tried.get('formula', 0)} mutated formulas (from {result['formula_pool']} real ones), "
              f"{tried.get('paper', 0)} mutated papers (from {len(result['papers'])}), {result['seconds']:.0f} s, "
-             f"1 worker, hang = more than {result['timeout']:g} s of CPU time on one input "
+             f"{workers} worker{'s' if workers > 1 else ''}, hang = more than {result['timeout']:g} s of CPU time "
+             "on one input "
              f"({result.get('wall_over', 0)} inputs took over {result['timeout']:g} s of wall-clock time on this "
              "shared machine)"
              + {"finished": "", "running": " — STILL RUNNING (figures so far", "interrupted": " — INTERRUPTED (figures so far"}
@@ -362,6 +395,8 @@ def main(argv=None) -> int:
     parser.add_argument("--formulas", type=int, default=2000)
     parser.add_argument("--papers", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="worker processes run side by side (the same inputs "
+                        "and figures for any number; use the machine's free cores)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
     parser.add_argument("--progress", type=int, default=0, help="print a progress line every N inputs")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")

@@ -107,6 +107,31 @@ def test_a_stopped_campaign_still_reports_its_figures(tmp_path):
     assert "INTERRUPTED" in (tmp_path / "r.txt").read_text(encoding="utf-8")
 
 
+def test_the_campaign_tries_the_same_inputs_with_any_number_of_workers(tmp_path):
+    """--workers N runs N worker processes side by side: every planned input is tried exactly once and the
+    figures do not depend on N (each input is built from its own seed)."""
+    import argparse
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "fuzz_campaign.py"
+    spec = importlib.util.spec_from_file_location("fuzz_campaign", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results = {}
+    for workers in (1, 2):
+        args = argparse.Namespace(formulas=12, papers=0, seed=11, timeout=10.0, workers=workers, progress=0,
+                                  checkpoint=60.0, out=str(tmp_path / f"r{workers}.txt"),
+                                  json=str(tmp_path / f"r{workers}.json"))
+        results[workers] = module.campaign(args)
+        assert json.loads((tmp_path / f"r{workers}.json").read_text(encoding="utf-8"))["workers"] == workers
+    assert results[1]["tried"] == results[2]["tried"] == {"formula": 12}
+    assert results[1]["signatures"] == results[2]["signatures"]
+    assert results[2]["state"] == "finished"
+    assert "2 workers" in (tmp_path / "r2.txt").read_text(encoding="utf-8")
+
+
 def test_a_long_formula_whose_macros_expand_is_aligned_in_linear_time():
     """A long display whose macros expand differs from its source almost everywhere: difflib's matching blocks
     took 4.4 s of CPU on 1,529 characters (mutated paper seed 101001513). Past a work bound it is aligned piece
