@@ -12,6 +12,17 @@ and prints agree / differ / refused for each of the three, and per case (a case 
 Where the paper's equation and the authors' code differ (`paper_vs_code`), a reader of the paper should expect
 `output_paper`: a match with it counts as agreement and the table says which value was matched.
 
+How each record is located in its paper — by its content, never by an id alone (unnumbered ids such as `u2`
+move when statements are regrouped): the record's `latex` is compared with the paper's equations, layout
+(white space, `&`, `\\\\`), braces, `\\ensuremath` and final punctuation aside:
+1. the equation the record's `equation` names, when its LaTeX is the record's, or the record's is that row
+   preceded by the statement's left side (`MHA_q(X) =& …` for the row `=& …`);
+2. else the paper's equation whose LaTeX is the record's;
+3. else the equation the record's LaTeX is a part of (some rows of a statement, a bracket): papermath evaluates
+   that part with the equation's context (`--eq N --latex PART`);
+4. else the most similar equation (difflib ratio ≥ 0.8), else the key as written ("not located" in the table).
+The table's `where` column says which.
+
 How the record's inputs reach papermath — general mechanisms, no per-case table:
 - every input key is passed as written (`--set '\\mathbf{Q}=[[…]]'`); papermath's own name matching
   (`papermath.evaluate.resolve_keys`) maps it onto the equation's symbols (fonts, `\\bm`/`\\mathbf`, spacing);
@@ -88,8 +99,48 @@ def supports_fn() -> bool:
     return "--fn" in out.stdout and "--dim" in out.stdout
 
 
+_LAYOUT = re.compile(r"\\\\(\[[^\]]*\])?|&|\s+|\\ensuremath|[{}]")
+
+
+def content(latex: str) -> str:
+    """A formula's content for locating it: layout, braces, \\ensuremath and final punctuation aside."""
+    return _LAYOUT.sub("", latex).rstrip(".,;")
+
+
+def locate(case: dict) -> tuple[str, Optional[str], str]:
+    """(equation key, part LaTeX or None, how it was found) of a gold record in its paper (see the docstring)."""
+    import difflib
+
+    import papermath
+
+    paper = papermath.open(str(PAPERS / case["paper"]))
+    want = content(case["latex"])
+    equations = list(paper.doc.equations)
+    named = paper.find_equation(case["equation"])
+    if named is not None:
+        have = content(named.latex)
+        if have == want or (have.startswith("=") and want.endswith(have)):
+            return named.id, None, f"{named.id}: the key's"
+    for eq in equations:
+        if content(eq.latex) == want:
+            return eq.id, None, f"{eq.id}: same LaTeX"
+    containing = [eq for eq in equations if want in content(eq.latex)]
+    if named is not None and named in containing:
+        containing.insert(0, named)
+    if containing:
+        eq = containing[0]
+        return eq.id, case["latex"], f"{eq.id}: a part of ({eq.number or eq.id})"
+    scored = sorted(((difflib.SequenceMatcher(None, want, content(eq.latex)).ratio(), i)
+                     for i, eq in enumerate(equations)), reverse=True)
+    if scored and scored[0][0] >= 0.8:
+        eq = equations[scored[0][1]]
+        return eq.id, None, f"{eq.id}: most similar ({scored[0][0]:.2f})"
+    return case["equation"], None, f"{case['equation']}: not located"
+
+
 def arguments(case: dict, with_fn: bool) -> list[str]:
-    args = [str(PAPERS / case["paper"]), "--eq", case["equation"]]
+    key, part, _ = case["_where"]
+    args = [str(PAPERS / case["paper"]), "--eq", key] + (["--latex", part] if part is not None else [])
     for key, value in case["inputs"].items():
         args += ["--set", f"{key}={literal(value)}"]
     for key, value in case["dims"].items():
@@ -215,8 +266,10 @@ def main() -> int:
     with_fn = supports_fn()
     os.environ.setdefault("PYTHONHASHSEED", "0")
     rows = []
-    print(f"{'case':<28} {'half':<4} {'numbers':<9} {'numpy':<9} {'torch':<9} {'case':<9} matched / why")
+    print(f"{'case':<28} {'half':<4} {'where':<26} {'numbers':<9} {'numpy':<9} {'torch':<9} {'case':<9} "
+          f"matched / why")
     for case in cases:
+        case["_where"] = locate(case)
         verdict, value, detail, _ = run_numbers(case, with_fn)
         code = run_code(case, with_fn)
         verdicts = [verdict, code["numpy"][0], code["torch"][0]]
@@ -229,8 +282,8 @@ def main() -> int:
         if overall == "agree":
             why = "matched " + ("the paper (output_paper)" if "paper" in matched else "the authors' code")
         rows.append((case, half_of(case["id"]), verdicts, overall))
-        print(f"{case['id']:<28} {half_of(case['id']):<4} {verdicts[0]:<9} {verdicts[1]:<9} {verdicts[2]:<9} "
-              f"{overall:<9} {why[:110]}")
+        print(f"{case['id']:<28} {half_of(case['id']):<4} {case['_where'][2][:26]:<26} {verdicts[0]:<9} "
+              f"{verdicts[1]:<9} {verdicts[2]:<9} {overall:<9} {why[:100]}")
         if args.verbose:
             print(f"    numbers: {short(value)}   want {short(case['output'])}"
                   + (f" (paper {short(case.get('output_paper'))})" if case.get("output_paper") is not None else ""))

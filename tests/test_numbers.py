@@ -225,3 +225,16 @@ def test_dpo_agrees_with_guide_000_torch_function():
               r"\pi_{\mathrm{ref}}(y_w\mid x)": np.exp(logs[2]), r"\pi_{\mathrm{ref}}(y_l\mid x)": np.exp(logs[3])}
     expected = dpo_loss(*(torch.tensor(row) for row in logs)).item()
     np.testing.assert_allclose(evaluate(DPO, values).value, expected, rtol=1e-10)
+
+
+def test_a_part_of_a_paper_equation_is_evaluated_in_its_context(capsys):
+    """`SOURCE --eq N --latex PART`: some rows or a bracket of equation N, with N's context (a gold record of
+    the authors' numbers names the bracket of a statement this way); a formula not part of N is an error."""
+    paper = "examples/attention-note"
+    assert main(["numbers", paper, "--eq", "4", "--latex", r"\alpha  \sum_{i=1}^{N} f_i P_i", "--set", "alpha=0.5",
+                 "--set", "f_i=[1,2]", "--set", "P_i=[3,4]", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["equation"].startswith("eq:4 (4) part") and out["value"] == pytest.approx(0.5 * (1 * 3 + 2 * 4))
+    assert main(["numbers", paper, "--eq", "4", "--latex", r"\alpha + 1"]) == 2
+    assert "is not a part of eq:4 (4)" in capsys.readouterr().err
+    assert main(["numbers", "--eq", "4", "--latex", r"\alpha"]) == 2

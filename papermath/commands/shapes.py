@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +58,9 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eq", metavar="N", help="the paper's equation number as printed (15, 3a), id (eq:15, "
                                                   "eq:u2) or label")
     parser.add_argument("--label", metavar="LABEL", help="the equation by its \\label (same as --eq LABEL)")
-    parser.add_argument("--latex", metavar="FORMULA", help="a formula instead of a paper's equation")
+    parser.add_argument("--latex", metavar="FORMULA",
+                        help="a formula instead of a paper's equation; with SOURCE --eq N, a part of equation N "
+                             "(some of its rows, a bracket) read with that equation's context")
     parser.add_argument("--shape", action="append", default=[], metavar="SYMBOL=DIMS",
                         help="a symbol's shape, e.g. 'Q=n,d_k' or 'alpha=scalar' (repeatable; overrides the text)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -75,9 +78,9 @@ def load_target(args: argparse.Namespace) -> Target:
 
     overrides = dict(parse_shape(text) for text in args.shape)
     key = args.eq if args.eq is not None else getattr(args, "label", None)
-    if args.latex is not None:
-        if args.source is not None or key is not None:
-            raise UsageError("give either SOURCE --eq N or --latex FORMULA, not both")
+    if args.latex is not None and (args.source is None) != (key is None):
+        raise UsageError("give SOURCE --eq N, --latex FORMULA, or SOURCE --eq N --latex PART (a part of equation N)")
+    if args.latex is not None and args.source is None:
         overrides = _matched_shapes(overrides, args.latex, frozenset())
         sources = {k: "--shape" for k in overrides}
         return Target(args.latex, "formula", "formula given on the command line", None, None, frozenset(),
@@ -89,23 +92,40 @@ def load_target(args: argparse.Namespace) -> Target:
     paper = open_paper(args.source)
     doc = paper.doc
     equation = paper.equation(key)
+    latex, part = equation.latex, ""
+    if args.latex is not None:
+        if not part_of(args.latex, equation.latex):
+            raise UsageError(f"--latex is not a part of {equation.id} ({equation.number or 'unnumbered'}): give a "
+                             f"piece of its LaTeX as the paper writes it (spacing, & and \\\\ aside)")
+        latex, part = args.latex, " part"
     declared, sources, notes = shapes_in_context(paper, equation)
     from ..analysis.shapes import functions_for
     implementations, quotes = functions_for(paper, equation)
     notes = list(notes) + [f"{k} = {op}, from the text: \"{quotes[k][:120]}\"" for k, op in implementations.items()]
-    overrides = _matched_shapes(overrides, equation.latex, paper.functions)
+    overrides = _matched_shapes(overrides, latex, paper.functions)
     declared.update(overrides)
     sources.update({k: "--shape" for k in overrides})
     title = getattr(doc.paper, "title", None) or str(args.source)
     version = None
     if getattr(doc.paper, "arxiv_id", None):
         version = doc.paper.arxiv_id + (doc.paper.version or "")
-    label = f"{equation.id} ({equation.number})" + (f" §{equation.section}" if equation.section else "")
+    label = f"{equation.id} ({equation.number}){part}" + (f" §{equation.section}" if equation.section else "")
     span = getattr(equation, "span", None)
     if span is not None and getattr(span, "file", None):
         label += f" {span.file}:{span.line}:{span.column}"
-    return Target(equation.latex, label, title, version, equation.number, paper.functions,
-                  declared, sources, tuple(notes), paper.parse(equation.latex), implementations)
+    return Target(latex, label, title, version, equation.number, paper.functions,
+                  declared, sources, tuple(notes), paper.parse(latex), implementations)
+
+
+_LAYOUT = re.compile(r"\\\\(\[[^\]]*\])?|&|\s+")
+"""What does not change a formula's content: row breaks (with their spacing), alignment points, white space."""
+
+
+def part_of(part: str, latex: str) -> bool:
+    """True when `part` is a piece of `latex` as the paper writes it (layout aside): some rows of a statement,
+    a bracket, one side."""
+    piece = _LAYOUT.sub("", part).rstrip(".,;")
+    return bool(piece) and piece in _LAYOUT.sub("", latex)
 
 
 def _matched_shapes(overrides: dict[str, tuple[str, ...]], latex: str, functions: frozenset[str]
