@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from papermath.cli import main
 from papermath.codegen import Citation, generate, safe
-from papermath.codegen.checks import Parameter, independent_checks
+from papermath.codegen.checks import Parameter, independent_checks, second_reader_check
 from papermath.codegen.safe import UnsafeCodeError
 from papermath.evaluate import evaluate
 
@@ -90,6 +90,7 @@ def _shape(source: str) -> str:
 
 # What a check's body may hold: the checks are fixed templates (papermath/codegen/checks.py) filled with numbers.
 CHECK_CALLS = {"np.shape", "np.asarray", "np.all", "np.testing.assert_allclose", "values.sum", "float", "y", "inputs",
+               "np.array", "np.float64",  # the second reader's value, a numeric literal (codegen.literal_code)
                # the symmetry and range templates (papermath/codegen/properties.py): move inputs, wrap a callable
                "list", "moved", "f", "max", "abs", "np.max", "np.abs", "np.size"}
 
@@ -160,6 +161,7 @@ def test_any_text_in_any_paper_field_is_only_data(field, text):
     ev, _ = _field_evaluation(field, text)
     parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params)
     expected = [c.name for c in independent_checks(ev.latex, parameters=parameters, function="y")]
+    expected += [c.name for c in (second_reader_check(ev),) if c is not None]  # SymPy's value: numbers only
     assert _independent_checks(code.test) == expected
 
 

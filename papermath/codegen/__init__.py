@@ -285,8 +285,10 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
     lines = [
         f'"""Checks {module}.{function}. test_*_hand_worked_numbers and test_*_torch_agrees_with_numpy are',
         "self-consistency only: their expected values come from papermath's evaluator, which reads the equation the",
-        "same way the code does. test_independent_* check what the paper's text or the notation states (a declared",
-        'shape, rows summing to 1, a value that cannot be negative) and can fail on a misreading."""',
+        "same way the code does. Each test_independent_* says in its comment what it is measured against: the",
+        "paper's text (a declared shape, another side it states equal) or another reader of the LaTeX can fail on a",
+        "misreading of the paper; a property derived from papermath's tree (a range, a symmetry) or of the construct",
+        'at its top (rows summing to 1) checks the code against that tree only."""',
         f"# Equation: {safe.comment(ev.latex, 2000)}",
         f"# with {safe.comment(shown, 2000)}" if shown else None,
         "import numpy as np",
@@ -318,26 +320,44 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+_TREE_DERIVED = ("Not independent of papermath's tree (a property derived from it: it checks the code against the "
+                 "tree, not the tree against the paper)")
+_AGAINST = {
+    "shape_the_paper_declares": "Independent of papermath's tree: the paper's text",
+    "second_reader_agrees": "Independent of papermath's tree: another reader of the LaTeX",
+    "softmax_rows_sum_to_one": "A property the guides state for the construct papermath's tree has at the top (it "
+                               "holds whatever the tree reads inside)",
+    "share_between_zero_and_one": "A property of the construct papermath's tree has at the top (it holds whatever "
+                                  "the tree reads inside)",
+    "argmax_in_its_interval": "A property of the construct papermath's tree has at the top (it holds whatever the "
+                              "tree reads inside)",
+}
+"""What each check of a generated test is measured against (a comment in the test; the categories of
+benchmarks/codegen_coverage.py)."""
+
+
 def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
     """Test functions that check the result against what the paper's text or the notation states, not against
     the evaluator (`papermath.codegen.checks`)."""
-    from .checks import Parameter, independent_checks
+    from .checks import Parameter, independent_checks, second_reader_check
 
     out: list[str] = []
     for k, (latex, _) in enumerate(ev.restatements, start=1):
         out += [f"def test_independent_sides_the_paper_states_equal_{k}():",
-                f"    # Independent of papermath's evaluator: the paper states the result equals {safe.comment(latex, 300)}",
+                f"    # Independent of this side's tree: the paper states the result equals {safe.comment(latex, 300)}",
                 f"    from {safe.identifier(module, 'module name')} import {function}_restated_{k}",
                 f"    np.testing.assert_allclose(np.asarray({function}(*inputs()), dtype=float),",
                 f"                               np.asarray({function}_restated_{k}(*inputs()), dtype=float), rtol=1e-6, atol=1e-9)",
                 "", ""]
     parameters = tuple(Parameter(ev.input(k).key, ev.input(k).source) for k in ev.params) + tuple(
         Parameter(latex, "callable") for latex, _, _ in ev.abstract)
-    for check in independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
-                                    implementations=ev.implementations, parameters=parameters,
-                                    abstract=tuple(latex for latex, _, _ in ev.abstract), function=function):
+    checks = independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
+                                implementations=ev.implementations, parameters=parameters,
+                                abstract=tuple(latex for latex, _, _ in ev.abstract), function=function)
+    reader = second_reader_check(ev)
+    for check in checks + ([reader] if reader is not None else []):
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
-                f"    # Independent of papermath's evaluator: {safe.comment(check.why)}",
+                f"    # {_AGAINST.get(check.name, _TREE_DERIVED)}: {safe.comment(check.why)}",
                 f"    result = {function}(*inputs())",
                 *(f"    {line}" for line in check.body), "", ""]
     return out

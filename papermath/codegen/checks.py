@@ -10,11 +10,20 @@ itself whatever the reading is (self-consistency). These checks come from somewh
   as data): the range of the result (σ in (0, 1), −log σ ≥ 0, a norm or a square ≥ 0, …) and its scaling
   symmetries (σ(βx) unchanged when β doubles and x halves).
 
+- the value a second reader of the LaTeX (SymPy's parser, `papermath.codegen.second_reader`) gives at the test's
+  inputs.
+
+What each is measured against differs, and the generated test's comments say it: the text's declared shape, the
+other sides the paper states equal and the second reader can fail when papermath's tree misreads the paper; the
+construct properties and the tree-derived range and symmetries hold for whatever the tree reads, so they check
+the code against the tree only (benchmarks/codegen_coverage.py counts only the former as independent).
+
 Each check is one test function named `test_independent_…` with a comment saying where it comes from.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import PapermathError
 from ..evaluate.ops import FUNCTION_NAMES
@@ -90,6 +99,26 @@ def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = Non
     if derived.shift is not None and parameters:
         checks.append(_shift_check(derived.shift, parameters, function))
     return checks
+
+
+def second_reader_check(ev: Any) -> Check | None:
+    """The value SymPy's LaTeX parser gives the computed side at the test's inputs (`second_reader`), as a
+    literal the generated test compares with: a reader that does not use papermath's tree. None where it
+    cannot read the equation or has no opinion (see `papermath.codegen.second_reader`)."""
+    from . import literal_code
+    from .second_reader import read
+
+    reading = read(ev)
+    if reading is None:
+        return None
+    verdict = "they agree at generation time" if reading.agrees else (
+        "they DISAGREE at generation time (papermath's code gives another value): look at which reading the "
+        "paper means")
+    return Check("second_reader_agrees",
+                 f"SymPy's LaTeX parser (sympy.parsing.latex), which does not use papermath's tree, reads the "
+                 f"computed side as {reading.expression} and gives this value at these inputs; {verdict}",
+                 (f"np.testing.assert_allclose(np.asarray(result, dtype=float), {literal_code(reading.value)}, "
+                  "rtol=1e-6, atol=1e-9)",))
 
 
 _RANGE_KINDS = ("softmax_rows_sum_to_one", "share_between_zero_and_one", "argmax_in_its_interval")

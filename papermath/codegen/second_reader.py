@@ -1,0 +1,210 @@
+"""A second reader of an equation that does not use papermath's tree: SymPy's LaTeX parser.
+
+papermath's code, its evaluator and its tree-derived checks all start from papermath's own parse of the formula:
+if that parse misreads the paper (`f(x)` as a product, a subscript dropped), they agree with each other on the
+wrong reading. SymPy's parser (`sympy.parsing.latex.parse_latex`) reads the same LaTeX with its own grammar. When
+it can read the computed side, and each of its symbols is one of the inputs the generated function takes, its
+value at the test's inputs is computed here, at generation time, and written into the generated test as a
+literal: where the two readers disagree, that test fails.
+
+What makes it independent, and where it stops:
+- the computed side is cut from the LaTeX text (the part after the last top-level `=`, `:=`, `\\approx` …), not
+  from papermath's tree; the LaTeX is cleaned only lexically (font macros, `\\left`/`\\right`, `\\text{…}` in
+  subscripts, alignment marks), and each input's key is cleaned and parsed by SymPy the same way, so that the
+  inputs are matched by SymPy's reading of their names;
+- SymPy's algebra is scalar: with array inputs it computes elementwise (numpy broadcasting). Where that gives
+  another shape than papermath's result (a matrix product, a dot product, a reduction over an axis) it has no
+  opinion and no check is written; an unknown function (`f(x)`, a network) or a symbol no input matches (SymPy
+  read `\\gamma^2_t` as `gamma**2`) means no check either;
+- the functions the paper's text or `--fn` names concretely (σ = sigmoid) are given to SymPy by name.
+
+Optional: needs `sympy` and its ANTLR runtime (`pip install 'papermath[second-reader]'`); without them no check.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_RELATIONS = re.compile(r"(?<![<>!\\])=|\\coloneqq|\\eqqcolon|\\approx|\\triangleq|\\equiv|\\leftarrow|\\gets"
+                        r"|\\defeq|\\doteq|\\simeq")
+"""Relations after which the computed side starts (`:` of `:=` is dropped with the left side)."""
+
+_ORDER = re.compile(r"\\(?:le|leq|ge|geq|leqslant|geqslant|ll|gg|in|notin|sim|propto|subset|subseteq|neq|ne|to)\b"
+                    r"|[<>]")
+"""Relations that make a statement a bound or a condition, not a value."""
+
+_FONTS = ("mathbf", "bm", "boldsymbol", "mathbfit", "mathit", "mathsf", "mathcal", "mathbb", "mathscr", "mathfrak",
+          "pmb", "bf", "rm", "ensuremath", "displaystyle", "textstyle", "mathnormal", "vec")
+"""Macros that only change how a symbol looks: the argument stays (the same cleaning is applied to the keys)."""
+
+_WORDS = re.compile(r"\\(?:text|mathrm|operatorname|textrm|textit|texttt|mathtt)\s*\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class SecondReading:
+    """SymPy's reading of the computed side and its value at the test's inputs."""
+
+    expression: str
+    """SymPy's expression, as SymPy prints it."""
+    value: Any
+    """Its value at the inputs (a float or a nested list)."""
+    agrees: bool
+    """True when it equals papermath's result (rtol 1e-6)."""
+
+
+def available() -> bool:
+    """sympy and the ANTLR runtime its LaTeX parser needs are installed (and PAPERMATH_SECOND_READER is not 0)."""
+    import importlib.util
+    import os
+
+    if os.environ.get("PAPERMATH_SECOND_READER", "1") == "0":
+        return False
+    if importlib.util.find_spec("antlr4") is None or importlib.util.find_spec("sympy") is None:
+        return False  # checked before importing sympy (a second of CPU) for nothing
+    try:
+        from sympy.parsing.latex import parse_latex
+        parse_latex("x")
+        return True
+    except Exception:  # ImportError, or the ANTLR runtime missing/of another version
+        return False
+
+
+def computed_side(latex: str) -> str:
+    """The text after the last top-level relation of the last statement (braces and \\left…\\right counted)."""
+    text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
+    text = re.split(r"\\\\(?:\[[^\]]*\])?", text)
+    statement = " ".join(text)
+    depth, cut = 0, 0
+    for match in re.finditer(r"\\left\b|\\right\b|[{}]|" + _RELATIONS.pattern, statement):
+        token = match.group(0)
+        if token in ("{", "\\left"):
+            depth += 1
+        elif token in ("}", "\\right"):
+            depth -= 1
+        elif depth == 0:
+            cut = match.end()
+    side = re.sub(r"\\(?:quad|qquad)\b.*$", "", statement[cut:], flags=re.S)  # `\quad \text{for } v ∈ V`
+    if _ORDER.search(_outside_braces(side)) or re.search(r"\\[lcv]?dots\b", side):
+        return ""  # a bound or a condition (`\\le`, `\\in`, `\\sim`), or a pattern (`…`): not one value
+    return side.replace("&", " ").strip().rstrip(".,;").strip()
+
+
+def _outside_braces(text: str) -> str:
+    out, depth = [], 0
+    for char in text:
+        depth += char == "{"
+        if depth == 0:
+            out.append(char)
+        depth -= char == "}"
+    return "".join(out)
+
+
+def clean(latex: str) -> str:
+    """Lexical cleaning for SymPy's grammar (the same for the formula and for each input's key)."""
+    text = _WORDS.sub(lambda m: re.sub(r"\W", "", m.group(1)), latex)
+    for _ in range(3):
+        text = re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)
+        text = re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "", text)
+    text = re.sub(r"\\[,;:!> ]|~", " ", text)
+    text = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", text)
+    return text.strip()
+
+
+def _argument(match: re.Match) -> str:
+    """A font macro's argument: bare when it is one letter or one command (`\\mathbf{x}_t` → `x_t`), else braced."""
+    inner = match.group(1).strip()
+    if re.fullmatch(r"[A-Za-z]", inner):
+        return f" {inner}"
+    return f" {inner} " if re.fullmatch(r"\\[A-Za-z]+", inner) else f"{{{inner}}}"
+
+
+def _parse(latex: str) -> Any:
+    from sympy.parsing.latex import parse_latex
+    return parse_latex(clean(latex), strict=True)  # strict: a formula read only in part is not read
+
+
+_NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
+          "exp": np.exp, "log": np.log, "identity": lambda x: x, "softplus": lambda x: np.logaddexp(0, x)}
+"""Elementwise functions by the name papermath's `--fn` gives them."""
+
+
+def read(ev: Any) -> SecondReading | None:
+    """SymPy's value of `ev`'s computed side at `ev`'s inputs, or None where it cannot say (see the module).
+    Bounded by the per-formula time budget (`papermath.budget`)."""
+    if ev.abstract or ev.standins or not ev.params or not available():
+        return None
+    from ..budget import BudgetExceeded, formula_budget
+    try:
+        with formula_budget("second reader"):
+            return _read(ev)
+    except (BudgetExceeded, RecursionError):
+        return None
+
+
+def _read(ev: Any) -> SecondReading | None:
+    import sympy
+
+    try:
+        expression = _parse(computed_side(ev.latex))
+    except Exception:  # SymPy cannot read it: no second opinion
+        return None
+    if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
+        return None
+    named = {latex: op for latex, op in ev.implementations}
+    replacements, values = {}, {}
+    for k, key in enumerate(ev.params):
+        try:
+            key_expression = _parse(key)
+        except Exception:
+            return None
+        if key_expression in replacements or not isinstance(key_expression, sympy.Expr):
+            return None  # two inputs SymPy reads as one symbol (`\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`)
+        dummy = sympy.Symbol(f"_input{k}")
+        replacements[key_expression] = dummy
+        values[dummy] = np.asarray(ev.input(key).value, dtype=float)
+    functions = {}
+    for latex, op in named.items():
+        try:
+            head = _parse(latex)
+        except Exception:
+            continue
+        if isinstance(head, sympy.Symbol) and op in _NAMED and re.fullmatch(r"[A-Za-z]\w*", str(head)):
+            functions[str(head)] = _NAMED[op]
+    if not expression.free_symbols:
+        return None  # a constant: nothing of the inputs to check
+    larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
+    substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
+    if substituted.free_symbols - set(values):
+        return None  # a symbol no input matches: SymPy read something else
+    unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
+    if unknown - set(functions):
+        return None  # an unknown function: SymPy's algebra has no value for it
+    order = sorted(values, key=str)
+    try:
+        with np.errstate(all="ignore"):
+            if all(values[s].ndim == 0 for s in order):
+                value = _scalar_value(sympy, substituted, values, functions)
+            elif substituted.has(sympy.Sum, sympy.Product, sympy.Piecewise):
+                return None  # a sum over an index of an array: SymPy's scalar algebra has no axis
+            else:
+                fn = sympy.lambdify(order, substituted, modules=[functions, "numpy"])
+                value = np.asarray(fn(*(values[s] for s in order)), dtype=float)
+    except Exception:  # a value SymPy cannot compute numerically
+        return None
+    value = np.asarray(value, dtype=float)
+    want = np.asarray(ev.value, dtype=float)
+    if value.shape != want.shape or not np.all(np.isfinite(value)):
+        return None  # elementwise algebra gives another shape: no opinion on a matrix or reduction
+    agrees = bool(np.allclose(value, want, rtol=1e-6, atol=1e-9))
+    return SecondReading(str(expression), value.tolist(), agrees)
+
+
+def _scalar_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
+    if functions:
+        fn = sympy.lambdify(sorted(values, key=str), expression, modules=[functions, "numpy"])
+        return fn(*(values[s] for s in sorted(values, key=str)))
+    done = expression.xreplace({s: sympy.Float(float(v)) for s, v in values.items()}).doit()
+    return float(sympy.N(done, 17))

@@ -1,0 +1,88 @@
+"""The second reader (SymPy's LaTeX parser, not papermath's tree) and the check it writes into generated tests.
+
+Its values are checked here against numbers worked by hand; where it cannot read a formula or has no opinion
+(a matrix product, an unknown function, a bound) it writes no check. Skipped without sympy and its ANTLR runtime
+(`pip install -e '.[bench]'`)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from papermath.codegen import generate
+from papermath.codegen import second_reader as SR
+from papermath.codegen.checks import second_reader_check
+from papermath.evaluate import evaluate
+
+pytestmark = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
+                                                           "(pip install -e '.[bench]')")
+
+
+@pytest.mark.parametrize("latex, side", [
+    (r"c_{t+1}=\frac{r+1}{t+r+1},", r"\frac{r+1}{t+r+1}"),
+    (r"L &= a + b \\ &= c + d.", "c + d"),
+    (r"q_\lambda\left(m| x\right)\coloneqq (1-\lambda) q(m|x)", "(1-\\lambda) q(m|x)"),
+    (r"P'(v) = \frac{a}{b} \quad \text{for } v \in V", r"\frac{a}{b}"),
+    (r"G \le \frac{a}{b}", ""),  # a bound: nothing to compute
+    (r"\{x_i = 1\} = 0", "0"),  # a relation inside braces is not the statement's
+])
+def test_the_computed_side_is_cut_from_the_text(latex, side):
+    assert SR.computed_side(latex) == side
+
+
+def test_a_schedule_value_worked_by_hand():
+    # schedule_free (20): c_{t+1} = (r+1)/(t+r+1) at r = 2, t = 3 is 3/6 = 0.5
+    ev = evaluate(r"c_{t+1}=\frac{r+1}{t+r+1}", {"r": 2, "t": 3})
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(0.5)
+
+
+def test_an_elementwise_formula_on_vectors_worked_by_hand():
+    # DyT (2): γ * tanh(α x) + β, elementwise over the channels
+    values = {r"\gamma": [1.5, -0.5], r"\alpha": 0.7, "x": [0.5, -1.2], r"\beta": [0.1, 0.0]}
+    ev = evaluate(r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta", values)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    np.testing.assert_allclose(reading.value, [1.5 * np.tanh(0.35) + 0.1, -0.5 * np.tanh(-0.84)])
+
+
+@pytest.mark.parametrize("latex, values, shapes", [
+    ("y = W x", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}),  # a matrix product
+    ("y = f(x) + 1", {"x": 2.0}, {}),  # a function the formula leaves abstract
+    ("y = 3", {}, {}),  # a constant
+])
+def test_no_opinion_means_no_check(latex, values, shapes):
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    assert SR.read(ev) is None and second_reader_check(ev) is None
+
+
+def test_the_generated_test_fails_where_the_two_readers_disagree(tmp_path):
+    """papermath's value replaced by a wrong one (as a misreading would give): the check written from SymPy's
+    value fails, while the self-consistency test (the evaluator's value) cannot tell."""
+    ev = evaluate(r"c_{t+1}=\frac{r+1}{t+r+1}", {"r": 2, "t": 3})
+    wrong = dataclasses.replace(ev, value=np.float64(0.75))
+    check = second_reader_check(wrong)
+    assert check is not None and "DISAGREE" in check.why
+    namespace = {"np": np, "result": 0.75}
+    with pytest.raises(AssertionError):
+        exec(compile("\n".join(check.body), "check.py", "exec"), namespace)  # our own check template
+    right = second_reader_check(ev)
+    assert right is not None and "they agree" in right.why
+    exec(compile("\n".join(right.body), "check.py", "exec"), {"np": np, "result": 0.5})
+
+
+def test_the_check_is_written_into_the_generated_test():
+    code = generate(evaluate(r"c_{t+1}=\frac{r+1}{t+r+1}", {"r": 2, "t": 3}))
+    body = code.test.split("def test_independent_second_reader_agrees():")[1].split("\n\n\n")[0]
+    assert "SymPy's LaTeX parser" in body and "np.float64(0.5)" in body
+
+
+def test_a_function_the_text_names_and_paper_text_reaching_sympy_only_as_latex():
+    """A function the text names concretely (σ = sigmoid) is given to SymPy by name: σ(0) + 1 = 1.5. Function
+    names from the paper go to lambdify only when they are plain identifiers naming a known elementwise function;
+    anything else is no check, never code."""
+    ev = evaluate(r"y = \sigma(x) + 1", {"x": 0.0}, implementations={r"\sigma": "sigmoid"})
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(1.5)
+    hostile = r"\operatorname{os.system}"
+    ev = evaluate(rf"y = {hostile}(x) + 1", {"x": 0.0}, implementations={hostile: "sigmoid"})
+    assert SR.read(ev) is None
