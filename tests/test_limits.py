@@ -140,3 +140,24 @@ def test_the_parser_does_linear_work(make):
     """Each atom is parsed a bounded number of times whatever the nesting (was 2^depth)."""
     small, large = _atom_parses(make(10)), _atom_parses(make(40))
     assert large <= 4 * small + 40, (small, large)
+
+
+def _rule_ops():
+    from papermath.codegen import properties as P
+    return sorted(set(P.RANGE) | set(P.DEGREE) | set(P.SHIFT))
+
+
+@pytest.mark.parametrize("op", _rule_ops())
+def test_every_property_rule_takes_any_number_of_operands(op):
+    """codegen.properties' rules index their operands; an application with another count (`\\exp()` in a mutated
+    formula, campaign seed 301051797: IndexError in a range rule) has no property, it does not crash."""
+    from papermath.codegen import properties as P
+    from papermath.math import ast as A
+
+    names = ["x", "y", "z"]
+    for n in range(4):
+        node = A.Apply(func=A.Symbol("f"), args=tuple(A.Symbol(v) for v in names[:n]))
+        derived = P.derive(node, [], variables=names, implementations={"f": op})
+        assert derived is None or isinstance(derived, P.Derived)
+        if n == 0:
+            assert derived is None or derived.range == P.UNKNOWN

@@ -152,6 +152,14 @@ RANGE: dict[str, Callable[[Sequence[Interval]], Interval]] = {
 }
 """Operation → the interval of its value from its arguments' intervals (an operation not listed: unknown)."""
 
+RANGE_OPERANDS: dict[str, tuple[int, int | None]] = {
+    "max2": (2, 2), "min2": (2, 2), "kl": (1, None), "cosine_similarity": (1, None), "gaussian": (1, None),
+    "softmax": (1, None), "log_softmax": (1, None), "entropy": (1, None), "norm": (1, None),
+}
+"""How many operands a `RANGE` rule reads (fewest, most; None: any number): one unless listed. An application
+with another number of operands (`\\exp()`, `\\tanh(x, y)` in a mutated or misread formula) has an unknown range —
+the rules index their operands, so the count is checked before a rule runs."""
+
 CONSTANTS = {"\\pi": math.pi, "e": math.e, "\\infty": INF}
 IDENTITY = frozenset({"\\mathbf{I}", "\\mathbb{I}", "I", "\\mathbf{I}_{d}"})
 """The identity matrix's names (when the equation takes no input of that name): fixed entries in [0, 1]."""
@@ -617,9 +625,16 @@ def _require(form: _Linear, ctx: _Context) -> None:
         ctx.constraints.append(form)
 
 
+COMBINE_OPERANDS: dict[str, tuple[int, int | None]] = {
+    "quotient": (2, 2), "same": (1, 1), "half": (1, 1), "double": (1, 1), "inverse": (1, 1),
+}
+"""How many operands a `DEGREE` rule reads (fewest, most; None: any): at least one unless listed. Another count
+(a quotient of one operand, √ of two) has no scaling rule."""
+
+
 def _combine(rule: str | None, args: list[_Linear], ctx: _Context) -> _Linear:
-    if rule is None or not args:
-        raise _Unknown(f"no scaling rule {rule}")
+    if rule is None or not _operand_count_fits(COMBINE_OPERANDS.get(rule, (1, None)), len(args)):
+        raise _Unknown(f"no scaling rule {rule} for {len(args)} operand(s)")
     if rule in ("sum", "alike", "compare"):
         for other in args[1:]:
             _require(other - args[0], ctx)
@@ -632,8 +647,6 @@ def _combine(rule: str | None, args: list[_Linear], ctx: _Context) -> _Linear:
     if rule == "quotient":
         return args[0] - args[1]
     if rule == "same":
-        if len(args) != 1:
-            raise _Unknown("same with several operands")
         return args[0]
     if rule in ("invariant", "count"):
         for a in args:
@@ -811,9 +824,15 @@ def _range_transpose(node: A.Transpose, ctx: _Context) -> Interval:
 def _range_apply(node: A.Apply, ctx: _Context) -> Interval:
     op = _function_op(node, ctx)
     rule = RANGE.get(op) if op else None
-    if rule is None:
+    operands = (*node.args, *node.params)
+    if rule is None or not _operand_count_fits(RANGE_OPERANDS.get(op or "", (1, 1)), len(operands)):
         return UNKNOWN
-    return rule([_range(a, ctx) for a in (*node.args, *node.params)])
+    return rule([_range(a, ctx) for a in operands])
+
+
+def _operand_count_fits(counts: tuple[int, int | None], n: int) -> bool:
+    fewest, most = counts
+    return n >= fewest and (most is None or n <= most)
 
 
 def _range_reduction(node: A.Reduction, ctx: _Context) -> Interval:

@@ -46,6 +46,9 @@ FORMULAS: list[str] = [
     "y = \\begin{pmatrix}\\end{pmatrix} x",
     # a chain of 150 equal sides (campaign seed 91001288329: 95 s in codegen.properties' symmetry search)
     " = ".join(f"x_{{{i}}}" for i in range(150)),
+    # a function applied to no argument in codegen's range rules (campaign seed 301051797, shrunk: IndexError)
+    "\\tilde(\\exp(}m",
+    "\\exp() + \\tanh(x, y) + \\sqrt{}",
 ]
 
 PAPERS: list[str] = [
