@@ -98,7 +98,14 @@ def _absorbs(node: A.Node) -> int:
         return ALL if isinstance(base, A.Symbol) and _prefix_capable(base) else 0
     if isinstance(node, A.Empty):
         return ALL
+    if isinstance(node, A.Opaque) and not node.args and node.macro in _FOLDS_NEXT_GROUP:
+        return ALL  # `\begin {x}`: the tokenizer takes the group as the environment's name, space or not
     return 0
+
+
+_FOLDS_NEXT_GROUP = ("\\begin", "\\end")
+"""Macros the parser's tokenizer folds with the brace group after them even across a space (an environment's
+name); left bare (`\\begin]`), they are opaque symbols that must not meet a printed `{` next."""
 
 
 def _prefix_capable(sym: A.Symbol) -> bool:
@@ -127,6 +134,8 @@ def _reads_as_expectation(node: A.Node) -> bool:
 def _splits_statement(node: A.Node) -> bool:
     """A factor the parser, met bare after another, reads as the start of a condition or a second statement
     (a quantifier, `\\text{for}`, `\\text{and}`): braced, it stays a factor."""
+    if isinstance(node, A.Annotated):
+        return node.kind == "condition"  # `\text{for} i`, `\forall x`: printed, it starts with one
     if isinstance(node, A.Symbol):
         return node.name in ("\\forall", "\\exists", "\\nexists") and node.font is None
     if isinstance(node, A.Text):

@@ -73,4 +73,9 @@ PRINTS: list[str] = [
     "\\theta)\\forall",  # a quantifier factor printed bare started a condition (seed 102004363, shrunk)
     "i)\\text{for}",  # likewise a connective (seed 102001775, shrunk)
     "i)\\text{and}",
+    "i)\\text{for}i",  # a condition annotation as a later factor printed bare became a sequence (seed 301048763)
+    "x)\\forall i",
+    "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
+    "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
+    "\\end]{x}",
 ]
