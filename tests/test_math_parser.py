@@ -126,6 +126,10 @@ REDUCTIONS = [
     ('\\sum_{\\substack{i\\in S\\\\ j\\ne i}} a_{ij}', '(sum (Indexed a [i j]) variables=[i] domain=S condition=(Relation j \\ne i))'),
     ('\\underset{\\theta}{\\arg\\min}\\, L(\\theta)', '(argmin (Apply L [\\theta] certainty=convention) variables=[\\theta])'),
     ('\\sum_i \\sum_j a_{ij} + b', '(+ (sum (sum (Indexed a [i j]) variables=[j]) variables=[i]) b)'),
+    # the next term uses t: it joins the sum, unless braces close the sum first
+    ('\\sum_t x_t - t', '(sum (- (Indexed x [t]) t) variables=[t])'),
+    ('{\\sum_t x_t} - t', '(- (sum (Indexed x [t]) variables=[t]) t)'),
+    ('a {\\sum_t x_t} - t', '(- (Product [a (sum (Indexed x [t]) variables=[t])]) t)'),
 ]
 
 

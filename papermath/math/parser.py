@@ -11,7 +11,7 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Optional
@@ -463,6 +463,7 @@ class Parser:
         self._pending_under: Optional[A.Node] = None
         self._pending_over: Optional[A.Node] = None
         self.script_depth = 0      # >0 inside a sub/superscript: a lone bar there is a relation (`p_{X|Y}`)
+        self.braced: set[tuple[int, int]] = set()  # spans of brace groups' contents: a reduction ends inside
 
     # --- errors ----------------------------------------------------------------------------------
     def error(self, message: str, offset: Optional[int] = None) -> MathParseError:
@@ -812,7 +813,7 @@ class Parser:
                     left = replace(deriv, span=(start, self.last_end()))
                     continue
             if level == T.ADDITIVE:
-                extended = _extend_scope(left, op, right)
+                extended = _extend_scope(left, op, right, self.braced)
                 if extended is not None:
                     left = extended
                     continue
@@ -1783,6 +1784,7 @@ class Parser:
         if font is not None:
             # `{\rm Gap}`: the styled name covers its group, switch included
             node = self._respan(self._apply_font(node, font), (start, close.end))
+        self.braced.add(node.span)  # `{\sum_t x} - t`: the closing brace ends the sum there
         return node
 
     def _group_body(self) -> A.Node:
@@ -2780,14 +2782,17 @@ def _analyze_under(op: str, under: A.Node):
 
 # --- how far a reduction reaches ---------------------------------------------------------------------
 
-def _open_reductions(node: A.Node) -> list[tuple[A.Reduction, list[A.Node]]]:
+def _open_reductions(node: A.Node, braced: Collection[tuple[int, int]] = ()) -> list[tuple[A.Reduction, list[A.Node]]]:
     """The reductions whose body ends where `node` ends (outermost first), each with the path of nodes from
     `node` down to it: `\\frac{1}{G} \\sum_i a_i` → [(the sum, [Product, sum])]. A body in brackets, an
-    integral closed by its differential and a bracket-less function's argument are closed."""
+    integral closed by its differential, a bracket-less function's argument and whatever a brace group holds
+    (`braced`: the spans of brace groups' contents, `{\\sum_t x}`) are closed."""
     out: list[tuple[A.Reduction, list[A.Node]]] = []
     path: list[A.Node] = []
     current: Optional[A.Node] = node
     while current is not None:
+        if current.span in braced:
+            break
         path.append(current)
         if isinstance(current, A.Reduction):
             if current.body is None or current.brackets or (current.op == "int" and current.variables):
@@ -2856,11 +2861,12 @@ def _free_names(node: A.Node) -> set[str]:
     return out
 
 
-def _extend_scope(left: A.Node, op: str, right: A.Node) -> Optional[A.Node]:
+def _extend_scope(left: A.Node, op: str, right: A.Node,
+                  braced: Collection[tuple[int, int]] = ()) -> Optional[A.Node]:
     """`\\sum_{t=1}^T a_t - b_t`: the next term uses t, so it belongs to the sum's body. The term joins the
     outermost open reduction on the left's right edge whose variables it uses and, of those, the innermost
     that binds every such variable it uses; None when it uses none (`\\sum_i x_i + \\lambda R`)."""
-    opened = _open_reductions(left)
+    opened = _open_reductions(left, braced)
     if not opened:
         return None
     free = _free_names(right)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tables as T
-from .parser import CONNECTIVES, call_certainty
+from .parser import CONNECTIVES, _extend_scope, call_certainty, classify_sub
 
 _ADD = {op for op, (_, p) in T.BINARY_OPS.items() if p == T.ADDITIVE}
 _CANON_ADD = {T.BINARY_OPS[op][0] for op in _ADD}
@@ -123,6 +123,17 @@ def _prefix_capable(sym: A.Symbol) -> bool:
                           or bare in T.KNOWN_FUNCTIONS or bare == "arg" or bare.startswith("arg")):
         return True
     return False
+
+
+def _needs_brackets(node: A.Indexed) -> bool:
+    """An index the subscript parser would not read back as that one index (a product of running letters,
+    `z[rj]`: `z_{rj}` is two indices, `z_{ab}` a label), on a plain name that takes a position in brackets."""
+    base = node.base
+    if not (isinstance(base, A.Symbol) and len(base.name) == 1 and base.name.isalpha() and base.font is None
+            and not base.accents and base.sub_label is None and base.sup_label is None and not base.primes
+            and not base.optimum):
+        return False
+    return any(isinstance(i, A.Product) and classify_sub(i, base) != ("index", (i,)) for i in node.indices)
 
 
 def _reads_as_expectation(node: A.Node) -> bool:
@@ -383,6 +394,9 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         return node.macro + "".join("{" + a + "}" for a in node.args)  # type: ignore[attr-defined]
     if t is A.Indexed:
         n: A.Indexed = node  # type: ignore[assignment]
+        if _needs_brackets(n):
+            # `z[r j]`: one index that is a product of running letters; as a subscript it would read as two
+            return _p(n.base) + "".join("[" + _p(i) + "]" for i in n.indices)
         base = _script_base(n.base, "sub")
         if len(n.indices) == 1 and _one_token(n.indices[0]):
             script = "_" + _script(n.indices[0])
@@ -417,7 +431,10 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         b: A.BinOp = node  # type: ignore[assignment]
         prec = _prec(b)
         level = MULT if prec == MUL else ALL
-        left = _child(b.left, prec, followed=level)
+        if prec == ADD and _extend_scope(b.left, b.op, b.right) is not None:
+            left = _wrap(_p(b.left))  # `{\sum_t x_t} - t`: bare, the term that uses t would join the sum's body
+        else:
+            left = _child(b.left, prec, followed=level)
         right = _child(b.right, prec + 1) if prec == ADD else _child(b.right, UNARY)
         if prec == ADD and isinstance(b.right, A.UnaryOp):
             right = _wrap(_p(b.right))

@@ -78,4 +78,10 @@ PRINTS: list[str] = [
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
     "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
     "\\end]{x}",
+    # braces close a reduction's scope; printed, a sum the next term's index would join is braced
+    "\\sum_{t}\\mathbf\\le\\sum_{t}\\langle\\rangle-t",  # (session 2 campaign, shrunk)
+    "\\sum_{x}\\mathbb{E}_{x}\\|_)\\|-{i} x",
+    "a {\\sum_{t} x_t} - t",
+    "{z}[rj]",  # one bracket index that is a product: as a subscript it read as two (session 2 campaign)
+    "z[rj][k] + x[2t]",
 ]
