@@ -161,3 +161,53 @@ def test_every_property_rule_takes_any_number_of_operands(op):
         assert derived is None or isinstance(derived, P.Derived)
         if n == 0:
             assert derived is None or derived.range == P.UNKNOWN
+
+
+def _product(n: int) -> str:
+    return "y = " + "a b " * n
+
+
+def _scanned_chars(latex: str, monkeypatch) -> int:
+    """Characters the evaluator's precedence scan reads while lowering `latex` (cached codes cost nothing)."""
+    from papermath.evaluate import evaluate
+    from papermath.evaluate import lower
+    scanned = [0]
+    inner = lower._top_level
+
+    def counting(code: str):
+        if code not in lower._TOP_LEVEL:
+            scanned[0] += len(code)
+        return inner(code)
+
+    monkeypatch.setattr(lower, "_top_level", counting)
+    lower._TOP_LEVEL.clear()
+    evaluate(parse(latex).tree, {})
+    return scanned[0]
+
+
+def test_the_evaluator_writes_a_long_product_in_linear_work(monkeypatch):
+    """Each step's code is `left op right`: its precedence comes from its sides', not from scanning the whole
+    longer prefix again (quadratic: a 300-factor product inside a reduction took 4 s, campaign 1 formula:301067763)."""
+    small, large = _scanned_chars(_product(200), monkeypatch), _scanned_chars(_product(800), monkeypatch)
+    assert large <= 5 * small + 1000, (small, large)
+
+
+def test_numbering_a_name_many_times_is_not_quadratic():
+    """The n-th `m` of an evaluation is named after O(log n) lookups, not n (`m2`, `m3`, … counted from 2)."""
+    from papermath.evaluate.lower import python_name
+
+    class Counting(set):
+        lookups = 0
+
+        def __contains__(self, item):
+            Counting.lookups += 1
+            return super().__contains__(item)
+
+    def lookups(n: int) -> int:
+        Counting.lookups = 0
+        taken = Counting()
+        names = [python_name("m", taken) for _ in range(n)]
+        assert len(set(names)) == n and names[:3] == ["m", "m2", "m3"]
+        return Counting.lookups
+
+    assert lookups(4000) <= 6 * lookups(1000), (lookups(1000), lookups(4000))
