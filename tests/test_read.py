@@ -251,7 +251,7 @@ def test_attention_equation_1():
     ("Diff-Transformer", "1", {"X": ("input data", ("N", r"{d}_{\text{model}}")),
                                "W^{Q}": ("trained weight", (r"{d}_{\text{model}}", "2 d"))}),
     ("minp", "2", {r"\mathcal{V}": ("unknown", None)}),
-    ("minp", "eq:u1", {r"\beta": "undefined", r"\sigma": ("unknown", None), "S": ("defined here", None)}),
+    ("minp", "eq:u1", {r"\beta": "undefined", r"\sigma": ("computed", None), "S": ("defined here", None)}),
     ("attention-1706.03762", "2", {"W_{1}": "undefined", "b_{1}": "undefined"}),
 ])
 def test_more_corpus_papers(paper, number, expect):

@@ -88,6 +88,9 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                    r"prompts?|documents?|corpus|corpora|sentences?|questions?|labels?|ground[- ]truth|"
                    r"training\s+(?:set|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
                    r"trajector(?:y|ies)|states?|actions?)\b(?![-])"),
+    ("computed", r"\b(?:(?:(?:first|second)[- ]order\s+)?(?:partial\s+)?derivatives?|gradients?|"
+                 r"normali[sz]ation\s+(?:factors?|constants?|terms?)|normali[sz]ers?|partition\s+functions?|"
+                 r"signal-to-noise\s+ratios?)\b"),
     ("function", r"\b(?:functions?|networks?|models?|operators?|operations?|maps?|mappings?|distributions?|"
                  r"densit(?:y|ies)|pdfs?|polic(?:y|ies)|encoders?|decoders?|transformations?|layers?|"
                  r"nonlinearit(?:y|ies)|activations?|kernels?\s+functions?|estimators?|predictors?|"
@@ -95,6 +98,13 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
 ))
 _HEAD_END = re.compile(r"\s(?:of|for|that|which|who|with|in|on|to|from|by|at|when|where|while|used|"
                        r"such|between|over|under|via|as|and\s+the)\b|[,;:(]", re.I)
+
+
+# A statistic of something ("the standard deviation of the logits", "the mean of the mixture"): computed from it.
+STATISTIC_OF = re.compile(r"^\s*(?:the|a|an|its|their)?\s*(?:empirical\s+|sample\s+|running\s+|total\s+)?"
+                          r"(?:standard\s+deviations?|means?|averages?|sums?|norms?|variances?|medians?|maxim(?:um|a)|"
+                          r"minim(?:um|a)|quantiles?(?:\s+ranges?)?|logarithms?|log|ratios?|differences?|products?)\s+of\b",
+                          re.I)
 
 
 def role_from_description(description: str | None, clause: str = "") -> tuple[str, str, str] | None:
@@ -107,6 +117,9 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
         m = pattern.search(rest) or pattern.search(text)
         if m:
             return role, m.group(0).strip(), "predicate"
+    statistic = STATISTIC_OF.match(text)
+    if statistic:
+        return "computed", statistic.group(0).strip(), "head"
     cut = _HEAD_END.search(text)
     head = text[:cut.start()] if cut else text
     # The head noun is the last word of the phrase before its complements ("noise scheduling function" is a

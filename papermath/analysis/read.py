@@ -271,10 +271,22 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             _conventional(use.key) is None:
         other = index.doc.equation(other_id)
         role, role_cue = "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
+    elif use.kind == "function" and _named_loss(use.key):
+        role, role_cue = "computed", f"{use.key} names a loss (computed from the model's outputs)"
     elif use.kind == "function":
         role, role_cue = "function", "applied to arguments"
+        equality = _defining_equality(index, use, mention) if definition is not None else None
+        worded = _role_from_words(mention, definition) if mention is not None else None
+        if worded is not None and worded[0] == "computed":
+            role, role_cue = "computed", worded[1]  # "where $r_n$ denotes the ratio of the policy …"
+        elif equality is not None and (worded[0] != "function" if worded is not None else bool(mention.description)) and \
+                not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
+            # "Here $A^1(s, a, b) := Q^1(s, a, b) - V^1(s)$ denotes the advantage …": a quantity the paper computes
+            # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
+            # a function
+            role, role_cue = "computed", f"${equality}$"
     else:
-        role, role_cue = _role(index, eq, use, info, defining, mention, definition, defined_elsewhere)
+        role, role_cue = _role(index, eq, use, info, defining, mention, definition, defined_elsewhere, found)
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None)
@@ -311,7 +323,7 @@ def _conventional_symbol(key: str) -> str | None:
 
 def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
           defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
-          defined_elsewhere: dict[str, str]) -> tuple[str, str | None]:
+          defined_elsewhere: dict[str, str], found: list | tuple = ()) -> tuple[str, str | None]:
     """A quantity's role, one rule after the other (the first that holds decides):
 
     what the sentences that define it say it undergoes ("are set by the schedule", "is sampled", "learnable");
@@ -324,10 +336,23 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
+    deferred: str | None = None
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
-        return "computed", f"${mention.math}$"  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
+        if not _setting_from_settings(index, use, mention):
+            return "computed", f"${mention.math}$"
+        deferred = f"${mention.math}$"  # a constant from constants: decided by the other rules first  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            not (best is not None and (best[2] == "predicate" or best[0] in ("function", "random sample",
+                                                                             "input data"))):
+        equality = _defining_equality(index, use, mention)
+        if equality is not None and not _setting_from_settings(index, use, mention):
+            return "computed", f"${equality}$"  # "the inputs are projected into keys $K_h = W^{key}_h X$"
+        if equality is not None:
+            deferred = deferred or f"${equality}$"
+    if _named_loss(use.key) and not (best is not None and best[2] == "predicate"):
+        return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
     drawn_here = use.bound_by == "E" or use.sampled
     if best is not None and best[0] == "input data" and drawn_here:
@@ -355,7 +380,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             return w[0], w[1]
     if _model_subscript(index, eq, use.key) and not (worded and worded[0][0] in ("input data", "random sample")):
         return "trained weight", f"the subscript of a model (…_{{{use.key}}}): its weights"
-    count = _count_or_dimension(info, use, top)
+    count = _count_or_dimension(info, use, top) or _count_in_prose(index, use, found)
     if count:
         return "fixed setting", count
     if worded:
@@ -369,6 +394,13 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     step = _earlier_step(info, use)
     if step is not None:
         return "computed", f"the previous step of ${step}$ (this recurrence computes it)"
+    if deferred is not None:
+        return "computed", deferred
+    for m, d in found:
+        equality = _defining_equality(index, use, m) if m is not None else None
+        if equality is not None:
+            # "i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": a sentence computes it, though none names it
+            return "computed", f"${equality}$"
     return "unknown", None
 
 
@@ -403,6 +435,91 @@ def _count_or_dimension(info: FormulaSymbols, use: SymbolUse, top) -> str | None
 
 _CONVENTIONAL_ROLES = {v[0]: v[1] for v in _CONVENTIONAL_SYMBOLS.values() if v}
 
+_EQUALITY_OPS = frozenset({"="}) | frozenset({":=", "\\triangleq", "=:", "\\doteq"})
+
+
+def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None) -> str | None:
+    """The right side when the sentence's formula is an equality whose left side is this symbol and whose right
+    side computes it (`K_h = W^{key}_h X`, `A^1(s, a, b) := Q^1(s, a, b) - V^1(s)`); None for a value (`T = 1000`),
+    a set or a tuple it collects (`\\mathcal{D} = \\{…\\}`, `z := (x, y)`), or another name (`\\sigma = \\mathrm{RMSHead}`)."""
+    if mention is None or "=" not in mention.math or _numeric_value(mention.math):
+        return None
+    tree = _parse_cached(mention.math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in _EQUALITY_OPS:
+        return None
+    lhs, rhs = tree.operands[0], tree.operands[1]
+    if isinstance(lhs, ast.Apply):
+        lhs = lhs.func
+    if symbol_key(lhs) is None or not _same_symbol(lhs, use, index.ordinals):  # the left side is the symbol itself
+        return None
+    if re.sub(r"[{}\s]", "", to_latex(lhs)) != re.sub(r"[{}\s]", "", written_form(use)) and \
+            (use.indices or symbol_key(lhs) != to_latex(lhs)):
+        return None  # `d := d_x + d_y` computes d, not d_x
+    if not collect(rhs, index.ordinals).uses:
+        return None  # `a = -\\frac{1}{2}`: a value
+    if isinstance(rhs, (ast.SetLiteral, ast.Tuple, ast.Symbol, ast.Number)) or \
+            (isinstance(rhs, ast.Apply) and "\\cdot" in to_latex(rhs)) or isinstance(rhs, ast.Indexed):
+        return None
+    return to_latex(tree)[:160]
+
+
+def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) -> bool:
+    """`D^{head} = D/H`, `\\rho = 1/(20 n)`, `d := d_x + d_y`: a constant written with other constants (nothing on either
+    side runs over a step or an index) is set once, like them — the other rules decide it; `c_1 = σ_{t-Δt}²/σ_t²` or
+    `γ_t = γ √(1-β_2^t)` change along the run: computed."""
+    if use.indices:
+        return False
+    tree = _parse_cached(mention.math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) < 2:
+        return False
+    uses = collect(tree.operands[-1], index.ordinals).uses
+    return bool(uses) and all(u.kind == "symbol" and not u.indices and not u.all_indices and
+                              u.key not in index.ordinals and u.key not in ("t", "k", "i", "j", "n", "s", "\\ell")
+                              for u in uses)
+
+
+def _named_loss(key: str) -> bool:
+    """`\\mathcal{L}_{\\mathrm{DIFF}}`, `\\ell_{ce}`, `L_{\\text{DPO}}`: a named loss on the right side is computed from the
+    model's outputs (a bare `L` or `J` may be a count: "a network with $L$ layers")."""
+    return bool(LOSS_NAME.match(key)) and key not in ("L", "J") and _conventional(key) is None
+
+
+_COUNT_BEFORE = re.compile(r"(?:\b(?:of|with)\s+(?:size|length|dimension(?:ality)?|width|depth|rank|order)|"
+                           r"\bnumbers?\s+of|\bsize|\blength|\bdimension(?:ality)?)\s*(?:~|\\,)?\s*$", re.I)
+_COUNT_AFTER = re.compile(r"^(?:\s*[-‐]\s*|\s+(?:(?!and\b|or\b|at\b|in\b|of\b|to\b|the\b|is\b|are\b)[a-z]+\s+)?)"
+                          r"(?:layers?|steps?|heads?|samples?|tokens?|iterations?|epochs?|experts?|classes|categories|"
+                          r"blocks?|rounds?|agents?|episodes?|channels?|particles?|time\s*steps?|timesteps?|stages?)\b",
+                          re.I)
+
+
+def _count_in_prose(index: PaperIndex, use: SymbolUse, found) -> str | None:
+    """A count or a size the prose gives the symbol: "unlearning set $A$ of size $k$", "a network with $L$ layers",
+    "a finite number of $N$ steps", a dimension of `\\mathbb{R}^{d_x} \\times \\mathbb{R}^{d_y}` in any sentence."""
+    if use.kind != "symbol" or use.indices:
+        return None
+    written = written_form(use)
+    for m, d in found:
+        if m is None:
+            continue
+        if _is_dimension_of(m.math, use.key):
+            return f"a dimension of a space (${m.math}$)"
+        if re.sub(r"[{}\s]", "", m.math) not in (re.sub(r"[{}\s]", "", use.key), re.sub(r"[{}\s]", "", written)):
+            continue
+        at = m.quote.find(f"${m.math}$")
+        if at < 0:
+            continue
+        before, after = m.quote[:at], m.quote[at + len(m.math) + 2:]
+        if _COUNT_BEFORE.search(before):
+            return f"\"{before[-30:].strip()} ${m.math}$\": a count or a size"
+        hit = _COUNT_AFTER.match(after)
+        if hit:
+            return f"\"${m.math}${hit.group(0)}\": a count"
+    return None
+
 
 def _role_from_words(mention: Mention | None, definition: Definition | None) -> tuple[str, str, str] | None:
     if mention is None or definition is None or definition.strength != DEFINES or definition.pattern == "inside":
@@ -412,8 +529,10 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
         description = row_description(mention.quote)
     at = mention.quote.find(f"${mention.math}$")
     after = mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
-    if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]):
-        # "a network parameterized by $\\theta$": the symbol is the network's parameters, not the network
+    if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]) and \
+            not _NOT_A_MODEL.search(re.sub(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$", " ", mention.quote[:at])):
+        # "a network parameterized by $\\theta$": the symbol is the network's parameters, not the network ("a mixture
+        # distribution parameterized by $\\lambda$" is set, not trained: a distribution's parameter is no weight)
         return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
     predicate = after[:90] if _PREDICATE_START.match(after) else ""
     found = role_from_description(description, predicate)
@@ -426,6 +545,9 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
 
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
                                r"parameters\s*$", re.I)
+_NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
+                         r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$",
+                         re.I)
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 
