@@ -32,12 +32,15 @@ def role(eq, latex: str) -> str:
     ("\\begin{equation} \\mathcal{L} = \\mathcal{L}_{ce} + \\lambda \\mathcal{L}_{dice} \\end{equation}",
      "\\mathcal{L}_{ce}", "computed"),
     # a statistic or a derivative of something is computed from it
-    ("\\begin{equation} z = (x - M) / \\sigma \\end{equation}\nwhere $\\sigma$ is the standard deviation of the logits.",
+    ("\\begin{equation} z = (x - M) / \\sigma \\end{equation}\n"
+     "where $\\sigma$ is the standard deviation of the logits.",
      "\\sigma", "computed"),
-    ("\\begin{equation} g = \\alpha' x \\end{equation}\nwhere $\\alpha'$ is the first order derivative of the schedule.",
+    ("\\begin{equation} g = \\alpha' x \\end{equation}\n"
+     "where $\\alpha'$ is the first order derivative of the schedule.",
      "\\alpha'", "computed"),
     # a count or a size the prose gives the symbol
-    ("Consider a feedforward network with $L$ layers.\n\\begin{equation} y = L w \\end{equation}", "L", "fixed setting"),
+    ("Consider a feedforward network with $L$ layers.\n\\begin{equation} y = L w \\end{equation}", "L",
+     "fixed setting"),
     ("We unlearn a set $A$ of size $k$.\n\\begin{equation} y = k w \\end{equation}", "k", "fixed setting"),
 ])
 def test_role_mechanisms(body, symbol, want):

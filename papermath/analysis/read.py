@@ -279,7 +279,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         worded = _role_from_words(mention, definition) if mention is not None else None
         if worded is not None and worded[0] == "computed":
             role, role_cue = "computed", worded[1]  # "where $r_n$ denotes the ratio of the policy …"
-        elif equality is not None and (worded[0] != "function" if worded is not None else bool(mention.description)) and \
+        elif equality is not None and \
+                (worded[0] != "function" if worded is not None else bool(mention.description)) and \
                 not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
             # "Here $A^1(s, a, b) := Q^1(s, a, b) - V^1(s)$ denotes the advantage …": a quantity the paper computes
             # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
@@ -342,7 +343,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
         if not _setting_from_settings(index, use, mention):
             return "computed", f"${mention.math}$"
-        deferred = f"${mention.math}$"  # a constant from constants: decided by the other rules first  # "$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio"
+        deferred = f"${mention.math}$"  # a constant from constants: decided by the other rules first
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             not (best is not None and (best[2] == "predicate" or best[0] in ("function", "random sample",
                                                                              "input data"))):
@@ -396,7 +397,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
         return "computed", f"the previous step of ${step}$ (this recurrence computes it)"
     if deferred is not None:
         return "computed", deferred
-    for m, d in found:
+    for m, _ in found:
         equality = _defining_equality(index, use, m) if m is not None else None
         if equality is not None:
             # "i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": a sentence computes it, though none names it
@@ -441,7 +442,8 @@ _EQUALITY_OPS = frozenset({"="}) | frozenset({":=", "\\triangleq", "=:", "\\dote
 def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None) -> str | None:
     """The right side when the sentence's formula is an equality whose left side is this symbol and whose right
     side computes it (`K_h = W^{key}_h X`, `A^1(s, a, b) := Q^1(s, a, b) - V^1(s)`); None for a value (`T = 1000`),
-    a set or a tuple it collects (`\\mathcal{D} = \\{…\\}`, `z := (x, y)`), or another name (`\\sigma = \\mathrm{RMSHead}`)."""
+    a set or a tuple it collects (`\\mathcal{D} = \\{…\\}`, `z := (x, y)`), or another name
+    (`\\sigma = \\mathrm{RMSHead}`)."""
     if mention is None or "=" not in mention.math or _numeric_value(mention.math):
         return None
     tree = _parse_cached(mention.math)
@@ -466,9 +468,9 @@ def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | Non
 
 
 def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) -> bool:
-    """`D^{head} = D/H`, `\\rho = 1/(20 n)`, `d := d_x + d_y`: a constant written with other constants (nothing on either
-    side runs over a step or an index) is set once, like them — the other rules decide it; `c_1 = σ_{t-Δt}²/σ_t²` or
-    `γ_t = γ √(1-β_2^t)` change along the run: computed."""
+    """`D^{head} = D/H`, `\\rho = 1/(20 n)`, `d := d_x + d_y`: a constant written with other constants (nothing on
+    either side runs over a step or an index) is set once, like them — the other rules decide it;
+    `c_1 = σ_{t-Δt}²/σ_t²` or `γ_t = γ √(1-β_2^t)` change along the run: computed."""
     if use.indices:
         return False
     tree = _parse_cached(mention.math)
@@ -483,8 +485,8 @@ def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) 
 
 
 def _named_loss(key: str) -> bool:
-    """`\\mathcal{L}_{\\mathrm{DIFF}}`, `\\ell_{ce}`, `L_{\\text{DPO}}`: a named loss on the right side is computed from the
-    model's outputs (a bare `L` or `J` may be a count: "a network with $L$ layers")."""
+    """`\\mathcal{L}_{\\mathrm{DIFF}}`, `\\ell_{ce}`, `L_{\\text{DPO}}`: a named loss on the right side is computed from
+    the model's outputs (a bare `L` or `J` may be a count: "a network with $L$ layers")."""
     return bool(LOSS_NAME.match(key)) and key not in ("L", "J") and _conventional(key) is None
 
 
@@ -502,7 +504,7 @@ def _count_in_prose(index: PaperIndex, use: SymbolUse, found) -> str | None:
     if use.kind != "symbol" or use.indices:
         return None
     written = written_form(use)
-    for m, d in found:
+    for m, _ in found:
         if m is None:
             continue
         if _is_dimension_of(m.math, use.key):
@@ -546,8 +548,8 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
                                r"parameters\s*$", re.I)
 _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
-                         r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$",
-                         re.I)
+                         r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?"
+                         r"(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$", re.I)
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 
