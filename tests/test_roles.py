@@ -47,6 +47,24 @@ def test_role_mechanisms(body, symbol, want):
     assert role(reading_of(body), symbol) == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # a column, a slice, an entry of another symbol has its role
+    ("The inputs $X \\in \\mathbb{R}^{D \\times T}$ are given, and $x_k \\in \\mathbb{R}^D$ the $k$-th column of $X$.\n"
+     "\\begin{equation} y = W x_k \\end{equation}", "x", "input data"),
+    # a noun the prose attaches to the symbol where it does not define it
+    ("The goal is to estimate $\\alpha$ based on observed documents $\\{X_i\\}_{i=1}^N$.\n"
+     "\\begin{equation} y = f(X) \\end{equation}", "X", "input data"),
+    # a constant object is a setting
+    ("\\begin{equation} y = f(x, \\emptyset) \\end{equation}\nwhere $\\emptyset$ is the null condition.",
+     "\\emptyset", "fixed setting"),
+    # a bare "parameter" the paper sets to values is a setting, not a trained weight
+    ("The two parts are balanced through a parameter $\\lambda$.\n\\begin{equation} y = \\lambda a + b "
+     "\\end{equation}\nWe find that $\\lambda=0$ behaves like deletion.", "\\lambda", "fixed setting"),
+])
+def test_role_mechanisms_from_other_sentences(body, symbol, want):
+    assert role(reading_of(body), symbol) == want
+
+
 def test_a_hyphenated_name_is_no_count():
     eq = reading_of("We find an $\\epsilon$-saddle point of $f$.\n\\begin{equation} y = \\epsilon w \\end{equation}")
     assert role(eq, "\\epsilon") != "fixed setting"
@@ -71,6 +89,12 @@ def test_a_distribution_parameterized_by_a_weight_is_not_trained():
     ("Tanh-Init", "eq:u6", "L", "fixed setting"),                  # "a feedforward neural network with $L$ layers"
     ("TabDiff", "9", "\\alpha'_{t}", "computed"),                  # "the first order derivative of $\\alpha_t$"
     ("hyla", "1", "D^{\\text{head}}", "fixed setting"),            # $D^{head} = D/H$: a constant from constants
+    ("hyla", "2", "\\mathbf{x}", "input data"),                     # "$x_k$ … the $k$-th column of $X$"
+    ("hyla", "2", "a", "computed"),                                 # entries of 𝒜, which (1) computes
+    ("SISS", "5", "\\lambda", "fixed setting"),                     # "a parameter λ" … "λ=0 and λ=1 behave like"
+    ("SISS", "2", "\\epsilon", "unknown"),                          # an appendix lemma's ε = ½Lt + … computes
+                                                                    # nothing here
+    ("semanticist", "eq:u7", "\\emptyset", "fixed setting"),        # "the null condition"
 ])
 def test_role_mechanisms_on_the_corpus(paper, number, symbol, want):
     eq = read_document(load_document(str(corpus_paper(paper))), [number]).equations[0]

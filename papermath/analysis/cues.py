@@ -69,7 +69,9 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
 HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
     ("frozen model", r"\b(?:reference|pre-?trained|frozen|teacher|old|target|base)\s+(?:\w+\s+)?(?:model|network|"
                      r"policy|encoder|decoder|denoiser|checkpoint)s?\b"),
-    ("fixed setting", r"\b(?:(?:momentum|learning\s+rate|step\s*-?\s*size|temperature)\s+(?:parameters?|coefficients?|"
+    ("fixed setting", r"\b(?:(?:null|empty|mask|masked|padding|special)\s+(?:conditions?|tokens?|embeddings?|inputs?|"
+                      r"labels?|states?)|"
+                      r"(?:momentum|learning\s+rate|step\s*-?\s*size|temperature)\s+(?:parameters?|coefficients?|"
                       r"terms?|values?|weights?)|weights?\s+terms?|weighting\s+terms?|schedul(?:e|es|ing)\s+functions?|hyper-?parameters?|momentum|learning\s+rates?|step\s*-?\s*sizes?|stepsizes?|"
                       r"temperatures?|coefficients?|(?:balance|balancing|scaling|scale|weighting|discount|decay|"
                       r"trade-?off|interpolation|guidance|regulari[sz]ation)\s+(?:factors?|parameters?|terms?|"
@@ -80,7 +82,8 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"(?:noise\s+)?levels?|variances?\s+schedule)\b"),
     ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
                       r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?)\b"),
-    ("trained weight", r"\b(?:(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
+    ("trained weight", r"\b(?:matri(?:x|ces)\s+used\s+to\s+(?:produce|project|compute|map|transform)|"
+                       r"(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
                        r"(?:\w+\s+)?(?:parameters?|weights?)|parameters?|weights?|weight\s+matri(?:x|ces)|"
                        r"(?:projection|embedding)\s+(?:matri(?:x|ces)|layers?)|(?:up|down)-projection|"
                        r"projection|kernels?|bias(?:es)?|gains?|centroids?|codebooks?)\b"),

@@ -287,7 +287,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             # a function
             role, role_cue = "computed", f"${equality}$"
     else:
-        role, role_cue = _role(index, eq, use, info, defining, mention, definition, defined_elsewhere, found)
+        role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
+                                                                     definition, defined_elsewhere, found))
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None)
@@ -322,6 +323,29 @@ def _conventional_symbol(key: str) -> str | None:
     return entry[0] if entry else None
 
 
+def _computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None, definition: Definition | None,
+                          best) -> tuple[str | None, str | None]:
+    """(cue, None) when the defining sentence computes the symbol by an equality
+    (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio`, "keys $K_h = W^{key}_h X$"); (None, cue) when the equality writes a constant from
+    constants (`D^{head} = D/H`: the other rules decide first); (None, None) otherwise."""
+    deferred: str | None = None
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
+            and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
+        if not _setting_from_settings(index, use, mention):
+            return f"${mention.math}$", None
+        deferred = f"${mention.math}$"  # a constant from constants: decided by the other rules first
+    if mention is not None and definition is not None and definition.strength == DEFINES and \
+            not (best is not None and (best[2] == "predicate" or best[0] in ("function", "random sample",
+                                                                             "input data"))):
+        equality = _defining_equality(index, use, mention)
+        if equality is not None and not _setting_from_settings(index, use, mention):
+            return f"${equality}$", None  # "the inputs are projected into keys $K_h = W^{key}_h X$"
+        if equality is not None:
+            deferred = deferred or f"${equality}$"
+    return None, deferred
+
+
 def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
           defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
           defined_elsewhere: dict[str, str], found: list | tuple = ()) -> tuple[str, str | None]:
@@ -337,21 +361,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
-    deferred: str | None = None
-    if mention is not None and definition is not None and definition.strength == DEFINES and \
-            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
-            and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
-        if not _setting_from_settings(index, use, mention):
-            return "computed", f"${mention.math}$"
-        deferred = f"${mention.math}$"  # a constant from constants: decided by the other rules first
-    if mention is not None and definition is not None and definition.strength == DEFINES and \
-            not (best is not None and (best[2] == "predicate" or best[0] in ("function", "random sample",
-                                                                             "input data"))):
-        equality = _defining_equality(index, use, mention)
-        if equality is not None and not _setting_from_settings(index, use, mention):
-            return "computed", f"${equality}$"  # "the inputs are projected into keys $K_h = W^{key}_h X$"
-        if equality is not None:
-            deferred = deferred or f"${equality}$"
+    computed, deferred = _computed_by_equality(index, use, mention, definition, best)
+    if computed is not None:
+        return "computed", computed
     if _named_loss(use.key) and not (best is not None and best[2] == "predicate"):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
@@ -365,7 +377,8 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             definition.strength == DEFINES and definition.pattern != "inside":
         return "random sample", f"${mention.math}$ (drawn from a distribution)"
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
-    if other_id and other_id != eq.id and _conventional(use.key) is None:
+    if other_id and other_id != eq.id and _conventional(use.key) is None and \
+            not _elsewhere_later(index, eq, index.doc.equation(other_id)):
         other = index.doc.equation(other_id)
         return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
     if best is not None:
@@ -397,12 +410,64 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
         return "computed", f"the previous step of ${step}$ (this recurrence computes it)"
     if deferred is not None:
         return "computed", deferred
+    return _role_from_other_sentences(index, eq, use, found)
+
+
+def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str | None]:
+    """When neither the defining sentence nor the structure decides: a whole the symbol is part of, an equality
+    in any sentence that computes it, a noun a non-defining sentence attaches to it; otherwise unknown."""
+    part = _part_of(index, eq, use, found)
+    if part is not None:
+        return part
     for m, _ in found:
         equality = _defining_equality(index, use, m) if m is not None else None
         if equality is not None:
             # "i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": a sentence computes it, though none names it
             return "computed", f"${equality}$"
+    for m, d in found:
+        # a noun the prose attaches to the symbol where it does not define it ("observed documents $\\{X_i\\}$")
+        if m is not None and m.description and d.pattern not in ("inside", "same letter") and \
+                m.pattern in ("noun", "appositive", "in-set", "where", "is"):
+            worded = role_from_description(m.description)
+            if worded is not None and worded[0] != "computed":
+                return worded[0], f"{worded[1]} (a mention: \"{m.description[:60]}\")"
     return "unknown", None
+
+
+def _valued_setting(index: PaperIndex, use: SymbolUse, found, role: str, cue: str | None) -> tuple[str, str | None]:
+    """"a parameter $\\lambda$" … "$\\lambda=0$ and $\\lambda=1$ behave like …": a value the paper sets is a setting; a
+    bare "parameter" (or a model's subscript) names no trained weight when the paper gives the symbol a number."""
+    if role != "trained weight" or not ((cue or "").lower() in ("parameter", "parameters", "parameterized by") or
+                                        (cue or "").startswith("the subscript of a model")):
+        return role, cue
+    valued = next((m for m, _ in found if m is not None and m.pattern in ("value", "equation") and
+                   _numeric_value(m.math) and _same_subject(index, use, m.math)), None)
+    if valued is None:
+        return role, cue
+    return "fixed setting", f"${valued.math}$ (a value the paper sets)"
+
+
+def _same_subject(index: PaperIndex, use: SymbolUse, math: str) -> bool:
+    """The formula's left side is the symbol itself (`\\lambda = 0` for λ)."""
+    tree = _parse_cached(math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    return isinstance(tree, ast.Relation) and symbol_key(tree.operands[0]) is not None and \
+        _same_symbol(tree.operands[0], use, index.ordinals)
+
+
+def _top_section(section: str | None) -> str:
+    return (section or "").split(".")[0]
+
+
+def _elsewhere_later(index: PaperIndex, eq: Equation, other: Equation | None) -> bool:
+    """A display in a later part of the paper (an appendix lemma's `\\epsilon = \\frac{1}{2}Lt + …`) that sets the
+    same letter does not compute the quantity of this equation; a later display of the same section may
+    (the advantage defined right after the objective that uses it)."""
+    if other is None:
+        return True
+    order = _display_order(index.doc)
+    return order.get(other.id, 0) > order.get(eq.id, 0) and _top_section(other.section) != _top_section(eq.section)
 
 
 def _step_free(latex: str) -> str:
@@ -484,6 +549,84 @@ def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) 
                               for u in uses)
 
 
+_PART_WORDS = (r"(?:columns?|rows?|entr(?:y|ies)|elements?|slices?|blocks?|components?|coordinates?|"
+               r"sub-?matri(?:x|ces)|members?)")
+_PART_OF = re.compile(r"^\s*,?\s*(?:(?:is|are|denotes?|be)\s+(?:defined\s+as\s+)?)?(?:the|an?|each|its)?\s*"
+                      r"(?:\$[^$]*\$-th\s+|[\w-]+\s+)?" + _PART_WORDS + r"\s+of\s+\$([^$]+)\$", re.I)
+
+
+def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:
+    """A column, row, entry or slice of another symbol has that symbol's role: "$\\mathbf{x}_k \\in \\mathbb{R}^D$ the
+    $k$-th column of $\\mathbf{X}$" (input data, as X), "$W^{out}_h$ … are defined as the slices of $W^{out}$",
+    "$W^\\ell = [w_{ij}^\\ell]$" (the entries of a weight matrix)."""
+    for m, d in found:
+        if m is None or d.pattern in ("inside", "same letter"):
+            continue
+        owner = None
+        at = m.quote.find(f"${m.math}$")
+        if at >= 0:
+            hit = _PART_OF.match(m.quote[at + len(m.math) + 2:])
+            if hit:
+                owner = hit.group(1)
+        if owner is None and use.key in m.elements and m.keys and m.keys[0] != use.key:
+            owner = m.keys[0]  # `W^\\ell = [w_{ij}^\\ell]`: an element of the matrix the formula names
+        if owner is None:
+            owner = _member_of(index, use, m.math)  # `A \\subset X`, `x \\in \\mathcal{D}`: a member of a named set
+        if owner is None:
+            continue
+        tree = _parse_cached(m.math)
+        built = isinstance(tree, ast.Relation) and any(isinstance(o, ast.Tuple) for o in tree.operands)
+        owner_key = symbol_key(_parse_cached(owner) or ast.Symbol("?"))
+        # a whole built from its parts (`z := (x, y)`) computes nothing of them
+        computed_by = None if built else index.defined_by.get(owner) or index.defined_by.get(owner_key or "")
+        if computed_by and computed_by != eq.id:
+            other = index.doc.equation(computed_by)
+            return "computed", f"a part of ${owner}$, computed by ({other.number or computed_by})"
+        found_role = _words_of(index, eq, owner, use)
+        if found_role is not None:
+            return found_role[0], f"a part of ${owner}$ ({found_role[1]})"
+    return None
+
+
+def _member_of(index: PaperIndex, use: SymbolUse, math: str) -> str | None:
+    """The named set a formula puts the symbol in (`A \\subset X`, `x \\in \\mathcal{D}`); None for a space
+    (`\\mathbb{R}^d`), an interval or a set written out."""
+    tree = _parse_cached(math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops:
+        return None
+    for k, op in enumerate(tree.ops):
+        if op in ("\\in", "\\subset", "\\subseteq") and symbol_key(tree.operands[k]) is not None and \
+                _same_symbol(tree.operands[k], use, index.ordinals):
+            whole = tree.operands[k + 1]
+            key = symbol_key(whole)
+            if key is None or not isinstance(whole, (ast.Symbol, ast.Indexed)) or _conventional_symbol(key) or \
+                    (isinstance(whole, ast.Symbol) and whole.font == "bb"):
+                return None
+            return to_latex(whole)
+    return None
+
+
+def _words_of(index: PaperIndex, eq: Equation, latex: str, part: SymbolUse) -> tuple[str, str] | None:
+    """The role the defining sentences' words give another symbol (the whole a part belongs to)."""
+    tree = _parse_cached(latex)
+    if tree is None:
+        return None
+    if isinstance(tree, ast.Relation):
+        tree = tree.operands[0]
+    owners = [u for u in collect(tree, index.ordinals).uses if u.kind != "index"]
+    if not owners or owners[0].key == part.key:
+        return None
+    for m, d in _find_definitions(index, eq, owners[0])[:6]:
+        if m is None or d.strength != DEFINES:
+            continue
+        worded = _role_from_words(m, d)
+        if worded is not None and worded[0] not in ("computed", "function"):
+            return worded[0], worded[1]
+    return None
+
+
 def _named_loss(key: str) -> bool:
     """`\\mathcal{L}_{\\mathrm{DIFF}}`, `\\ell_{ce}`, `L_{\\text{DPO}}`: a named loss on the right side is computed from
     the model's outputs (a bare `L` or `J` may be a count: "a network with $L$ layers")."""
@@ -532,7 +675,7 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
     at = mention.quote.find(f"${mention.math}$")
     after = mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
     if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]) and \
-            not _NOT_A_MODEL.search(re.sub(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$", " ", mention.quote[:at])):
+            not _NOT_A_MODEL.search(_MARKUP.sub(" ", mention.quote[:at])):
         # "a network parameterized by $\\theta$": the symbol is the network's parameters, not the network ("a mixture
         # distribution parameterized by $\\lambda$" is set, not trained: a distribution's parameter is no weight)
         return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
@@ -547,6 +690,7 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
 
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
                                r"parameters\s*$", re.I)
+_MARKUP = re.compile(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$|\\[A-Za-z]+\{|[{}]")
 _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
                          r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?"
                          r"(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$", re.I)

@@ -541,6 +541,8 @@ def _compare_role(row: ReadingRow, s: PaperSymbol | None, quote: QuoteMatch | No
     said, cue = quote_role(row.quote, row.symbol)
     if said is None or said == claimed or any({said, claimed} <= group for group in COMPATIBLE):
         return out
+    if said == "trained weight" and claimed == "fixed setting" and (cue or "").lower() in ("parameter", "parameters"):
+        return out  # a bare "parameter" names a weight or a setting; read decides by the values the paper sets
     out.append(Finding("role", "fail", f'the reading says {claimed}; the paper\'s words "{cue}" say {said}',
                        row.symbol, line))
     return out
