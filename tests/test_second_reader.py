@@ -47,7 +47,7 @@ def test_an_elementwise_formula_on_vectors_worked_by_hand():
 
 @pytest.mark.parametrize("latex, values, shapes", [
     ("y = W x", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}),  # a matrix product
-    ("y = f(x) + 1", {"x": 2.0}, {}),  # a function the formula leaves abstract
+    (r"y = \|x\|^2", {"x": [1.0, 2.0]}, {"x": ("n",)}),  # a norm: SymPy's grammar has none
     ("y = 3", {}, {}),  # a constant
 ])
 def test_no_opinion_means_no_check(latex, values, shapes):
@@ -86,3 +86,38 @@ def test_a_function_the_text_names_and_paper_text_reaching_sympy_only_as_latex()
     hostile = r"\operatorname{os.system}"
     ev = evaluate(rf"y = {hostile}(x) + 1", {"x": 0.0}, implementations={hostile: "sigmoid"})
     assert SR.read(ev) is None
+
+
+def test_a_function_the_paper_leaves_abstract_takes_the_numbers_outputs():
+    """ε_θ is abstract: the second reader uses the output papermath's numbers gave it for the same arguments
+    (the generated test's double), and computes the arithmetic around it: (ε − ε_θ(x_t, t))² by hand."""
+    ev = evaluate(r"L = (\epsilon - \epsilon_\theta(x_t, t))^2", {r"\epsilon": 0.5, "x_t": 1.0, "t": 2.0})
+    (_, _, calls), = ev.abstract
+    (_, output), = calls
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    assert reading.value == pytest.approx((0.5 - float(output)) ** 2)
+
+
+def test_max_and_euler_number_mean_one_thing():
+    ev = evaluate(r"y = \max(a, b) + e^{c}", {"a": 1.0, "b": 3.0, "c": 0.0})
+    reading = SR.read(ev)
+    assert reading is not None and reading.value == pytest.approx(4.0)
+
+
+def test_an_input_that_is_a_sub_expression_is_one_symbol_for_sympy():
+    """`V^{*}(x_{t-1}, c)` given one value (SymPy's grammar cannot read a starred function): replaced by a
+    placeholder in the text; SymPy reads the difference around it. 2 − 5 = −3 by hand."""
+    values = {r"V^{*}(x_{t - 1}, c)": 2.0, r"Q^{*}(x_{t}, c)": 5.0}
+    ev = evaluate(r"A = V^{*}(x_{t - 1}, c) - Q^{*}(x_{t}, c)", values)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(-3.0)
+
+
+def test_with_scalars_a_norm_is_an_absolute_value_and_an_inner_product_a_product():
+    # ‖x − y‖² + 2⟨a − b, c⟩ at x = 3, y = 1, a = 2, b = 0.5, c = 4: 4 + 2·1.5·4 = 16
+    values = {"x": 3.0, "y": 1.0, "a": 2.0, "b": 0.5, "c": 4.0}
+    ev = evaluate(r"L = \lVert x - y \rVert_2^2 + 2 \langle a - b, c \rangle", values)
+    assert SR._scalar_forms(r"\lVert x \rVert_{2}") == "| x |"
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(16.0)

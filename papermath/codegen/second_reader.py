@@ -22,6 +22,7 @@ Optional: needs `sympy` and its ANTLR runtime (`pip install 'papermath[second-re
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -130,11 +131,14 @@ _NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximu
           "exp": np.exp, "log": np.log, "identity": lambda x: x, "softplus": lambda x: np.logaddexp(0, x)}
 """Elementwise functions by the name papermath's `--fn` gives them."""
 
+_BUILTIN = {"max": lambda *a: functools.reduce(np.maximum, a), "min": lambda *a: functools.reduce(np.minimum, a)}
+"""Functions SymPy's parser leaves undefined that mean one thing (`\\max(a, b)`, `\\min(a, b)`)."""
+
 
 def read(ev: Any) -> SecondReading | None:
     """SymPy's value of `ev`'s computed side at `ev`'s inputs, or None where it cannot say (see the module).
     Bounded by the per-formula time budget (`papermath.budget`)."""
-    if ev.abstract or ev.standins or not ev.params or not available():
+    if ev.standins or not ev.params or not available():
         return None
     from ..budget import BudgetExceeded, formula_budget
     try:
@@ -147,8 +151,10 @@ def read(ev: Any) -> SecondReading | None:
 def _read(ev: Any) -> SecondReading | None:
     import sympy
 
+    scalars = all(np.ndim(ev.input(key).value) == 0 for key in ev.params)
+    side, placeholders = _opaque_inputs(computed_side(ev.latex), ev.params)
     try:
-        expression = _parse(computed_side(ev.latex))
+        expression = _parse(_scalar_forms(side) if scalars else side)
     except Exception:  # SymPy cannot read it: no second opinion
         return None
     if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
@@ -156,16 +162,19 @@ def _read(ev: Any) -> SecondReading | None:
     named = {latex: op for latex, op in ev.implementations}
     replacements, values = {}, {}
     for k, key in enumerate(ev.params):
+        dummy = sympy.Symbol(f"_input{k}")
+        values[dummy] = np.asarray(ev.input(key).value, dtype=float)
+        if key in placeholders:
+            replacements[sympy.Symbol(placeholders[key])] = dummy
+            continue
         try:
             key_expression = _parse(key)
         except Exception:
             return None
         if key_expression in replacements or not isinstance(key_expression, sympy.Expr):
             return None  # two inputs SymPy reads as one symbol (`\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`)
-        dummy = sympy.Symbol(f"_input{k}")
         replacements[key_expression] = dummy
-        values[dummy] = np.asarray(ev.input(key).value, dtype=float)
-    functions = {}
+    functions: dict[str, Any] = dict(_BUILTIN)
     for latex, op in named.items():
         try:
             head = _parse(latex)
@@ -177,17 +186,21 @@ def _read(ev: Any) -> SecondReading | None:
         return None  # a constant: nothing of the inputs to check
     larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
     substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
+    euler = sympy.Symbol("e")
+    if euler in substituted.free_symbols:
+        substituted = substituted.xreplace({euler: sympy.E})  # e^{x} with no input named e: Euler's number
     if substituted.free_symbols - set(values):
         return None  # a symbol no input matches: SymPy read something else
+    doubles = _doubles(sympy, ev.abstract)
     unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
-    if unknown - set(functions):
+    if unknown - set(functions) - set(doubles):
         return None  # an unknown function: SymPy's algebra has no value for it
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
             if all(values[s].ndim == 0 for s in order):
-                value = _scalar_value(sympy, substituted, values, functions)
-            elif substituted.has(sympy.Sum, sympy.Product, sympy.Piecewise):
+                value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
+            elif unknown & set(doubles) or substituted.has(sympy.Sum, sympy.Product, sympy.Piecewise):
                 return None  # a sum over an index of an array: SymPy's scalar algebra has no axis
             else:
                 fn = sympy.lambdify(order, substituted, modules=[functions, "numpy"])
@@ -202,9 +215,79 @@ def _read(ev: Any) -> SecondReading | None:
     return SecondReading(str(expression), value.tolist(), agrees)
 
 
+_PLACEHOLDER = "Omega_{%d}"
+
+
+def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """Inputs that are sub-expressions given one value (`V^{*}(x_{t - 1}, c)`, `p_\\theta(x \\mid c)`: papermath's
+    inputs name them in the formula's own spelling) replaced in the text by a placeholder SymPy reads as one
+    symbol; SymPy still reads every operation around them. (key → placeholder symbol name)."""
+    out: dict[str, str] = {}
+    for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
+        pattern = r"(?<![A-Za-z\\])" + re.escape(key) + r"(?![A-Za-z_^])"
+        if re.search(pattern, side):
+            name = _PLACEHOLDER % (900 + len(out))
+            side = re.sub(pattern, lambda _m, n=name: f" \\{n} ", side)
+            out[key] = name
+    return side, out
+
+
+def _scalar_forms(side: str) -> str:
+    """With scalar inputs only: a norm is an absolute value and ⟨a, b⟩ a product (SymPy's grammar has neither)."""
+    side = re.sub(r"\\left\s*\\\||\\right\s*\\\||\\[lr]Vert|\\\|", "|", side)
+    side = re.sub(r"\|\s*_\s*\{?\s*2\s*\}?", "|", side)  # |x|_2
+    while True:
+        match = re.search(r"\\langle", side)
+        if match is None:
+            return side
+        depth, comma, end = 0, None, None
+        for i in range(match.end(), len(side)):
+            if side.startswith("\\rangle", i) and depth == 0:
+                end = i
+                break
+            char = side[i]
+            depth += char in "({["
+            depth -= char in ")}]"
+            if char == "," and depth == 0 and comma is None:
+                comma = i
+        if end is None or comma is None:
+            return side
+        side = f"{side[:match.start()]}(({side[match.end():comma]})({side[comma + 1:end]})){side[end + 7:]}"
+
+
+def _doubles(sympy: Any, abstract: tuple) -> dict[str, Any]:
+    """SymPy's name of each function the paper leaves abstract → a function returning the output papermath's
+    numbers gave it for the same arguments (the generated test's double): the second reader computes the
+    arithmetic around the function; where it calls the function on other arguments, it has no value."""
+    out = {}
+    for latex, _, calls in abstract:
+        try:
+            head = _parse(latex)
+        except Exception:
+            continue
+        if isinstance(head, sympy.Symbol):
+            out[str(head)] = _double(calls)
+    return out
+
+
+def _double(calls: tuple) -> Any:
+    def double(*args: Any) -> Any:
+        for known, output in calls:
+            if len(known) == len(args) and all(np.shape(k) == () and np.isclose(float(a), float(k), rtol=1e-9,
+                                                                                  atol=1e-12)
+                                               for a, k in zip(args, known)):
+                return float(np.asarray(output, dtype=float))
+        raise LookupError("called on arguments papermath's numbers did not use")
+    return double
+
+
 def _scalar_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
-    if functions:
-        fn = sympy.lambdify(sorted(values, key=str), expression, modules=[functions, "numpy"])
-        return fn(*(values[s] for s in sorted(values, key=str)))
+    """The value with scalar inputs: substituted, sums done, then each function applied inside out."""
     done = expression.xreplace({s: sympy.Float(float(v)) for s, v in values.items()}).doit()
-    return float(sympy.N(done, 17))
+
+    def apply(call: Any) -> Any:
+        args = [float(sympy.N(a, 17)) for a in call.args]
+        return sympy.Float(float(np.asarray(functions[call.func.__name__](*args), dtype=float)))
+
+    done = done.replace(lambda e: isinstance(e, sympy.core.function.AppliedUndef), apply)
+    return float(sympy.N(done.doit(), 17))
