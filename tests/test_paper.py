@@ -274,3 +274,79 @@ def test_one_equation_stages_from_the_session_match_the_commands():
         main(["code", str(EXAMPLE), "--eq", "1", "--json"])
     assert paper.code("eq:attention").numpy == json.loads(out.getvalue())["numpy"]
     assert paper.shapes("1") is paper.shapes("eq:1")  # computed once per paper
+
+
+CORPUS_PAPERS = ["Diff-Transformer", "DiffusionDPO", "DyT", "GMFlow", "GPS", "LEN", "OptimalSteps", "REPA-E", "SISS",
+                 "TabDiff", "Tanh-Init", "advantage-alignment", "attention-1706.03762", "deepseek-v3-2412.19437",
+                 "eomt", "grid-cell-conformal-isometry", "hyla", "llm-sci-use", "maskgit-2202.04200", "minp",
+                 "schedule_free", "semanticist"]
+
+
+@pytest.mark.corpus
+def test_the_lexical_prefilter_admits_every_display_for_the_keys_its_tree_gives():
+    """Issue 18: a one-equation command parses only the displays `could_write` admits for a key; it must admit
+    every display whose own tree gives the key (what it defines, uses, applies), on every corpus formula."""
+    from papermath.analysis.equation_index import _SUBSCRIPT, FormulaText, could_write, key_atoms
+    from papermath.analysis.definitions import ordinal_indices
+    from papermath.analysis.symbols import collect
+
+    checked = 0
+    for name in CORPUS_PAPERS:
+        paper = papermath.open(corpus_paper(name))
+        ordinals = ordinal_indices(paper.doc)
+        for eq in paper.doc.equations:
+            parsed = paper.parse(eq.latex)
+            if parsed is None:
+                continue
+            symbols = collect(parsed.tree, ordinals)
+            keys = {u.key for u in symbols.uses} | set(symbols.lhs_keys) | \
+                {_SUBSCRIPT.sub("", k) for k in symbols.lhs_keys}
+            text = FormulaText(eq.latex)
+            missed = [k for k in keys if not could_write(key_atoms(k), text)]
+            assert not missed, (name, eq.id, missed, eq.latex[:200])
+            checked += len(keys)
+    assert checked > 3000
+
+
+def _json_of(argv) -> dict:
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        main(argv)
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_PAPERS)
+def test_a_one_equation_command_answers_as_the_whole_paper_read(name):
+    """Issue 18: `read --eq N` reads N alone (the displays its symbols can be in, not the paper), and answers as
+    the whole-paper read does, entry for entry; `shapes`, `numbers` and `code` give the same JSON whether the
+    paper was read whole first or not. First, middle and last equation of every corpus paper."""
+    from papermath.math import clear_parse_cache
+
+    source = str(corpus_paper(name))
+    paper_module.clear_cache()
+    clear_parse_cache()
+    paper = papermath.open(source)
+    whole = {e["id"]: e for e in _json_of(["read", source, "--json"])["equations"]}
+    ids = [eq.id for eq in paper.doc.equations]
+    picked = list(dict.fromkeys([ids[0], ids[len(ids) // 2], ids[-1]]))
+    numbered = [eq.number for eq in paper.doc.equations if eq.number]
+    stages = {n: {verb: _json_of([verb, source, "--eq", n, "--json"]) for verb in ("shapes", "numbers", "code")}
+              for n in dict.fromkeys([numbered[0], numbered[-1]])} if numbered else {}
+    paper_module.clear_cache()
+    clear_parse_cache()
+    lazy = papermath.open(source)
+    for eq_id in picked:
+        assert _json_of(["read", source, "--eq", eq_id, "--json"])["equations"] == [whole[eq_id]], eq_id
+    for n, outputs in stages.items():
+        for verb, expected in outputs.items():
+            assert _json_of([verb, source, "--eq", n, "--json"]) == expected, (verb, n)
+    assert lazy.index.equations._full is None  # nothing asked for the whole paper's index
+
+
+@pytest.mark.corpus
+def test_a_one_equation_reading_parses_the_displays_it_needs():
+    paper_module.clear_cache()
+    paper = papermath.open(corpus_paper("schedule_free"))
+    middle = paper.doc.equations[len(paper.doc.equations) // 2]
+    paper.read([middle.id])
+    assert len(paper.index.equations._info) < len(paper.doc.equations) // 2

@@ -59,6 +59,9 @@ class PaperIndex:
     definers: dict = field(default_factory=dict)
     """Symbol key → ids of every equation whose left-hand side defines it, in document order; a left side written
     with a subscript (`z_1 = 0`, key `z_{1}`) is also listed under its base (`z`)."""
+    equations: Any = None
+    """The lazy index behind `formulas`, `defined_by`, `used_in`, `definers` (`analysis.equation_index`):
+    `.function_keys` (keys some display applies as a function), `.complete()` (every display parsed)."""
 
 
 def index_paper(source: Any) -> PaperIndex:
@@ -68,8 +71,12 @@ def index_paper(source: Any) -> PaperIndex:
 
 
 def build_paper_index(paper: Any) -> PaperIndex:
-    """Parse every equation and every inline formula once; classify the prose around each formula; index which
-    equation defines and which equations use each symbol (`Paper.index` calls this once)."""
+    """Classify the prose around each inline formula once; index which equation defines, uses and applies each
+    symbol (`Paper.index` calls this once). The display equations are parsed as a reading asks about them
+    (`analysis.equation_index`): a one-equation command parses the displays that can write its symbols, a
+    whole-paper read all of them once (`read_document` completes the index first)."""
+    from .equation_index import EquationIndex
+
     doc = paper.doc
     ordinals = ordinal_indices(doc)
     mentions = tuple(find_mentions(doc, ordinals))
@@ -82,25 +89,11 @@ def build_paper_index(paper: Any) -> PaperIndex:
             by_key.setdefault(key, []).append(i)
         for base in mention.bases:
             by_base.setdefault(base, []).append(i)
-    formulas = {}
-    defined_by: dict[str, str] = {}
-    used_in: dict[str, list[str]] = {}
-    definers: dict[str, list[str]] = {}
-    for eq in doc.equations:
-        info = formulas[eq.id] = _parse_equation(paper, eq, ordinals)
-        if info[0] is None:
-            continue
-        for key in info[0].lhs_keys:
-            defined_by.setdefault(key, eq.id)
-            for name in dict.fromkeys((key, _SUBSCRIPT.sub("", key))):
-                definers.setdefault(name, []).append(eq.id)
-        for key in dict.fromkeys(u.key for u in info[0].uses if not u.lhs):
-            used_in.setdefault(key, []).append(eq.id)
-    return PaperIndex(doc, ordinals, mentions, by_key, by_base, formulas, paper.functions, paper, defined_by,
-                      used_in, {eq_id: k for k, eq_id in enumerate(formulas)}, definers)
+    equations = EquationIndex(list(doc.equations), lambda eq: _parse_equation(paper, eq, ordinals))
+    return PaperIndex(doc, ordinals, mentions, by_key, by_base, equations.formulas, paper.functions, paper,
+                      equations.defined_by, equations.used_in, equations.order, equations.definers, equations)
 
 
-_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?[A-Za-z0-9]+)$")
 
 
 def _parse_equation(paper, eq: Equation, ordinals):
@@ -117,6 +110,8 @@ def read_document(source: Any, keys: list[str] | None = None) -> PaperReading:
     paper = source if not isinstance(source, Document) else paper_of(source)
     doc = paper.doc
     equations = [paper.equation(key) for key in keys] if keys else list(doc.equations)
+    if not keys and paper.index.equations is not None:
+        paper.index.equations.complete()  # every display is read: parse them all once, look keys up in dicts
     readings = tuple(paper.reading(eq) for eq in equations)
     diagnostics = list(doc.diagnostics)
     for eq in equations:
@@ -832,20 +827,10 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
 
 _WORD_LABEL = re.compile(r"[_^]\{?\s*\\(?:text|textrm|mathrm|rm|operatorname|textsc)\s*\{([A-Za-z]{2,12})\}")
 
-_FUNCTION_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
-
-
-def _function_keys(index: PaperIndex) -> frozenset[str]:
-    """Keys the paper's display equations apply as functions."""
-    cached = _FUNCTION_KEYS.get(id(index))
-    if cached is not None and cached[0] is index:
-        return cached[1]
-    keys = frozenset(u.key for info, _, _ in index.formulas.values() if info is not None for u in info.uses
-                     if u.kind == "function")
-    if len(_FUNCTION_KEYS) > 16:
-        _FUNCTION_KEYS.clear()
-    _FUNCTION_KEYS[id(index)] = (index, keys)
-    return keys
+def _function_keys(index: PaperIndex):
+    """Keys the paper's display equations apply as functions (a container: `key in _function_keys(index)`, looked
+    up per key over the displays that can write it)."""
+    return index.equations.function_keys
 
 
 def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:

@@ -1,0 +1,247 @@
+"""Which display equations define, use or apply each symbol — worked out for the symbols asked, not the paper.
+
+A reading shows, for each symbol of its equation, the first display whose left side defines it, every display
+that defines it (the shapes context follows these), the displays that use what the equation defines, and
+whether any display applies the symbol as a function. For a whole-paper read every display is parsed anyway
+and these are plain dictionaries built in one pass (`EquationIndex.complete`). A one-equation command needs them
+for a handful of keys only: a display is parsed for a key only when a cheap lexical test over its LaTeX says
+it can write that key at all (`could_write`), so `read --eq N` parses the displays that mention N's symbols,
+not the paper. The answers are the same either way (tests/test_paper.py: the lexical test admits every display
+for every key its own tree gives, on every corpus formula; one-equation readings equal the whole-paper
+reading's entries).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Iterator
+
+_COMMAND = re.compile(r"\\([A-Za-z]+)\*?(\s*\{)?")
+_COMMAND_NAME = re.compile(r"\\[A-Za-z]+")
+_SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?[A-Za-z0-9]+)$")
+
+
+def key_base(key: str) -> str:
+    """The key up to its first top-level `^` or `_` (the symbol, without a label exponent or a subscript)."""
+    depth = 0
+    for i, c in enumerate(key):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and c in "^_" and i > 0:
+            return key[:i]
+    return key
+
+
+def key_atoms(key: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
+    """What a formula's text must hold to write `key`: (command names, letters standing bare, letters inside a
+    font or accent), from the key's base; None when nothing is certain (no atom, a character outside ASCII).
+
+    A command that is not a font or an accent (`\\gamma`) names the symbol: its name must stand in the text (as a
+    substring: `\\varepsilon` holds `epsilon`). Fonts and accents (`\\mathbf{…}`, `\\hat`) are never required:
+    another spelling may give them (`\\bm`, `\\boldsymbol`). Letters of a bare key (`x`) must be letters of the
+    text outside command names; letters under a font (`\\mathbb{R}`) only somewhere in the text (`\\R` may
+    spell it)."""
+    base = key_base(key)
+    if not base.isascii():
+        return None
+    commands = []
+    wrapped = False
+    for m in _COMMAND.finditer(base):
+        if m.group(2) is not None or m.group(1) in _WRAPPERS:
+            wrapped = True  # a font or an accent (\mathbf{…}, \mathbf\mu, \hat x): \bm, \R … may spell it
+        else:
+            commands.append(m.group(1))
+    letters = {c for c in _COMMAND_NAME.sub(" ", base) if c.isalnum()}
+    if not commands and not letters:
+        return None
+    if wrapped:
+        return tuple(commands), frozenset(), frozenset(letters)
+    return tuple(commands), frozenset(letters), frozenset()
+
+
+_WRAPPERS = frozenset("mathbf mathrm mathcal mathbb mathsf mathtt mathit mathfrak mathscr mathnormal boldsymbol bm "
+                      "pmb hat widehat tilde widetilde bar overline underline vec dot ddot dddot check breve acute "
+                      "grave mathring text textrm textbf textit textsf texttt textsc mbox operatorname rm bf it sf "
+                      "tt cal".split())
+
+
+class FormulaText:
+    """A formula's text as `could_write` tests it (computed once per formula)."""
+
+    __slots__ = ("latex", "letters", "unsure")
+
+    def __init__(self, latex: str) -> None:
+        self.latex = latex
+        self.letters = frozenset(_COMMAND_NAME.sub(" ", latex))
+        self.unsure = not latex.isascii()
+
+
+def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None, text: FormulaText) -> bool:
+    """False only when the formula cannot write a symbol with these atoms (`key_atoms`)."""
+    if atoms is None or text.unsure:
+        return True
+    commands, bare, wrapped = atoms
+    latex = text.latex
+    return all(c in latex for c in commands) and bare <= text.letters and all(c in latex for c in wrapped)
+
+
+class EquationIndex:
+    """defined-by, definers, used-in and applied-as-function over the display equations of a paper, computed
+    per key on demand (`parse(eq)` gives an equation's (FormulaSymbols or None, warnings, error))."""
+
+    def __init__(self, equations: list[Any], parse) -> None:
+        self._equations = equations
+        self._parse = parse
+        self._by_id = {eq.id: eq for eq in equations}
+        self._info: dict[str, tuple] = {}
+        self._texts = [FormulaText(eq.latex) for eq in equations]
+        self._candidates: dict[str, list[Any]] = {}
+        self._full: tuple[dict, dict, dict, frozenset] | None = None
+        self._memo: dict[tuple[str, str], Any] = {}
+        self.formulas = _Formulas(self)
+        self.defined_by = _KeyView(self, "defined_by")
+        self.used_in = _KeyView(self, "used_in")
+        self.definers = _KeyView(self, "definers")
+        self.function_keys = _KeyView(self, "functions")
+        self.order = {eq_id: k for k, eq_id in enumerate(self._by_id)}
+
+    def info(self, eq: Any) -> tuple:
+        found = self._info.get(eq.id)
+        if found is None:
+            found = self._info[eq.id] = self._parse(eq)
+        return found
+
+    def complete(self) -> tuple[dict, dict, dict, frozenset]:
+        """Every display parsed, and the four relations as dictionaries (what a whole-paper read uses)."""
+        if self._full is None:
+            defined_by: dict[str, str] = {}
+            used_in: dict[str, list[str]] = {}
+            definers: dict[str, list[str]] = {}
+            functions: set[str] = set()
+            for eq in self._equations:
+                symbols = self.info(eq)[0]
+                if symbols is None:
+                    continue
+                for key in symbols.lhs_keys:
+                    defined_by.setdefault(key, eq.id)
+                    for name in dict.fromkeys((key, _SUBSCRIPT.sub("", key))):
+                        definers.setdefault(name, []).append(eq.id)
+                for key in dict.fromkeys(u.key for u in symbols.uses if not u.lhs):
+                    used_in.setdefault(key, []).append(eq.id)
+                functions.update(u.key for u in symbols.uses if u.kind == "function")
+            self._full = (defined_by, used_in, definers, frozenset(functions))
+        return self._full
+
+    def _candidates_for(self, key: str) -> list[Any]:
+        base = key_base(key)
+        found = self._candidates.get(base)
+        if found is None:
+            atoms = key_atoms(base)
+            found = self._candidates[base] = [eq for eq, text in zip(self._equations, self._texts)
+                                              if could_write(atoms, text)]
+        return found
+
+    def lookup(self, relation: str, key: str) -> Any:
+        """One relation's value for one key (None / a list / a bool), as `complete()` would give it."""
+        if self._full is not None:
+            defined_by, used_in, definers, functions = self._full
+            if relation == "functions":
+                return key in functions
+            return {"defined_by": defined_by, "used_in": used_in, "definers": definers}[relation].get(key)
+        memo = self._memo.get((relation, key), _MISSING)
+        if memo is not _MISSING:
+            return memo
+        value: Any
+        if relation == "defined_by":
+            value = next((eq.id for eq in self._candidates_for(key) if self._lhs(eq, key)), None)
+        elif relation == "definers":
+            value = [eq.id for eq in self._candidates_for(key) for name in self._lhs_names(eq) if name == key]
+        elif relation == "used_in":
+            value = [eq.id for eq in self._candidates_for(key) if self._uses(eq, key)]
+        else:
+            value = any(self._applies(eq, key) for eq in self._candidates_for(key))
+        if relation in ("definers", "used_in") and not value:
+            value = None
+        self._memo[(relation, key)] = value
+        return value
+
+    def _lhs(self, eq: Any, key: str) -> bool:
+        symbols = self.info(eq)[0]
+        return symbols is not None and key in symbols.lhs_keys
+
+    def _lhs_names(self, eq: Any) -> Iterator[str]:
+        symbols = self.info(eq)[0]
+        if symbols is None:
+            return
+        for key in symbols.lhs_keys:
+            yield from dict.fromkeys((key, _SUBSCRIPT.sub("", key)))
+
+    def _uses(self, eq: Any, key: str) -> bool:
+        symbols = self.info(eq)[0]
+        return symbols is not None and any(u.key == key and not u.lhs for u in symbols.uses)
+
+    def _applies(self, eq: Any, key: str) -> bool:
+        symbols = self.info(eq)[0]
+        return symbols is not None and any(u.key == key and u.kind == "function" for u in symbols.uses)
+
+
+_MISSING = object()
+
+
+class _Formulas(Mapping):
+    """Equation id → (FormulaSymbols or None, warnings, error), each display parsed on first use."""
+
+    def __init__(self, index: EquationIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, eq_id: str) -> tuple:
+        eq = self._index._by_id.get(eq_id)
+        if eq is None:
+            raise KeyError(eq_id)
+        return self._index.info(eq)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index._by_id)
+
+    def __len__(self) -> int:
+        return len(self._index._by_id)
+
+    def __contains__(self, eq_id: object) -> bool:
+        return eq_id in self._index._by_id
+
+
+class _KeyView(Mapping):
+    """One relation as a read-only mapping, looked up per key (iterating it completes the index)."""
+
+    def __init__(self, index: EquationIndex, relation: str) -> None:
+        self._index = index
+        self._relation = relation
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        value = self._index.lookup(self._relation, key)
+        if self._relation == "functions":
+            return value
+        return default if value is None else value
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._index.lookup(self._relation, key)
+        if value is None or value is False:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        value = self._index.lookup(self._relation, key)  # type: ignore[arg-type]
+        return bool(value) if self._relation == "functions" else value is not None
+
+    def _whole(self) -> Any:
+        defined_by, used_in, definers, functions = self._index.complete()
+        return {"defined_by": defined_by, "used_in": used_in, "definers": definers,
+                "functions": dict.fromkeys(functions, True)}[self._relation]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
