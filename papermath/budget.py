@@ -55,3 +55,23 @@ def formula_budget(what: str, seconds: float | None = None) -> Iterator[None]:
         _ACTIVE[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def outside_budget() -> Iterator[None]:
+    """Work done for the paper rather than for the formula being read (a lazy index parsing another display,
+    classifying a sentence): the formula's timer stops meanwhile and resumes with the time it had left, and the
+    work inside has budgets of its own (`Paper.parse_result`'s), as when the index was built before the
+    reading."""
+    if not _ACTIVE[0]:
+        yield
+        return
+    remaining = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+    handler = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    _ACTIVE[0] = False
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, handler)
+        _ACTIVE[0] = True
+        signal.setitimer(signal.ITIMER_REAL, max(remaining, 1e-3))

@@ -283,10 +283,12 @@ CORPUS_PAPERS = ["Diff-Transformer", "DiffusionDPO", "DyT", "GMFlow", "GPS", "LE
 
 
 @pytest.mark.corpus
-def test_the_lexical_prefilter_admits_every_display_for_the_keys_its_tree_gives():
-    """Issue 18: a one-equation command parses only the displays `could_write` admits for a key; it must admit
-    every display whose own tree gives the key (what it defines, uses, applies), on every corpus formula."""
-    from papermath.analysis.equation_index import _SUBSCRIPT, FormulaText, could_write, key_atoms
+def test_the_lexical_prefilter_admits_every_formula_for_the_keys_its_tree_gives():
+    """Issue 18: a one-equation command parses only the displays and classifies only the sentences that
+    `could_write` admits for a key; it must admit every display whose own tree gives the key (what it defines,
+    uses, applies) and every sentence whose mentions hold it, on every corpus formula."""
+    from papermath.analysis.candidates import key_family
+    from papermath.analysis.equation_index import _SUBSCRIPT, FormulaText, could_apply, could_write, key_atoms
     from papermath.analysis.definitions import ordinal_indices
     from papermath.analysis.symbols import collect
 
@@ -303,9 +305,20 @@ def test_the_lexical_prefilter_admits_every_display_for_the_keys_its_tree_gives(
                 {_SUBSCRIPT.sub("", k) for k in symbols.lhs_keys}
             text = FormulaText(eq.latex)
             missed = [k for k in keys if not could_write(key_atoms(k), text)]
+            missed += [u.key for u in symbols.uses if u.kind == "function" and not could_apply(u.key, text)]
             assert not missed, (name, eq.id, missed, eq.latex[:200])
             checked += len(keys)
-    assert checked > 3000
+        # and every sentence of the prose for every key its mentions give (prose_index classifies only those)
+        mentions = paper.index.mentions
+        for j, (base, text) in enumerate(zip(mentions._bases, mentions._texts)):
+            for i in mentions._ids(j):
+                m = mentions[i]
+                keys = set(m.keys + m.bases + m.elements + m.inner)
+                keys |= {key_family(k) for k in m.keys + m.elements + m.inner}
+                missed = [k for k in keys if not could_write(key_atoms(k), text)]
+                assert not missed, (name, m.quote, missed)
+                checked += len(keys)
+    assert checked > 8000
 
 
 def _json_of(argv) -> dict:

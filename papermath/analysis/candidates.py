@@ -451,7 +451,12 @@ class MentionIndex:
 _MI_CACHE: dict[int, tuple[tuple, MentionIndex]] = {}
 
 
-def mention_index(mentions: tuple[Mention, ...]) -> MentionIndex:
+def mention_index(mentions) -> MentionIndex:
+    """Symbol key → the mentions that hold it (`mentions`: a tuple, or the paper's `ProseMentions`, whose index
+    is looked up per key)."""
+    index = getattr(mentions, "index", None)
+    if isinstance(index, MentionIndex):
+        return index
     cached = _MI_CACHE.get(id(mentions))
     if cached is not None and cached[0] is mentions:
         return cached[1]

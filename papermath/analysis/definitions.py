@@ -640,24 +640,34 @@ def find_mentions(doc: Document, ordinals: frozenset[str]) -> list[Mention]:
     mentions: list[Mention] = []
     for p_index, para in enumerate(doc.paragraphs):
         for s_index, sentence in enumerate(para.sentences):
-            text = sentence.text
-            if "$" not in text and "\\(" not in text:
-                continue
-            for f in classify_sentence(text):
-                tree = _parse(f.latex)
-                if tree is None:
-                    continue
-                keys, bases = _mention_keys(tree, ordinals)
-                elements = element_keys(tree, ordinals)
-                inner = _inner_keys(tree, keys + elements, ordinals)
-                if not keys and not elements and not inner:
-                    continue
-                clause = text[f.clause[0]:f.clause[1]]
-                quote = _quote_for(clause, text, f.pattern, f.clause)
-                described = text[f.description[0]:f.description[1]] if f.description else None
-                mentions.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index,
-                                        inner, described, elements))
+            mentions.extend(m for m in sentence_mentions(sentence.text, p_index, s_index, ordinals) if m is not None)
     return mentions + _table_mentions(doc, ordinals) + _acronym_mentions(doc)
+
+
+def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset[str]) -> list[Mention | None]:
+    """The mentions of one sentence: one entry per inline formula, in order (None for a formula that does not
+    parse or names no symbol). A sentence's mentions depend on that sentence alone (`analysis.prose_index`
+    classifies only the sentences a reading asks about)."""
+    if "$" not in text and "\\(" not in text:
+        return []
+    out: list[Mention | None] = []
+    for f in classify_sentence(text):
+        tree = _parse(f.latex)
+        if tree is None:
+            out.append(None)
+            continue
+        keys, bases = _mention_keys(tree, ordinals)
+        elements = element_keys(tree, ordinals)
+        inner = _inner_keys(tree, keys + elements, ordinals)
+        if not keys and not elements and not inner:
+            out.append(None)
+            continue
+        clause = text[f.clause[0]:f.clause[1]]
+        quote = _quote_for(clause, text, f.pattern, f.clause)
+        described = text[f.description[0]:f.description[1]] if f.description else None
+        out.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index, inner, described,
+                           elements))
+    return out
 
 
 # "multi-head self-attention (\\texttt{MHSA})", "Kolmogorov-Smirnov Test (KST)": a name in words and its short form.

@@ -87,6 +87,63 @@ def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | 
     return all(c in latex for c in commands) and bare <= text.letters and all(c in latex for c in wrapped)
 
 
+_SKIP_AFTER = re.compile(r"\s+|'|\}|\\[!,;: ]|\\(?:left|mathopen|[bB]ig{1,2}[lr]?)(?![A-Za-z])|[_^](?:\s*\{|\s*\\[A-Za-z]+|\s*.)")
+_SCRIPT_COMMAND = re.compile(r"[_^]\s*\\[A-Za-z]+")
+_OPENS = ("(", "[", "\\{", "\\lbrace", "\\langle", "\\lvert", "\\lVert", "|", "\\|")
+
+
+def could_apply(key: str, text: FormulaText) -> bool:
+    """False only when the formula cannot apply `key` as a function: a symbol named by a plain letter (`Q`,
+    `z_{t}`) is applied by writing its argument's bracket after it (`Q(s, a)`, `z_t\\left(`, `Q^{\\pi}[`):
+    past its scripts, primes, closing braces, spacing and size commands, an opening bracket follows. (Named
+    functions, `\\log x`, may go without one: for a key with a command this is `could_write`.)"""
+    atoms = key_atoms(key)
+    if atoms is None or text.unsure or atoms[0] or atoms[2] or len(atoms[1]) != 1:
+        return could_write(atoms, text)
+    if not could_write(atoms, text):
+        return False
+    letter = next(iter(atoms[1]))
+    latex = text.latex
+    for m in re.finditer(re.escape(letter), latex):
+        at = m.start()
+        if at > 0 and latex[at - 1] == "\\" or _inside_command(latex, at):
+            continue
+        end = m.end()
+        while True:
+            skip = _SKIP_AFTER.match(latex, end)
+            if skip is None:
+                break
+            end = _after_group(latex, skip.end()) if skip.group()[0] in "_^" and skip.group().endswith("{") \
+                else skip.end()
+            if _SCRIPT_COMMAND.fullmatch(skip.group()):  # `_\text{BT}`: the command's argument
+                while latex.startswith("{", end):
+                    end = _after_group(latex, end + 1)
+        if latex.startswith(_OPENS, end):
+            return True
+    return False
+
+
+def _inside_command(latex: str, at: int) -> bool:
+    """Whether the letter at `at` is part of a command name (`x` in `\\exp`)."""
+    k = at
+    while k > 0 and latex[k - 1].isalpha():
+        k -= 1
+    return k > 0 and latex[k - 1] == "\\"
+
+
+def _after_group(latex: str, start: int) -> int:
+    """The offset just past the braced group whose `{` ends at `start`."""
+    depth = 1
+    k = start
+    while k < len(latex) and depth:
+        if latex[k] == "\\":
+            k += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(latex[k], 0)
+        k += 1
+    return k
+
+
 class EquationIndex:
     """defined-by, definers, used-in and applied-as-function over the display equations of a paper, computed
     per key on demand (`parse(eq)` gives an equation's (FormulaSymbols or None, warnings, error))."""
@@ -110,7 +167,9 @@ class EquationIndex:
     def info(self, eq: Any) -> tuple:
         found = self._info.get(eq.id)
         if found is None:
-            found = self._info[eq.id] = self._parse(eq)
+            from ..budget import outside_budget
+            with outside_budget():  # another display's parse is not the reading's time
+                found = self._info[eq.id] = self._parse(eq)
         return found
 
     def complete(self) -> tuple[dict, dict, dict, frozenset]:
@@ -134,14 +193,14 @@ class EquationIndex:
             self._full = (defined_by, used_in, definers, frozenset(functions))
         return self._full
 
-    def _candidates_for(self, key: str) -> list[Any]:
+    def _candidates_for(self, key: str, with_text: bool = False) -> list[Any]:
         base = key_base(key)
         found = self._candidates.get(base)
         if found is None:
             atoms = key_atoms(base)
-            found = self._candidates[base] = [eq for eq, text in zip(self._equations, self._texts)
+            found = self._candidates[base] = [(eq, text) for eq, text in zip(self._equations, self._texts)
                                               if could_write(atoms, text)]
-        return found
+        return found if with_text else [eq for eq, _ in found]
 
     def lookup(self, relation: str, key: str) -> Any:
         """One relation's value for one key (None / a list / a bool), as `complete()` would give it."""
@@ -161,7 +220,8 @@ class EquationIndex:
         elif relation == "used_in":
             value = [eq.id for eq in self._candidates_for(key) if self._uses(eq, key)]
         else:
-            value = any(self._applies(eq, key) for eq in self._candidates_for(key))
+            value = any(self._applies(eq, key) for eq, text in self._candidates_for(key, True)
+                        if could_apply(key, text))
         if relation in ("definers", "used_in") and not value:
             value = None
         self._memo[(relation, key)] = value

@@ -20,7 +20,7 @@ from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          lead_paragraph, mention_index, rank_candidates, same_family_meaning)
-from .definitions import Mention, find_mentions, is_component, membership_groups, ordinal_indices, row_description
+from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
 
@@ -38,8 +38,9 @@ class PaperIndex:
     """The document model."""
     ordinals: frozenset[str]
     """Letters the paper uses as positions ("the $t$-th token")."""
-    mentions: tuple[Mention, ...]
-    """Every inline formula of the prose with its definition pattern."""
+    mentions: Any
+    """Every inline formula of the prose with its definition pattern: mention id → `Mention`
+    (`analysis.prose_index.ProseMentions`, each sentence classified on first use)."""
     by_key: dict
     """Symbol key → indices into `mentions` that define it (strength > 0)."""
     by_base: dict
@@ -76,22 +77,15 @@ def build_paper_index(paper: Any) -> PaperIndex:
     (`analysis.equation_index`): a one-equation command parses the displays that can write its symbols, a
     whole-paper read all of them once (`read_document` completes the index first)."""
     from .equation_index import EquationIndex
+    from .prose_index import ProseMentions
 
     doc = paper.doc
     ordinals = ordinal_indices(doc)
-    mentions = tuple(find_mentions(doc, ordinals))
-    by_key: dict[str, list[int]] = {}
-    by_base: dict[str, list[int]] = {}
-    for i, mention in enumerate(mentions):
-        if mention.strength <= 0:
-            continue
-        for key in mention.keys:
-            by_key.setdefault(key, []).append(i)
-        for base in mention.bases:
-            by_base.setdefault(base, []).append(i)
+    mentions = ProseMentions(doc, ordinals)
     equations = EquationIndex(list(doc.equations), lambda eq: _parse_equation(paper, eq, ordinals))
-    return PaperIndex(doc, ordinals, mentions, by_key, by_base, equations.formulas, paper.functions, paper,
-                      equations.defined_by, equations.used_in, equations.order, equations.definers, equations)
+    return PaperIndex(doc, ordinals, mentions, mentions.by_key, mentions.by_base, equations.formulas,
+                      paper.functions, paper, equations.defined_by, equations.used_in, equations.order,
+                      equations.definers, equations)
 
 
 
@@ -110,8 +104,9 @@ def read_document(source: Any, keys: list[str] | None = None) -> PaperReading:
     paper = source if not isinstance(source, Document) else paper_of(source)
     doc = paper.doc
     equations = [paper.equation(key) for key in keys] if keys else list(doc.equations)
-    if not keys and paper.index.equations is not None:
-        paper.index.equations.complete()  # every display is read: parse them all once, look keys up in dicts
+    if not keys:  # every display is read: parse every formula once, and look keys up in dictionaries
+        paper.index.equations.complete()
+        paper.index.mentions.complete()
     readings = tuple(paper.reading(eq) for eq in equations)
     diagnostics = list(doc.diagnostics)
     for eq in equations:
@@ -213,8 +208,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     latex = written_form(use)
     sid = f"{eq.id}/sym:{latex}"
     # The display that defines the symbol (this one for its left side, another for a computed quantity): its
-    # lead-in and its "where" paragraph define the symbol, wherever the symbol is used.
-    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
+    # lead-in and its "where" paragraph define the symbol, wherever the symbol is used. (Only a quantity used,
+    # not defined here, is looked up: an index or a left side never asks which display defines it.)
+    other_id = None if use.lhs or use.kind == "index" else \
+        defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
     home = eq if use.lhs else (index.doc.equation(other_id) if other_id and other_id != eq.id and
                                use.kind != "index" and _conventional(use.key) is None else None)
     if home is not None and home is not eq and _display_order(index.doc).get(home.id, 0) > \
@@ -253,7 +250,6 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
                 conventional = f"the standard function {use.key} (the paper uses it without defining it)"
         else:
             conventional = _conventional_symbol(use.key)
-    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
         if definition is not None and mention is not None and mention.pattern != "ordinal":
@@ -760,11 +756,7 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     if order is None:
         order = orders[signature] = CandidateOrder(index.doc, index.mentions, *_candidate_slots(index, use, written))
     doc = index.doc
-    quotes = index.paper.cache.get("mention-quotes") if index.paper is not None else None
-    if quotes is None:
-        quotes = tuple(m.quote for m in index.mentions)
-        if index.paper is not None:
-            index.paper.cache["mention-quotes"] = quotes
+    quotes = index.mentions.quotes  # mention id → its quote
     out = []
     # Of the mentions (every defining sentence ranks before them) only the first few are ever shown: the best
     # when nothing defines, and the redefinitions listed with it.
@@ -817,8 +809,8 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
     for i, slot, key in mi.family.get(key_family(use.key), ()):
-        if key in (use.key, written) or (use.kind != "function" and key in functions) or \
-                not same_family_meaning(use.key, key) or slot != "subject":
+        if slot != "subject" or key in (use.key, written) or not same_family_meaning(use.key, key) or \
+                (use.kind != "function" and key in functions):  # (the displays are looked at last: they cost)
             continue  # (a labelled letter inside another formula says nothing about this symbol)
         target = subject if slot == "subject" else inside
         target.setdefault(i, 2)
@@ -835,7 +827,9 @@ def _function_keys(index: PaperIndex):
 
 def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> list[tuple[Mention, Definition]]:
     """An index: "the $i$-th expert" first, then its other defining sentences."""
-    candidates = set(index.by_key.get(use.key, ()))
+    # In document order, so that two equal ranks (two clauses of one sentence) keep the order they are written
+    # in (a set's order decided them before: an accident of the mention ids).
+    candidates = dict.fromkeys(index.by_key.get(use.key, ()))
     if not candidates:
         return []
     doc = index.doc
