@@ -310,7 +310,7 @@ def test_the_lexical_prefilter_admits_every_formula_for_the_keys_its_tree_gives(
             checked += len(keys)
         # and every sentence of the prose for every key its mentions give (prose_index classifies only those)
         mentions = paper.index.mentions
-        for j, (base, text) in enumerate(zip(mentions._bases, mentions._texts)):
+        for j, text in enumerate(mentions._texts):
             for i in mentions._ids(j):
                 m = mentions[i]
                 keys = set(m.keys + m.bases + m.elements + m.inner)

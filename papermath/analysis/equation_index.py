@@ -87,7 +87,8 @@ def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | 
     return all(c in latex for c in commands) and bare <= text.letters and all(c in latex for c in wrapped)
 
 
-_SKIP_AFTER = re.compile(r"\s+|'|\}|\\[!,;: ]|\\(?:left|mathopen|[bB]ig{1,2}[lr]?)(?![A-Za-z])|[_^](?:\s*\{|\s*\\[A-Za-z]+|\s*.)")
+_SKIP_AFTER = re.compile(r"\s+|'|\}|\\[!,;: ]|\\(?:left|mathopen|[bB]ig{1,2}[lr]?)(?![A-Za-z])|"
+                         r"[_^](?:\s*\{|\s*\\[A-Za-z]+|\s*.)")
 _SCRIPT_COMMAND = re.compile(r"[_^]\s*\\[A-Za-z]+")
 _OPENS = ("(", "[", "\\{", "\\lbrace", "\\langle", "\\lvert", "\\lVert", "|", "\\|")
 
