@@ -131,9 +131,13 @@ def _needs_brackets(node: A.Indexed) -> bool:
     base = node.base
     if not (isinstance(base, A.Symbol) and len(base.name) == 1 and base.name.isalpha() and base.font is None
             and not base.accents and base.sub_label is None and base.sup_label is None and not base.primes
-            and not base.optimum):
+            and not base.optimum) or _prefix_capable(base):
+        return False  # `E[…]` is an expectation, not a position
+    if not any(isinstance(i, A.Product) for i in node.indices):
         return False
-    return any(isinstance(i, A.Product) and classify_sub(i, base) != ("index", (i,)) for i in node.indices)
+    indices = tuple(node.indices)
+    written = indices[0] if len(indices) == 1 else A.Sequence(indices, (",",) * (len(indices) - 1))
+    return classify_sub(written, base) != ("index", indices)
 
 
 def _reads_as_expectation(node: A.Node) -> bool:
@@ -268,6 +272,9 @@ def _script_base(node: A.Node, adding: str) -> str:
         if node.name in ("\\partial", "\\nabla") or node.name in T.UNARY_OPS:
             return _wrap(text)
         return text
+    if adding == "sup" and isinstance(node, A.Indexed) and isinstance(node.base, A.Symbol) and \
+            node.base.name.lstrip("\\") in T.FUNCTION_MACROS and not _has_sup(node.base):
+        return text  # `\log_{b}^{2} x`: a function's scripts; braced, it would no longer apply to x
     if adding == "sub" and isinstance(node, (A.Power, A.Transpose, A.Inverse, A.Primed)) or \
             (adding == "sub" and isinstance(node, A.Labeled) and node.position == "sup"):
         return _wrap(text)

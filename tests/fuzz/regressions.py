@@ -84,4 +84,7 @@ PRINTS: list[str] = [
     "a {\\sum_{t} x_t} - t",
     "{z}[rj]",  # one bracket index that is a product: as a subscript it read as two (session 2 campaign)
     "z[rj][k] + x[2t]",
+    "z[a][ij]",
+    "E_{s,2i}",  # E[…] is an expectation: a subscript that round-trips stays a subscript (seed 301000535, shrunk)
+    "\\log^{}_{}|",  # a function's scripts printed unbraced, so it still applies (seed 301000378, shrunk)
 ]
