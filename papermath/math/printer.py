@@ -125,6 +125,19 @@ def _prefix_capable(sym: A.Symbol) -> bool:
     return False
 
 
+def _leading_atom(node: A.Node) -> A.Node:
+    """What a node's print starts with: `(a)^2` and `(a)_i` start with the bracket `(a)`."""
+    while True:
+        if isinstance(node, (A.Power, A.Indexed, A.Labeled, A.Primed, A.Transpose, A.Inverse)):
+            node = node.base
+        elif isinstance(node, A.Factorial):
+            node = node.body
+        elif isinstance(node, A.Product) and node.factors:
+            node = node.factors[0]
+        else:
+            return node
+
+
 def _needs_brackets(node: A.Indexed) -> bool:
     """An index the subscript parser would not read back as that one index (a product of running letters,
     `z[rj]`: `z_{rj}` is two indices, `z_{ab}` a label), on a plain name that takes a position in brackets."""
@@ -458,13 +471,16 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                     f.operator.name.lstrip("\\") in T.PREFIX_BIG_BINARY:
                 parts.append(_wrap(_p(f)))  # `\\cup_k M_k` after a factor would read as a binary \\cup
                 continue
-            if i and isinstance(f, (A.Group, A.Tuple, A.Interval, A.Concat)) and \
+            if i and isinstance(_leading_atom(f), (A.Group, A.Tuple, A.Interval, A.Concat)) and \
                     call_certainty(_trailing_atom(factors[i - 1])) in ("known", "declared", "ambiguous"):
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
                 parts.append(_wrap(_p(f)))
                 continue
             if i and _splits_statement(f):
                 parts.append(_wrap(_p(f)))  # `\\theta \\forall` reads as `\\theta, \\forall …`: a condition
+                continue
+            if not last and isinstance(f, A.Annotated) and f.kind == "evaluated":
+                parts.append(_wrap(_p(f)))  # `{F(a) \big|_{a=0}} c`: bare, the bar's script ends the product
                 continue
             if last and _absorbs(f) and not isinstance(f, (A.Relation, A.Sequence, A.Empty, A.Symbol,
                                                              A.BinOp, A.UnaryOp, A.Product)):

@@ -87,4 +87,6 @@ PRINTS: list[str] = [
     "z[a][ij]",
     "E_{s,2i}",  # E[…] is an expectation: a subscript that round-trips stays a subscript (seed 301000535, shrunk)
     "\\log^{}_{}|",  # a function's scripts printed unbraced, so it still applies (seed 301000378, shrunk)
+    "{{[]{}}}{{}}({{}}0) \\mid_{0}{0} \\\\_{9} ",  # an evaluation bar before a factor, braced (seed 301002053)
+    "\\fracx_{}{()^2}",  # a bracket-led factor after a callable, braced (seed 301002156, shrunk)
 ]
