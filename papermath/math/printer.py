@@ -323,6 +323,10 @@ def _symbol_core(node: A.Symbol) -> str:
             core = "\\text{" + name + "}"
         elif name.startswith("\\") and " " not in name:
             core = "\\" + macro + _token_arg(name)
+        elif name.startswith("\\Delta ") and name[len("\\Delta "):].isalpha() and len(name) > len("\\Delta x"):
+            # `\Delta \mathbf{xx}`: the increment of a styled name of several letters (inside the font
+            # command the letters would read as separate symbols)
+            core = "\\Delta \\" + macro + "{" + name[len("\\Delta "):] + "}"
         elif not name.isalnum() and len(name) == 1:
             core = "\\" + macro + " " + name
         else:

@@ -89,4 +89,6 @@ PRINTS: list[str] = [
     "\\log^{}_{}|",  # a function's scripts printed unbraced, so it still applies (seed 301000378, shrunk)
     "{{[]{}}}{{}}({{}}0) \\mid_{0}{0} \\\\_{9} ",  # an evaluation bar before a factor, braced (seed 301002053)
     "\\fracx_{}{()^2}",  # a bracket-led factor after a callable, braced (seed 301002156, shrunk)
+    "\\Delta\\bm{xx}",  # the increment of a styled multi-letter name (campaign 2 seed 302021058, shrunk)
+    "\\Delta \\mathcal{AB}_t",
 ]
