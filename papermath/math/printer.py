@@ -125,6 +125,25 @@ def _prefix_capable(sym: A.Symbol) -> bool:
     return False
 
 
+def _closing_mark(node: A.Node) -> bool:
+    """An index that is a closing delimiter (`m_]` in a mutated formula): it prints only as a script of its own."""
+    return isinstance(node, A.Symbol) and node.name in T.CLOSE_DELIMS and node.name not in ("|", ".", ">")
+
+
+def _split_at_marks(node: A.Indexed) -> A.Node:
+    """The indices as nested scripts, each closing mark alone in its own (`m_{], k}` → `{m_]}_{k}`)."""
+    base: A.Node = node.base
+    group: list[A.Node] = []
+    for index in node.indices:
+        if _closing_mark(index):
+            if group:
+                base, group = A.Indexed(base, tuple(group)), []
+            base = A.Indexed(base, (index,))
+        else:
+            group.append(index)
+    return A.Indexed(base, tuple(group)) if group else base
+
+
 def _leading_atom(node: A.Node) -> A.Node:
     """What a node's print starts with: `(a)^2` and `(a)_i` start with the bracket `(a)`."""
     while True:
@@ -418,6 +437,8 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
         return node.macro + "".join("{" + a + "}" for a in node.args)  # type: ignore[attr-defined]
     if t is A.Indexed:
         n: A.Indexed = node  # type: ignore[assignment]
+        if len(n.indices) > 1 and any(_closing_mark(i) for i in n.indices):
+            return _p(_split_at_marks(n))  # `{m_]}_{k}`: a closing delimiter cannot stand in a list `m_{], k}`
         if _needs_brackets(n):
             # `z[r j]`: one index that is a product of running letters; as a subscript it would read as two
             return _p(n.base) + "".join("[" + _p(i) + "]" for i in n.indices)

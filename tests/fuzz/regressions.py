@@ -91,4 +91,6 @@ PRINTS: list[str] = [
     "\\fracx_{}{()^2}",  # a bracket-led factor after a callable, braced (seed 301002156, shrunk)
     "\\Delta\\bm{xx}",  # the increment of a styled multi-letter name (campaign 2 seed 302021058, shrunk)
     "\\Delta \\mathcal{AB}_t",
+    "m_][k]",  # a closing delimiter as one of several indices (campaign 2 seed 302011161, shrunk)
+    "m_)(k)_{i}",
 ]
