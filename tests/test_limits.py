@@ -211,3 +211,20 @@ def test_numbering_a_name_many_times_is_not_quadratic():
         return Counting.lookups
 
     assert lookups(4000) <= 6 * lookups(1000), (lookups(1000), lookups(4000))
+
+
+def test_the_symmetry_search_is_bounded_in_inputs_and_sides():
+    """Past 64 scalable inputs or 16 sides stated equal, codegen.properties claims no symmetry instead of
+    running its cubic search (a 157-side chain took 95 s); the range is still derived."""
+    from papermath.codegen import properties as P
+    from papermath.math import ast as A
+
+    names = [f"x_{k}" for k in range(P._MOST_INPUTS + 1)]
+    total = A.Product(tuple(A.Symbol(n) for n in names))
+    wide = P.derive(total, [], variables=names)
+    assert wide is not None and wide.scaling is None
+    few = P.derive(A.Product(tuple(A.Symbol(n) for n in names[:3])), [], variables=names[:3])
+    assert few is not None and few.scaling is not None
+    sides = [A.Symbol(n) for n in names[1:P._MOST_SIDES + 2]]
+    chain = P.derive(A.Symbol(names[0]), [], sides=sides, variables=names[:P._MOST_SIDES + 2])
+    assert chain is not None and chain.scaling is None
