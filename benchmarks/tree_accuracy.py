@@ -51,8 +51,9 @@ GOLD = ROOT / "benchmarks" / "tree_gold"
 TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
-PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus"}
-"""Sets read with their paper (`fresh-corpus`: benchmarks/tree_fresh, corpus formulas judged after the dev gold)."""
+PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3"}
+"""Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
+the dev gold)."""
 
 IGNORED = {
     r"\left", r"\right", r"\bigl", r"\bigr", r"\Bigl", r"\Bigr", r"\biggl", r"\biggr", r"\Biggl",
