@@ -119,6 +119,27 @@ def test_reduction_scope(latex, expected):
     assert tree(latex) == expected
 
 
+@pytest.mark.parametrize("latex, expected", [
+    # b_t is another variable than the bound b: the next term does not join the sum
+    (r"\sum_{b \neq b_t} e^{Q(b)} + e^{Q(b_t)}",
+     "(+ (sum (Power e (Apply Q [b] certainty=convention)) variables=[b] condition=(Relation b \\ne (Indexed b [t]))) "
+     "(Power e (Apply Q [(Indexed b [t])] certainty=convention)))"),
+    # an integral still waiting for its differential takes every term up to the one that ends with it
+    (r"x_0 = x_T + \int_T^0 f_t x_t - \frac{1}{2} g_t^2 s(x_t) dt",
+     "(Relation (Indexed x [0]) = (+ (Indexed x [T]) (int (- (Product [(Indexed f [t]) (Indexed x [t])]) (Product "
+     "[(Frac 1 2) (Power (Indexed g [t]) 2) (Apply s [(Indexed x [t])] certainty=convention)])) variables=[t] "
+     "lower=T upper=0)))"),
+    (r"y = a - b + \int f - g \,\mathrm{d}x + c",
+     "(Relation y = (+ (+ (- a b) (int (- f g) variables=[x])) c))"),
+    # a function written without brackets does not take the integral's differential into its argument
+    (r"\int_0^1 \log \langle a, b \rangle dt",
+     "(int (Apply \\log [(Delimited (Tuple [a b]) kind=angle)] brackets=) variables=[t] lower=0 upper=1)"),
+    (r"a - b + c\, dt", "(+ (- a b) (Product [c d t]))"),
+])
+def test_the_scope_of_sums_and_integrals(latex, expected):
+    assert tree(latex) == expected
+
+
 # 5–10
 @pytest.mark.parametrize("latex, expected", [
     (r"x[n] = x[k] + \mathbf{v}_\theta (n - k)",
@@ -141,6 +162,22 @@ def test_every_distribution_under_an_expectation_binds_its_variable():
     assert isinstance(red, A.Reduction)
     assert [sexpr(v) for v in red.variables] == ["t", "(Indexed x [1])", "x"]
     assert sexpr(parse(r"\mathbb{E}_{p_A(a)} f(a)").tree.variables[0]) == "a"
+    # every row of a \substack draws what it names
+    red = parse(r"\mathbb{E}_{\substack{x^w \sim p(x^w|c), t \sim U \\ x^l \sim p(x^l|c)}} f").tree
+    assert [sexpr(v) for v in red.variables] == ["x{^w}", "t", "x{^l}"] and red.condition is None
+    # a row that is not a draw stays a condition
+    red = parse(r"\sum_{\substack{i \in S \\ j \neq i}} a_{ij}").tree
+    assert [sexpr(v) for v in red.variables] == ["i"] and sexpr(red.condition) == "(Relation j \\ne i)"
+
+
+def test_an_expectation_over_a_distribution_the_paper_applies():
+    # `\mathbb{E}_q`: q is applied with a conditional bar elsewhere in the paper, so it is what is averaged over
+    result = paper_tree(r"The forward process is $q(x_t | x_0)$.", r"\mathbb{E}_q \log p(x)")
+    assert isinstance(result.tree, A.Reduction)
+    assert result.tree.variables == () and sexpr(result.tree.distribution) == "q"
+    assert any(d.question == "variable or distribution" and d.reading == "distribution" for d in result.decisions)
+    # bare, nothing says q is a distribution: it stays the bound variable
+    assert [sexpr(v) for v in parse(r"\mathbb{E}_q \log p(x)").tree.variables] == ["q"]
 
 
 # 12–13. Prose and quantifiers
@@ -173,6 +210,7 @@ def test_prose_and_quantifiers_qualify(latex, expected):
     (r"O(\Delta t) + \Delta\theta_2", "(+ (Apply O [\\Delta t] certainty=convention) (Indexed \\Delta \\theta [2]))"),
     (r"Tr(\pi)", "(Apply Tr [\\pi])"),
     (r"\text{pass@}k", "'pass@k'"),
+    (r"\bm{z}_{\emptyset}", "z{bf,_\\emptyset}"),
 ])
 def test_differentials_derivatives_groups_indices_and_names(latex, expected):
     assert tree(latex) == expected

@@ -1,42 +1,86 @@
-"""The draw behind corpus_s3.jsonl (session 3): every non-trivial display skim lists for the corpus papers that is
-in none of the gold sets (by id or by the first 30 characters of its formula), shuffled with Random(20261203), at most 6
-per paper, 60 in all. Prints the drawn equations as JSON (standard library + skim, never the parser)."""
-import json, random, re, sys
+"""The draw behind ``corpus_s3.jsonl`` (session 3; standard library + ``papermath skim --json``, never the parser).
+
+Pool: every display equation skim lists for the corpus papers that is in none of the gold sets (``verdicts.jsonl``
+of ../shared, ``tree_gold/verdicts.jsonl`` and ``corpus.jsonl``, ``tree_fresh/corpus.jsonl``), matched by
+``(paper, eq_id)`` or by the first 30 characters of its formula, lone-symbol displays left out: 140 at the draw.
+``random.Random(SEED).shuffle`` of the pool (papers alphabetical, skim order), then the first 60 with at most 6 per
+paper and at most 1500 characters. Prints the drawn equations as JSON.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tree_gold"))
-import validate_corpus as vc
-import draw_corpus as dc
-W = Path(__file__).resolve().parent.parent.parent
-def canon(s): return re.sub(r"\s+", "", s)
-heads = set(); pairs = set()
-for f in [W/"benchmarks/tree_gold/corpus.jsonl", W/"benchmarks/tree_gold/verdicts.jsonl", W/"benchmarks/tree_fresh/corpus.jsonl", W.parent/"shared"/"gold"/"parser"/"verdicts.jsonl"]:
-    for line in f.read_text().splitlines():
-        if not line.strip(): continue
-        r = json.loads(line)
-        if r.get("paper"):
-            pairs.add((r["paper"], r.get("eq_id")))
-            for e in r.get("eq_ids") or []: pairs.add((r["paper"], e))
-        h = r.get("latex_head") or (r.get("latex") or "")[:40]
-        if h: heads.add((r.get("paper"), canon(h)[:30]))
-cache = {}
-pool = []
-for folder in sorted(p.name for p in vc.PAPERS.iterdir() if p.is_dir()):
-    eqs = list(vc.skim_equations(folder, cache).values())
-    for i, eq in enumerate(eqs):
-        lines = (vc.PAPERS/folder/eq["file"]).read_text(encoding="utf-8", errors="replace").split("\n")
-        span = dc.source_span(lines, eq, eqs[i+1] if i+1 < len(eqs) else None)
-        c = canon(eq["latex"])[:30]
-        if (folder, eq["id"]) in pairs or (folder, c) in heads: continue
-        if dc.trivial(eq["latex"]): continue
-        pool.append({"paper": folder, "eq_id": eq["id"], "number": eq.get("number"), "file": eq["file"], "line": eq["line"], "latex": eq["latex"], "ml": dc.multi_line(span)})
-print(len(pool), "in pool", file=sys.stderr)
-rnd = random.Random(20261203); rnd.shuffle(pool)
-# per paper at most 4, 60 total
-out = []; per = {}
-for p in pool:
-    if per.get(p["paper"], 0) >= 6: continue
-    if len(p["latex"]) > 1500: continue
-    per[p["paper"]] = per.get(p["paper"], 0) + 1; out.append(p)
-    if len(out) >= 60: break
-json.dump(out, sys.stdout, indent=1)
-print(len(out), sum(p["ml"] for p in out), per, file=sys.stderr)
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tree_gold"))
+import draw_corpus  # noqa: E402
+import validate_corpus  # noqa: E402
+
+ROOT = HERE.parent.parent
+GOLD_FILES = [ROOT / "benchmarks/tree_gold/corpus.jsonl", ROOT / "benchmarks/tree_gold/verdicts.jsonl",
+              ROOT / "benchmarks/tree_fresh/corpus.jsonl", ROOT.parent / "shared/gold/parser/verdicts.jsonl"]
+SEED, TARGET, PER_PAPER, MAX_CHARS = 20261203, 60, 6, 1500
+
+
+def _canon(latex: str) -> str:
+    return re.sub(r"\s+", "", latex)[:30]
+
+
+def judged() -> tuple[set, set]:
+    pairs, heads = set(), set()
+    for path in GOLD_FILES:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if rec.get("paper"):
+                pairs.add((rec["paper"], rec.get("eq_id")))
+                pairs.update((rec["paper"], e) for e in rec.get("eq_ids") or [])
+            head = rec.get("latex_head") or (rec.get("latex") or "")[:40]
+            if head:
+                heads.add((rec.get("paper"), _canon(head)))
+    return pairs, heads
+
+
+def pool() -> list[dict]:
+    pairs, heads = judged()
+    cache: dict = {}
+    out = []
+    for folder in sorted(p.name for p in validate_corpus.PAPERS.iterdir() if p.is_dir()):
+        eqs = list(validate_corpus.skim_equations(folder, cache).values())
+        for i, eq in enumerate(eqs):
+            lines = (validate_corpus.PAPERS / folder / eq["file"]).read_text(
+                encoding="utf-8", errors="replace").split("\n")
+            span = draw_corpus.source_span(lines, eq, eqs[i + 1] if i + 1 < len(eqs) else None)
+            if (folder, eq["id"]) in pairs or (folder, _canon(eq["latex"])) in heads or \
+                    draw_corpus.trivial(eq["latex"]):
+                continue
+            out.append({"paper": folder, "eq_id": eq["id"], "number": eq.get("number"), "file": eq["file"],
+                        "line": eq["line"], "latex": eq["latex"], "ml": draw_corpus.multi_line(span)})
+    return out
+
+
+def main() -> int:
+    if not validate_corpus.PAPERS.exists():
+        print(f"skipped: {validate_corpus.PAPERS} is absent")
+        return 0
+    drawn, per = [], {}
+    candidates = pool()
+    print(len(candidates), "in the pool", file=sys.stderr)
+    random.Random(SEED).shuffle(candidates)
+    for eq in candidates:
+        if per.get(eq["paper"], 0) >= PER_PAPER or len(eq["latex"]) > MAX_CHARS:
+            continue
+        per[eq["paper"]] = per.get(eq["paper"], 0) + 1
+        drawn.append(eq)
+        if len(drawn) >= TARGET:
+            break
+    json.dump(drawn, sys.stdout, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -813,7 +813,8 @@ class Parser:
                     left = replace(deriv, span=(start, self.last_end()))
                     continue
             if level == T.ADDITIVE:
-                extended = _extend_scope(left, op, right, self.braced)
+                extended = _extend_scope(left, op, right, self.braced) or \
+                    _close_integral(left, op, right, start, self.braced)
                 if extended is not None:
                     left = extended
                     continue
@@ -2526,7 +2527,9 @@ def _plain_letter(node: A.Node) -> bool:
 _TWO_LETTER_FUNCTIONS = frozenset("Tr tr KL ln lg Pr".split())
 _COUNT_LETTERS = frozenset("T N K M L".split())
 """Capitals papers use as counts, and so as the last position (`x_T`, `h_N`)."""
-_LABEL_MARKS = frozenset({"*", "\\star", "\\ast", "+", "-", "\\dagger", "\\circ", "\\bullet"})
+_LABEL_MARKS = frozenset({"*", "\\star", "\\ast", "+", "-", "\\dagger", "\\circ", "\\bullet", "\\emptyset",
+                          "\\varnothing"})
+"""Marks that name a variant (`x_\\star`, `\\bm{z}_\\emptyset`: the null token), never a position."""
 _RUNNING_GREEK = frozenset({"\\tau", "\\iota"})
 """Greek letters papers do run over as indices (`x_\\tau`); other Greek subscripts name a parameter or a
 setting (`\\pi_\\theta`, `\\ell_\\lambda`, `d_\\gamma`)."""
@@ -2776,8 +2779,20 @@ def _analyze_under(op: str, under: A.Node):
     else:
         condition = node
     for more in extra:
+        if op == "E" and _declares_samples(more):
+            # `\substack{x^w \sim p(x^w) \\ x^l \sim p(x^l)}`: every row draws what it names
+            v, _, _, dist, _ = _analyze_under(op, more)
+            variables += tuple(x for x in v if x not in variables)
+            distribution = distribution or dist
+            continue
         condition = more if condition is None else A.Sequence((condition, more), (",",))
     return variables, lower, domain, distribution, condition
+
+
+def _declares_samples(row: A.Node) -> bool:
+    """A row of an expectation's under-script that only draws variables (`x \\sim p`, `t \\sim U, y \\sim q`)."""
+    items = row.items if isinstance(row, A.Sequence) and all(s == "," for s in row.separators) else (row,)
+    return all(isinstance(i, A.Relation) and i.ops == ("\\sim",) for i in items)
 
 
 # --- how far a reduction reaches ---------------------------------------------------------------------
@@ -2857,6 +2872,11 @@ def _free_names(node: A.Node) -> set[str]:
             out.add(to_latex(current))
         elif isinstance(current, (A.Indexed,)):
             out.add(to_latex(current))
+            if isinstance(current.base, A.Symbol):
+                # `b_t` is another variable than a bound `b` (`\sum_{b \ne b_t} e^{Q(b)} + e^{Q(b_t)}`): the
+                # written name counts, and what its indices use, not its letter alone
+                stack.extend(current.indices)
+                continue
         stack.extend(A.children(current))
     return out
 
@@ -2903,6 +2923,44 @@ def _extend_scope(left: A.Node, op: str, right: A.Node,
     for parent in reversed(path[:-1]):
         node = _replace_last(parent, node, right.span[1])
     return node
+
+
+def _close_integral(left: A.Node, op: str, right: A.Node, start: int,
+                    braced: Collection[tuple[int, int]] = ()) -> Optional[A.Node]:
+    """`\\int_T^0 f_t x_t - \\frac{1}{2} g_t^2 \\nabla \\log p_t(x_t) \\, dt`: an integral still waiting for its
+    differential takes every term up to the one that ends with it (the terms of `left`'s chain after the
+    integral, and `right` without its `dt`). None when no term ends with a differential or no integral is open."""
+    rest, dvars, marks = _split_differentials(right)
+    if not dvars or isinstance(rest, A.Empty):
+        return None
+    terms, ops = [left], []
+    while isinstance(terms[0], A.BinOp) and terms[0].op in ("+", "-") and terms[0].span[0] == start:
+        chain = terms.pop(0)
+        terms[0:0] = [chain.left, chain.right]  # type: ignore[attr-defined]
+        ops.insert(0, chain.op)  # type: ignore[attr-defined]
+    for i in range(len(terms) - 1, -1, -1):
+        opened = [(red, path) for red, path in _open_reductions(terms[i], braced)
+                  if red.op == "int" and not red.variables and not red.differentials]
+        if not opened:
+            continue
+        red, path = opened[-1]
+        assert red.body is not None
+        body: A.Node = red.body
+        for k, term in enumerate(terms[i + 1:] + [rest]):
+            sign = (ops[i + k] if i + k < len(ops) else op)
+            body = A.BinOp(sign, body, term, span=(body.span[0], term.span[1]))
+        node: A.Node = replace(red, body=body, variables=dvars, differentials=marks,
+                               span=(red.span[0], right.span[1]))
+        for parent in reversed(path[:-1]):
+            node = _replace_last(parent, node, right.span[1])
+        if i == 0:
+            return node
+        out = terms[0]
+        for k in range(1, i + 1):
+            out = A.BinOp(ops[k - 1], out, terms[k] if k < i else node,
+                          span=(start, (terms[k] if k < i else node).span[1]))
+        return out
+    return None
 
 
 def _replace_last(parent: A.Node, child: A.Node, end: int) -> A.Node:
@@ -3191,7 +3249,7 @@ def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...], tupl
             else:
                 break
         if not variables:
-            return body, (), ()
+            return _split_last_factor(body) if isinstance(body.factors[-1], A.Apply) else (body, (), ())
         if not factors:
             return A.Empty(span=(body.span[0], body.span[0])), tuple(variables), tuple(marks)
         if len(factors) == 1:
@@ -3204,7 +3262,20 @@ def _split_differentials(body: A.Node) -> tuple[A.Node, tuple[A.Node, ...], tupl
             if isinstance(right, A.Empty):
                 return body.left, vars_, marks_
             return A.BinOp(body.op, body.left, right, span=body.span), vars_, marks_
+    if isinstance(body, A.Apply) and body.brackets == "" and len(body.args) == 1 and not body.given:
+        # `\log \langle a, b \rangle dt`: a function written without brackets does not take the integral's dx
+        arg, vars_, marks_ = _split_differentials(body.args[0])
+        if vars_ and not isinstance(arg, A.Empty):
+            return replace(body, args=(arg,), span=(body.span[0], arg.span[1])), vars_, marks_
     return body, (), ()
+
+
+def _split_last_factor(body: A.Product) -> tuple[A.Node, tuple[A.Node, ...], tuple[A.Node, ...]]:
+    """`f(x) \\log g(x) dx`: the differential inside the last factor's bracket-less argument."""
+    last, vars_, marks_ = _split_differentials(body.factors[-1])
+    if not vars_:
+        return body, (), ()
+    return replace(body, factors=body.factors[:-1] + (last,), span=(body.span[0], last.span[1])), vars_, marks_
 
 
 def function_status(sym: A.Symbol, functions: frozenset[str] = frozenset()) -> Optional[str]:

@@ -82,7 +82,23 @@ class _Resolver:
             node = replace(node, factors=tuple(factors))
         if isinstance(node, A.Product) and self.notation.names:
             return self._names(node)
+        if isinstance(node, A.Reduction) and node.op == "E" and node.distribution is None and node.variables:
+            return self._sampled_from(node)
         return node
+
+    def _sampled_from(self, node: A.Reduction) -> A.Node:
+        """`\\mathbb{E}_q`, `\\mathbb{E}_{\\pi_\\theta}`: a subscript the paper applies as a function elsewhere
+        (`q(x_t \\mid x_0)`, `\\pi_\\theta(a \\mid s)`) is the distribution averaged over, not a bound variable."""
+        if len(node.variables) != 1 or not isinstance(node.variables[0], A.Symbol):
+            return node
+        var = node.variables[0]
+        evidence = [e for e in self.notation.function_evidence(var) if e.strength in ("declared", "paper", "formula")]
+        reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
+        if reading != FUNCTION:
+            return node
+        self.decisions.append(Decision(var.span, "variable or distribution", self.text(var), "distribution",
+                                       strength, tuple(evidence)))
+        return replace(node, variables=(), distribution=var)
 
     def _names(self, node: A.Product) -> A.Node:
         """Letters written together that the paper uses as one name (`S E_\\theta^{(w)}` → `SE_\\theta^{(w)}`)."""
