@@ -170,6 +170,29 @@ def test_every_distribution_under_an_expectation_binds_its_variable():
     assert [sexpr(v) for v in red.variables] == ["i"] and sexpr(red.condition) == "(Relation j \\ne i)"
 
 
+@pytest.mark.parametrize("latex, expected", [
+    # a distribution's name right after \sim is applied to the interval or set written after it
+    (r"t \sim U[0, 1]", "(Relation t \\sim (Apply U [(Interval 0 1 left_closed=True right_closed=True)] "
+                        "certainty=formula brackets=))"),
+    (r"t \sim \mathcal{U}\{0, T\}", "(Relation t \\sim (Apply U{cal} [(SetLiteral [0 T])] certainty=formula brackets=))"),
+    (r"y \sim P[a]", "(Relation y \\sim (Indexed P [a]))"),
+    (r"x[0, 1]", "(Indexed x [0 1])"),
+])
+def test_a_distribution_over_an_interval(latex, expected):
+    assert tree(latex) == expected
+
+
+def test_an_expectation_whose_bracket_the_paper_leaves_open_binds_every_draw():
+    red = parse(r"\mathbb{E}_{(x^w, x^l \sim p(c), c \sim \mathcal{D}, t \sim U} f").tree
+    assert [sexpr(v) for v in red.variables] == ["x{^w}", "x{^l}", "c", "t"]
+
+
+def test_fractions_of_an_exponent_on_a_base_are_powers_not_names():
+    # d^{2/3}, d^{\omega - 1} beside d^\omega: the paper raises d to powers; ω is an exponent, not d's label
+    text = r"The cost is $d^{2/3}$, $d^{\omega - 1}$, $d^{1/3}$ and $d^2$, where $\omega \approx 2.37$."
+    assert sexpr(paper_tree(text, r"N d + d^{\omega}").tree) == "(+ (Product [N d]) (Power d \\omega))"
+
+
 def test_an_expectation_over_a_distribution_the_paper_applies():
     # `\mathbb{E}_q`: q is applied with a conditional bar elsewhere in the paper, so it is what is averaged over
     result = paper_tree(r"The forward process is $q(x_t | x_0)$.", r"\mathbb{E}_q \log p(x)")

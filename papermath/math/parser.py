@@ -996,6 +996,14 @@ class Parser:
                 self.next()
                 atom = A.Factorial(atom, span=(start, tok.end))
                 continue
+            if ((kind == PUNCT and tok.text == "[") or (kind == CMD and tok.text in ("\\{", "\\lbrace"))) and \
+                    callable_ and self._drawn_from(atom, start) and (tok.text != "[" or self._bracket_has_comma()):
+                # `t \sim U[0, 1]`, `k \sim \mathcal{U}\{1, …, K\}`: a distribution over the interval or set written
+                # after it, not a position in it
+                support, _ = self.parse_atom()
+                atom = A.Apply(atom, (support,), (), (), "formula", "", span=(start, self.last_end()))
+                callable_ = False
+                continue
             if kind == PUNCT and tok.text in "([" and callable_:
                 certainty = self._call_candidate(atom)
                 if certainty is None and tok.text == "(" and isinstance(atom, A.Symbol) and atom.name == "d" and \
@@ -1032,6 +1040,17 @@ class Parser:
         return atom
 
     _INDEX_PUNCT = frozenset("+-:,[]()'")
+
+    def _drawn_from(self, atom: A.Node, start: int) -> bool:
+        """Is `atom` (starting at `start`) a distribution's name right after `\\sim`: a capital or calligraphic
+        letter with nothing written on it?"""
+        if not (isinstance(atom, A.Symbol) and atom.sub_label is None and atom.sup_label is None and
+                not atom.accents and (atom.name.isupper() or atom.font == "cal") and len(atom.name) == 1):
+            return False
+        k = self.pos - 1
+        while k >= 0 and self.tokens[k].start >= start:
+            k -= 1
+        return k >= 0 and self.tokens[k].kind == CMD and self.tokens[k].text == "\\sim"
 
     def _functional_bracket(self) -> bool:
         r"""Is the `[ … ]` here closed right before `(`, the value of a functional applied (`S[\pi](s)`)?"""
@@ -2707,6 +2726,10 @@ def _analyze_under(op: str, under: A.Node):
     extra: list[A.Node] = []
     if isinstance(node, A.Sequence) and any(s == "\\\\" for s in node.separators):
         node, extra = node.items[0], list(node.items[1:])
+    if op == "E" and isinstance(node, A.Tuple) and any(isinstance(i, A.Relation) and "\\sim" in i.ops
+                                                       for i in node.items):
+        # `\mathbb{E}_{(x^w, x^l \sim p, c \sim D}` (a bracket the paper leaves open): draws, not one tuple
+        node = A.Sequence(node.items, (",",) * (len(node.items) - 1), span=node.span)
     if isinstance(node, A.Sequence):
         parts = list(node.items)
         for part in parts:

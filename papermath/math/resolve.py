@@ -355,7 +355,7 @@ class _Resolver:
         # the values written on this base, each once however it is braced (`k_j`, `k_{j}`, `kj`); weights a quantity
         # is raised to (`\gamma_1`, `\gamma_2`) are no names
         values = {_script_key(v) for v in self.notation.superscripts(node.base)
-                  if v and v not in _NOT_VALUES and not _EXPONENT_TEXT.match(v)}
+                  if v and v not in _NOT_VALUES and not _EXPONENT_TEXT.match(v) and not _exponent_arithmetic(v)}
         named = {v for v in values if any(ch.isalpha() for ch in v)}
         strength = getattr(self.notation, "strength", "formula")
         scalar = sym.name in _SCALAR_GREEK and sym.font is None  # `\gamma^t`, `\gamma^{t+1}`: powers of a scalar
@@ -381,6 +381,18 @@ _EXPONENT_GREEK = frozenset("\\alpha \\beta \\gamma \\delta \\eta \\kappa \\lamb
 
 _EXPONENT_TEXT = re.compile(r"(?:%s)(?![A-Za-z])\s*(?:_[\s{]*\\?\w+[\s}]*)?$" % "|".join(
     re.escape(g) for g in sorted(_EXPONENT_GREEK)))
+
+
+_LETTERS = re.compile(r"\\[A-Za-z]+|[A-Za-z]")
+
+
+def _exponent_arithmetic(text: str) -> bool:
+    """A superscript that computes an exponent: a fraction (`2/3`, `\\frac{2}{3}(\\omega+1)`) or arithmetic on an
+    exponent parameter only (`\\omega-1`): such values on a base say it is raised to powers, not named."""
+    if "/" in text or "\\frac" in text:
+        return True
+    letters = [t for t in _LETTERS.findall(text) if t not in ("\\left", "\\right")]
+    return bool(letters) and all(t in _EXPONENT_GREEK for t in letters)
 
 
 def _script_key(text: str) -> str:
