@@ -96,6 +96,10 @@ def test_winner_and_loser_labels_come_from_the_paper():
     (r"\begin{aligned} y &= \Biggl( a \\ &+ b \Biggr) \\ z &= 2 \end{aligned}",
      "(Rows [(Relation y = (Group (+ a b))) (Relation z = 2)])"),
     (r"\sum_t \left\{ a \right. \\ \left. - b \right\}", "(sum (Group (- a b) open={ close=}) variables=[t])"),
+    # a row that starts with a relation under a note goes on with the statement, as one starting with `=` does
+    (r"\begin{aligned} & \kappa(X) \\ & \stackrel{\text{def}}{=} \sum_{k} a_k \end{aligned}",
+     "(Relation (Apply \\kappa [X] certainty=formula) = (sum (Indexed a [k]) variables=[k]))"),
+    (r"a \\ \overset{(a)}{\le} b", "(Relation a \\le b)"),
 ])
 def test_multi_line_statements_are_joined(latex, expected):
     assert tree(latex) == expected

@@ -166,6 +166,26 @@ def _is_continuation(tok: Token) -> bool:
     return False
 
 
+def _stacks_a_relation(tokens: list[Token], k: int) -> bool:
+    """Does `\\stackrel{…}{=}` / `\\overset{(a)}{\\le}` start at tokens[k]: a relation with a note over it (a row
+    that starts with one goes on with the statement before it, as a row starting with `=` does)?"""
+    if not (tokens[k].kind == CMD and tokens[k].text in ("\\stackrel", "\\overset")):
+        return False
+    j, depth = k + 1, 0
+    if j >= len(tokens) or tokens[j].kind != LBRACE:
+        return False
+    while j < len(tokens):
+        depth += tokens[j].kind == LBRACE
+        depth -= tokens[j].kind == RBRACE
+        j += 1
+        if depth == 0:
+            break
+    if j + 2 >= len(tokens) or tokens[j].kind != LBRACE or tokens[j + 2].kind != RBRACE:
+        return False
+    rel = tokens[j + 1]
+    return (rel.kind == PUNCT and rel.text in "=<>") or (rel.kind == CMD and rel.text in T.RELATIONS)
+
+
 _BARE_WORDS = frozenset("where for if when whenever with given otherwise and".split())
 """Connectives a formula may write in plain letters (`\\frac{i}{N} where\\ i = 0 \\ldots N`): prose, as `\\text{…}`."""
 
@@ -396,7 +416,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                 sync()
                 inside = len(delims) > env_base[-1] and delims[-1] == "("
                 if inside or _is_continuation(nxt) or (prev is not None and _is_continuation(prev)) or \
-                        prev is None or prev.kind in (NEWLINE, BEGIN):
+                        prev is None or prev.kind in (NEWLINE, BEGIN) or _stacks_a_relation(tokens, k):
                     i = j
                     continue
             out.append(tok)
