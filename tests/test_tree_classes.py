@@ -105,6 +105,13 @@ def test_multi_line_statements_are_joined(latex, expected):
     assert tree(latex) == expected
 
 
+def test_a_trailing_backslash_is_a_space_not_part_of_the_statement():
+    # `\biggr)\<newline>` in the source: a control space whose line end the document trimmed
+    rel = parse("L = -\\log \\sigma\\biggl( a \\biggr)\\").tree
+    assert sexpr(rel) == "(Relation L = (- (Apply \\log [(Apply \\sigma [a] certainty=convention)] brackets=)))"
+    assert rel.operands[1].span[1] == len("L = -\\log \\sigma\\biggl( a \\biggr)")
+
+
 def test_an_align_row_ending_in_an_operator_is_open():
     assert row_is_open(r"\ell_\lambda(\theta)&=\mathbb{E}_{p_X(x)} \mathbb{E}_{q_\lambda(m_t| x, a)}\label{x}")
     assert row_is_open(r"&\Bigg[\frac{n}{n-k} f \nonumber")
