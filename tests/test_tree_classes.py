@@ -193,6 +193,20 @@ def test_a_distribution_over_an_interval(latex, expected):
     assert tree(latex) == expected
 
 
+@pytest.mark.parametrize("latex, expected", [
+    # a sign applies to the whole term, explicit products as juxtaposed ones (`-a b`)
+    (r"& + 2*\langle a, b \rangle", "(+ (* 2 (Delimited (Tuple [a b]) kind=angle)))"),
+    (r"-\frac{1}{2} \cdot x", "(- (\\cdot (Frac 1 2) x))"),
+    (r"-a b", "(- (Product [a b]))"),
+    (r"\neg a \cdot b", "(\\cdot (\\neg a) b)"),
+    # arithmetic on an exponent parameter, or a fraction, is a power (`h^{k-1}` still names a layer)
+    (r"m = d^{\omega-2}", "(Relation m = (Power d (- \\omega 2)))"),
+    (r"h^{k-1}", "h{^(- k 1)}"),
+])
+def test_signs_and_exponents(latex, expected):
+    assert tree(latex) == expected
+
+
 def test_an_expectation_whose_bracket_the_paper_leaves_open_binds_every_draw():
     red = parse(r"\mathbb{E}_{(x^w, x^l \sim p(c), c \sim \mathcal{D}, t \sim U} f").tree
     assert [sexpr(v) for v in red.variables] == ["x{^w}", "x{^l}", "c", "t"]

@@ -811,6 +811,17 @@ class Parser:
         return self._left_associative(T.ADDITIVE, self.parse_multiplicative)
 
     def parse_multiplicative(self) -> A.Node:
+        tok = self.peek()
+        if tok.kind in (PUNCT, CMD) and tok.text in ("+", "-", "\\pm", "\\mp") and self._starts_operand(self.peek(1)):
+            # `+ 2 * \langle a, b \rangle`, `-\frac{1}{2} \cdot x`: a sign applies to the whole term, as a sign
+            # before a juxtaposed product does (`-a b`)
+            self.next()
+            self._deeper()
+            try:
+                operand = self.parse_multiplicative()
+            finally:
+                self.depth -= 1
+            return A.UnaryOp(T.UNARY_OPS[tok.text], operand, span=(tok.start, self.last_end()))
         return self._left_associative(T.MULTIPLICATIVE, self.parse_unary)
 
     def _left_associative(self, level: int, operand) -> A.Node:

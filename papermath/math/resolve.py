@@ -436,6 +436,9 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
             return [Evidence(POWER, "convention: an indexed scalar as the exponent of a scalar", here, "",
                              "convention")]
         return [Evidence(LABEL, "convention: an indexed name as a superscript names", here, "", "convention")]
+    if isinstance(core, (A.BinOp, A.UnaryOp)) and _computes_an_exponent(core):
+        # `d^{\omega - 2}`, `\epsilon^{-2/3}`: arithmetic on an exponent parameter or a fraction is a power
+        return [Evidence(POWER, "convention: arithmetic on an exponent", here, "", "convention")]
     if isinstance(core, (A.BinOp, A.UnaryOp)) or isinstance(core, A.Symbol):
         big = _big(sym)
         if isinstance(core, (A.BinOp, A.UnaryOp)):
@@ -445,6 +448,16 @@ def _sup_conventions(sym: A.Symbol, exp: A.Node, here: str) -> list[Evidence]:
             return [Evidence(LABEL, "convention: a letter on a matrix or function names it", here, "",
                              "convention")]
     return []
+
+
+def _computes_an_exponent(node: A.Node) -> bool:
+    """Arithmetic whose letters are all exponent parameters (`\\omega - 2`), or a division (`2/3`, `1/\\rho`)."""
+    parts = list(A.walk(node))
+    if any(isinstance(n, A.BinOp) and n.op == "/" for n in parts):
+        return True
+    letters = [n for n in parts if isinstance(n, A.Symbol)]
+    return bool(letters) and all(n.name in _EXPONENT_GREEK and n.font is None and n.sub_label is None
+                                 for n in letters)
 
 
 def _big(sym: A.Symbol) -> bool:

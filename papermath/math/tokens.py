@@ -60,8 +60,9 @@ def tokenize(text: str) -> list[Token]:
             continue
         if c == "\\":
             if i + 1 >= n:
-                # a backslash the formula ends with: the control space `\<newline>` whose line end was trimmed
-                append(Token(CMD, "\\ ", i, n, space))
+                # a backslash a formula ends with: the control space `\<newline>` whose line end was trimmed
+                # (a backslash alone is a lone backslash)
+                append(Token(CMD, "\\ " if tokens else "\\", i, n, space))
                 i = n
             elif text[i + 1].isascii() and text[i + 1].isalpha():
                 j = i + 2
