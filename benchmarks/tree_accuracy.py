@@ -83,8 +83,15 @@ class Formula:
         self.ends: list[int] = []
         skip_group = False
         depth = 0
+        skip = 0
         for m in TOKEN.finditer(latex):
             tok = m.group()
+            if skip:
+                skip -= 1
+                continue
+            if tok == r"\mathop" and re.match(r"\s*\{\s*\}", latex[m.end():]):
+                skip = 2  # `\mathop{}\!\mathrm{d}x`: the empty operator is spacing, as `\!` is
+                continue
             if skip_group:
                 # `\color{blue}`: the colour's name is layout, like the command
                 depth += tok == "{"
@@ -697,8 +704,10 @@ def _arg(node: A.Node) -> Optional[A.Node]:
 def check_node(a: dict, f: Formula, view: TreeView) -> Check:
     iv = _find(f, a["node"], a.get("nth", 1), what="node")
     nodes = view.nodes_at(iv)
-    if not nodes and a["is"] == "symbol":
-        nodes = _script_nodes(view, iv)
+    if a["is"] == "symbol":
+        # a scripted atom is the symbol it scripts (`\\Delta {x}_1`: the one name Δx, indexed by 1), however its
+        # scripts' spans fall
+        nodes = nodes + [n for n in _script_nodes(view, iv) if n not in nodes]
     if a["is"] == "derivative" and not any(isinstance(n, A.Derivative) for n in nodes):
         # `\frac{d}{d\alpha}` applied to what follows: the derivative node starts with the operator
         nodes = nodes + [n for n, niv in view.nodes if isinstance(n, A.Derivative) and niv is not None and
