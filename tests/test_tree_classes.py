@@ -105,6 +105,14 @@ def test_multi_line_statements_are_joined(latex, expected):
     assert tree(latex) == expected
 
 
+def test_a_bracket_left_open_ends_with_its_content_not_the_full_stop():
+    latex = r"L = \log \sigma (a + b."
+    rel = parse(latex).tree
+    assert sexpr(rel) == "(Relation L = (Apply \\log [(Apply \\sigma [(+ a b)] certainty=convention)] brackets=))"
+    assert latex[slice(*rel.operands[1].span)] == r"\log \sigma (a + b"
+    assert latex[slice(*rel.operands[1].args[0].span)] == r"\sigma (a + b"
+
+
 def test_a_trailing_backslash_is_a_space_not_part_of_the_statement():
     # `\biggr)\<newline>` in the source: a control space whose line end the document trimmed
     rel = parse("L = -\\log \\sigma\\biggl( a \\biggr)\\").tree

@@ -1980,6 +1980,7 @@ class Parser:
         saved = self.bar_stop
         self.bar_stop = open_
         target = group.items
+        content_end: Optional[int] = None
         try:
             if self._closes(group):
                 self._close(group)
@@ -1993,7 +1994,8 @@ class Parser:
                         raise self.error(f"missing closing delimiter for {text}", tok.start)
                     self.warn(f"missing closing delimiter for {text}", tok.start)
                     group.close = T.MATCHING.get(group.open, ".")
-                    group.end = self.last_end()
+                    # the group ends with its content, not with the punctuation the statement ends with
+                    group.end = content_end if content_end is not None else self.last_end()
                     return group
                 if self._closes(group):
                     self._close(group)
@@ -2008,6 +2010,7 @@ class Parser:
                 else:
                     item = self.parse_relation()
                 target.append(item)
+                content_end = self.last_end()
                 nxt = self.peek()
                 if self._closes(group):
                     self._close(group)
@@ -2206,6 +2209,18 @@ class Parser:
         return A.Apply(func, args, tuple(group.given), tuple(group.params), certainty,
                        self._brackets(group.open, group.close), span=span)
 
+    def _end_before_punctuation(self, node: A.Node) -> int:
+        """Where a construct that ends with `node` ends: after the last token read, unless only the statement's
+        punctuation (`.`, `,`) was read after `node` (inside a bracket the paper left open)."""
+        end = self.last_end()
+        k = self.pos - 1
+        while k >= 0 and self.tokens[k].start >= node.span[1] and self.tokens[k].kind == PUNCT and \
+                self.tokens[k].text in ".,;":
+            k -= 1
+        if k < self.pos - 1 and k >= 0 and self.tokens[k].end <= node.span[1]:
+            return node.span[1]
+        return end
+
     def _function(self, func: A.Node, start: int) -> A.Node:
         """A function macro: `\\log x`, `\\log(x)`, `\\log^2 x`, `\\operatorname{Softmax}_j(z)`."""
         sub, sup, primes = self._read_scripts()
@@ -2225,7 +2240,8 @@ class Parser:
                                               span=(start, group.end)), start)
         if self._starts_factor(tok):
             operand = self.parse_product(stop_at_operators=True, stop_after_call=True)
-            return A.Apply(func, (operand,), (), (), "known", "", span=(start, self.last_end()))
+            # (the application ends with its argument: a bracket the paper left open may run to the statement's end)
+            return A.Apply(func, (operand,), (), (), "known", "", span=(start, self._end_before_punctuation(operand)))
         if tok.kind == PUNCT and tok.text == "-" and self._starts_factor(self.peek(1)):
             # `\exp -\beta E(x)`: the function of the negated product (a function is never subtracted from)
             sign = self.next()
