@@ -164,6 +164,7 @@ def test_the_scope_of_sums_and_integrals(latex, expected):
     (r"x[n] = x[k] + \mathbf{v}_\theta (n - k)",
      "(Relation (Indexed x [n]) = (+ (Indexed x [k]) (Product [v{bf,_\\theta} (Group (- n k))])))"),
     (r"z[i-1][r[j]]", "(Indexed z [(- i 1) (Indexed r [j])])"),
+    (r"{z}[rj]", "(Indexed z [r j])"),  # one index per running letter, as in z_{rj} (the printer's fixed point)
     (r"\frac{T(G + 2\mu D)^2}{\mu}", "(Frac (Product [T (Power (Group (+ G (Product [2 \\mu D]))) 2)]) \\mu)"),
     (r"\begin{aligned} \relax [Q_1 ; Q_2] = X W^Q \end{aligned}",
      "(Relation (Concat [(Indexed Q [1]) (Indexed Q [2])]) = (Product [X W{^Q}]))"),

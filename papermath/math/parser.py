@@ -1055,7 +1055,7 @@ class Parser:
                         break
                     # `x[n]`, `z[i][j]`, `z[i-1][r[j]]`: an array indexed by position
                     group = self._bracketed()
-                    items = tuple(_index_item(i) for i in group.items + group.params)
+                    items = _bracket_indices(group.items + group.params)
                     if isinstance(atom, A.Indexed):
                         atom = A.Indexed(atom.base, atom.indices + items, span=(start, group.end))
                     else:
@@ -2857,6 +2857,19 @@ def _analyze_under(op: str, under: A.Node):
             continue
         condition = more if condition is None else A.Sequence((condition, more), (",",))
     return variables, lower, domain, distribution, condition
+
+
+def _bracket_indices(items: list[A.Node]) -> tuple[A.Node, ...]:
+    """The positions `x[…]` selects, read as a subscript's are (`z[ij]` as `z_{ij}`: one index per running letter)."""
+    out: list[A.Node] = []
+    for item in items:
+        if isinstance(item, A.Product) and all(_plain_letter(f) for f in item.factors):
+            kind, value = classify_sub(item)
+            if kind == "index":
+                out.extend(value)  # type: ignore[arg-type]
+                continue
+        out.append(_index_item(item))
+    return tuple(out)
 
 
 def _declares_samples(row: A.Node) -> bool:
