@@ -260,6 +260,11 @@ def test_prose_and_quantifiers_qualify(latex, expected):
     (r"\mathrm{d} x_t = \mu\,\mathrm{d}t",
      "(Relation (Differential (Indexed x [t]) kind=d) = (Product [\\mu (Differential t kind=d)]))"),
     (r"\frac{\partial^2 u}{\partial x^2}", "(Derivative u kind=partial wrt=[x] order=2)"),
+    # an equation of differentials (an SDE): its left side and the right side's terms ending in d t, d w
+    (r"d\bm{x}_t = f(x_t) dt + g_t dw", "(Relation (Differential (Indexed x{bf} [t]) kind=d) = (+ (Product [(Apply f "
+                                       "[(Indexed x [t])] certainty=convention) (Differential t kind=d)]) (Product "
+                                       "[(Indexed g [t]) (Differential w kind=d)])))"),
+    (r"d x = a", "(Relation (Product [d x]) = a)"),
     (r"\partial^2 u/\partial x^2", "(Derivative u kind=partial wrt=[x] order=2)"),
     (r"\sum_t \left\{ a - b \right\}", "(sum (Group (- a b) open={ close=}) variables=[t])"),
     (r"\{o_i\}", "(SetLiteral [(Indexed o [i])])"),

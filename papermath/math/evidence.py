@@ -366,7 +366,8 @@ def letter_run(node: A.Node) -> Optional[str]:
     """The word a product of letters written together spells (`S E_\\theta^{(w)}` → "SE"), or None."""
     if not isinstance(node, A.Product) or len(node.factors) < 2:
         return None
-    letters = []
+    letters: list[str] = []
+    fonts: list[Optional[str]] = []
     for i, f in enumerate(node.factors):
         core = f
         if i == len(node.factors) - 1:
@@ -377,7 +378,10 @@ def letter_run(node: A.Node) -> Optional[str]:
             return None
         if i and node.factors[i - 1].span[1] != f.span[0]:
             return None  # written apart: `a b`
+        if letters and core.font != fonts[-1]:
+            return None  # `d\bm{x}_t`: an italic d beside a bold x spells no word
         letters.append(core.name)
+        fonts.append(core.font)
     return "".join(letters)
 
 

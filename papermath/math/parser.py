@@ -778,6 +778,8 @@ class Parser:
             if op in ("\\in", "\\notin") and isinstance(right, A.Tuple) and len(right.items) == 2 and \
                     right.open == "(" and right.close == ")":
                 operands[i + 1] = A.Interval(right.items[0], right.items[1], False, False, span=right.span)
+        if ops == ["="]:
+            operands = _differential_equation(operands)
         end = self.last_end()
         if len(ops) >= 2 and ops[0] == ":" and all(op in _ARROWS for op in ops[1:]) and not any(notes):
             # `f: \mathcal X \to \mathcal Y`, `T_{ij}: x \mapsto \zeta`: f names the map from X to Y
@@ -2857,6 +2859,47 @@ def _analyze_under(op: str, under: A.Node):
             continue
         condition = more if condition is None else A.Sequence((condition, more), (",",))
     return variables, lower, domain, distribution, condition
+
+
+def _d_of(node: A.Node) -> Optional[A.Differential]:
+    """`d x_t` written as the product of an italic d and a quantity, as a differential (None otherwise)."""
+    if isinstance(node, A.Product) and len(node.factors) == 2 and isinstance(node.factors[0], A.Symbol) and \
+            _is_d(node.factors[0]) and isinstance(node.factors[1], (A.Symbol, A.Indexed)):
+        return A.Differential("d", node.factors[1], span=node.span)
+    return None
+
+
+def _differential_equation(operands: list[A.Node]) -> list[A.Node]:
+    """`d\\bm{x}_t = [f_t \\bm{x}_t - …] dt + g_t dw`: an equation of differentials (an SDE or ODE in differential
+    form): the left side `d x` and every term of the right side that ends with `d t` / `d w` are differentials.
+    Unchanged unless the left side is such a `d x` and some term on the right ends with one."""
+    left, right = operands
+    lhs = _d_of(left)
+    if lhs is None:
+        return operands
+
+    def term(node: A.Node) -> Optional[A.Node]:
+        if isinstance(node, A.BinOp) and node.op in ("+", "-"):
+            a, b = term(node.left), term(node.right)
+            if a is None and b is None:
+                return None
+            return replace(node, left=a or node.left, right=b or node.right)
+        if isinstance(node, A.UnaryOp) and node.op == "-":
+            inner = term(node.operand)
+            return None if inner is None else replace(node, operand=inner)
+        if isinstance(node, A.Product) and len(node.factors) >= 2:
+            tail = _d_of(A.Product(node.factors[-2:], span=(node.factors[-2].span[0], node.factors[-1].span[1])))
+            if tail is None:
+                return None
+            if len(node.factors) == 2:
+                return tail
+            return replace(node, factors=node.factors[:-2] + (tail,))
+        return None
+
+    rhs = term(right)
+    if rhs is None:
+        return operands
+    return [lhs, rhs]
 
 
 def _bracket_indices(items: list[A.Node]) -> tuple[A.Node, ...]:
