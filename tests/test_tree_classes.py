@@ -196,6 +196,9 @@ def test_every_distribution_under_an_expectation_binds_its_variable():
                         "certainty=formula brackets=))"),
     (r"t \sim \mathcal{U}\{0, T\}", "(Relation t \\sim (Apply U{cal} [(SetLiteral [0 T])] certainty=formula brackets=))"),
     (r"y \sim P[a]", "(Relation y \\sim (Indexed P [a]))"),
+    # as the printer writes it back
+    (r"t \sim U {[0, 1]}", "(Relation t \\sim (Apply U [(Interval 0 1 left_closed=True right_closed=True)] "
+                           "certainty=formula brackets=))"),
     (r"x[0, 1]", "(Indexed x [0 1])"),
 ])
 def test_a_distribution_over_an_interval(latex, expected):

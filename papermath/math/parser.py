@@ -1029,12 +1029,18 @@ class Parser:
                 self.next()
                 atom = A.Factorial(atom, span=(start, tok.end))
                 continue
-            if ((kind == PUNCT and tok.text == "[") or (kind == CMD and tok.text in ("\\{", "\\lbrace"))) and \
+            braced = kind == LBRACE and self.peek(1).kind in (PUNCT, CMD) and self.peek(1).text in ("[", "\\{")
+            if ((kind == PUNCT and tok.text == "[") or (kind == CMD and tok.text in ("\\{", "\\lbrace")) or braced) and \
                     callable_ and self._drawn_from(atom, start) and (tok.text != "[" or self._bracket_has_comma()):
                 # `t \sim U[0, 1]`, `k \sim \mathcal{U}\{1, …, K\}`: a distribution over the interval or set written
                 # after it, not a position in it
                 support, _ = self.parse_atom()
-                atom = A.Apply(atom, (support,), (), (), "formula", "", span=(start, self.last_end()))
+                span = (start, self.last_end())
+                if braced and not isinstance(support, (A.Interval, A.SetLiteral, A.SetBuilder)):
+                    atom = A.Product((atom, support), span=span)  # `U {[a + b]}`: braces around something else
+                else:
+                    # (`U {[0, 1]}` is how the printer writes it back: the braces only group)
+                    atom = A.Apply(atom, (support,), (), (), "formula", "", span=span)
                 callable_ = False
                 continue
             if kind == PUNCT and tok.text in "([" and callable_:
