@@ -99,3 +99,13 @@ def test_a_distribution_parameterized_by_a_weight_is_not_trained():
 def test_role_mechanisms_on_the_corpus(paper, number, symbol, want):
     eq = read_document(load_document(str(corpus_paper(paper))), [number]).equations[0]
     assert role(eq, symbol) == want
+
+
+@pytest.mark.parametrize("lead, want", [
+    ("The general form of the transformation can be formulated as:", "definition"),
+    ("It defines a truncation threshold:", "definition"),
+    ("The update is then", "computation"),
+])
+def test_a_lead_in_that_defines_makes_a_definition(lead, want):
+    eq = reading_of(f"{lead}\n\\begin{{equation}} n = \\beta \\cdot s \\end{{equation}}")
+    assert eq.kind == want

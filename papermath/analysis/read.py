@@ -1122,7 +1122,15 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
     rhs = latex.split("=", 1)[1] if "=" in latex else ""
     if re.match(r"\s*\\(?:left)?\\?\{", rhs) and re.search(r"\\mid|\||:|\\colon", rhs):
         return "the right side is a set (a definition)"
+    said = _LEAD_DEFINES.search(lead)
+    if said:
+        # "a sequence of functions defined as", "It defines a truncation threshold:", "can be formulated as:"
+        return f"\"{said.group(0).strip()}\" before the equation (a definition)"
     return None
+
+
+_LEAD_DEFINES = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:defined|formulated)\s+(?:as|by)\s*:?\s*$|\bdefines?\s+(?:an?|the)\s+"
+                           r"[\w\- ]{2,40}:?\s*$|\bwe\s+define\b[^.]*$", re.I)
 
 
 def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
