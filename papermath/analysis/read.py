@@ -1129,8 +1129,8 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
     return None
 
 
-_LEAD_DEFINES = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:defined|formulated)\s+(?:as|by)\s*:?\s*$|\bdefines?\s+(?:an?|the)\s+"
-                           r"[\w\- ]{2,40}:?\s*$|\bwe\s+define\b[^.]*$", re.I)
+_LEAD_DEFINES = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:defined|formulated)\s+(?:as|by)\s*:?\s*$|"
+                           r"\bdefines?\s+(?:an?|the)\s+[\w\- ]{2,40}:?\s*$|\bwe\s+define\b[^.]*$", re.I)
 
 
 def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
