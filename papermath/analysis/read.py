@@ -317,8 +317,9 @@ def _conventional_symbol(key: str) -> str | None:
 def _computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None, definition: Definition | None,
                           best) -> tuple[str | None, str | None]:
     """(cue, None) when the defining sentence computes the symbol by an equality
-    (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio`, "keys $K_h = W^{key}_h X$"); (None, cue) when the equality writes a constant from
-    constants (`D^{head} = D/H`: the other rules decide first); (None, None) otherwise."""
+    (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the signal-to-noise ratio`, "keys $K_h = W^{key}_h X$"); (None, cue)
+    when the equality writes a constant from constants (`D^{head} = D/H`: the other rules decide first); (None, None)
+    otherwise."""
     deferred: str | None = None
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
