@@ -24,7 +24,10 @@ What is scored (the gold README's definitions):
 Symbol matching (gold key ↔ papermath row) is one normalisation, not per-case: both spellings are split into
 TeX atoms, font commands of one family map to one marker (`\\bm`, `\\boldsymbol`, `\\mathbf`, `\\pmb` → bold;
 `\\mathrm`, `\\text`, `\\textrm`, `\\operatorname`, `\\texttt`, `\\mathtt` → roman), braces and spaces go,
-`'` is `^\\prime`, and each atom's scripts are written superscript first. A gold symbol matches a row whose
+`'` is `^\\prime`, and each atom's scripts are written superscript first; array indexing is a subscript
+(`r[j]` is `r_j`, `z[i][j]` is `z_{i,j}`), accents have one spelling each (`\\overline` is `\\bar`), operator names
+are roman (`\\log` is `\\text{log}`), a set of members is its members' symbol (`\\{t^N\\}` is `t^N`), and an
+operator's placeholder argument goes (`\\mathbb{1}[\\cdot]` is `\\mathbb{1}`). A gold symbol matches a row whose
 written form or bare symbol normalises to the gold key or to one of its `merged_from` forms (the gold merges
 indexed forms of one symbol); when several rows match, the exact key wins, then the order of `merged_from`.
 A gold symbol counts as listed undefined when any row it matches is.
@@ -56,8 +59,19 @@ _DROP = {"ensuremath", "left", "right", "displaystyle", "textstyle", "big", "Big
 _ATOM = re.compile(r"\\[A-Za-z@]+\*?|\\.|[{}]|\s+|.", re.S)
 
 
+_ACCENTS = {"bar", "hat", "tilde", "vec", "dot", "ddot", "check", "breve"}
+_ACCENT_SPELLINGS = {"overline": "bar", "widehat": "hat", "widetilde": "tilde", "overrightarrow": "vec"}
+# Operator names TeX sets upright: `\\log` and `\\text{log}` are one spelling.
+_OPERATOR_NAMES = {"log", "exp", "ln", "sin", "cos", "tan", "tanh", "min", "max", "argmin", "argmax", "det", "tr",
+                   "sup", "inf", "lim", "sgn", "diag"}
+# `\\mathbb{1}[\\cdot]`, `f(\\cdot, \\cdot)`: the operator's written form with placeholder arguments.
+_PLACEHOLDER_ARGS = re.compile(r"(?:\\left)?[\[(]\s*\\cdot(?:\s*,\s*\\cdot)*\s*(?:\\right)?[\])]$")
+
+
 def _tokens(s: str) -> list[str]:
     s = s.replace("\\mathbbm", "\\mathbb").replace("\\mid", "|").replace("\\vert", "|")
+    s = re.sub(r"\\(overline|widehat|widetilde|overrightarrow)(?![A-Za-z])",
+               lambda m: "\\" + _ACCENT_SPELLINGS[m.group(1)], s)
     out = []
     for t in _ATOM.findall(s):
         if t.isspace() or t == "~" or t in ("\\,", "\\;", "\\!", "\\:", "\\ "):
@@ -73,7 +87,8 @@ def _group(toks: list[str], i: int) -> tuple[list, int]:
     """One argument: a braced group (as a nested list) or one token."""
     if i >= len(toks):
         return [], i
-    if toks[i].startswith("\\") and toks[i][1:] in _BOLD | _ROMAN:  # `_\text{ref}`: the command and its argument
+    if toks[i].startswith("\\") and toks[i][1:] in _BOLD | _ROMAN | _ACCENTS:  # `_\text{ref}`, `_\bar{M}`: the
+        # command and its argument
         arg, j = _group(toks, i + 1)
         return _tree([toks[i], "{"] + [_flat(arg)] + ["}"]), j
     if toks[i] == "{":
@@ -104,6 +119,18 @@ def _tree(toks: list[str]) -> list:
         if name in _DROP:
             i += 1
             continue
+        if name in _OPERATOR_NAMES:
+            atoms.append([f"R({name})", "", ""])
+            i += 1
+            continue
+        if t == "[" and atoms and not atoms[-1][1]:  # `r[j]`, `z[i][j]`: array indexing is a subscript
+            depth, j = 1, i + 1
+            while j < len(toks) and depth:
+                depth += {"[": 1, "]": -1}.get(toks[j], 0)
+                j += 1
+            atoms[-1][2] += ("," if atoms[-1][2] else "") + _flat(_tree(toks[i + 1:j - 1]))
+            i = j
+            continue
         if name in _BOLD or name in _ROMAN:
             arg, i = _group(toks, i + 1)
             marker = "B" if name in _BOLD else "R"
@@ -127,7 +154,11 @@ def _flat(atoms: list) -> str:
 
 def canon(latex: str) -> str:
     """The normal form of a symbol's spelling (module docstring)."""
-    form = _flat(_tree(_tokens(latex or "")))
+    latex = _PLACEHOLDER_ARGS.sub("", (latex or "").strip())  # `\mathbb{1}[\cdot]`: the operator itself
+    whole_set = re.fullmatch(r"\\\{(.*)\\\}", latex, re.S)  # `\{t^N\}`: the symbol of its members
+    if whole_set and "\\{" not in whole_set.group(1):
+        latex = whole_set.group(1)
+    form = _flat(_tree(_tokens(latex)))
     m = re.fullmatch(r"\^\((.*)\)", form)  # `^{\top}`: a bare script is its mark
     return m.group(1) if m else form
 

@@ -1,0 +1,48 @@
+"""The reading-accuracy scorer's symbol matching (benchmarks/reading_accuracy.py): one normal form for the
+spellings of one symbol, so a gold key and papermath's row meet when they write the same symbol."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("reading_accuracy", ROOT / "benchmarks" / "reading_accuracy.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules["reading_accuracy"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ra = _load()
+
+
+@pytest.mark.parametrize("gold, row", [
+    (r"r[j]", r"r_{j}"),                                     # array indexing is a subscript
+    (r"\bm{z}[i-1][r[j]]", r"\mathbf{z}_{i - 1,r_{j}}"),
+    (r"\bm{z}[i][j]", r"\mathbf{z}_{i,j}"),
+    (r"\mathbbm{1}", r"\mathbb{1}[\cdot]"),                  # an operator row's placeholder argument
+    (r"\langle\cdot,\cdot\rangle", r"\langle\cdot,\cdot\rangle"),
+    (r"\{t^N\}", r"t^{N}"),                                  # a set of members is its members' symbol
+    (r"\log", r"\text{log}"),                                # operator names are roman
+    (r"Y_{\overline{\mathbf{M}}}", r"Y_\bar{\mathbf{M}}"),   # one spelling per accent, its argument with it
+    (r"\bm{x}_t^{\text{num}}", r"\mathbf{x}^{\text{num}}_{t}"),
+])
+def test_spellings_of_one_symbol_meet(gold, row):
+    assert ra.canon(gold) == ra.canon(row)
+
+
+@pytest.mark.parametrize("a, b", [
+    (r"x_{t,5}", r"x_{t,95}"),
+    (r"\|\cdot\|", r"\cdot"),
+    (r"\bar{x}", r"x"),
+    (r"\{s^M\}^o", r"s^{M}"),      # a labelled set is not its members
+])
+def test_other_symbols_stay_apart(a, b):
+    assert ra.canon(a) != ra.canon(b)
