@@ -124,3 +124,14 @@ def test_read_json_passes_check_on_every_corpus_paper(corpus):
         failures += [f"{paper.name}: {f.check} ${f.symbol}$: {f.message[:160]}" for f in report.failures]
     assert len(papers) >= 20
     assert not failures, "\n".join(failures)
+
+
+def test_the_quantities_a_label_writes_are_defined_rows():
+    # SISS (2): L_{X \setminus A} — X is the training set, A the unlearning set; t is the time of x_t, quoted
+    # from the method ("at time $t$"), not from the appendix lemma's "step size $t$"
+    eq = _equation("SISS", "2")
+    assert "training dataset" in _row(eq, "X").definition.quote
+    assert "unlearning set" in _row(eq, "A").definition.quote
+    t = _row(eq, "t")
+    assert "at time $t$" in t.definition.quote and "step size" not in t.definition.quote
+    assert not {"X", "A", "t"} & set(eq.undefined)

@@ -363,3 +363,20 @@ $M$ & $\begin{smallmatrix} a & b \end{smallmatrix}$ & A mask matrix. \\
     assert sym(eq, "n").shape == ()
     assert sym(eq, "M").definition.quote.endswith("& A mask matrix.")
     assert sym(eq, "M").definition.quote.count(" & ") == 2  # the matrix's own & stays inside its cell
+
+
+@pytest.mark.parametrize("latex, present, absent", [
+    # an expectation over x_t binds the sample, not its time: ε_θ(x_t, t) still uses t
+    (r"L = \mathbb{E}_{q(x_t|x)}\|\epsilon - \epsilon_\theta(x_t, t)\|^2", {"t", "x"}, set()),
+    (r"\sum_{i} w_i x_i", {"w", "x"}, {"i"}),                # a sum's index is bound
+    # a label that writes other quantities: they are symbols of the formula too
+    (r"L_{X \setminus A}(\theta) = \mathbb{E}_{p_{X \setminus A}(x)} f(x)", {"X", "A", r"\theta"}, set()),
+    (r"\mathcal{N}(0, \mathbf{I}_{M_{\text{num}}})", {r"M_{\text{num}}"}, set()),
+    (r"y = W_{QK} x + \mathcal{L}_{\text{simple}}", {"W_{QK}", "x"}, {"QK", "simple"}),  # names of their own
+])
+def test_symbols_a_formula_writes(latex, present, absent):
+    from papermath.analysis.symbols import collect
+    from papermath.math import parse
+    keys = {u.key for u in collect(parse(latex).tree).uses}
+    assert present <= keys, keys
+    assert not (absent & keys), keys

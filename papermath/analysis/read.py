@@ -19,7 +19,7 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
-                         lead_paragraph, mention_index, rank_candidates, same_family_meaning)
+                         lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
@@ -836,12 +836,22 @@ def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
     doc = index.doc
     near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
     eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else len(doc.paragraphs)
+    where = places(doc)
+    eq_penalty, eq_env = equation_place(doc, eq)
 
     def rank(i: int):
         m = index.mentions[i]
         pid = f"p:{m.paragraph_index}"
         place = 0 if pid in near else (1 if m.paragraph_index < eq_para else 2)
-        return (0 if m.pattern == "ordinal" else 1, -m.strength, place, m.paragraph_index, m.sentence_index)
+        known = m.paragraph_index < len(where.paragraph_penalty)
+        penalty = where.paragraph_penalty[m.paragraph_index] if known else 0
+        if known and where.paragraph_env[m.paragraph_index] is not None and \
+                where.paragraph_env[m.paragraph_index] == eq_env:
+            penalty = 0  # the lemma's own words define the lemma's display
+        # As for any symbol: a position named in the method text before one in an appendix lemma or a proof
+        # ("with step size $t$" in SISS's appendix is another t).
+        return (0 if m.pattern == "ordinal" else 1, max(0, penalty - eq_penalty), -m.strength, place,
+                m.paragraph_index, m.sentence_index)
 
     out = []
     seen = set()

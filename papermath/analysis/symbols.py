@@ -245,6 +245,27 @@ def _index_stats(statements, bound: set[str]) -> tuple[dict[str, set[str]], set[
     return carriers, standalone
 
 
+def _label_writes_names(label: ast.Node | None) -> bool:
+    """A label that is an expression of other quantities (`X \\setminus A`) or a labelled quantity itself
+    (`M_{\\text{num}}`), not a name of its own (`\\text{num}`, `QK`, `i`)."""
+    if isinstance(label, ast.BinOp):
+        return any(isinstance(n, ast.Symbol) for n in ast.children(label))
+    return isinstance(label, ast.Symbol) and (label.sub_label is not None or label.sup_label is not None) and \
+        label.font != "rm"
+
+
+def _names_outside_indices(node: ast.Node):
+    """The nodes of a bound variable without the subscripts of its indexed symbols (`x_t` → x, not t)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, ast.Indexed):
+            stack.append(current.base)
+        else:
+            stack.extend(reversed(list(ast.children(current))))
+
+
 def _formulas_in_words(text: str, warnings: list[str]) -> tuple[ast.Node, ...]:
     """The statements of the formulas written inside words (`\\text{if $c_i < n$}`)."""
     from ..errors import MathParseError
@@ -295,7 +316,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     if node.op in ROW_BINDERS:
                         for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
                             kept.setdefault(key, node.op)
-                    for sub in ast.walk(var):
+                    # An expectation over x_t binds the sample x_t, not its time t (ε_θ(x_t, t) still uses t);
+                    # a sum's variable binds every name it writes.
+                    for sub in (_names_outside_indices(var) if node.op in ROW_BINDERS else ast.walk(var)):
                         if isinstance(sub, ast.Symbol):
                             bound.add(to_latex(sub))
                 for sample in node.samples:
@@ -395,6 +418,11 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     if key is not None:
                         lhs_keys.append(key)
 
+    def visit_label(node: ast.Node) -> None:
+        """p_{X \\setminus A}, \\mathbf{I}_{M_{\\text{num}}}: the quantities a label writes are symbols too."""
+        if isinstance(node, ast.Symbol) and _label_writes_names(node.sub_label):
+            visit(node.sub_label)
+
     def visit(node: ast.Node | None, in_index: bool = False) -> None:
         if node is None:
             return
@@ -434,6 +462,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                 use.known_function = use.known_function or node.certainty == "known"
                 for idx in index_nodes:
                     visit(idx, in_index=True)
+                visit_label(func.base if isinstance(func, ast.Indexed) else func)
             else:
                 visit(func)
             for part in node.args + node.given + node.params:
@@ -443,6 +472,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             key, indices, index_nodes = split(node)
             if key is not None:
                 add(key, node, "symbol", indices)
+                visit_label(node.base)
                 base = node.base
                 while isinstance(base, (ast.Transpose, ast.Inverse, ast.Power, ast.Primed)):
                     if isinstance(base, ast.Power):
@@ -467,6 +497,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
             else:
                 add(key, node, "symbol")
+                visit_label(node)
             return
         if isinstance(node, ast.Power) and label_exponent(node.exponent):
             base = node.base
