@@ -135,3 +135,12 @@ def test_the_quantities_a_label_writes_are_defined_rows():
     t = _row(eq, "t")
     assert "at time $t$" in t.definition.quote and "step size" not in t.definition.quote
     assert not {"X", "A", "t"} & set(eq.undefined)
+
+
+def test_a_lead_in_that_says_nothing_is_not_the_quote():
+    # schedule_free (12): g_t is computed by (11), whose lead-in is "Set:"; the paper's "where $g_t$ is the
+    # stochastic (sub-)gradient" says what it is. LEN (u14): "Let" alone is no definition of \bar{x}_t.
+    row = _row(_equation("schedule_free", "12"), "g_{t}")
+    assert "stochastic (sub-)gradient" in row.definition.quote, row.definition
+    for s in _equation("LEN", "eq:u14").symbols:
+        assert s.definition is None or s.definition.quote.strip() not in ("Let", "Set:"), s

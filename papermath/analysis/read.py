@@ -736,6 +736,8 @@ def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
     if para is None or not para.sentences:
         return None
     sentence = para.sentences[-1]
+    if len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\$[^$]*\$", " ", sentence.text))) < 3:
+        return None  # "Set:" leads into the display but says nothing of what it defines
     # The sentence runs into the display (it ends with ":", "," or no stop at all: "… using the following loss,")
     # or says it introduces one ("defined as", "as follows").
     if not (_INTRODUCES.search(sentence.text) or not re.search(r"[.!?]\s*(?:\$|\)|''|”)?\s*$", sentence.text)):
