@@ -144,3 +144,10 @@ def test_a_lead_in_that_says_nothing_is_not_the_quote():
     assert "stochastic (sub-)gradient" in row.definition.quote, row.definition
     for s in _equation("LEN", "eq:u14").symbols:
         assert s.definition is None or s.definition.quote.strip() not in ("Let", "Set:"), s
+
+
+def test_the_prose_may_write_the_symbol_in_another_weight():
+    # TabDiff (8): the displays write \bm{\mu}_\theta^{cat}, the sentence that introduces the network writes
+    # \mu^{cat}_\theta (no display writes that plain spelling as a symbol of its own)
+    row = _row(_equation("TabDiff", "8"), r"\mathbf\mu _\theta ^\mathrm{cat}")
+    assert "We introduce the denoising network" in row.definition.quote, row.definition

@@ -808,6 +808,15 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             for i in mi.subject.get(f"\\text{{{form}}}", ()):
                 if index.mentions[i].pattern == "acronym":
                     subject.setdefault(i, 1)
+    # The same letter in another weight (the prose's `\\bm{\\epsilon}` for the display's `\\epsilon`): the same
+    # symbol, when the paper's displays never write the other spelling as a symbol of its own.
+    displayed = _display_keys(index)
+    for other in _font_variants(mi).get(_unbold(use.key), ()):
+        if other != use.key and other not in displayed:
+            for i in mi.subject.get(other, ()):
+                subject.setdefault(i, 1)
+            for i in mi.inside.get(other, ()):
+                inside.setdefault(i, 1)
     # The same letter with another label (`\\epsilon_{orig}` for ε, `A^{1}_{t}` for A): a weak candidate, unless
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
@@ -818,6 +827,49 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         target = subject if slot == "subject" else inside
         target.setdefault(i, 2)
     return subject, inside
+
+
+_BOLD_WRAP = re.compile(r"\\(?:mathbf|boldsymbol|bm)\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\}|(\\[A-Za-z]+|[A-Za-z]))")
+
+
+def _unbold(key: str) -> str:
+    """A key with its bold weight dropped and spaces gone (`\\mathbf\\mu _\\theta` → `\\mu_\\theta`)."""
+    return re.sub(r"\s+", "", _BOLD_WRAP.sub(lambda m: m.group(1) or m.group(2), key))
+
+
+_VARIANTS: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
+
+
+def _font_variants(mi) -> dict[str, tuple[str, ...]]:
+    """Unbolded key → the mention keys that spell it (once per paper)."""
+    cached = _VARIANTS.get(id(mi))
+    if cached is not None and cached[0] is mi:
+        return cached[1]
+    found: dict[str, list[str]] = {}
+    for key in list(mi.subject) + list(mi.inside):
+        found.setdefault(_unbold(key), [])
+        if key not in found[_unbold(key)]:
+            found[_unbold(key)].append(key)
+    result = {k: tuple(v) for k, v in found.items() if len(v) > 1}
+    if len(_VARIANTS) > 16:
+        _VARIANTS.clear()
+    _VARIANTS[id(mi)] = (mi, result)
+    return result
+
+
+_DISPLAY_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
+
+
+def _display_keys(index: PaperIndex) -> frozenset[str]:
+    """Every symbol key the paper's display equations write."""
+    cached = _DISPLAY_KEYS.get(id(index))
+    if cached is not None and cached[0] is index:
+        return cached[1]
+    keys = frozenset(u.key for info, _, _ in index.formulas.values() if info is not None for u in info.uses)
+    if len(_DISPLAY_KEYS) > 16:
+        _DISPLAY_KEYS.clear()
+    _DISPLAY_KEYS[id(index)] = (index, keys)
+    return keys
 
 
 _WORD_LABEL = re.compile(r"[_^]\{?\s*\\(?:text|textrm|mathrm|rm|operatorname|textsc)\s*\{([A-Za-z]{2,12})\}")
