@@ -151,3 +151,13 @@ def test_the_prose_may_write_the_symbol_in_another_weight():
     # \mu^{cat}_\theta (no display writes that plain spelling as a symbol of its own)
     row = _row(_equation("TabDiff", "8"), r"\mathbf\mu _\theta ^\mathrm{cat}")
     assert "We introduce the denoising network" in row.definition.quote, row.definition
+
+
+def test_a_sample_drawn_in_a_display_is_defined_by_that_draw():
+    # TabDiff (3) "… \bm\sigma^{num}(t) \bm \epsilon, \quad \bm \epsilon \sim \mathcal{N}(\bm 0, \bm I)": the display
+    # says what ε is; (5), which draws it again under its expectation, quotes the first display's draw
+    for key in ("3", "5"):
+        eq = _equation("TabDiff", key)
+        row = _row(eq, r"\mathbf\epsilon ")
+        assert row.definition is not None and r"\sim \mathcal{N}(\bm 0" in row.definition.quote, row.definition
+        assert r"\mathbf\epsilon " not in eq.undefined

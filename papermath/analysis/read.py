@@ -22,7 +22,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import FormulaSymbols, SymbolUse, collect, symbol_key, written_form
+from .symbols import FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key, written_form
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -230,6 +230,12 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             lead = _introducing_sentence(index, home)
             if lead is not None:
                 best = (None, lead)
+    if best is None and (use.sampled or use.bound_by == "E"):
+        # "\\epsilon \\sim \\mathcal{N}(0, I)" written in a display: the first display that draws the symbol
+        # says what it is (TabDiff (3), and (5) which draws it again under its expectation).
+        drawn = _drawn_in_display(index, use.key)
+        if drawn is not None:
+            best = (None, drawn)
     if best is None and found:
         # mentioned, not defined: the mention is the evidence (a sentence that writes another label of the letter
         # is kept among the candidates, not quoted as this symbol's)
@@ -728,6 +734,71 @@ def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
 
 _INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
                          r"(?:as|by)\s*:?\s*$|\bemploy\b.*:\s*$)", re.I)
+
+
+def _drawn_in_display(index: PaperIndex, key: str) -> Definition | None:
+    """The clause of the first display that draws `key` (`\\bm \\epsilon \\sim \\mathcal{N}(\\bm 0, \\bm I)`), as
+    written there: a top-level piece of the display or an expectation's subscript (once per paper)."""
+    cache = index.paper.cache.setdefault("drawn-in-display", None) if index.paper is not None else None
+    if cache is None:
+        cache = {}
+        for eq in index.doc.equations:
+            for piece in _draw_clauses(eq.latex):
+                if piece == eq.latex.strip().rstrip(".,").strip():
+                    continue  # the display is the draw itself (a_i^{k+1} \\sim \\mathcal{N}(…)): its subject, no quote
+                left = piece.split("\\sim", 1)[0]
+                tree = _parse_cached(left.strip())
+                for k in (principal_keys(tree) if tree is not None else ()):
+                    cache.setdefault(k, (eq, piece))
+        if index.paper is not None:
+            index.paper.cache["drawn-in-display"] = cache
+    found = cache.get(key)
+    if found is None:
+        return None
+    eq, piece = found
+    return Definition(piece, _section_label(index.doc, eq.section_id), eq.span.file, eq.span.line, "sampled",
+                      eq.paragraph_before, DEFINES)
+
+
+_SEPARATOR = re.compile(r"\\q?quad(?![A-Za-z])|\\text\s*\{[^{}]*\}|&|\\\\|[,;]")
+
+
+def _top_pieces(latex: str) -> list[str]:
+    """A display split at its top-level separators (commas and `\\quad` outside brackets, `&`, `\\\\`, words)."""
+    pieces, start, depth, k = [], 0, 0, 0
+    while k < len(latex):
+        ch = latex[k]
+        if ch == "\\" and latex[k + 1:k + 2] in "{}()[]":
+            k += 2
+            continue
+        if ch in "{([":
+            depth += 1
+        elif ch in "})]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            m = _SEPARATOR.match(latex, k)
+            if m:
+                pieces.append(latex[start:k])
+                start = k = m.end()
+                continue
+        k += 1
+    pieces.append(latex[start:])
+    return [p.strip().rstrip(".").strip() for p in pieces]
+
+
+def _draw_clauses(latex: str) -> list[str]:
+    """The pieces of a display that draw something (`… , \\quad \\epsilon \\sim \\mathcal{N}(0, I)`) and the
+    subscripts of its expectations (`\\mathbb{E}_{\\epsilon \\sim \\mathcal{N}(0, I)}`)."""
+    if "\\sim" not in latex:
+        return []
+    pieces = _top_pieces(latex)
+    for m in re.finditer(r"\\mathbb\s*\{?E\}?\s*_\s*\{", latex):
+        depth, j = 1, m.end()
+        while j < len(latex) and depth:
+            depth += {"{": 1, "}": -1}.get(latex[j], 0)
+            j += 1
+        pieces.append(latex[m.end():j - 1].strip())
+    return [p for p in pieces if "\\sim" in p and p.count("\\sim") == 1 and len(p) < 200]
 
 
 def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
