@@ -161,3 +161,12 @@ def test_a_sample_drawn_in_a_display_is_defined_by_that_draw():
         row = _row(eq, r"\mathbf\epsilon ")
         assert row.definition is not None and r"\sim \mathcal{N}(\bm 0" in row.definition.quote, row.definition
         assert r"\mathbf\epsilon " not in eq.undefined
+
+
+def test_a_matrix_of_entries_defines_its_entries():
+    # Tanh-Init (1): "Denote $\mathbf{W}^{\ell}=[w_{ij}^{\ell}]$" defines the entries w^{k+1}_{ij} (a layer label
+    # written ℓ there and k+1 in the display varies like an index)
+    eq = _equation("Tanh-Init", "1")
+    row = _row(eq, "w^{k + 1}_{i,i}")
+    assert row.definition is not None and "[w_{ij}^{\\ell}]" in row.definition.quote, row.definition
+    assert "w^{k + 1}_{i,i}" not in eq.undefined

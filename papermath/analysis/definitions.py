@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..errors import MathParseError
 from ..latex.document import Document
 from ..math import ast, parse
-from .symbols import collect, merge_words, symbol_key
+from .symbols import collect, label_exponent, merge_words, symbol_key
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.{0,4000}?)\\\)", re.S)
@@ -264,8 +264,9 @@ def _collection_items(node: ast.Node) -> tuple[ast.Node, ...] | None:
         node = node.base
     if isinstance(node, ast.Group):
         node = node.body
-        if isinstance(node, ast.Indexed) or isinstance(node, ast.Symbol):
-            return (node,)  # `[y_i]_{i=1}^N`
+        if isinstance(node, (ast.Indexed, ast.Symbol)) or \
+                (isinstance(node, ast.Power) and label_exponent(node.exponent)):
+            return (node,)  # `[y_i]_{i=1}^N`, `\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]`
     if isinstance(node, (ast.SetLiteral, ast.Tuple)):
         out: list[ast.Node] = []
         for item in node.items:

@@ -896,7 +896,9 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
                 (use.kind != "function" and key in functions):  # (the displays are looked at last: they cost)
             continue  # (a labelled letter inside another formula says nothing about this symbol)
         target = subject if slot == "subject" else inside
-        target.setdefault(i, 2)
+        # labels in one position that vary like indices (w^{k+1} and w^{\\ell}, p_{A} and p_{S}) write the same
+        # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
+        target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
 
 
@@ -941,6 +943,14 @@ def _display_keys(index: PaperIndex) -> frozenset[str]:
         _DISPLAY_KEYS.clear()
     _DISPLAY_KEYS[id(index)] = (index, keys)
     return keys
+
+
+def _varies_like_index(use_key: str, other_key: str) -> bool:
+    from .candidates import _labels
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    # a number is one member (μ_1, s_0), not the running index of the family
+    numbered = any(re.fullmatch(r"\(?\d+\)?", label.strip()) for label in (a, b))
+    return bool(pos_a) and pos_a == pos_b and not numbered and same_family_meaning(use_key, other_key)
 
 
 _WORD_LABEL = re.compile(r"[_^]\{?\s*\\(?:text|textrm|mathrm|rm|operatorname|textsc)\s*\{([A-Za-z]{2,12})\}")
