@@ -337,6 +337,8 @@ def _mentions(text: str, row_symbol: str) -> bool:
             for other in bases:
                 if other != key and key_family(other) == key_family(key) and same_family_meaning(key, other):
                     return True
+        if _family_written(row_symbol, [a or b for a, b in maths]):
+            return True
     elif maths:
         haystacks = [compact_symbol(a or b) for a, b in maths]
         for key in keys:
@@ -356,6 +358,28 @@ def _mentions(text: str, row_symbol: str) -> bool:
         flags = re.I if len(bare) >= 3 else 0
         if re.search(r"(?<![A-Za-z\\])\\?" + re.escape(bare) + r"(?![A-Za-z])", words, flags):
             return True
+    return False
+
+
+def _family_written(row_symbol: str, maths: list[str]) -> bool:
+    """The same test on the keys as `read` writes them (braced scripts: `w^{k + 1}` and `w^{\\ell}` are one
+    family, which the compact forms `w^k+1`, `w^\\ell` do not show), the members of a collection included
+    (`\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]` writes w^{\\ell})."""
+    from ..analysis.candidates import key_family, same_family_meaning
+    from ..analysis.definitions import _mention_keys, _parse, element_keys
+    from ..analysis.symbols import symbol_key
+    tree = _parse(row_symbol)
+    key = symbol_key(tree) if tree is not None else None
+    if key is None:
+        return False
+    for math in maths:
+        found = _parse(math)
+        if found is None:
+            continue
+        keys, _ = _mention_keys(found, frozenset())
+        for other in keys + element_keys(found, frozenset()):
+            if other != key and key_family(other) == key_family(key) and same_family_meaning(key, other):
+                return True
     return False
 
 
