@@ -881,9 +881,10 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
                     subject.setdefault(i, 1)
     # The same letter in another weight (the prose's `\\bm{\\epsilon}` for the display's `\\epsilon`): the same
     # symbol, when the paper's displays never write the other spelling as a symbol of its own.
-    displayed = _display_keys(index)
-    for other in _font_variants(mi).get(_unbold(use.key), ()):
-        if other != use.key and other not in displayed:
+    variants = [k for k in _font_variants(mi).get(_unbold(use.key), ()) if k != use.key]
+    displayed = _display_keys(index) if variants else frozenset()  # (read every display only when needed)
+    for other in variants:
+        if other not in displayed:
             for i in mi.subject.get(other, ()):
                 subject.setdefault(i, 1)
             for i in mi.inside.get(other, ()):
