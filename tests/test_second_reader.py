@@ -78,7 +78,7 @@ def test_the_check_is_written_into_the_generated_test():
 
 def test_a_function_the_text_names_and_paper_text_reaching_sympy_only_as_latex():
     """A function the text names concretely (σ = sigmoid) is given to SymPy by name: σ(0) + 1 = 1.5. Function
-    names from the paper go to lambdify only when they are plain identifiers naming a known elementwise function;
+    names from the paper are used only when they are plain identifiers naming a known elementwise function;
     anything else is no check, never code."""
     ev = evaluate(r"y = \sigma(x) + 1", {"x": 0.0}, implementations={r"\sigma": "sigmoid"})
     reading = SR.read(ev)
@@ -121,3 +121,34 @@ def test_with_scalars_a_norm_is_an_absolute_value_and_an_inner_product_a_product
     assert SR._scalar_forms(r"\lVert x \rVert_{2}") == "| x |"
     reading = SR.read(ev)
     assert reading is not None and reading.agrees and reading.value == pytest.approx(16.0)
+
+
+def test_nothing_the_second_reader_reads_is_compiled_or_executed():
+    """The expression comes from the paper: its value is computed by SymPy's algebra element by element, never by
+    Python source built from it (`lambdify` writes source and runs it): no exec, eval or compile call is made while
+    the second reader reads (recorded, not refused: pytest itself compiles between tests)."""
+    import builtins
+
+    ev = evaluate(r"\mathrm{DyT}(x) = \gamma * \tanh(\alpha x) + \beta",
+                  {r"\gamma": [1.5, -0.5], r"\alpha": 0.7, "x": [0.5, -1.2], r"\beta": [0.1, 0.0]})
+    scalar = evaluate(r"y = \sigma(x) + 1", {"x": 0.0}, implementations={r"\sigma": "sigmoid"})
+    SR.read(ev), SR.read(scalar)  # SymPy's own imports and caches before the record starts
+    calls, saved = [], {name: getattr(builtins, name) for name in ("exec", "eval", "compile")}
+
+    def recorder(name):
+        def record(*args, **kwargs):
+            calls.append((name, str(args[0])[:80]))
+            return saved[name](*args, **kwargs)
+        return record
+
+    try:
+        for name in saved:
+            setattr(builtins, name, recorder(name))
+        reading, scalar_reading = SR.read(ev), SR.read(scalar)
+    finally:
+        for name, original in saved.items():
+            setattr(builtins, name, original)
+    assert calls == []
+    assert reading is not None and reading.agrees
+    np.testing.assert_allclose(reading.value, [1.5 * np.tanh(0.35) + 0.1, -0.5 * np.tanh(-0.84)])
+    assert scalar_reading.value == pytest.approx(1.5)

@@ -122,9 +122,46 @@ def _argument(match: re.Match) -> str:
     return f" {inner} " if re.fullmatch(r"\\[A-Za-z]+", inner) else f"{{{inner}}}"
 
 
+_DIGIT_LETTERS = str.maketrans("0123456789.", "abcdefghijp")
+_NUMBER_MARK, _INPUT_MARK = "\\mathit{Numeral", "\\mathit{Input"
+"""Placeholders are words in letters (`\\mathit{…}` is one symbol to SymPy's grammar, kept as written): SymPy
+turns a number it parses into a value by `sympify` of its text, which `eval`s it; with every numeral a
+placeholder symbol, nothing from the paper reaches an `eval`."""
+
+
+def _numerals_as_symbols(text: str) -> str:
+    """Each numeral → a braced placeholder symbol naming it in letters (`12` → `{\\mathit{Numeralbc}}`); directly
+    after a command or a script mark only the first digit is the argument, as in TeX (`x^12` = x^1 2, `\\frac12`)."""
+    text = re.sub(r"(\\[A-Za-z]+|[_^])(\s*)(\d)", lambda m: f"{m.group(1)}{m.group(2)}#{m.group(3)}#", text)
+    text = re.sub(r"#(\d)#|(\d+(?:\.\d+)?)",
+                  lambda m: "{%s%s}}" % (_NUMBER_MARK, (m.group(1) or m.group(2)).translate(_DIGIT_LETTERS)), text)
+    return text
+
+
+def _number_values(sympy: Any, expression: Any) -> Any:
+    """The placeholders of `_numerals_as_symbols` replaced by their exact values (int/Fraction, no `eval`)."""
+    from fractions import Fraction
+
+    letters = {v: k for k, v in zip("0123456789.", "abcdefghijp")}
+    values = {}
+    for symbol in expression.free_symbols:
+        match = re.fullmatch(r"Numeral([a-jp]+)", str(symbol))
+        if match:
+            numeral = "".join(letters[c] for c in match.group(1))
+            values[symbol] = sympy.Integer(int(numeral)) if "." not in numeral else sympy.Rational(Fraction(numeral))
+    return expression.xreplace(values) if values else expression
+
+
 def _parse(latex: str) -> Any:
+    import sympy
     from sympy.parsing.latex import parse_latex
-    return parse_latex(clean(latex), strict=True)  # strict: a formula read only in part is not read
+
+    text = clean(latex)
+    if _NUMBER_MARK in text or "#" in text:
+        raise ValueError("the formula already writes a placeholder's spelling")
+    text = re.sub(r"@(Input[a-j]+)@", lambda m: "{%s}" % m.group(1).replace("Input", _INPUT_MARK, 1) + "}", text)
+    # strict: a formula read only in part is not read
+    return _number_values(sympy, parse_latex(_numerals_as_symbols(text), strict=True))
 
 
 _NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
@@ -152,6 +189,8 @@ def _read(ev: Any) -> SecondReading | None:
     import sympy
 
     scalars = all(np.ndim(ev.input(key).value) == 0 for key in ev.params)
+    if _INPUT_MARK in ev.latex or _NUMBER_MARK in ev.latex or "@" in ev.latex:
+        return None  # the paper writes a placeholder's spelling: SymPy's reading could not be told from ours
     side, placeholders = _opaque_inputs(computed_side(ev.latex), ev.params)
     try:
         expression = _parse(_scalar_forms(side) if scalars else side)
@@ -203,8 +242,7 @@ def _read(ev: Any) -> SecondReading | None:
             elif unknown & set(doubles) or substituted.has(sympy.Sum, sympy.Product, sympy.Piecewise):
                 return None  # a sum over an index of an array: SymPy's scalar algebra has no axis
             else:
-                fn = sympy.lambdify(order, substituted, modules=[functions, "numpy"])
-                value = np.asarray(fn(*(values[s] for s in order)), dtype=float)
+                value = _elementwise_value(sympy, substituted, values, functions)
     except Exception:  # a value SymPy cannot compute numerically
         return None
     value = np.asarray(value, dtype=float)
@@ -215,7 +253,9 @@ def _read(ev: Any) -> SecondReading | None:
     return SecondReading(str(expression), value.tolist(), agrees)
 
 
-_PLACEHOLDER = "Omega_{%d}"
+def _placeholder(k: int) -> str:
+    """The k-th sub-expression input's symbol, in letters (see `_numerals_as_symbols`)."""
+    return "Input%s" % str(k).translate(_DIGIT_LETTERS)
 
 
 def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str]]:
@@ -226,8 +266,8 @@ def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str
     for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
         pattern = r"(?<![A-Za-z\\])" + re.escape(key) + r"(?![A-Za-z_^])"
         if re.search(pattern, side):
-            name = _PLACEHOLDER % (900 + len(out))
-            side = re.sub(pattern, lambda _m, n=name: f" \\{n} ", side)
+            name = _placeholder(len(out))
+            side = re.sub(pattern, lambda _m, n=name: f" @{n}@ ", side)  # `\\mathit{…}` after `clean`
             out[key] = name
     return side, out
 
@@ -279,6 +319,26 @@ def _double(calls: tuple) -> Any:
                 return float(np.asarray(output, dtype=float))
         raise LookupError("called on arguments papermath's numbers did not use")
     return double
+
+
+_MOST_ELEMENTS = 4096
+"""Past this many elements the elementwise value is not computed (the test's inputs are a few elements)."""
+
+
+def _elementwise_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
+    """The value with array inputs, element by element: SymPy's algebra is scalar, so each element is the scalar
+    value at the broadcast inputs' elements. Nothing is compiled or executed (no `lambdify`: it builds Python
+    source from the expression, which here comes from the paper, and runs it)."""
+    order = sorted(values, key=str)
+    arrays = np.broadcast_arrays(*(values[s] for s in order))
+    shape = arrays[0].shape
+    if int(np.prod(shape)) > _MOST_ELEMENTS:
+        raise ValueError("too many elements for an elementwise second reading")
+    out = np.empty(shape, dtype=float)
+    for index in np.ndindex(shape):
+        point = {s: array[index] for s, array in zip(order, arrays)}
+        out[index] = _scalar_value(sympy, expression, point, functions)
+    return out
 
 
 def _scalar_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
