@@ -491,8 +491,10 @@ def _top_level(text: str, needles: tuple[str, ...]) -> bool:
 
 
 class _Default(dict):
+    """A missing operand reads as "…"; as a `_Code` it also takes the code templates' `:p`/`:s` marks."""
+
     def __missing__(self, key: str) -> str:
-        return "…"
+        return _Code("…")
 
 
 def _visited_children(node: A.Node) -> list[A.Node]:

@@ -49,6 +49,8 @@ FORMULAS: list[str] = [
     # a function applied to no argument in codegen's range rules (campaign seed 301051797, shrunk: IndexError)
     "\\tilde(\\exp(}m",
     "\\exp() + \\tanh(x, y) + \\sqrt{}",
+    # campaign 3 (11e3156, seed 303022947): a code operand left missing took a `:p` mark as plain text (ValueError)
+    r"A_t  \frac{r_t - \mathrm{man}(\mathbf{r})}{\mathrm{std}(" + "}(" * 44 + r"\mathbf{r})\iikj{x}}",
 ]
 
 PAPERS: list[str] = [
