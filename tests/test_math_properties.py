@@ -86,3 +86,34 @@ def test_every_span_lies_inside_the_formula(latex: str) -> None:
     for node in walk(result.tree):
         start, end = node.span
         assert 0 <= start <= end <= len(latex), (type(node).__name__, node.span)
+
+
+letter_products = st.lists(st.sampled_from(["a", "b", "S", "E", "x", "x'", "y_t", "E_\\theta", "\\mathbf{k}",
+                                            "\\hat{a}", " ", "^2", "(z)", "\\alpha"]), min_size=2,
+                           max_size=14).map("".join)
+
+
+@SETTINGS
+@given(letter_products, st.integers(min_value=2, max_value=16))
+def test_letter_words_are_the_letter_runs_of_every_slice(latex: str, longest: int) -> None:
+    """`letter_words` (one pass) finds exactly the slices that `letter_run` reads as a word, longest first."""
+    from papermath.math import ast as A
+    from papermath.math import parse_raw, walk
+    from papermath.math.evidence import letter_run, letter_words
+    try:
+        tree = parse_raw(latex).tree
+    except MathParseError:
+        return
+    for node in walk(tree):
+        if not isinstance(node, A.Product):
+            continue
+        factors = node.factors
+        for start in range(len(factors)):
+            expected = []
+            for end in range(min(len(factors), start + longest), start + 1, -1):
+                word = letter_run(A.Product(factors[start:end], span=(factors[start].span[0],
+                                                                      factors[end - 1].span[1])))
+                if word is not None:
+                    expected.append((end, word))
+            assert letter_words(factors, start, longest) == expected, (latex, start)
+

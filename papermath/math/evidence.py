@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from collections.abc import Sequence
 from typing import Iterable, Optional
 
 from . import ast as A
@@ -318,6 +319,10 @@ class Notation:
         if node.given and node.certainty in ("conditional", "ambiguous"):
             self.add(key, Evidence(FUNCTION, "conditional bar", text, where, strength))
 
+    def longest_name(self) -> int:
+        """How many letters the longest run the formulas use as one name has (0: none)."""
+        return max((len(word) for word, evidence in self.names.items() if evidence), default=0)
+
     def name_evidence(self, word: str) -> list[Evidence]:
         """What says this run of letters is one name (`SE`, `pos`)."""
         return list(self.names.get(word, ()))
@@ -362,27 +367,59 @@ def _single_letter(name: str) -> bool:
     return len(name) == 1 and name.isalpha() and name.islower()
 
 
+def _run_letter(node: A.Node, last: bool) -> Optional[A.Symbol]:
+    """The letter one factor of a run of letters writes, or None: only the last may carry scripts or a prime."""
+    core = node
+    if last:
+        while isinstance(core, (A.Indexed, A.Power, A.Primed)):
+            core = core.base
+    if not isinstance(core, A.Symbol) or len(core.name) != 1 or not core.name.isalpha() or core.accents or \
+            (not last and (core.sub_label is not None or core.sup_label is not None)):
+        return None
+    return core
+
+
+def _joins(factors: Sequence[A.Node], i: int, letter: A.Symbol, font: Optional[str]) -> bool:
+    """Does factor `i` (writing `letter`) touch the one before it, in the same font? (`a b` and `d\\bm{x}` do not.)"""
+    return factors[i - 1].span[1] == factors[i].span[0] and letter.font == font
+
+
 def letter_run(node: A.Node) -> Optional[str]:
     """The word a product of letters written together spells (`S E_\\theta^{(w)}` → "SE"), or None."""
     if not isinstance(node, A.Product) or len(node.factors) < 2:
         return None
+    factors = node.factors
     letters: list[str] = []
-    fonts: list[Optional[str]] = []
-    for i, f in enumerate(node.factors):
-        core = f
-        if i == len(node.factors) - 1:
-            while isinstance(core, (A.Indexed, A.Power, A.Primed)):
-                core = core.base
-        if not isinstance(core, A.Symbol) or len(core.name) != 1 or not core.name.isalpha() or core.accents or \
-                (i < len(node.factors) - 1 and (core.sub_label is not None or core.sup_label is not None)):
+    font: Optional[str] = None
+    for i, f in enumerate(factors):
+        letter = _run_letter(f, i == len(factors) - 1)
+        if letter is None or (i and not _joins(factors, i, letter, font)):
             return None
-        if i and node.factors[i - 1].span[1] != f.span[0]:
-            return None  # written apart: `a b`
-        if letters and core.font != fonts[-1]:
-            return None  # `d\bm{x}_t`: an italic d beside a bold x spells no word
-        letters.append(core.name)
-        fonts.append(core.font)
+        letters.append(letter.name)
+        font = letter.font
     return "".join(letters)
+
+
+def letter_words(factors: Sequence[A.Node], start: int, longest: int) -> list[tuple[int, str]]:
+    """Every run of letters written together from `factors[start]`, at most `longest` letters, longest first:
+    (end, word) with `letter_run(Product(factors[start:end])) == word`. One pass over the run, so trying every
+    start of a product of n letters costs n·longest, not n³."""
+    words: list[tuple[int, str]] = []
+    letters: list[str] = []
+    font: Optional[str] = None
+    for i in range(start, min(len(factors), start + longest)):
+        last = _run_letter(factors[i], True)
+        if last is None or (i > start and not _joins(factors, i, last, font)):
+            break
+        if i > start:
+            words.append((i + 1, "".join(letters) + last.name))
+        inner = _run_letter(factors[i], False)
+        if inner is None:
+            break  # a scripted or primed letter ends every run it is in
+        letters.append(inner.name)
+        font = inner.font
+    words.reverse()
+    return words
 
 
 def _is_shape(node: A.Node) -> bool:

@@ -22,7 +22,7 @@ from . import tables as T
 from collections import Counter
 
 from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
-                       base_symbol, identity, letter_run)
+                       base_symbol, identity, letter_words)
 
 APPLICATION, PRODUCT = "application", "product"
 
@@ -102,18 +102,18 @@ class _Resolver:
 
     def _names(self, node: A.Product) -> A.Node:
         """Letters written together that the paper uses as one name (`S E_\\theta^{(w)}` → `SE_\\theta^{(w)}`)."""
-        factors = list(node.factors)
+        longest = self.notation.longest_name()
+        if longest < 2:
+            return node
+        factors = node.factors
         out: list[A.Node] = []
         i = 0
         while i < len(factors):
             merged = None
-            for j in range(len(factors), i + 1, -1):
-                run = A.Product(tuple(factors[i:j]), span=(factors[i].span[0], factors[j - 1].span[1]))
-                word = letter_run(run)
-                if word is None:
-                    continue
+            for j, word in letter_words(factors, i, longest):
                 evidence = self.notation.name_evidence(word)
                 if evidence:
+                    run = A.Product(factors[i:j], span=(factors[i].span[0], factors[j - 1].span[1]))
                     merged = (j, _one_name(run, word), evidence)
                     break
             if merged is None:

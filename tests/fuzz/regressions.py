@@ -51,6 +51,8 @@ FORMULAS: list[str] = [
     "\\exp() + \\tanh(x, y) + \\sqrt{}",
     # campaign 3 (11e3156, seed 303022947): a code operand left missing took a `:p` mark as plain text (ValueError)
     r"A_t  \frac{r_t - \mathrm{man}(\mathbf{r})}{\mathrm{std}(" + "}(" * 44 + r"\mathbf{r})\iikj{x}}",
+    # campaign 3 (11e3156, seed 303019147): 300 `x'` written together, every slice tried as one name (53 s)
+    "TS = {\\mathcal{O}} \\left(m^32/{} \\kappa^{2/3} " + "x'" * 300 + "\\right) + TS",
 ]
 
 PAPERS: list[str] = [
