@@ -92,8 +92,6 @@ def test_a_distribution_parameterized_by_a_weight_is_not_trained():
     ("hyla", "2", "\\mathbf{x}", "input data"),                     # "$x_k$ … the $k$-th column of $X$"
     ("hyla", "2", "a", "computed"),                                 # entries of 𝒜, which (1) computes
     ("SISS", "5", "\\lambda", "fixed setting"),                     # "a parameter λ" … "λ=0 and λ=1 behave like"
-    ("SISS", "2", "\\epsilon", "unknown"),                          # an appendix lemma's ε = ½Lt + … computes
-                                                                    # nothing here
     ("semanticist", "eq:u7", "\\emptyset", "fixed setting"),        # "the null condition"
 ])
 def test_role_mechanisms_on_the_corpus(paper, number, symbol, want):
@@ -109,3 +107,71 @@ def test_role_mechanisms_on_the_corpus(paper, number, symbol, want):
 def test_a_lead_in_that_defines_makes_a_definition(lead, want):
     eq = reading_of(f"{lead}\n\\begin{{equation}} n = \\beta \\cdot s \\end{{equation}}")
     assert eq.kind == want
+
+
+def test_an_appendix_lemma_computes_nothing_in_the_main_text():
+    # SISS (2): an appendix lemma's ε = ½Lt + … does not compute the noise ε of the loss
+    eq = read_document(load_document(str(corpus_paper("SISS"))), ["2"]).equations[0]
+    assert role(eq, "\\epsilon") != "computed"
+
+
+# --- roles from what the rest of the paper does with a symbol (papermath.analysis.roles) ----------------------
+@pytest.mark.parametrize("body, symbol, want", [
+    # the noun right before the symbol in a sentence that does not define it
+    ("Noting that the output projections $W_h$ already form a deep linear network.\n"
+     "\\begin{equation} y = W_h x \\end{equation}", "W_{h}", "trained weight"),
+    # a display that draws the symbol
+    ("\\begin{equation} x_t = a x + b \\epsilon, \\quad \\epsilon \\sim \\mathcal{N}(0, I) \\end{equation}\n"
+     "\\begin{equation} L = \\| \\epsilon - e(x_t) \\|^2 \\end{equation}", "\\epsilon", "random sample"),
+    # an argument of the function the display defines is its input
+    ("\\begin{equation} \\mathrm{FFN}(x) = \\max(0, x W_1) W_2 \\end{equation}", "x", "input data"),
+    # two statistics of one thing
+    ("\\begin{equation} y = (x - \\mu) / \\sigma \\end{equation}\n"
+     "The terms $\\mu$ and $\\sigma$ denote the mean and variance of the input.", "\\sigma", "computed"),
+    # a distribution's parameters are set, not trained
+    ("The density of a Gumbel distribution with parameters $\\mu, \\sigma$ is\n"
+     "\\begin{equation} p(x) = \\exp(-(x - \\mu) / \\sigma) / \\sigma \\end{equation}", "\\sigma", "fixed setting"),
+    # a data set named by what it is for
+    ("We remove the unlearning set $A$ from the model.\n\\begin{equation} L = \\sum_{a \\in A} f(a) \\end{equation}",
+     "A", "input data"),
+    # a model kept fixed, applied to arguments
+    ("We sample from the old policy model $\\pi_{old}$.\n"
+     "\\begin{equation} r = \\pi(o) / \\pi_{old}(o) \\end{equation}", "\\pi_{old}", "frozen model"),
+    # "derived from" computes
+    ("\\begin{equation} J = \\sum_i A_i \\end{equation}\nwhere $A_i$ is the advantage, derived from the rewards.",
+     "A", "computed"),
+])
+def test_roles_from_use(body, symbol, want):
+    assert role(reading_of(body), symbol) == want
+
+
+@pytest.mark.parametrize("body, symbol", [
+    # a statement about a function (an inequality, an identity using it on both sides) defines none of its inputs
+    ("\\begin{equation} f(a) \\ge f(b) + g(b) (a - b) \\end{equation}", "a"),
+    ("\\begin{equation} F(a) = F(b) + c (a - b) \\end{equation}", "a"),
+    # a loss's argument is what training changes, not data
+    ("\\begin{equation} L(w) = \\| w \\|^2 \\end{equation}", "w"),
+    # a density's argument is the variable it is a density of
+    ("\\begin{equation} q(z \\mid y) = \\mathcal{N}(z; y, 1) \\end{equation}", "z"),
+])
+def test_no_input_from_a_statement_that_defines_no_function(body, symbol):
+    assert role(reading_of(body), symbol) != "input data"
+
+
+def test_weighing_is_honest_when_the_evidence_splits():
+    from papermath.analysis.roles import Evidence, weigh
+    assert weigh([]) == ("unknown", None)
+    assert weigh([Evidence("input data", "a", 1), Evidence("random sample", "b", 1)]) == ("unknown", None)
+    assert weigh([Evidence("input data", "a", 1), Evidence("random sample", "b", 2)]) == ("random sample", "b")
+
+
+@pytest.mark.parametrize("quote, math, phrase", [
+    ("Noting that the output and value projections $W$ already form", "W", "output and value projections"),
+    ("the inputs are projected into keys $K$ with", "K", "keys"),
+    ("packed together into a matrix $Q$.", "Q", "matrix"),
+    ("for the $k$-th column $x$ of", "x", None),           # another formula inside the phrase
+    ("$x$ is given", "x", None),                             # nothing before it
+])
+def test_noun_before(quote, math, phrase):
+    from papermath.analysis.roles import noun_before
+    assert noun_before(quote, math) == phrase

@@ -61,6 +61,7 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
                       r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?)\b"),
     ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
     ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
+                 r"\b(?:derived|calculated|computed)\s+from\b|"
                  r"\b(?:the\s+)?outputs?\s+of\b"),
     ("trained weight", r"\b(?:learn(?:ed|t|able)|trainable|optimi[sz]ed|trained|updated by gradient)\b"),
 ))
@@ -81,15 +82,17 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"guidance\s+scale|scales?|widths?|depths?|lengths?|batch\s+sizes?|ranks?|radius|"
                       r"(?:noise\s+)?levels?|variances?\s+schedule)\b"),
     ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
-                      r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?)\b"),
+                      r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?|"
+                      r"(?:noisy|noised|random|generated|fresh|monte\s+carlo|sampled)\s+samples?)\b"),
     ("trained weight", r"\b(?:matri(?:x|ces)\s+used\s+to\s+(?:produce|project|compute|map|transform)|"
                        r"(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
                        r"(?:\w+\s+)?(?:parameters?|weights?)|parameters?|weights?|weight\s+matri(?:x|ces)|"
                        r"(?:projection|embedding)\s+(?:matri(?:x|ces)|layers?)|(?:up|down)-projection|"
-                       r"projection|kernels?|bias(?:es)?|gains?|centroids?|codebooks?)\b"),
+                       r"projections?|kernels?|bias(?:es)?|gains?|centroids?|codebooks?)\b"),
     ("input data", r"\b(?:data(?:sets?|\s+points?|\s+samples?)?|datapoints?|inputs?|observations?|images?|"
                    r"prompts?|documents?|corpus|corpora|sentences?|questions?|labels?|ground[- ]truth|"
-                   r"training\s+(?:set|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
+                   r"(?:training|test|testing|validation|held-?out|unlearning|forget|retain|calibration|evaluation)\s+"
+                   r"(?:sets?|splits?|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
                    r"trajector(?:y|ies)|states?|actions?)\b(?![-])"),
     ("computed", r"\b(?:(?:(?:first|second)[- ]order\s+)?(?:partial\s+)?derivatives?|gradients?|"
                  r"normali[sz]ation\s+(?:factors?|constants?|terms?)|normali[sz]ers?|partition\s+functions?|"
@@ -104,10 +107,11 @@ _HEAD_END = re.compile(r"\s(?:of|for|that|which|who|with|in|on|to|from|by|at|whe
 
 
 # A statistic of something ("the standard deviation of the logits", "the mean of the mixture"): computed from it.
+_STATISTIC = (r"(?:standard\s+deviations?|means?|averages?|sums?|norms?|variances?|medians?|maxim(?:um|a)|"
+              r"minim(?:um|a)|quantiles?(?:\s+ranges?)?|logarithms?|log|ratios?|differences?|products?)")
+# "the mean and variance of the input" (two statistics of one thing, the symbols named in order) counts too.
 STATISTIC_OF = re.compile(r"^\s*(?:the|a|an|its|their)?\s*(?:empirical\s+|sample\s+|running\s+|total\s+)?"
-                          r"(?:standard\s+deviations?|means?|averages?|sums?|norms?|variances?|medians?|maxim(?:um|a)|"
-                          r"minim(?:um|a)|quantiles?(?:\s+ranges?)?|logarithms?|log|ratios?|differences?|products?)\s+of\b",
-                          re.I)
+                          + _STATISTIC + r"(?:\s*(?:,|and|or)\s*(?:the\s+)?" + _STATISTIC + r")*\s+of\b", re.I)
 
 
 def role_from_description(description: str | None, clause: str = "") -> tuple[str, str, str] | None:

@@ -20,6 +20,7 @@ from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
+from . import roles
 from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key, written_form
@@ -271,24 +272,36 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     elif use.kind == "function" and _named_loss(use.key):
         role, role_cue = "computed", f"{use.key} names a loss (computed from the model's outputs)"
     elif use.kind == "function":
-        role, role_cue = "function", "applied to arguments"
-        equality = _defining_equality(index, use, mention) if definition is not None else None
-        worded = _role_from_words(mention, definition) if mention is not None else None
-        if worded is not None and worded[0] == "computed":
-            role, role_cue = "computed", worded[1]  # "where $r_n$ denotes the ratio of the policy …"
-        elif equality is not None and \
-                (worded[0] != "function" if worded is not None else bool(mention.description)) and \
-                not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
-            # "Here $A^1(s, a, b) := Q^1(s, a, b) - V^1(s)$ denotes the advantage …": a quantity the paper computes
-            # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
-            # a function
-            role, role_cue = "computed", f"${equality}$"
+        role, role_cue = _function_role(index, use, mention, definition)
     else:
         role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
                                                                      definition, defined_elsewhere, found))
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None)
+
+
+def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
+                   definition: Definition | None) -> tuple[str, str]:
+    """A symbol applied to arguments is a function unless the words say it is computed or a frozen model, or an
+    equality in the prose computes a quantity the paper names by a noun."""
+    equality = _defining_equality(index, use, mention) if definition is not None else None
+    worded = _role_from_words(mention, definition) if mention is not None else None
+    phrase = roles.noun_before(mention.quote, mention.math) if mention is not None else None
+    named = roles.head_role(phrase) if phrase else None
+    if worded is not None and worded[0] == "computed":
+        return "computed", worded[1]  # "where $r_n$ denotes the ratio of the policy …"
+    if named is not None and named[0] == "frozen model" and mention is not None:
+        # "the old policy model $\\pi_{\\theta_{old}}$": a model kept fixed is applied to arguments too
+        return "frozen model", f"\"{phrase} ${mention.math}$\""
+    if equality is not None and mention is not None and \
+            (worded[0] != "function" if worded is not None else bool(mention.description)) and \
+            not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
+        # "Here $A^1(s, a, b) := Q^1(s, a, b) - V^1(s)$ denotes the advantage …": a quantity the paper computes
+        # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
+        # a function
+        return "computed", f"${equality}$"
+    return "function", "applied to arguments"
 
 
 _CONVENTIONAL_SYMBOLS = {
@@ -429,7 +442,17 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
             worded = role_from_description(m.description)
             if worded is not None and worded[0] != "computed":
                 return worded[0], f"{worded[1]} (a mention: \"{m.description[:60]}\")"
-    return "unknown", None
+    # what the rest of the paper does with it, weighed (roles.USE_RULES); unknown when weak or split
+    context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
+                               lambda key: _model_subscript(index, eq, key))
+    return roles.weigh(roles.evidence(context))
+
+
+def _display_tree(index: PaperIndex, eq: Equation) -> ast.Node | None:
+    if index.paper is None:
+        return _parse_cached(eq.latex)
+    found = index.paper.parse_result(eq.latex)
+    return None if isinstance(found, MathParseError) else found.tree
 
 
 def _valued_setting(index: PaperIndex, use: SymbolUse, found, role: str, cue: str | None) -> tuple[str, str | None]:
@@ -672,11 +695,14 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
         description = row_description(mention.quote)
     at = mention.quote.find(f"${mention.math}$")
     after = mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
-    if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]) and \
-            not _NOT_A_MODEL.search(_MARKUP.sub(" ", mention.quote[:at])):
+    if at >= 0 and _PARAMETERIZED_BY.search(mention.quote[:at]):
         # "a network parameterized by $\\theta$": the symbol is the network's parameters, not the network ("a mixture
-        # distribution parameterized by $\\lambda$" is set, not trained: a distribution's parameter is no weight)
-        return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
+        # distribution parameterized by $\\lambda$", "a Gumbel distribution with parameters $\\mu, \\sigma$" are
+        # set, not trained: a distribution's parameter is no weight)
+        distribution = _NOT_A_MODEL.search(_MARKUP.sub(" ", mention.quote[:at]))
+        if distribution is None:
+            return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
+        return "fixed setting", f"{' '.join(distribution.group(0).split())} (a distribution's parameter)", "head"
     predicate = after[:90] if _PREDICATE_START.match(after) else ""
     found = role_from_description(description, predicate)
     if found is None:
@@ -691,7 +717,7 @@ _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|
 _MARKUP = re.compile(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$|\\[A-Za-z]+\{|[{}]")
 _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
                          r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?"
-                         r"(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$", re.I)
+                         r"(?:(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)|with\s+parameters)\s*$", re.I)
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 

@@ -1,0 +1,154 @@
+"""Roles from how the paper uses a symbol, where the words of its defining sentences leave it open (issue 14).
+
+The defining sentence decides a role first (`read._role`: "a momentum parameter", "is sampled from", "learnable").
+When it says nothing that names one, the rest of the paper still gives evidence, each piece with a strength:
+
+- a noun the prose puts right before the symbol in any sentence ("the output and value projections $W^{out}_h$",
+  "keys $K$"), read with the same head-noun table as a definition (`cues.HEAD_ROLES`);
+- a display anywhere that draws it (`\\epsilon \\sim \\mathcal{N}(0, I)`): a random sample;
+- being an argument of the function this display defines (`\\mathrm{FFN}(x) = …`): the function's input.
+
+`weigh` adds the strengths per role; the role wins only when it leads the next one by at least `MARGIN`; otherwise
+the reading stays "unknown" (an honest "I don't know" beats a guess). Each rule is a row of `USE_RULES`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..math import ast
+from .cues import HEAD_ROLES, LOSS_NAME
+from .candidates import key_family
+from .symbols import collect, symbol_key
+
+MARGIN = 1
+"""How far the leading role's total strength must lead the next role's."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One thing the paper says or does with a symbol that points to a role."""
+
+    role: str
+    """The role it points to."""
+    cue: str
+    """What was seen, as the reading shows it."""
+    strength: int
+    """2: the paper's words about this symbol; 1: how a formula uses it."""
+
+
+# A noun phrase ends where a preposition, a verb or punctuation starts it: "we use keys $K$" → "keys";
+# "projected into keys $K$" → "keys"; "the output and value projections $W$" → the whole phrase.
+_PHRASE_START = re.compile(r"(?:[.,;:()\[\]]|\b(?:of|for|from|to|into|onto|by|with|within|in|on|at|over|under|is|are|"
+                           r"was|were|be|been|denotes?|represents?|that|which|where|when|as|than|use|uses|using|via|"
+                           r"let|then|if|each|every|all|any)\b)", re.I)
+_DETERMINERS = re.compile(r"^\s*(?:the|a|an|our|its|their|these|those|this|some)\s+", re.I)
+
+
+def noun_before(quote: str, math: str) -> str | None:
+    """The words right before `$math$` in `quote` that can be its noun ("the output projections"), or None."""
+    at = quote.find(f"${math}$")
+    if at <= 0:
+        return None
+    before = quote[:at]
+    starts = list(_PHRASE_START.finditer(before))
+    phrase = before[starts[-1].end():] if starts else before
+    phrase = _DETERMINERS.sub("", phrase).strip()
+    words = phrase.split()
+    if not words or len(words) > 5 or "$" in phrase or "\\" in phrase:
+        return None
+    return phrase
+
+
+def head_role(phrase: str) -> tuple[str, str] | None:
+    """The role of the phrase's head noun: the row of `HEAD_ROLES` that matches at the phrase's end."""
+    for role, pattern in HEAD_ROLES:
+        for m in pattern.finditer(phrase):
+            if m.end() == len(phrase):
+                return role, m.group(0).strip()
+    return None
+
+
+def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
+    for m, d in ctx.found:
+        if m is None or d.pattern in ("inside", "same letter") or ctx.use.key not in m.keys:
+            continue
+        phrase = noun_before(m.quote, m.math)
+        found = head_role(phrase) if phrase else None
+        if found is not None and found[0] not in ("computed",):
+            yield Evidence(found[0], f"\"{phrase} ${m.math}$\" (a mention)", 2)
+
+
+def _drawn_somewhere(ctx: UseContext) -> Iterable[Evidence]:
+    drawn = ctx.drawn(ctx.use.key)
+    if drawn is not None:
+        yield Evidence("random sample", f"${drawn.quote}$ (drawn in a display)", 2)
+
+
+DEFINING_OPS = frozenset({"=", ":=", "=:", "\\coloneqq", "\\triangleq", "\\doteq", "\\equiv"})
+
+
+def _argument_of_defined_function(ctx: UseContext) -> Iterable[Evidence]:
+    tree = ctx.tree
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in DEFINING_OPS or \
+            not isinstance(tree.operands[0], ast.Apply):
+        return  # `f(x', y) \\ge f(x, y) + …`: a statement about f, not its definition
+    lhs = tree.operands[0]
+    name = symbol_key(lhs.func)
+    if name is None or LOSS_NAME.match(name) or lhs.given or lhs.params or \
+            any(u.key == name for u in collect(tree.operands[1], frozenset()).uses):
+        # `L(\\theta) = …`: a loss's argument is what training changes, not its input; `p_\\theta(x_s | x_t)`: a
+        # density's argument is the variable it is a density of; `F(a) = F(b) + …`: an identity, no definition
+        return
+    key = ctx.use.key.strip()
+    label = re.sub(r"^.*?_\{?|\}$", "", key).strip() if "_" in key else ""
+    if any(ctx.weights(k) for k in (key, key_family(key), label) if k):
+        return  # `V(\\theta)`, `\\mathcal{F}(x, v_\\theta)`: the weights or a model with weights, not data
+    for arg in lhs.args:
+        if symbol_key(arg) == ctx.use.key:
+            yield Evidence("input data", f"an argument of ${name}$, which this display defines", 1)
+            return
+
+
+@dataclass(frozen=True)
+class UseContext:
+    """What the rules look at: the symbol's use, the candidate sentences that mention it, this display's tree, a
+    lookup of the display that draws a key (None when none does), and whether a key names a model's weights."""
+
+    use: Any
+    found: tuple
+    tree: ast.Node | None
+    drawn: Callable[[str], Any]
+    weights: Callable[[str], bool]
+    """Whether the paper writes the key as a model's subscript (the θ of p_θ)."""
+
+
+USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = (
+    ("noun before the symbol", _nouns_before),
+    ("drawn in a display", _drawn_somewhere),
+    ("argument of the defined function", _argument_of_defined_function),
+)
+
+
+def evidence(ctx: UseContext) -> list[Evidence]:
+    return [e for _, rule in USE_RULES for e in rule(ctx)]
+
+
+def weigh(found: Iterable[Evidence]) -> tuple[str, str | None]:
+    """The role the evidence supports (its strongest cue), or ("unknown", None) when it is weak or split."""
+    totals: dict[str, int] = {}
+    best: dict[str, Evidence] = {}
+    for e in found:
+        totals[e.role] = totals.get(e.role, 0) + e.strength
+        if e.role not in best or e.strength > best[e.role].strength:
+            best[e.role] = e
+    if not totals:
+        return "unknown", None
+    ranked = sorted(totals.items(), key=lambda kv: -kv[1])
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < MARGIN:
+        return "unknown", None
+    return ranked[0][0], best[ranked[0][0]].cue
