@@ -245,7 +245,7 @@ def test_attention_equation_1():
     # (paper, equation, {symbol: (role, shape) or "undefined"}) — checked by hand against the papers.
     ("DyT", "2", {r"\alpha": ("trained weight", ()), r"\mathbf{\gamma}": ("trained weight", ("C",)),
                   r"\mathbf{x}": ("input data", ("B", "T", "C"))}),
-    ("DyT", "1", {r"\epsilon": ("fixed setting", None), r"\mathbf{\sigma}": ("input data", None)}),
+    ("DyT", "1", {r"\epsilon": ("fixed setting", None), r"\mathbf{\sigma}": ("computed", None)}),  # a statistic
     ("Diff-Transformer", "2", {r"\lambda_{\text{init}}": ("fixed setting", ()),
                                r"\mathbf{\lambda}_{q_{1}}": ("trained weight", ("d",))}),
     ("Diff-Transformer", "1", {"X": ("input data", ("N", r"{d}_{\text{model}}")),

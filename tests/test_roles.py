@@ -175,3 +175,39 @@ def test_weighing_is_honest_when_the_evidence_splits():
 def test_noun_before(quote, math, phrase):
     from papermath.analysis.roles import noun_before
     assert noun_before(quote, math) == phrase
+
+
+# --- draws: which symbol a draw is of, and where it draws from -------------------------------------------------
+@pytest.mark.parametrize("body, symbol, want", [
+    # a draw from the data (a distribution labelled data, or a symbol the words call a dataset) is input data
+    ("Let $x_0 \\sim q_{\\text{data}}(x_0)$ be an image.\n\\begin{equation} L = \\| x_0 - f(x_0) \\|^2 \\end{equation}",
+     "x_{0}", "input data"),
+    # the trajectory an expectation draws from the policy's distribution is a random sample
+    ("Each trajectory $\\tau$ is collected by the agents.\n"
+     "\\begin{equation} J = \\mathbb{E}_{\\tau \\sim \\mathrm{Pr}^{\\pi}} [ R(\\tau) ] \\end{equation}",
+     "\\tau", "random sample"),
+    # … and stays one where a later display averages over it without writing the draw again
+    ("Each trajectory $\\tau$ is collected by the agents.\n"
+     "\\begin{equation} J = \\mathbb{E}_{\\tau \\sim \\mathrm{Pr}^{\\pi}} [ R(\\tau) ] \\end{equation}\n"
+     "\\begin{equation} G = \\mathbb{E}_{\\tau} [ R(\\tau)^2 ] \\end{equation}", "\\tau", "random sample"),
+    # a value named as a case ("if $m_i = 1$") is no setting; "we set … to $\\lambda = 0.5$" is
+    ("The token is masked if $m_i=1$.\n\\begin{equation} L = \\sum_i m_i y_i \\end{equation}", "m_{i}", "unknown"),
+    ("We set the coefficient to $\\lambda=0.5$.\n\\begin{equation} L = A + \\lambda B \\end{equation}", "\\lambda",
+     "fixed setting"),
+    # "estimated using" computes
+    ("The probabilities $p_t$ are estimated using known documents.\n\\begin{equation} L = \\sum_t p_t \\end{equation}",
+     "p_{t}", "computed"),
+    # a display that defines a sequence γ_t computes none of the bare constant γ
+    ("We use the step size $\\gamma$.\n\\begin{equation} \\gamma_t = \\frac{D}{\\sqrt{t}} \\end{equation}\n"
+     "\\begin{equation} z_{t+1} = z_t - \\gamma g_t \\end{equation}", "\\gamma", "fixed setting"),
+])
+def test_roles_from_draws_and_values(body, symbol, want):
+    eq = read_document(document_from_string(DOC % body)).equations[-1]
+    assert role(eq, symbol) == want
+
+
+def test_a_draw_of_another_member_of_the_sequence_is_not_this_symbol():
+    # x_T ~ N(0, I) draws the start of the chain, not the x_t the equation uses
+    body = ("Start from $x_T \\sim \\mathcal{N}(0, I)$.\n\\begin{equation} x_{t-1} = x_t - h v(x_t) \\end{equation}")
+    eq = read_document(document_from_string(DOC % body)).equations[-1]
+    assert role(eq, "x_{t - 1}") != "random sample"

@@ -61,7 +61,7 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
                       r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?)\b"),
     ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
     ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
-                 r"\b(?:derived|calculated|computed)\s+from\b|"
+                 r"\b(?:derived|calculated|computed|estimated)\s+(?:from|using|via)\b|"
                  r"\b(?:the\s+)?outputs?\s+of\b"),
     ("trained weight", r"\b(?:learn(?:ed|t|able)|trainable|optimi[sz]ed|trained|updated by gradient)\b"),
 ))

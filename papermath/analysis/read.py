@@ -379,17 +379,18 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
     drawn_here = use.bound_by == "E" or use.sampled
-    if best is not None and best[0] == "input data" and drawn_here:
-        # "the trajectory τ" drawn by this expectation (E_{τ ~ Pr}): the data it averages over are its samples
+    if best is not None and best[0] == "input data" and drawn_here and _drawn_from(index, eq, use) == "distribution":
+        # "the trajectory τ" drawn by this expectation from the policy's distribution (E_{τ ~ Pr}): its samples;
+        # a prompt the expectation runs over (E_{c, x}, E_{c ~ \\mathcal{D}}) stays the input data it is
         return "random sample", f"{best[1]}, drawn by the expectation"
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
-    if best is None and mention is not None and mention.pattern == "sampled" and definition is not None and \
-            definition.strength == DEFINES and definition.pattern != "inside":
-        return "random sample", f"${mention.math}$ (drawn from a distribution)"
+    drawn = _drawn_by_sentence(index, eq, use, mention, definition) if best is None else None
+    if drawn is not None:
+        return drawn
     other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
     if other_id and other_id != eq.id and _conventional(use.key) is None and \
-            not _elsewhere_later(index, eq, index.doc.equation(other_id)):
+            not _elsewhere_later(index, eq, index.doc.equation(other_id)) and not _sequence_of(index, other_id, use):
         other = index.doc.equation(other_id)
         return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
     if best is not None:
@@ -411,7 +412,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if worded:
         return worded[0][0], worded[0][1]
     for m, d in top:
-        if m.pattern in ("equation", "value") and _numeric_value(m.math):
+        if m.pattern in ("equation", "value") and _sets_value(m):
             return "fixed setting", f"${m.math}$ (a value the paper sets)"
     conventional = _conventional_symbol(use.key)
     if conventional is not None:
@@ -422,6 +423,29 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
+
+
+def _drawn_by_sentence(index: PaperIndex, eq: Equation, use: SymbolUse, mention: Mention | None,
+                       definition: Definition | None) -> tuple[str, str] | None:
+    """The defining sentence draws the symbol (`$t \\sim \\mathcal{U}(0, T)$`): a random sample, or input data when
+    the draw takes it from the data (`$x_0 \\sim q_{\\text{data}}$`)."""
+    if mention is None or mention.pattern != "sampled" or definition is None or definition.strength != DEFINES or \
+            definition.pattern == "inside" or not _draws_this(index, use, mention.math):
+        return None
+    if _draw_source(index, eq, use, [mention.math]) == "data":
+        return "input data", f"${mention.math}$ (drawn from the data)"
+    return "random sample", f"${mention.math}$ (drawn from a distribution)"
+
+
+def _sequence_of(index: PaperIndex, other_id: str, use: SymbolUse) -> bool:
+    """The other display defines a sequence of the letter (`\\gamma_t = D/(G\\sqrt{t})`) and this use is the bare
+    letter (the constant step size γ): another quantity, which that display does not compute."""
+    if use.indices or use.all_indices:
+        return False
+    found = index.formulas.get(other_id)
+    info = found[0] if found else None
+    lhs = [u for u in (info.uses if info is not None else ()) if u.lhs and u.key == use.key]
+    return bool(lhs) and all(u.indices for u in lhs)
 
 
 def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str | None]:
@@ -462,7 +486,7 @@ def _valued_setting(index: PaperIndex, use: SymbolUse, found, role: str, cue: st
                                         (cue or "").startswith("the subscript of a model")):
         return role, cue
     valued = next((m for m, _ in found if m is not None and m.pattern in ("value", "equation") and
-                   _numeric_value(m.math) and _same_subject(index, use, m.math)), None)
+                   _sets_value(m) and _same_subject(index, use, m.math)), None)
     if valued is None:
         return role, cue
     return "fixed setting", f"${valued.math}$ (a value the paper sets)"
@@ -475,6 +499,61 @@ def _same_subject(index: PaperIndex, use: SymbolUse, math: str) -> bool:
         tree = tree.items[0]
     return isinstance(tree, ast.Relation) and symbol_key(tree.operands[0]) is not None and \
         _same_symbol(tree.operands[0], use, index.ordinals)
+
+
+_CONSTANT_INDEX = re.compile(r"\d+|[A-Z]")
+
+
+def _draws_this(index: PaperIndex, use: SymbolUse, clause: str) -> bool:
+    """The draw's left side is this symbol as written (`x_T \\sim \\mathcal{N}(0, I)` draws x_T, not the x_t of the
+    equation; `x_0 \\sim p_0` not x_t); a draw of several symbols (`(c, x) \\sim \\mathcal{D}`) draws each."""
+    if "\\sim" not in clause:
+        return True  # not written as a draw (the sentence says "sampled"): the sentence decides
+    left = re.sub(r"\\[,;:! ]|~", " ", clause.partition("\\sim")[0]).strip().strip("()")
+    for piece in left.split(","):
+        item = _parse_cached(piece.strip())
+        if item is None or symbol_key(item) is None or not _same_symbol(item, use, index.ordinals):
+            continue
+        theirs = [re.sub(r"[{}\s]", "", to_latex(i)) for i in item.indices] if isinstance(item, ast.Indexed) else []
+        mine = [re.sub(r"[{}\s]", "", i) for i in use.indices]
+        if len(theirs) == 1 and len(mine) == 1 and theirs != mine and \
+                (_CONSTANT_INDEX.fullmatch(theirs[0]) or _CONSTANT_INDEX.fullmatch(mine[0])):
+            continue  # x_T or x_0 drawn, x_t used: another member of the sequence (x_t drawn, x_{t-1} used: the same)
+        return True
+    return False
+
+
+def _drawn_from(index: PaperIndex, eq: Equation, use: SymbolUse) -> str | None:
+    """Where this display draws the symbol from, or else the first display that draws it (one role per symbol
+    across the paper: E_τ[…] after E_{τ ∼ Pr^π}[…] averages over the same samples)."""
+    source = _draw_source(index, eq, use, _draw_clauses(eq.latex))
+    if source is None:
+        drawn = _drawn_in_display(index, use.key)
+        source = _draw_source(index, eq, use, [drawn.quote]) if drawn is not None else None
+    return source
+
+
+def _draw_source(index: PaperIndex, eq: Equation, use: SymbolUse, clauses) -> str | None:
+    """Where a draw of this symbol takes it from: "data" (a distribution labelled data, `q_{\\text{data}}`, or a
+    symbol the paper's words call data, `(c, x_0) \\sim \\mathcal{D}` with "a fixed dataset $\\mathcal{D}$"),
+    "distribution" (any other), None when no clause draws it."""
+    for clause in clauses:
+        if "\\sim" not in clause or not _draws_this(index, use, clause):
+            continue
+        right = (_top_pieces(clause.partition("\\sim")[2]) or [""])[0]  # `c \\sim \\mathcal{D}, p_\\theta`: the first
+        if re.search(r"data", right, re.I):
+            return "data"
+        source = _parse_cached(right)
+        if isinstance(source, ast.Apply):
+            source = source.func
+        key = symbol_key(source) if source is not None else None
+        # the source's own words, or its family's (`\\mathcal{D}_c`, the prompts of "a fixed dataset $\\mathcal{D}$")
+        for name in dict.fromkeys((key, key_family(key)) if key is not None else ()):
+            worded = _words_of(index, eq, name, use)
+            if worded is not None:
+                return "data" if worded[0] == "input data" else "distribution"
+        return "distribution"
+    return None
 
 
 def _top_section(section: str | None) -> str:
@@ -743,6 +822,23 @@ def _numeric_value(math: str) -> bool:
     m = re.search(r"(?:=|\\coloneqq|:=)\s*(.*)$", math)
     return bool(m) and re.fullmatch(r"\s*[-+]?\s*[\d.,\s]+(?:\\times\s*10\^\{?-?\d+\}?|e-?\d+)?\s*\\?%?\s*",
                                     m.group(1)) is not None
+
+
+_CONDITION_BEFORE = re.compile(r"\b(?:if|when|whenever|at|until|till|once|unless|from|to)\s*$", re.I)
+
+
+def _sets_value(m: Mention) -> bool:
+    """`$\\lambda = 0.5$` sets a value; "if $m_i = 1$", "at $t = 1$", "from $t=0$" name a case or a point, not a
+    value the paper chooses."""
+    if not _numeric_value(m.math):
+        return False
+    at = m.quote.find(f"${m.math}$")
+    if at < 0:
+        return True
+    before = m.quote[:at]
+    hit = _CONDITION_BEFORE.search(before)
+    # "we set the coefficient to $\\lambda = 0.5$" sets it
+    return hit is None or (hit.group(0).lower().startswith("to") and re.search(r"\bset\b[^.;]*$", before) is not None)
 
 
 def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
