@@ -302,11 +302,19 @@ def _op(name: str) -> str:
 def _over_items(over: str, macros: PaperMacros) -> tuple[frozenset[str], ...] | None:
     """Bound variables of a gold `over` ("\\x_0, \\noise, t"), as written and with the paper's macros expanded;
     None when it is written in words."""
-    items = [p.strip() for p in re.split(r",(?![^{]*\})", over or "") if p.strip()]
+    # a tuple drawn together ("(\\xw_0,\\xl_0), t") binds each of its members
+    items = [p.strip().strip("()").strip() for p in re.split(r",(?![^{]*\})", over or "") if p.strip().strip("()")]
     if not items or any(".." in item or re.search(r"[A-Za-z]{3,}", re.sub(r"\\[A-Za-z]+", "", item))
                         for item in items):
         return None
     return frozenset(canon(i) for i in items), frozenset(canon(macros.math(i)) for i in items)
+
+
+def _over_matches(ours: list[str], want: tuple[frozenset[str], ...]) -> bool:
+    """Our bound variables equal the gold's, as written or with fonts ignored (the gold's `x` for the paper's
+    bold x), as symbols are matched."""
+    mine = frozenset(canon(v) for v in ours)
+    return mine in want or frozenset(_unfont(v) for v in mine) in {frozenset(_unfont(v) for v in w) for w in want}
 
 
 def _reductions_right(gold: list[dict], ours: list[dict], macros: PaperMacros) -> tuple[int, bool]:
@@ -317,7 +325,7 @@ def _reductions_right(gold: list[dict], ours: list[dict], macros: PaperMacros) -
         for k, r in enumerate(remaining):
             if _op(r.get("op", "")) != want_op:
                 continue
-            if want_over is not None and frozenset(canon(v) for v in r.get("over", [])) not in want_over:
+            if want_over is not None and not _over_matches(r.get("over", []), want_over):
                 continue
             matched += 1
             del remaining[k]

@@ -46,3 +46,20 @@ def test_spellings_of_one_symbol_meet(gold, row):
 ])
 def test_other_symbols_stay_apart(a, b):
     assert ra.canon(a) != ra.canon(b)
+
+
+class _NoMacros:
+    def math(self, latex: str) -> str:
+        return latex
+
+
+@pytest.mark.parametrize("gold_over, ours, right", [
+    # a tuple drawn together binds each member
+    (r"(\bm{x}^w_0,\bm{x}^l_0), t", [r"\mathbf{x}^{w}_{0}", r"\mathbf{x}^{l}_{0}", "t"], True),
+    ("x", [r"\mathbf{x}"], True),                                   # the gold's plain x for the paper's bold x
+    ("x", ["y"], False),
+    (r"x, t", ["x"], False),                                         # a bound variable missing
+])
+def test_reduction_bound_variables(gold_over, ours, right):
+    matched, ok = ra._reductions_right([{"op": "E", "over": gold_over}], [{"op": "E", "over": ours}], _NoMacros())
+    assert ok is right and matched == int(right)
