@@ -128,6 +128,9 @@ def test_an_appendix_lemma_computes_nothing_in_the_main_text():
     # two statistics of one thing
     ("\\begin{equation} y = (x - \\mu) / \\sigma \\end{equation}\n"
      "The terms $\\mu$ and $\\sigma$ denote the mean and variance of the input.", "\\sigma", "computed"),
+    # … and the first of the coordinated subjects shares the predicate written after the last
+    ("\\begin{equation} y = (x - \\mu) / \\sigma \\end{equation}\n"
+     "The terms $\\mu$ and $\\sigma$ denote the mean and variance of the input.", "\\mu", "computed"),
     # a distribution's parameters are set, not trained
     ("The density of a Gumbel distribution with parameters $\\mu, \\sigma$ is\n"
      "\\begin{equation} p(x) = \\exp(-(x - \\mu) / \\sigma) / \\sigma \\end{equation}", "\\sigma", "fixed setting"),

@@ -788,7 +788,17 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
         role_as = _AS_ROLE.match(after)  # "We have $X \\in …$ as the input"
         if role_as:
             found = role_from_description(role_as.group(1))
+    if found is None:
+        # "The terms $\\mu$ and $\\sigma^2$ denote the mean and variance of the input": coordinated subjects share
+        # the predicate's noun phrase (the definiens was written after the last of them)
+        shared = _SHARED_PREDICATE.match(after)
+        if shared:
+            found = role_from_description(shared.group(1))
     return found
+
+
+_SHARED_PREDICATE = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)(?:denote|represent|are)\s+"
+                               r"([^$;]{3,90})", re.I)
 
 
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
