@@ -143,6 +143,12 @@ def test_an_appendix_lemma_computes_nothing_in_the_main_text():
     # "derived from" computes
     ("\\begin{equation} J = \\sum_i A_i \\end{equation}\nwhere $A_i$ is the advantage, derived from the rewards.",
      "A", "computed"),
+    # a constant the statement holds for
+    ("The average is equivalent for any real $r>-1$.\n\\begin{equation} c_{t} = \\frac{r+1}{t+r+1} \\end{equation}",
+     "r", "fixed setting"),
+    # an index the words call "the dimension" names which one: still an index
+    ("\\begin{equation} P_{(p, 2i)} = \\sin(p / 10^{2i/d}) \\end{equation}\nwhere $p$ is the position and $i$ is the "
+     "dimension.", "i", "index"),
 ])
 def test_roles_from_use(body, symbol, want):
     assert role(reading_of(body), symbol) == want

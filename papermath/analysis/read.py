@@ -261,7 +261,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
         if definition is not None and mention is not None and mention.pattern != "ordinal":
             worded = _role_from_words(mention, definition)  # "the unlearning set $A$" is no position
-            if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight"):
+            if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
+                    not _POSITION_NOUN.fullmatch(worded[1]):
                 role, role_cue = worded[0], worded[1]
     elif use.lhs:
         role, role_cue = "defined here", f"left-hand side of ({eq.number})" if eq.number else "left-hand side"
@@ -303,6 +304,9 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
         return "computed", f"${equality}$"
     return "function", "applied to arguments"
 
+
+# An index the words call "the dimension" or "the position" names which one, not a size: it stays an index.
+_POSITION_NOUN = re.compile(r"(?:dimension|position|coordinate|channel)s?", re.I)
 
 _CONVENTIONAL_SYMBOLS = {
     "I": ("the identity matrix", "fixed setting"), "\\mathbf{I}": ("the identity matrix", "fixed setting"),

@@ -5,6 +5,7 @@ When it says nothing that names one, the rest of the paper still gives evidence,
 
 - a noun the prose puts right before the symbol in any sentence ("the output and value projections $W^{out}_h$",
   "keys $K$"), read with the same head-noun table as a definition (`cues.HEAD_ROLES`);
+- a constant a statement is quantified over ("for any real $r > -1$"): a fixed setting;
 - a display anywhere that draws it (`\\epsilon \\sim \\mathcal{N}(0, I)`): a random sample;
 - being an argument of the function this display defines (`\\mathrm{FFN}(x) = …`): the function's input.
 
@@ -81,6 +82,21 @@ def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
             yield Evidence(found[0], f"\"{phrase} ${m.math}$\" (a mention)", 2)
 
 
+_ANY_CONSTANT = re.compile(r"\b(?:for|with)\s+(?:any|all|every|some)\s+(?:real|positive|fixed|constant|integer|"
+                           r"scalar)\b[\w\s-]{0,15}$", re.I)
+
+
+def _quantified_constant(ctx: UseContext) -> Iterable[Evidence]:
+    """"for any real $r > -1$", "for any fixed offset $k$": a constant the statement holds for, chosen once."""
+    for m, d in ctx.found:
+        if m is None or d.pattern in ("inside", "same letter") or ctx.use.key not in m.keys:
+            continue
+        at = m.quote.find(f"${m.math}$")
+        hit = _ANY_CONSTANT.search(m.quote[:at]) if at > 0 else None
+        if hit:
+            yield Evidence("fixed setting", f"\"{hit.group(0).strip()} ${m.math}$\"", 2)
+
+
 def _drawn_somewhere(ctx: UseContext) -> Iterable[Evidence]:
     drawn = ctx.drawn(ctx.use.key)
     if drawn is not None:
@@ -129,6 +145,7 @@ class UseContext:
 
 USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = (
     ("noun before the symbol", _nouns_before),
+    ("a constant the statement holds for", _quantified_constant),
     ("drawn in a display", _drawn_somewhere),
     ("argument of the defined function", _argument_of_defined_function),
 )
