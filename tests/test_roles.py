@@ -149,6 +149,9 @@ def test_an_appendix_lemma_computes_nothing_in_the_main_text():
     # an index the words call "the dimension" names which one: still an index
     ("\\begin{equation} P_{(p, 2i)} = \\sin(p / 10^{2i/d}) \\end{equation}\nwhere $p$ is the position and $i$ is the "
      "dimension.", "i", "index"),
+    # a position or location the agent is at is the input of the representation
+    ("Suppose the agent is at the self-position $x \\in \\mathbb{R}^2$.\n"
+     "\\begin{equation} y = v(x) + u \\end{equation}", "x", "input data"),
 ])
 def test_roles_from_use(body, symbol, want):
     assert role(reading_of(body), symbol) == want

@@ -94,7 +94,7 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                    r"prompts?|documents?|corpus|corpora|sentences?|questions?|labels?|ground[- ]truth|"
                    r"(?:training|test|testing|validation|held-?out|unlearning|forget|retain|calibration|evaluation)\s+"
                    r"(?:sets?|splits?|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
-                   r"trajector(?:y|ies)|states?|actions?)\b(?![-])"),
+                   r"trajector(?:y|ies)|states?|actions?|(?:self-)?position|locations?)\b(?![-])"),
     ("computed", r"\b(?:(?:(?:first|second)[- ]order\s+)?(?:partial\s+)?derivatives?|gradients?|"
                  r"normali[sz]ation\s+(?:factors?|constants?|terms?)|normali[sz]ers?|partition\s+functions?|"
                  r"signal-to-noise\s+ratios?)\b"),
