@@ -51,7 +51,7 @@ GOLD = ROOT / "benchmarks" / "tree_gold"
 TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
-PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3"}
+PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4"}
 """Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
 the dev gold)."""
 
@@ -894,7 +894,25 @@ def equation_latex(rec: dict, paper: Any) -> Optional[str]:
     for eq in equations:
         if head and _canon(eq.latex).startswith(head[:30]):
             return eq.latex
+    if str(rec.get("eq_id", "")).startswith("m:"):
+        return inline_latex(rec, doc, head)
     return None
+
+
+def inline_latex(rec: dict, doc: Any, head: str) -> Optional[str]:
+    """An inline formula's LaTeX: `m:<paragraph>:<k>` is the k-th `$…$` of the paragraph (the paper session's id),
+    checked against `latex_head`; else the first inline formula of the paper with that head."""
+    counts: dict[str, int] = {}
+    found = None
+    for m in getattr(doc, "inline_math", ()):
+        k = counts.get(m.paragraph, 0)
+        counts[m.paragraph] = k + 1
+        same_head = not head or _canon(m.latex).startswith(head[:30])
+        if f"m:{m.paragraph}:{k}" == rec["eq_id"] and same_head:
+            return m.latex
+        if found is None and head and same_head:
+            found = m.latex
+    return found
 
 
 _INDEXES: dict[int, Any] = {}
