@@ -73,6 +73,7 @@ def test_a_shape_in_the_paper_makes_a_product():
     (r"x_i^{k+1}", "(Indexed x{^(+ k 1)} [i])"),
     (r"x^2 + \sigma^2", "(+ (Power x 2) (Power \\sigma 2))"),
     (r"\gamma^{t-k}", "(Power \\gamma (- t k))"),
+    (r"\bm{z}_k^0 + X^0", "(+ (Indexed z{bf,^0} [k]) X{^0})"),  # x^0 = 1 is never written: the initial/clean one
 ])
 def test_labels_and_powers(latex, expected):
     assert tree(latex) == expected
@@ -374,3 +375,16 @@ def test_diff_transformer_1_keeps_its_concatenation():
     result = paper.notation.parse_latex(paper.equation("1").latex)
     first = result.tree.statements[0].items[0]
     assert sexpr(first) == "(Relation (Concat [(Indexed Q [1]) (Indexed Q [2])]) = (Product [X W{^Q}]))"
+
+
+# Names written with escaped underscores, and subscripts a sum runs over (corpus_s4: attention (3), TabDiff (22))
+@pytest.mark.parametrize("latex, expected", [
+    (r"{step\_num} \cdot {warmup\_steps}^{-1.5}", "(\\cdot step\\_num (Power warmup\\_steps (- 1.5)))"),
+    (r"\operatorname{FlashDiffAttn\_1(\cdot)}", "(Apply FlashDiffAttn\\_1 [\\cdot] certainty=convention)"),
+    (r"\sum_{\alpha \in A} \sum_{\beta \in B} |R_{\alpha, \beta}|",
+     "(sum (sum (Abs (Indexed R [\\alpha \\beta])) variables=[\\beta] domain=B) variables=[\\alpha] domain=A)"),
+    (r"\max_\theta p_\theta(x)", "(max (Apply p{_\\theta} [x] certainty=convention) variables=[\\theta])"),
+    (r"\sum_{i} x_\alpha", "(sum x{_\\alpha} variables=[i])"),
+])
+def test_code_style_names_and_subscripts_bound_by_a_sum(latex, expected):
+    assert tree(latex) == expected

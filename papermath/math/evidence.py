@@ -30,6 +30,7 @@ from . import tables as T
 FUNCTION = "function"
 NOT_FUNCTION = "not function"
 LABEL = "label"
+INDEX = "index"
 POWER = "power"
 
 STRENGTHS = ("declared", "paper", "formula", "convention")

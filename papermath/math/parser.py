@@ -221,6 +221,23 @@ def _bare_words(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def _identifier_end(toks: list[Token], i: int) -> Optional[int]:
+    """Where a name such as `step\\_num` or `d\\_model2` starting at letter `i` ends: letters and digits written
+    together, joined by escaped underscores (at least one, each between two of them); None when there is none."""
+    def alnum(k: int) -> bool:
+        return k < len(toks) and toks[k].kind in (LETTER, NUMBER) and toks[k].start == toks[k - 1].end
+
+    j, joined = i + 1, False
+    while j < len(toks):
+        if alnum(j):
+            j += 1
+        elif toks[j].kind == CMD and toks[j].text == "\\_" and toks[j].start == toks[j - 1].end and alnum(j + 1):
+            j, joined = j + 2, True
+        else:
+            break
+    return j if joined else None
+
+
 def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
     out: list[Token] = []
@@ -1499,6 +1516,12 @@ class Parser:
         toks = self.tokens
         i = self.pos
         first = toks[i]
+        end = _identifier_end(toks, i)
+        if end is not None:
+            # `step\_num`, `warmup\_steps`: letters joined by an escaped underscore spell one code-style name
+            self.pos = end
+            sym = A.Symbol("".join(t.text for t in toks[i:end]), span=(first.start, toks[end - 1].end))
+            return sym, self._symbol_role(sym)
         j = i + 1
         while j < len(toks) and toks[j].kind == LETTER and not toks[j].space_before and j - i < 24:
             j += 1

@@ -21,7 +21,7 @@ from . import ast as A
 from . import tables as T
 from collections import Counter
 
-from .evidence import (FUNCTION, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
+from .evidence import (FUNCTION, INDEX, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
                        base_symbol, identity, letter_words)
 
 APPLICATION, PRODUCT = "application", "product"
@@ -84,7 +84,37 @@ class _Resolver:
             return self._names(node)
         if isinstance(node, A.Reduction) and node.op == "E" and node.distribution is None and node.variables:
             return self._sampled_from(node)
+        if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
+            return self._bound_indices(node)
         return node
+
+    def _bound_indices(self, node: A.Reduction) -> A.Node:
+        """`\\sum_{\\alpha \\in A} \\sum_{\\beta \\in B} |R_{\\alpha, \\beta}|`: a subscript made only
+        of the variables the sums or products around it run over selects elements (an index), whatever letters it
+        uses. (Bottom up, each sum rewrites its body knowing its own variables and those of the sums inside it.)"""
+        return self._index_bound(node, frozenset())
+
+    def _index_bound(self, node: A.Reduction, outer: frozenset) -> A.Reduction:
+        bound = outer | {v.name for v in node.variables if isinstance(v, A.Symbol)}
+
+        def indexed(n: A.Node) -> Optional[A.Node]:
+            if isinstance(n, A.Reduction) and n.op in _INDEXING_REDUCTIONS:
+                return self._index_bound(n, bound)
+            if not (isinstance(n, A.Symbol) and n.sub_label is not None):
+                return None
+            items = n.sub_label.items if isinstance(n.sub_label, A.Sequence) else (n.sub_label,)
+            if not all(isinstance(i, A.Symbol) and i.name in bound and i.font is None and not i.accents and
+                       i.sub_label is None and i.sup_label is None for i in items):
+                return None
+            here = self.text(n)
+            ev = Evidence(INDEX, "the subscript is the variable a sum runs over", here, "this formula", "formula")
+            self.decisions.append(Decision(n.span, "label or index", here, "index", "formula", (ev,)))
+            return A.Indexed(replace(n, sub_label=None), tuple(items), span=n.span)
+
+        if node.body is None or not bound:
+            return node
+        body = A.rewrite(node.body, indexed)
+        return node if body is node.body else replace(node, body=body)
 
     def _sampled_from(self, node: A.Reduction) -> A.Node:
         """`\\mathbb{E}_q`, `\\mathbb{E}_{\\pi_\\theta}`: a subscript the paper applies as a function elsewhere
@@ -364,8 +394,10 @@ class _Resolver:
             shown = ", ".join(sorted(values)[:6])
             out.append(Evidence(LABEL, "several superscripts on one base", f"{_family_text(sym)}: {shown}",
                                 getattr(self.notation, "where", "this formula"), strength))
-        if isinstance(exp, A.Number) and exp.value == "1":
-            out.append(Evidence(LABEL, "a first power is never written", here, "this formula", "formula"))
+        if isinstance(exp, A.Number) and exp.value in ("0", "1"):
+            # (`\bm z_k^0`, the clean token beside `\bm z_k^t`; x^0 = 1 and x^1 = x are not written as powers)
+            out.append(Evidence(LABEL, f"a {'zeroth' if exp.value == '0' else 'first'} power is never written", here,
+                                "this formula", "formula"))
         if applied and not _exponent_parameter(exp):
             # (`p_1^{\gamma_1}(x)`: a density raised to a weight is still a power)
             out.append(Evidence(LABEL, "applied to arguments: a function's name, not a power", here, "this formula",
@@ -409,6 +441,7 @@ def _exponent_parameter(exp: A.Node) -> bool:
 
 
 _RUNNING = frozenset("i j k n m t".split())
+_INDEXING_REDUCTIONS = frozenset({"sum", "prod"})
 _NO_FACTS = SymbolFacts([], Counter())
 """Letters that index even where nothing shows them running (`x_i`, `h_t`)."""
 
