@@ -218,6 +218,8 @@ class _Static:
     sentence: int
     order: int
     """Position in the candidate list (ties keep it, as a stable sort does)."""
+    declares: bool = False
+    """Inside a shape declaration (`x \\in \\mathbb{R}^D` holds D): a dimension the declaration introduces."""
 
 
 def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
@@ -243,8 +245,9 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
                 env = _env_at(_environments_cached(doc), span.file, span.start)
                 if env is not None:
                     penalty = max(penalty, 2)
-        out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote), m.strength, m.paragraph_index,
-                           m.sentence_index, order))
+        out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote, m.math), m.strength,
+                           m.paragraph_index, m.sentence_index, order,
+                           slot == "inside" and tier == 2 and _declares_shape(m.math)))
     return out
 
 
@@ -265,7 +268,11 @@ def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple
     # A definition (strong or weak) in the method text beats a stronger one in an appendix or a proof.
     if c.exact >= 2 and tier < 3:
         tier, strength = 3, MENTIONS  # the same letter with another label: evidence, not a definition
-    return strength, (strength == MENTIONS, penalty, max(0, tier - 1), c.exact), (tier, -c.strength)
+    # A symbol inside another symbol's definition (G in 'γ = D/(G√T)') is not defined there: every definition of
+    # its own, wherever it stands, ranks first; the place orders definitions of one kind. A shape declaration
+    # introduces its dimensions ('Let x ∈ ℝ^D'): it ranks by place with the symbol's own definitions.
+    inside_other = tier >= 2 and not c.declares
+    return strength, (strength == MENTIONS, inside_other, penalty, max(0, tier - 1), c.exact), (tier, -c.strength)
 
 
 def lead_paragraph(doc: Document, eq: Equation) -> Paragraph | None:
@@ -424,10 +431,48 @@ class CandidateOrder:
                             yield head + (place,) + tier_key + (item[0], item[1]), item
 
 
+_SHAPE_DECLARATION = re.compile(r"\\in(?![A-Za-z])\s*(?:\{\s*)?\\mathbb\s*\{?\s*[RCZN]\b")
+
+
 @lru_cache(maxsize=65536)
-def _is_generic(quote: str) -> bool:
-    """The sentence speaks of any vectors, arbitrary functions, … (once per distinct quote)."""
-    return bool(_GENERIC.search(quote))
+def _declares_shape(math: str) -> bool:
+    """The formula declares a space for its subject (`x \\in \\mathbb{R}^{D}`, `W \\in \\mathbb{R}^{m \\times n}`): the
+    symbols inside it are that space's dimensions, introduced by the declaration."""
+    return bool(_SHAPE_DECLARATION.search(math))
+
+
+@lru_cache(maxsize=65536)
+def _is_generic(quote: str, math: str = "") -> bool:
+    """The quantifier of the sentence governs this formula: "for any vectors $a, b$", "$z_1, …$ be arbitrary
+    vectors" — the generic phrase stands next to the formula, with no other formula and at most a few words
+    between them. "For any minimizer $x_\\star$, define $D = …$" speaks of any x_⋆, but of the paper's own D
+    (schedule_free's D and G). A formula not found in its quote is judged by the whole sentence."""
+    at = quote.find(math) if math else -1
+    if at < 0:
+        return bool(_GENERIC.search(quote))
+    end = at + len(math)
+    for m in _GENERIC.finditer(quote):
+        gap = quote[m.end():at] if m.end() <= at else quote[end:m.start()] if m.start() >= end else ""
+        if _quantified_across(gap.strip("$ ")):
+            return True
+    return False
+
+
+_FORMULA = re.compile(r"\$[^$]*\$|\\\(.*?\\\)")
+_LIST_GLUE = re.compile(r"^[\s,;]*(?:(?:and|or)\b[\s,;]*)?$")
+
+
+def _quantified_across(gap: str) -> bool:
+    """A few words, then possibly other members of the same list ("any vectors $a$, $b$ and $c$"): another
+    formula in the gap with words of its own between ("minimizer $x_\\star$, define") ends the quantifier."""
+    pieces = _FORMULA.split(gap)
+    if len(pieces[0].split()) > _GENERIC_GAP_WORDS:
+        return False
+    return all(_LIST_GLUE.match(piece) for piece in pieces[1:])
+
+
+_GENERIC_GAP_WORDS = 4
+"""Words between a generic phrase and the formula it quantifies ("for any real $r$", "be arbitrary vectors")."""
 
 
 def _paragraph_index(pid: str | None) -> int:

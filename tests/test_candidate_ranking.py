@@ -1,0 +1,61 @@
+"""The ranking of a symbol's candidate sentences (analysis/candidates.py): its named features, one at a time."""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.candidates import _is_generic, _judged, _Static
+
+
+@pytest.mark.parametrize("quote, math, generic", [
+    # the quantifier governs the formula next to it, or the other members of its list
+    (r"for any real $r>-1$ is equivalent to the weighted average", "r>-1", True),
+    (r"Let $z_1,\dots,z_T$ be arbitrary vectors.", r"z_1,\dots,z_T", True),
+    (r"for any vectors $a$, $b$ and $c$ we have", "c", True),
+    # not the paper's own symbol that the same sentence defines past another formula
+    (r"For any minimizer $x_\star$, define $D=\left\Vert x_{1}-x_\star\right\Vert$.",
+     r"D=\left\Vert x_{1}-x_\star\right\Vert", False),
+    (r"For any minimizer $x_\star$, define $D=1$.", r"x_\star", True),
+    # far from the quantifier: more than a few words between
+    (r"For all experiments reported in the appendix we set the momentum $\beta$ to 0.9.", r"\beta", False),
+    # a formula not found in its quote: the whole sentence decides, as before
+    (r"for any vectors $a, b$", "q", True),
+])
+def test_a_generic_quantifier_governs_only_the_formula_next_to_it(quote, math, generic):
+    assert _is_generic(quote, math) is generic
+
+
+def _static(slot: str, tier: int, penalty: int, env: int | None, paragraph: int) -> _Static:
+    return _Static(mention=paragraph, slot=slot, exact=0, tier=tier, penalty=penalty, env=env, generic=False,
+                   strength=3 if tier == 0 else 0, paragraph=paragraph, sentence=0, order=paragraph)
+
+
+def test_a_symbol_inside_another_definition_ranks_below_its_own_definition_anywhere():
+    """schedule_free (14) γ_t = D/(G√t): 'the optimal choice of γ … is γ = D/(G√T)' (next to the display) writes
+    G inside γ's definition; 'define G = max_t ‖g_t‖' (a theorem) defines G. The theorem's sentence wins: a place
+    penalty orders definitions of the same kind, it does not lift a mention inside another definition over one."""
+    inside_near = _static("inside", 2, 0, None, paragraph=27)
+    own_in_theorem = _static("subject", 0, 2, 7, paragraph=28)
+    _, head_inside, _ = _judged(inside_near, 0, None)
+    _, head_own, _ = _judged(own_in_theorem, 0, None)
+    assert head_own < head_inside
+
+
+def test_place_still_orders_two_definitions_of_the_same_kind():
+    method = _static("subject", 0, 0, None, paragraph=40)
+    appendix = _static("subject", 0, 2, None, paragraph=10)
+    assert _judged(method, 0, None)[1] < _judged(appendix, 0, None)[1]
+    inside_method = _static("inside", 2, 0, None, paragraph=40)
+    inside_appendix = _static("inside", 2, 2, None, paragraph=10)
+    assert _judged(inside_method, 0, None)[1] < _judged(inside_appendix, 0, None)[1]
+
+
+def test_a_shape_declaration_ranks_by_place_with_the_symbols_own_definitions():
+    """GMFlow D: 'Let x ∈ ℝ^D be a data point' (method) introduces D; 'where … D = C×H×W' is in appendix A.4.
+    A shape declaration is not 'inside another definition': the place decides between it and an appendix
+    definition; at the same place the symbol's own definition ranks first."""
+    declaration = _static("inside", 2, 0, None, paragraph=12)
+    declaration = _Static(**{**declaration.__dict__, "declares": True})
+    appendix_own = _static("subject", 0, 2, None, paragraph=102)
+    assert _judged(declaration, 0, None)[1] < _judged(appendix_own, 0, None)[1]
+    method_own = _static("subject", 0, 0, None, paragraph=40)
+    assert _judged(method_own, 0, None)[1] < _judged(declaration, 0, None)[1]
