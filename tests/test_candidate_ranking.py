@@ -59,3 +59,14 @@ def test_a_shape_declaration_ranks_by_place_with_the_symbols_own_definitions():
     assert _judged(declaration, 0, None)[1] < _judged(appendix_own, 0, None)[1]
     method_own = _static("subject", 0, 0, None, paragraph=40)
     assert _judged(method_own, 0, None)[1] < _judged(declaration, 0, None)[1]
+
+
+def test_a_condition_binds_its_variable_it_does_not_list_a_member():
+    """grid-cell '$\\mathbb{M} = (v(x), \\forall x \\in \\mathbb{D})$ is a 2D manifold': x ranges over 𝔻 there; the
+    sentence is about 𝕄, not a definition of x (it was x's quote on eq 2, 3, 4 over 'the self-position $x$')."""
+    from papermath.analysis.definitions import element_keys
+    from papermath.math import parse
+    tree = parse(r"\mathbb{M} =({\bm{v}}({\bm{x}}), \forall {\bm{x}} \in \mathbb{D})").tree
+    assert r"\mathbf{x}" not in element_keys(tree, frozenset())
+    members = parse(r"X=\{x_1,\dots,x_n\}").tree
+    assert element_keys(members, frozenset()) == ("x_{1}", "x_{n}")

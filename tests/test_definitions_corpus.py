@@ -175,8 +175,8 @@ def test_a_matrix_of_entries_defines_its_entries():
 @pytest.mark.parametrize("paper, key, latex, fragment", [
     # the symbol's own definition, in a theorem, over its place inside γ's definition next to the display
     ("schedule_free", "14", "G", "define $G="),
-    # 'we use $\rvm \in \{0,1\}^K$ as the one-hot vector' over m inside 'the target distribution cat(·; m)'
-    ("TabDiff", "9", r"\mathbf{m}", "one-hot vector"),
+    # m said to be the mask token, not m inside 'the target distribution cat(·; m)'
+    ("TabDiff", "9", r"\mathbf{m}", "mask token"),
 ])
 def test_a_symbol_inside_another_definition_is_not_its_definition(paper, key, latex, fragment):
     quote = _row(_equation(paper, key), latex).definition.quote

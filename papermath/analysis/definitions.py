@@ -272,7 +272,10 @@ def _collection_items(node: ast.Node) -> tuple[ast.Node, ...] | None:
         for item in node.items:
             inner = _collection_items(item) if isinstance(item, (ast.Tuple, ast.SetLiteral)) else None
             out.extend(inner if inner is not None else (item,))
-        return tuple(i for i in out if not isinstance(i, (ast.Ellipsis_, ast.Number)))
+        # a condition (`\\forall x \\in \\mathbb{D}` in `\\mathbb{M} = (v(x), \\forall x \\in \\mathbb{D})`) ranges
+        # over its variable: that variable is bound there, not a member the formula defines
+        return tuple(i for i in out if not isinstance(i, (ast.Ellipsis_, ast.Number, ast.Relation)) and
+                     not (isinstance(i, ast.Annotated) and i.kind == "condition"))
     return None
 
 
