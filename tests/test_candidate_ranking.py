@@ -70,3 +70,12 @@ def test_a_condition_binds_its_variable_it_does_not_list_a_member():
     assert r"\mathbf{x}" not in element_keys(tree, frozenset())
     members = parse(r"X=\{x_1,\dots,x_n\}").tree
     assert element_keys(members, frozenset()) == ("x_{1}", "x_{n}")
+
+
+def test_a_noun_then_an_aside_in_parentheses_names_the_formula():
+    """GMFlow 'additional condition signals $c$ (e.g., class label or text prompt) can be fed to the network':
+    the sentence names c (was a plain use, so 'the time $t$ and condition $c$ as inputs' in the experiments won)."""
+    from papermath.analysis.definitions import classify_sentence
+    found = classify_sentence(r"In practice, additional condition signals $c$ (e.g., class label or text prompt) "
+                              r"can be fed to the network.")
+    assert (found[0].latex, found[0].pattern) == ("c", "noun")

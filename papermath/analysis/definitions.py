@@ -65,9 +65,10 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
                                  r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+    # "condition signals $c$ (e.g., class label)": a parenthesis after the named formula is an aside, like a comma
     ("noun", 1, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"),
      re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|that\b|which\b|at\b|"
-                r"is\b|are\b|via\b|by\b|on\b|correctly\b|has\b|have\b)", re.I)),
+                r"is\b|are\b|via\b|by\b|on\b|correctly\b|has\b|have\b|\()", re.I)),
     ("ordinal", 1, None, re.compile(r"^\s*(?:-|\^\{?)th\b")),
 )
 _COPULA_WITHOUT_NOUN = re.compile(
