@@ -363,3 +363,27 @@ def test_a_one_equation_reading_parses_the_displays_it_needs():
     middle = paper.doc.equations[len(paper.doc.equations) // 2]
     paper.read([middle.id])
     assert len(paper.index.equations._info) < len(paper.doc.equations) // 2
+    mentions = paper.index.mentions  # and the sentences that can hold its symbols, not the prose
+    assert len(mentions._classified) < len(mentions._sentences) // 2
+
+
+@pytest.mark.corpus
+def test_the_spellings_of_a_symbol_are_found_without_reading_the_whole_prose():
+    """Issue 18: the other weights a symbol is written in (`\\bm{\\epsilon}` for `\\epsilon`), looked up
+    sentence by sentence, are the ones the whole prose gives, for every key the prose holds, on every paper."""
+    from papermath.analysis.prose_index import ProseMentions
+    from papermath.analysis.read import _unbold
+
+    checked = 0
+    for name in CORPUS_PAPERS:
+        paper = papermath.open(corpus_paper(name))
+        whole = paper.index.mentions
+        whole.complete()
+        keys = list(dict.fromkeys(list(whole._full["subject"]) + list(whole._full["inside"])))
+        found = {k: whole.spellings(k, _unbold) for k in keys}
+        lazy = ProseMentions(paper.doc, paper.index.ordinals)
+        for key in keys:
+            assert lazy.spellings(key, _unbold) == found[key], (name, key)
+            checked += bool(found[key])
+        assert lazy._full is None
+    assert checked > 20

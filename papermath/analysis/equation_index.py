@@ -228,6 +228,15 @@ class EquationIndex:
         self._memo[(relation, key)] = value
         return value
 
+    def writes(self, key: str) -> bool:
+        """Whether some display writes `key` as a symbol (on either side)."""
+        memo = self._memo.get(("writes", key), _MISSING)
+        if memo is _MISSING:
+            memo = self._memo[("writes", key)] = any(
+                symbols is not None and any(u.key == key for u in symbols.uses)
+                for symbols in (self.info(eq)[0] for eq in self._candidates_for(key)))
+        return memo  # type: ignore[return-value]
+
     def _lhs(self, eq: Any, key: str) -> bool:
         symbols = self.info(eq)[0]
         return symbols is not None and key in symbols.lhs_keys

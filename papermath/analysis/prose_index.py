@@ -51,6 +51,7 @@ class ProseMentions(Mapping):
         self._classified: set[int] = set()
         self._candidates: dict[str, list[int]] = {}
         self._memo: dict[tuple[str, str], list] = {}
+        self._spellings: dict[tuple[str, Any], tuple[str, ...]] = {}
         self._full: dict[str, dict[str, list]] | None = None
         self.by_key = _View(self, "by_key")
         self.by_base = _View(self, "by_base")
@@ -58,6 +59,7 @@ class ProseMentions(Mapping):
         self.index = MentionIndex(_View(self, "subject"), _View(self, "subject_base"), _View(self, "inside"),
                                   _View(self, "family"))
         self.quotes = _Quotes(self)
+        self.quotes.update((i, m.quote) for i, m in self._extra.items())
 
     # -- sentences --------------------------------------------------------------------------------------------
     def _classify(self, j: int) -> None:
@@ -71,6 +73,7 @@ class ProseMentions(Mapping):
         for k, mention in enumerate(found):
             if mention is not None:
                 self._found[base + k] = mention
+                self.quotes[base + k] = mention.quote
         self._classified.add(j)
 
     def _ids(self, j: int) -> Iterator[int]:
@@ -110,6 +113,30 @@ class ProseMentions(Mapping):
             for i, mention in self._extra.items():
                 _add(one, i, mention, relation, key)
             found = self._memo[(relation, key)] = one[relation].get(key, [])
+        return found
+
+    def spellings(self, written: str, spelling) -> tuple[str, ...]:
+        """The keys the prose holds (as a subject or inside a formula) that `spelling` maps to what it maps
+        `written` to (`spelling`: a key without its weight), subject keys first, each in order of first mention
+        — when there are two or more of them, else (). Only the sentences that can write `written` are
+        classified (another weight of it writes the same command names and letters)."""
+        key = spelling(written)
+        found = self._spellings.get((written, spelling))
+        if found is not None:
+            return found
+        if self._full is not None:
+            keys = [k for k in self._full["subject"] if spelling(k) == key]
+            keys += [k for k in self._full["inside"] if spelling(k) == key and k not in keys]
+        else:
+            subject: dict[str, None] = {}
+            inside: dict[str, None] = {}
+            for i in [i for j in self._candidates_for(written) for i in self._ids(j)] + list(self._extra):
+                m = self._found[i]
+                if m.pattern != "ordinal":
+                    subject.update((k, None) for k in m.keys + m.elements if spelling(k) == key)
+                    inside.update((k, None) for k in m.inner if spelling(k) == key)
+            keys = list(subject) + [k for k in inside if k not in subject]
+        found = self._spellings[(written, spelling)] = tuple(keys) if len(keys) > 1 else ()
         return found
 
     # -- the mapping ------------------------------------------------------------------------------------------
@@ -185,11 +212,13 @@ class _View(Mapping):
         return len(self._mentions._full[self._relation])
 
 
-class _Quotes:
-    """Mention id → its quote (what `CandidateOrder.first_per_quote` compares)."""
+class _Quotes(dict):
+    """Mention id → its quote (what `CandidateOrder.first_per_quote` compares once per walked candidate: a plain
+    dictionary, filled as sentences are classified; an id not classified yet classifies its sentence)."""
 
     def __init__(self, mentions: ProseMentions) -> None:
+        super().__init__()
         self._mentions = mentions
 
-    def __getitem__(self, i: int) -> str:
+    def __missing__(self, i: int) -> str:
         return self._mentions[i].quote

@@ -1017,10 +1017,9 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
                     subject.setdefault(i, 1)
     # The same letter in another weight (the prose's `\\bm{\\epsilon}` for the display's `\\epsilon`): the same
     # symbol, when the paper's displays never write the other spelling as a symbol of its own.
-    variants = [k for k in _font_variants(mi).get(_unbold(use.key), ()) if k != use.key]
-    displayed = _display_keys(index) if variants else frozenset()  # (read every display only when needed)
+    variants = [k for k in _font_variants(index.mentions, mi, use.key) if k != use.key]
     for other in variants:
-        if other not in displayed:
+        if not index.equations.writes(other):
             for i in mi.subject.get(other, ()):
                 subject.setdefault(i, 1)
             for i in mi.inside.get(other, ()):
@@ -1050,36 +1049,23 @@ def _unbold(key: str) -> str:
 _VARIANTS: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
 
 
-def _font_variants(mi) -> dict[str, tuple[str, ...]]:
-    """Unbolded key → the mention keys that spell it (once per paper)."""
+def _font_variants(mentions, mi, key: str) -> tuple[str, ...]:
+    """The mention keys that spell `key` in some weight, when there are two or more (`ProseMentions` looks at
+    the sentences that can hold them; mentions in a tuple are indexed once per paper)."""
+    spellings = getattr(mentions, "spellings", None)
+    if spellings is not None:
+        return spellings(key, _unbold)
     cached = _VARIANTS.get(id(mi))
-    if cached is not None and cached[0] is mi:
-        return cached[1]
-    found: dict[str, list[str]] = {}
-    for key in list(mi.subject) + list(mi.inside):
-        found.setdefault(_unbold(key), [])
-        if key not in found[_unbold(key)]:
-            found[_unbold(key)].append(key)
-    result = {k: tuple(v) for k, v in found.items() if len(v) > 1}
-    if len(_VARIANTS) > 16:
-        _VARIANTS.clear()
-    _VARIANTS[id(mi)] = (mi, result)
-    return result
-
-
-_DISPLAY_KEYS: dict[int, tuple[PaperIndex, frozenset[str]]] = {}
-
-
-def _display_keys(index: PaperIndex) -> frozenset[str]:
-    """Every symbol key the paper's display equations write."""
-    cached = _DISPLAY_KEYS.get(id(index))
-    if cached is not None and cached[0] is index:
-        return cached[1]
-    keys = frozenset(u.key for info, _, _ in index.formulas.values() if info is not None for u in info.uses)
-    if len(_DISPLAY_KEYS) > 16:
-        _DISPLAY_KEYS.clear()
-    _DISPLAY_KEYS[id(index)] = (index, keys)
-    return keys
+    if cached is None or cached[0] is not mi:
+        found: dict[str, list[str]] = {}
+        for k in list(mi.subject) + list(mi.inside):
+            same = found.setdefault(_unbold(k), [])
+            if k not in same:
+                same.append(k)
+        if len(_VARIANTS) > 16:
+            _VARIANTS.clear()
+        cached = _VARIANTS[id(mi)] = (mi, {k: tuple(v) for k, v in found.items() if len(v) > 1})
+    return cached[1].get(_unbold(key), ())
 
 
 def _varies_like_index(use_key: str, other_key: str) -> bool:

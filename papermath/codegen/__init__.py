@@ -194,8 +194,11 @@ def _imports(source: str, torch: bool) -> str:
     return "\n".join(lines)
 
 
-def generate(ev: Evaluation, citation: Citation | None = None, module: str | None = None) -> GeneratedCode:
+def generate(ev: Evaluation, citation: Citation | None = None, module: str | None = None, *,
+             second_reader: bool = True) -> GeneratedCode:
     """NumPy and PyTorch functions for an evaluated equation, and a pytest file with its hand-worked numbers.
+    `second_reader=False` leaves out the check against SymPy's reading (`checks.second_reader_check`: SymPy's
+    LaTeX parser costs about a second to import and a tenth of a second or more per equation).
 
     Text from the paper (title, version, equation number, LaTeX) reaches the code only through `safe`: as
     sanitised comments and `repr()` literals; names are checked identifiers; each file is parsed before it is
@@ -226,7 +229,7 @@ def generate(ev: Evaluation, citation: Citation | None = None, module: str | Non
         if not torch:
             text += _restated_functions(ev, column, function)
         parts[torch] = safe.check_module(text, f"{module}_torch.py" if torch else f"{module}.py")
-    test = safe.check_module(_test(ev, module, function), f"test_{module}.py")
+    test = safe.check_module(_test(ev, module, function, second_reader), f"test_{module}.py")
     return GeneratedCode(module, function, parts[False], parts[True], test)
 
 
@@ -270,7 +273,7 @@ def literal_code(value: Any) -> str:
     return f"np.array({nested(array)})"
 
 
-def _test(ev: Evaluation, module: str, function: str) -> str:
+def _test(ev: Evaluation, module: str, function: str, second_reader: bool = True) -> str:
     names = _params(ev)
     setup = [f"    {name} = {literal_code(ev.input(key).value)}" for name, key in zip(names, ev.params)]
     for (_, param, calls), name in zip(ev.abstract, _callables(ev)):
@@ -309,7 +312,7 @@ def _test(ev: Evaluation, module: str, function: str) -> str:
         "    np.testing.assert_allclose(np.asarray(result, dtype=float), expected, rtol=1e-6, atol=1e-9)",
         "",
         "",
-        *_independent(ev, function, module),
+        *_independent(ev, function, module, second_reader),
         f"def test_{function}_torch_agrees_with_numpy():",
         '    pytest.importorskip("torch")',
         f"    from {module}_torch import {function} as torch_version",
@@ -336,7 +339,7 @@ _AGAINST = {
 benchmarks/codegen_coverage.py)."""
 
 
-def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
+def _independent(ev: Evaluation, function: str, module: str, second_reader: bool = True) -> list[str]:
     """Test functions that check the result against what the paper's text or the notation states, not against
     the evaluator (`papermath.codegen.checks`)."""
     from .checks import Parameter, independent_checks, second_reader_check
@@ -354,7 +357,7 @@ def _independent(ev: Evaluation, function: str, module: str) -> list[str]:
     checks = independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
                                 implementations=ev.implementations, parameters=parameters,
                                 abstract=tuple(latex for latex, _, _ in ev.abstract), function=function)
-    reader = second_reader_check(ev)
+    reader = second_reader_check(ev) if second_reader else None
     for check in checks + ([reader] if reader is not None else []):
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
                 f"    # {_AGAINST.get(check.name, _TREE_DERIVED)}: {safe.comment(check.why)}",

@@ -120,8 +120,14 @@ def equation_parts(doc, equation, missing: Mapping[str, str]) -> dict[str, Any]:
             from ..codegen import Citation, generate
             try:
                 version = (doc.paper.arxiv_id or "") + (doc.paper.version or "") or None
-                code = generate(evaluation, Citation(doc.paper.title or doc.paper.source, version, equation.number))
-                parts["code"] = {"code": {"NumPy": code.numpy, "PyTorch": code.torch, "test (pytest)": code.test}}
+                # SymPy's reading of every equation would cost the page several times a whole read (its
+                # LaTeX parser: ~1 s to import, 0.1-1 s per equation); `papermath code` adds that check.
+                code = generate(evaluation, Citation(doc.paper.title or doc.paper.source, version, equation.number),
+                                second_reader=False)
+                parts["code"] = {"code": {"NumPy": code.numpy, "PyTorch": code.torch, "test (pytest)": code.test},
+                                 "notes": [f"papermath code SOURCE --eq {equation.number or equation.id} adds a "
+                                           "test against SymPy's reading of the equation (second reader), when "
+                                           "SymPy is installed"]}
             except Exception as error:  # noqa: BLE001
                 parts["code"] = f"code could not be generated for this equation: {error}"
     return parts
