@@ -47,7 +47,7 @@ def test_an_elementwise_formula_on_vectors_worked_by_hand():
 
 @pytest.mark.parametrize("latex, values, shapes", [
     ("y = W x", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}),  # a matrix product
-    (r"y = \|x\|^2", {"x": [1.0, 2.0]}, {"x": ("n",)}),  # a norm: SymPy's grammar has none
+    (r"y = \|X\|^2", {"X": [[1.0, 2.0], [0.0, 1.0]]}, {"X": ("n", "n")}),  # a matrix's operator norm
     ("y = 3", {}, {}),  # a constant
 ])
 def test_no_opinion_means_no_check(latex, values, shapes):
@@ -152,3 +152,60 @@ def test_nothing_the_second_reader_reads_is_compiled_or_executed():
     assert reading is not None and reading.agrees
     np.testing.assert_allclose(reading.value, [1.5 * np.tanh(0.35) + 0.1, -0.5 * np.tanh(-0.84)])
     assert scalar_reading.value == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("latex, text, draws", [
+    (r"\mathbb{E}_{x \sim p}[x^2 + a]", " @Qqexpecta@(x^2 + a)", {"Qqexpecta": r"x \sim p"}),
+    (r"\mathbb{E}_{t}\left[ y \right] + 1", " @Qqexpecta@( y ) + 1", {"Qqexpecta": "t"}),
+    (r"\|x - z\|_2^2", " @Qqnormtwo@(x - z)^2", {}),
+    (r"\lVert (x) \rVert_{1}", " @Qqnormone@( (x) )", {}),
+    (r"\left\| A \right\|_F", " @Qqnormfro@( A )", {}),
+])
+def test_the_rewrites_into_forms_sympy_reads(latex, text, draws):
+    assert SR.reader_forms(latex) == (text, draws)
+
+
+@pytest.mark.parametrize("latex", [r"\mathbb{E}_{x} x^2", r"\|x\|_\infty", r"\mathbb{E}_{x}[x"])
+def test_a_construct_the_rewrites_cannot_place_is_no_reading(latex):
+    with pytest.raises(SR._NotRewritten):
+        SR.reader_forms(latex)
+
+
+@pytest.mark.parametrize("latex, values, shapes, by_hand", [
+    # 𝔼 over the draws of x: the mean over its samples of x² + a = (4 + 9 + 1)/3 + 2
+    (r"L = \mathbb{E}_{x}[x^2 + a]", {"x": [2.0, 3.0, 1.0], "a": 2.0}, {}, 14 / 3 + 2),
+    # a sum binds its index: Σ_{i=1}^{3} w_i x_i = 2·1 + 3·3 + 1·2
+    (r"L = \sum_{i=1}^{n} w_i x_i", {"n": 3, "w": [2.0, 3.0, 1.0], "x": [1.0, 3.0, 2.0]}, {}, 13.0),
+    # a Euclidean norm of a vector: ‖(1, 2) − (4, 6)‖² = 9 + 16
+    (r"y = \|x - z\|_2^2", {"x": [1.0, 2.0], "z": [4.0, 6.0]}, {"x": ("n",), "z": ("n",)}, 25.0),
+])
+def test_expectations_sums_and_norms_worked_by_hand(latex, values, shapes, by_hand):
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(by_hand)
+
+
+@pytest.mark.parametrize("latex, values, shapes", [
+    (r"y = \|x - z\|_2^2", {"x": [1.0, 2.0], "z": [4.0, 6.0]}, {"x": ("n",), "z": ("n",)}),
+    (r"L = \mathbb{E}_{x}[x^2 + a]", {"x": [2.0, 3.0, 1.0], "a": 2.0}, {}),
+    (r"L = \sum_{i=1}^{n} w_i x_i", {"n": 3, "w": [2.0, 3.0, 1.0], "x": [1.0, 3.0, 2.0]}, {}),
+])
+def test_a_planted_disagreement_on_the_new_forms_fails_the_check(latex, values, shapes):
+    """papermath's value replaced by another (as a misread tree would give): the check SymPy's reading writes
+    fails on it."""
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    wrong = dataclasses.replace(ev, value=np.float64(float(ev.value) + 1.0))
+    check = second_reader_check(wrong)
+    assert check is not None and "DISAGREE" in check.why
+    with pytest.raises(AssertionError):
+        exec(compile("\n".join(check.body), "check.py", "exec"), {"np": np, "result": float(ev.value) + 1.0})
+
+
+@pytest.mark.parametrize("latex, values, shapes", [
+    (r"y = A B", {"A": [[1.0, 2.0], [3.0, 4.0]], "B": [[0.0, 1.0], [1.0, 0.0]]}, {"A": ("n", "n"), "B": ("n", "n")}),
+    (r"L = \sum_{i=1}^{2} w_i", {"w": [2.0, 3.0, 1.0]}, {}),  # a sum over part of the array: no element rule
+    (r"L = \mathbb{E}_{p}[x]", {"x": [2.0, 3.0, 1.0]}, {}),  # the subscript names no input: no sample axis
+])
+def test_the_array_walk_has_no_opinion_where_its_algebra_says_nothing(latex, values, shapes):
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    assert SR.read(ev) is None

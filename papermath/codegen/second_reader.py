@@ -22,6 +22,7 @@ Optional: needs `sympy` and its ANTLR runtime (`pip install 'papermath[second-re
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
@@ -160,6 +161,7 @@ def _parse(latex: str) -> Any:
     if _NUMBER_MARK in text or "#" in text:
         raise ValueError("the formula already writes a placeholder's spelling")
     text = re.sub(r"@(Input[a-j]+)@", lambda m: "{%s}" % m.group(1).replace("Input", _INPUT_MARK, 1) + "}", text)
+    text = re.sub(r"@(Qq[a-z]+)@", lambda m: "F_{\\mathit{%s}}" % m.group(1), text)
     # strict: a formula read only in part is not read
     return _number_values(sympy, parse_latex(_numerals_as_symbols(text), strict=True))
 
@@ -175,30 +177,91 @@ _BUILTIN = {"max": lambda *a: functools.reduce(np.maximum, a), "min": lambda *a:
 def read(ev: Any) -> SecondReading | None:
     """SymPy's value of `ev`'s computed side at `ev`'s inputs, or None where it cannot say (see the module).
     Bounded by the per-formula time budget (`papermath.budget`)."""
-    if ev.standins or not ev.params or not available():
-        return None
+    reading = reading_or_reason(ev)
+    return reading if isinstance(reading, SecondReading) else None
+
+
+def reading_or_reason(ev: Any) -> SecondReading | str:
+    """`read`, or the reason it has no opinion (for the coverage benchmark's table of causes)."""
+    if ev.standins or not ev.params:
+        return "stand-in or no inputs"
+    if not available():
+        return "second reader not installed"
     from ..budget import BudgetExceeded, formula_budget
     try:
         with formula_budget("second reader"):
             return _read(ev)
     except (BudgetExceeded, RecursionError):
-        return None
+        return "over the time budget"
 
 
-def _read(ev: Any) -> SecondReading | None:
+def _read(ev: Any) -> SecondReading | str:
     import sympy
 
     scalars = all(np.ndim(ev.input(key).value) == 0 for key in ev.params)
-    if _INPUT_MARK in ev.latex or _NUMBER_MARK in ev.latex or "@" in ev.latex:
-        return None  # the paper writes a placeholder's spelling: SymPy's reading could not be told from ours
+    if any(mark in ev.latex for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
+        return "placeholder spelling"  # SymPy's reading could not be told from ours
     side, placeholders = _opaque_inputs(computed_side(ev.latex), ev.params)
+    if not side:
+        return "no single value (a bound, a condition or a pattern)"
     try:
-        expression = _parse(_scalar_forms(side) if scalars else side)
+        side, draws = reader_forms(_scalar_forms(side) if scalars else side)
+    except _NotRewritten:
+        return "a construct with no operand the rewrites find"
+    try:
+        expression = _parse(side)
     except Exception:  # SymPy cannot read it: no second opinion
-        return None
+        return "sympy cannot parse"
     if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
-        return None
-    named = {latex: op for latex, op in ev.implementations}
+        return "not an expression / integral / derivative / limit"
+    matched = _inputs(sympy, ev, placeholders)
+    if isinstance(matched, str):
+        return matched
+    replacements, values = matched
+    functions = _named_functions(sympy, ev)
+    if not expression.free_symbols:
+        return "a constant"  # nothing of the inputs to check
+    larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
+    substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
+    for name, constant in (("e", sympy.E), ("pi", sympy.pi)):  # e^{x}, \\pi with no input of that name
+        if sympy.Symbol(name) in substituted.free_symbols:
+            substituted = substituted.xreplace({sympy.Symbol(name): constant})
+    elements = _elements(sympy, substituted, replacements, values)
+    if substituted.free_symbols - set(values) - set(elements):
+        return "a symbol no input matches"  # SymPy read something else
+    doubles = _doubles(sympy, ev.abstract)
+    unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
+    readers = {name for name in unknown if name.startswith("F_{Qq")}
+    if unknown - set(functions) - set(doubles) - readers:
+        return "an unknown function"  # SymPy's algebra has no value for it
+    try:
+        expectations = _draws(sympy, draws, replacements)
+    except ValueError:
+        return "an expectation over something no input is"
+    order = sorted(values, key=str)
+    try:
+        with np.errstate(all="ignore"):
+            if all(values[s].ndim == 0 for s in order) and not readers and not elements:
+                value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
+            elif substituted.has(sympy.Piecewise):
+                return "a piecewise over arrays"
+            else:
+                value = _array_value(sympy, substituted, _Scope(values, elements, {**functions, **doubles},
+                                                                expectations))
+    except _NoOpinion as why:
+        return f"no opinion: {why}"
+    except Exception:  # a value SymPy cannot compute numerically
+        return "no numeric value"
+    value = np.asarray(value, dtype=float)
+    want = np.asarray(ev.value, dtype=float)
+    if value.shape != want.shape or not np.all(np.isfinite(value)):
+        return "another shape (matrix or reduction) or not finite"
+    agrees = bool(np.allclose(value, want, rtol=1e-6, atol=1e-9))
+    return SecondReading(str(expression), value.tolist(), agrees)
+
+
+def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, dict] | str:
+    """SymPy's reading of each input's name → a dummy symbol, and each dummy's value (or why not)."""
     replacements, values = {}, {}
     for k, key in enumerate(ev.params):
         dummy = sympy.Symbol(f"_input{k}")
@@ -209,48 +272,24 @@ def _read(ev: Any) -> SecondReading | None:
         try:
             key_expression = _parse(key)
         except Exception:
-            return None
+            return "an input's name does not parse"
         if key_expression in replacements or not isinstance(key_expression, sympy.Expr):
-            return None  # two inputs SymPy reads as one symbol (`\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`)
+            return "two inputs read as one symbol"  # `\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`
         replacements[key_expression] = dummy
+    return replacements, values
+
+
+def _named_functions(sympy: Any, ev: Any) -> dict[str, Any]:
+    """The functions the text or `--fn` names concretely, by SymPy's name of their head (plain identifiers only)."""
     functions: dict[str, Any] = dict(_BUILTIN)
-    for latex, op in named.items():
+    for latex, op in ev.implementations:
         try:
             head = _parse(latex)
         except Exception:
             continue
         if isinstance(head, sympy.Symbol) and op in _NAMED and re.fullmatch(r"[A-Za-z]\w*", str(head)):
             functions[str(head)] = _NAMED[op]
-    if not expression.free_symbols:
-        return None  # a constant: nothing of the inputs to check
-    larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
-    substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
-    euler = sympy.Symbol("e")
-    if euler in substituted.free_symbols:
-        substituted = substituted.xreplace({euler: sympy.E})  # e^{x} with no input named e: Euler's number
-    if substituted.free_symbols - set(values):
-        return None  # a symbol no input matches: SymPy read something else
-    doubles = _doubles(sympy, ev.abstract)
-    unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
-    if unknown - set(functions) - set(doubles):
-        return None  # an unknown function: SymPy's algebra has no value for it
-    order = sorted(values, key=str)
-    try:
-        with np.errstate(all="ignore"):
-            if all(values[s].ndim == 0 for s in order):
-                value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
-            elif unknown & set(doubles) or substituted.has(sympy.Sum, sympy.Product, sympy.Piecewise):
-                return None  # a sum over an index of an array: SymPy's scalar algebra has no axis
-            else:
-                value = _elementwise_value(sympy, substituted, values, functions)
-    except Exception:  # a value SymPy cannot compute numerically
-        return None
-    value = np.asarray(value, dtype=float)
-    want = np.asarray(ev.value, dtype=float)
-    if value.shape != want.shape or not np.all(np.isfinite(value)):
-        return None  # elementwise algebra gives another shape: no opinion on a matrix or reduction
-    agrees = bool(np.allclose(value, want, rtol=1e-6, atol=1e-9))
-    return SecondReading(str(expression), value.tolist(), agrees)
+    return functions
 
 
 def _placeholder(k: int) -> str:
@@ -295,6 +334,121 @@ def _scalar_forms(side: str) -> str:
         side = f"{side[:match.start()]}(({side[match.end():comma]})({side[comma + 1:end]})){side[end + 7:]}"
 
 
+
+_EXPECTATION = re.compile(r"\\operatorname\*?\s*\{\s*\\mathbb\s*\{?\s*E\s*\}?\s*\}|\\mathop\s*\{\s*\\mathbb\s*\{?\s*E"
+                          r"\s*\}?\s*\}|\\mathbb\s*\{\s*E\s*\}|\\mathbb\s*E(?![A-Za-z])|\\E(?![A-Za-z])")
+_NORM_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?(?:\\\||\\lVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
+_NORM_CLOSE = re.compile(r"(?:\\right\s*|\\[bB]igg?r?\s*)?(?:\\\||\\rVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
+_NORM_KINDS = {"2": "two", "1": "one", "F": "fro", "\\mathrm{F}": "fro", "\\text{F}": "fro", "": "two"}
+"""A norm's subscript → the norm SymPy is given (no subscript: Euclidean / Frobenius, as the guides read ‖·‖)."""
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+class _NotRewritten(ValueError):
+    """A construct the rewrites recognise but cannot put in SymPy's terms (`\\mathbb{E}` with no bracket)."""
+
+
+def reader_forms(side: str) -> tuple[str, dict[str, str]]:
+    """Token-level rewrites of constructs SymPy's grammar lacks into function applications it reads, SymPy still
+    parsing every operand: `\\mathbb{E}_{x \\sim p}[…]` → `@Qqexpecta@(…)`, `\\|…\\|_2` → `@Qqnormtwo@(…)`
+    (the markers become `F_{\\mathit{Qq…}}` after cleaning; see `_array_value` for what each computes).
+    Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
+    used: brackets are matched in the text. Raises `_NotRewritten` where a construct has no bracketed operand."""
+    draws: dict[str, str] = {}
+    while True:
+        match = _EXPECTATION.search(side)
+        if match is None:
+            break
+        i = match.end()
+        subscript, i = _script(side, i)
+        i = _skip_size(side, i)
+        if i >= len(side) or side[i] not in "[(" and not side.startswith("\\{", i):
+            raise _NotRewritten("an expectation with no bracketed operand")
+        close = _closing(side, i)
+        body_start = i + (2 if side.startswith("\\{", i) else 1)
+        body_end = close - (1 if side[close - 1] == "\\" else 0)
+        body_end = _strip_right(side, body_end)
+        name = "Qqexpect" + str(len(draws)).translate(_DIGIT_LETTERS)
+        draws[name] = subscript
+        side = f"{side[:match.start()]} @{name}@({side[body_start:body_end]}){side[close + 1:]}"
+    while True:
+        match = _NORM_OPEN.search(side)
+        if match is None:
+            return side, draws
+        close = _norm_close(side, match.end())
+        end = close.end()
+        subscript, end = _script(side, end)
+        kind = _NORM_KINDS.get(re.sub(r"\s", "", subscript))
+        if kind is None:
+            raise _NotRewritten("a norm with a subscript the second reader does not know")
+        side = f"{side[:match.start()]} @Qqnorm{kind}@({side[match.end():close.start()]}){side[end:]}"
+
+
+def _script(text: str, i: int) -> tuple[str, int]:
+    """A subscript at `i` (`_x`, `_\\theta`, `_{…}`), after optional spaces and `\\limits`: (its text, end)."""
+    j = i
+    while True:
+        k = len(text[j:]) - len(text[j:].lstrip())
+        j += k
+        if text.startswith("\\limits", j):
+            j += len("\\limits")
+            continue
+        break
+    if not text.startswith("_", j):
+        return "", i
+    j += 1
+    j += len(text[j:]) - len(text[j:].lstrip())
+    if text.startswith("{", j):
+        close = _closing(text, j)
+        return text[j + 1:close], close + 1
+    command = re.match(r"\\[A-Za-z]+|.", text[j:])
+    if command is None:
+        return "", j
+    return command.group(0), j + command.end()
+
+
+def _skip_size(text: str, i: int) -> int:
+    """Past spaces and a size or delimiter command (`\\left`, `\\big`, `\\Big`) before a bracket."""
+    match = re.match(r"\s*(?:\\left\b|\\[bB]igg?l?\b)?\s*", text[i:])
+    return i + (match.end() if match else 0)
+
+
+def _strip_right(text: str, end: int) -> int:
+    """The end of a bracket's content without its `\\right` / `\\big` size command."""
+    match = re.search(r"(?:\\right|\\[bB]igg?r?)\s*$", text[:end])
+    return match.start() if match else end
+
+
+def _closing(text: str, i: int) -> int:
+    """The index of the bracket that closes the one at `i` (every kind of bracket counted, `\\{` as `{`)."""
+    depth = 0
+    for j in range(i, len(text)):
+        char = text[j]
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise _NotRewritten("an unclosed bracket")
+
+
+def _norm_close(text: str, i: int) -> re.Match:
+    """The norm bar that closes the one ending at `i`: the next bar outside any bracket opened after it."""
+    depth = 0
+    j = i
+    while j < len(text):
+        close = _NORM_CLOSE.match(text, j)
+        if close is not None and depth == 0:
+            return close
+        depth += text[j] in _OPENERS
+        depth -= text[j] in _CLOSERS
+        if depth < 0:
+            break
+        j += 1
+    raise _NotRewritten("an unclosed norm")
+
+
 def _doubles(sympy: Any, abstract: tuple) -> dict[str, Any]:
     """SymPy's name of each function the paper leaves abstract → a function returning the output papermath's
     numbers gave it for the same arguments (the generated test's double): the second reader computes the
@@ -321,24 +475,196 @@ def _double(calls: tuple) -> Any:
     return double
 
 
-_MOST_ELEMENTS = 4096
-"""Past this many elements the elementwise value is not computed (the test's inputs are a few elements)."""
+class _NoOpinion(ValueError):
+    """A value the second reader's algebra does not define (a matrix product, a sum over part of an array)."""
 
 
-def _elementwise_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
-    """The value with array inputs, element by element: SymPy's algebra is scalar, so each element is the scalar
-    value at the broadcast inputs' elements. Nothing is compiled or executed (no `lambdify`: it builds Python
-    source from the expression, which here comes from the paper, and runs it)."""
-    order = sorted(values, key=str)
-    arrays = np.broadcast_arrays(*(values[s] for s in order))
-    shape = arrays[0].shape
-    if int(np.prod(shape)) > _MOST_ELEMENTS:
-        raise ValueError("too many elements for an elementwise second reading")
-    out = np.empty(shape, dtype=float)
-    for index in np.ndindex(shape):
-        point = {s: array[index] for s, array in zip(order, arrays)}
-        out[index] = _scalar_value(sympy, expression, point, functions)
+@dataclass(frozen=True)
+class _Scope:
+    """What the symbols of SymPy's expression stand for while `_array_value` computes it."""
+
+    values: dict
+    """Each input's symbol → its value (an array or a scalar)."""
+    elements: dict
+    """A subscripted symbol whose base is an input (`w_{i}`, input `w`) → (the input's symbol, the index's name)."""
+    functions: dict
+    """A function's SymPy name → a NumPy function (named by the text, `--fn`, or the numbers' double)."""
+    expectations: dict
+    """An expectation's function name (`reader_forms`) → the input symbols drawn under its 𝔼."""
+    indices: tuple = ()
+    """The indices the enclosing sums bind: (name, value, position in the array, count)."""
+
+    def index(self, name: str) -> tuple | None:
+        return next((entry for entry in reversed(self.indices) if entry[0] == name), None)
+
+
+_MOST_TERMS = 4096
+"""Past this many terms a sum, or samples an expectation, is not computed (the test's inputs are a few)."""
+
+
+def _array_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
+    """SymPy's expression computed with array inputs by walking its tree (nothing compiled or executed; no
+    `lambdify`, which builds Python source from the expression and runs it). SymPy's algebra is scalar and its
+    products commute, so a product is elementwise: where factors are two matrices, or arrays of different shapes
+    (papers do not inherit NumPy's broadcasting), it has no opinion. A sum binds its index: `w_{i}` is element
+    i − lower of input `w` when the sum runs over all of it; 𝔼 over drawn inputs is the mean over their leading
+    (sample) axis of the operand at each draw; ‖·‖₂ is over every element of a vector."""
+    if expression in scope.values:
+        return scope.values[expression]
+    if isinstance(expression, sympy.Symbol):
+        return _symbol_value(expression, scope)
+    if expression.is_number:
+        return np.float64(float(sympy.N(expression, 17)))
+    args = expression.args
+    if isinstance(expression, sympy.Add):
+        return _same_shapes(np.add, [_array_value(sympy, a, scope) for a in args])
+    if isinstance(expression, sympy.Mul):
+        factors = [_array_value(sympy, a, scope) for a in args]
+        if sum(np.ndim(f) >= 2 for f in factors) >= 2:
+            raise _NoOpinion("a product of matrices (SymPy's products commute)")
+        return _same_shapes(np.multiply, factors)
+    if isinstance(expression, sympy.Pow):
+        base, exponent = (_array_value(sympy, a, scope) for a in args)
+        if np.ndim(exponent) and np.shape(exponent) != np.shape(base):
+            raise _NoOpinion("a power by an array")
+        return np.power(np.asarray(base, dtype=float), exponent)
+    if isinstance(expression, (sympy.Sum, sympy.Product)):
+        return _reduction_value(sympy, expression, scope)
+    if isinstance(expression, sympy.core.function.AppliedUndef):
+        return _applied_value(sympy, expression, scope)
+    for kind, function in _ELEMENTWISE.items():
+        if isinstance(expression, getattr(sympy, kind)):
+            return function(*(_array_value(sympy, a, scope) for a in args))
+    raise _NoOpinion(f"{type(expression).__name__} is not computed")
+
+
+_ELEMENTWISE = {"exp": np.exp, "log": lambda x, base=None: np.log(x) if base is None else np.log(x) / np.log(base),
+                "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh,
+                "Abs": np.abs, "Max": lambda *a: functools.reduce(np.maximum, a),
+                "Min": lambda *a: functools.reduce(np.minimum, a)}
+"""SymPy's functions the array walk computes, elementwise."""
+
+
+def _symbol_value(symbol: Any, scope: _Scope) -> Any:
+    bound = scope.index(symbol.name)
+    if bound is not None:
+        return np.float64(bound[1])
+    if symbol not in scope.elements:
+        raise _NoOpinion("a symbol no input matches")
+    base, index = scope.elements[symbol]
+    bound = scope.index(index)
+    array = scope.values[base]
+    if bound is None:
+        raise _NoOpinion("an element picked by an index no sum binds")
+    if np.ndim(array) == 0 or np.shape(array)[0] != bound[3]:
+        raise _NoOpinion("a sum over part of an array, or over a scalar")
+    return array[bound[2]]
+
+
+def _reduction_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
+    *inner, (index, lower, upper) = expression.limits
+    body = type(expression)(expression.function, *inner) if inner else expression.function
+    low, high = (_array_value(sympy, bound, scope) for bound in (lower, upper))
+    if np.ndim(low) or np.ndim(high) or low != round(float(low)) or high != round(float(high)):
+        raise _NoOpinion("a sum whose bounds are not whole numbers")
+    low, high = int(round(float(low))), int(round(float(high)))
+    count = high - low + 1
+    if not 0 < count <= _MOST_TERMS:
+        raise _NoOpinion("a sum with no terms or too many")
+    terms = [_array_value(sympy, body, dataclasses.replace(scope, indices=scope.indices + (
+        (index.name, value, value - low, count),))) for value in range(low, high + 1)]
+    terms = _stacked(terms)
+    return terms.sum(axis=0) if isinstance(expression, sympy.Sum) else terms.prod(axis=0)
+
+
+def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
+    name = call.func.__name__
+    if name in scope.expectations:
+        return _expectation_value(sympy, call, scope)
+    args = [_array_value(sympy, a, scope) for a in call.args]
+    if name.startswith("F_{Qqnorm"):
+        (operand,) = args
+        kind = name[len("F_{Qqnorm"):-1]
+        if np.ndim(operand) >= 2 and kind != "fro":
+            raise _NoOpinion("an operator norm of a matrix")
+        operand = np.asarray(operand, dtype=float)
+        return np.sum(np.abs(operand)) if kind == "one" else np.sqrt(np.sum(operand * operand))
+    if name not in scope.functions:
+        raise _NoOpinion("an unknown function")
+    return scope.functions[name](*args)
+
+
+def _expectation_value(sympy: Any, call: Any, scope: _Scope) -> Any:
+    (body,) = call.args
+    drawn = scope.expectations[call.func.__name__]
+    lengths = {np.shape(scope.values[d])[0] if np.ndim(scope.values[d]) else None for d in drawn}
+    if len(lengths) != 1 or None in lengths or not 0 < next(iter(lengths)) <= _MOST_TERMS:
+        raise _NoOpinion("an expectation whose draws have no common sample axis")
+    samples = []
+    for s in range(next(iter(lengths))):
+        values = dict(scope.values)
+        values.update({d: scope.values[d][s] for d in drawn})
+        samples.append(_array_value(sympy, body, dataclasses.replace(scope, values=values)))
+    return _stacked(samples).mean(axis=0)
+
+
+def _stacked(parts: list) -> Any:
+    if len({np.shape(p) for p in parts}) != 1:
+        raise _NoOpinion("terms of different shapes")
+    return np.stack([np.asarray(p, dtype=float) for p in parts])
+
+
+def _same_shapes(operation: Any, operands: list) -> Any:
+    shapes = {np.shape(o) for o in operands if np.ndim(o)}
+    if len(shapes) > 1:
+        raise _NoOpinion("arrays of different shapes (papers do not inherit NumPy broadcasting)")
+    return functools.reduce(operation, [np.asarray(o, dtype=float) for o in operands])
+
+
+def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> dict:
+    """Subscripted symbols whose base is an input (`w_{i}` with input `w`): symbol → (input symbol, index name)."""
+    bases = {str(key): dummy for key, dummy in replacements.items() if isinstance(key, sympy.Symbol)}
+    out = {}
+    for symbol in expression.free_symbols - set(values):
+        match = re.fullmatch(r"(.+?)_\{([A-Za-z]\w*)\}", symbol.name)
+        if match and match.group(1) in bases:
+            out[symbol] = (bases[match.group(1)], match.group(2))
     return out
+
+
+def _draws(sympy: Any, draws: dict[str, str], replacements: dict) -> dict[str, tuple]:
+    """Each expectation's function name → the input symbols its subscript draws (`x \\sim p, t` → x, t; a
+    subscript naming only a distribution, or nothing, is a ValueError: no sample axis is named)."""
+    out = {}
+    for name, subscript in draws.items():
+        drawn = []
+        for part in _top_level_split(subscript):
+            variable = re.split(r"\\sim\b", part)[0].strip()
+            if variable.startswith("(") and variable.endswith(")"):
+                names = _top_level_split(variable[1:-1])
+            else:
+                names = [variable]
+            for latex in names:
+                key = _parse(latex) if latex.strip() else None
+                if key not in replacements:
+                    raise ValueError(f"{latex!r} is no input")
+                drawn.append(replacements[key])
+        if not drawn:
+            raise ValueError("an expectation with no subscript")
+        out[f"F_{{{name}}}"] = tuple(drawn)
+    return out
+
+
+def _top_level_split(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += char in _OPENERS
+        depth -= char in _CLOSERS
+        if char in ",;" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
 
 
 def _scalar_value(sympy: Any, expression: Any, values: dict, functions: dict) -> Any:
