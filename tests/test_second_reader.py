@@ -205,6 +205,7 @@ def test_a_planted_disagreement_on_the_new_forms_fails_the_check(latex, values, 
     (r"y = A B", {"A": [[1.0, 2.0], [3.0, 4.0]], "B": [[0.0, 1.0], [1.0, 0.0]]}, {"A": ("n", "n"), "B": ("n", "n")}),
     (r"L = \sum_{i=1}^{2} w_i", {"w": [2.0, 3.0, 1.0]}, {}),  # a sum over part of the array: no element rule
     (r"L = \mathbb{E}_{p}[x]", {"x": [2.0, 3.0, 1.0]}, {}),  # the subscript names no input: no sample axis
+    (r"L = \mathbb{E}_{(x, y \sim D}[x]", {"x": [2.0, 3.0, 1.0]}, {}),  # a draw SymPy cannot parse
 ])
 def test_the_array_walk_has_no_opinion_where_its_algebra_says_nothing(latex, values, shapes):
     ev = evaluate(latex, values, declared_shapes=shapes)

@@ -645,7 +645,10 @@ def _draws(sympy: Any, draws: dict[str, str], replacements: dict) -> dict[str, t
             else:
                 names = [variable]
             for latex in names:
-                key = _parse(latex) if latex.strip() else None
+                try:
+                    key = _parse(latex) if latex.strip() else None
+                except Exception as error:  # SymPy cannot read the draw's name: no sample axis named
+                    raise ValueError(f"{latex!r} does not parse") from error
                 if key not in replacements:
                     raise ValueError(f"{latex!r} is no input")
                 drawn.append(replacements[key])
