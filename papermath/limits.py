@@ -5,6 +5,8 @@
   deeper formula with a `MathParseError` at the place it crosses the limit, so no later stage (printer, read
   aloud, JSON, explain, shapes, evaluator, codegen) ever sees a tree deeper than this. Real formulas stay far
   below it (the deepest of the corpus's 658 display equations is 18).
+  The document builder uses the same bound for floats inside floats (LaTeX allows none; an algorithm or a
+  table in a figure is two deep): a deeper one is a diagnostic and its content is not read.
 - `MAX_TOKENS` (4000): how long one formula may be, in TeX tokens (`\\frac`, `{`, `x`, `12` are one each);
   the parser refuses a longer one (and, without tokenizing it, one of more than 16 characters per allowed
   token). Every stage's work grows with the formula, so this bounds them all; the corpus's longest display

@@ -228,3 +228,33 @@ def test_the_symmetry_search_is_bounded_in_inputs_and_sides():
     sides = [A.Symbol(n) for n in names[1:P._MOST_SIDES + 2]]
     chain = P.derive(A.Symbol(names[0]), [], sides=sides, variables=names[:P._MOST_SIDES + 2])
     assert chain is not None and chain.scaling is None
+
+
+def test_a_node_held_in_several_fields_is_one_child_walked_and_rewritten_once() -> None:
+    """`\\mathbb{E}_{\\tau \\sim \\pi}` keeps its subscript as `under` and as its draw: walkers take it once, and a
+    rewrite keeps it shared, so nesting such reductions costs linear, not 2^depth, work (campaign 4, seed
+    304085967)."""
+    from papermath.math import ast as A
+    from papermath.math import parse_raw, walk
+    nested = "\\mathbb{E}_{\\tau " * 12 + "\\sim \\pi} x" + "}2" * 11
+    tree = parse_raw(nested).tree
+    nodes = list(walk(tree))
+    assert len(nodes) < 2 * len({id(n) for n in nodes}) < 200  # was 102,437 walked for 134 nodes
+    shared = [n for n in nodes if isinstance(n, A.Reduction) and n.samples and n.under is n.samples[0]]
+    assert shared, "the draw is the subscript itself"
+    renamed = A.rewrite(tree, lambda n: A.Symbol("\\sigma") if isinstance(n, A.Symbol) and n.name == "\\pi" else None)
+    again = [n for n in walk(renamed) if isinstance(n, A.Reduction) and n.samples]
+    assert any(n.under is n.samples[0] for n in again)
+    assert all(not (isinstance(n, A.Symbol) and n.name == "\\pi") for n in walk(renamed))
+
+
+def test_floats_nested_past_the_depth_limit_are_a_diagnostic(tmp_path) -> None:
+    """Campaign 4 (fe8df58, seed 304002373): 220 figures nested in one another ended in a RecursionError."""
+    from papermath.latex import load_document
+    from papermath.limits import MAX_DEPTH
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}" + "\\begin{figure}" * 220 + "\\caption{c}" +
+        "\\end{figure}" * 220 + "\\begin{equation}x=1\\end{equation}\\end{document}\n", encoding="utf-8")
+    doc = load_document(str(tmp_path))
+    assert any(f"nested more than {MAX_DEPTH} floats deep" in d.message for d in doc.diagnostics)
+    assert [e.number for e in doc.equations] == ["1"]

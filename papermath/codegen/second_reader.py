@@ -150,7 +150,24 @@ def _number_values(sympy: Any, expression: Any) -> Any:
         if match:
             numeral = "".join(letters[c] for c in match.group(1))
             values[symbol] = sympy.Integer(int(numeral)) if "." not in numeral else sympy.Rational(Fraction(numeral))
+    if values and _past_exact_range(sympy, expression, values):
+        raise ValueError("a power of numerals past exact arithmetic's range")
     return expression.xreplace(values) if values else expression
+
+
+_LARGEST_EXPONENT = 10_000
+"""A power of numerals SymPy would compute exactly on substitution (`10^{10^{10}}`: ten billion digits) is past
+what a second opinion may cost: no reading."""
+
+
+def _past_exact_range(sympy: Any, expression: Any, values: dict) -> bool:
+    floats = {symbol: sympy.Float(value) for symbol, value in values.items()}
+    for power in expression.atoms(sympy.Pow):
+        if power.exp.free_symbols and power.exp.free_symbols <= set(values):
+            exponent = power.exp.xreplace(floats)  # floating point: 10.0^(10.0^10.0) costs nothing
+            if not exponent.is_number or not exponent.is_finite or abs(exponent) > _LARGEST_EXPONENT:
+                return True
+    return False
 
 
 def _parse(latex: str) -> Any:
@@ -257,7 +274,11 @@ def _read(ev: Any) -> SecondReading | str:
     if value.shape != want.shape or not np.all(np.isfinite(value)):
         return "another shape (matrix or reduction) or not finite"
     agrees = bool(np.allclose(value, want, rtol=1e-6, atol=1e-9))
-    return SecondReading(str(expression), value.tolist(), agrees)
+    try:
+        text = str(expression)
+    except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
+        return None
+    return SecondReading(text, value.tolist(), agrees)
 
 
 def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, dict] | str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
 from ..spans import SourceMap, Span
+from ..limits import MAX_DEPTH
 from .counters import CounterTable, class_preamble
 from .document import (
     Algorithm,
@@ -279,6 +280,8 @@ class _Builder:
     crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
     Crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
     cref_options: set[str] = field(default_factory=set)
+    float_depth: int = 0
+    """How many floats (figure, table, algorithm) the one being read sits inside."""
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -1219,8 +1222,17 @@ class _Builder:
 
     # -- floats, algorithms, lists ------------------------------------------------------------------
     def float_env(self, toks, j, close, kind):
+        if self.float_depth >= MAX_DEPTH:
+            # LaTeX refuses a float inside a float; a mutated paper nests hundreds (each level a Python frame)
+            self.diag("error", f"{kind} nested more than {MAX_DEPTH} floats deep: its content is not read",
+                      toks[j - 1].start if j else 0)
+            return
         saved = (self._last_labelable, self._label_target_number)
-        self._float_env(toks, j, close, kind)
+        self.float_depth += 1
+        try:
+            self._float_env(toks, j, close, kind)
+        finally:
+            self.float_depth -= 1
         self._last_labelable, self._label_target_number = saved
 
     def _float_env(self, toks, j, close, kind):

@@ -556,19 +556,23 @@ def _child_fields(cls: type) -> tuple[str, ...]:
 
 
 def children(node: Node) -> Iterator[Node]:
-    """The direct child nodes of `node`, in field order (nested tuples flattened)."""
+    """The direct child nodes of `node`, in field order (nested tuples flattened), each once: a reduction keeps the
+    same node in several fields (`\\mathbb{E}_{\\tau \\sim \\pi}`: its subscript is also its draw), and a walker
+    that took it once per field would do 2^depth work on reductions nested in subscripts."""
+    seen: set[int] = set()
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, Node):
-            yield value
+            items: tuple[Any, ...] = (value,)
         elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, Node):
-                    yield item
-                elif isinstance(item, tuple):
-                    for sub in item:
-                        if isinstance(sub, Node):
-                            yield sub
+            items = tuple(sub for item in value
+                          for sub in (item if isinstance(item, tuple) else (item,)))
+        else:
+            continue
+        for item in items:
+            if isinstance(item, Node) and id(item) not in seen:
+                seen.add(id(item))
+                yield item
 
 
 def walk(node: Node) -> Iterator[Node]:
@@ -583,24 +587,35 @@ def walk(node: Node) -> Iterator[Node]:
 def rewrite(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
     """`node` rebuilt top-down: `fn(n)` returns a replacement for `n` (used as is, not descended into) or None to
     descend; a node whose children all come back unchanged is returned itself. Children are the nodes `children()`
-    yields (nested tuples included), so every rewrite sees the tree the walkers see."""
+    yields (nested tuples included), so every rewrite sees the tree the walkers see. A node held in several fields
+    is rewritten once and stays shared."""
+    return _rewrite(node, fn, {})
+
+
+def _rewrite(node: Node, fn: Callable[[Node], Optional[Node]], done: dict[int, Node]) -> Node:
+    known = done.get(id(node))
+    if known is not None:
+        return known
     found = fn(node)
     if found is not None:
+        done[id(node)] = found
         return found
     changes: dict[str, Any] = {}
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        new = _rewrite_value(value, fn)
+        new = _rewrite_value(value, fn, done)
         if new is not value:
             changes[name] = new
-    return replace(node, **changes) if changes else node  # type: ignore[type-var]  # every node is a dataclass
+    out = replace(node, **changes) if changes else node  # type: ignore[type-var]  # every node is a dataclass
+    done[id(node)] = out
+    return out
 
 
-def _rewrite_value(value: Any, fn: Callable[[Node], Optional[Node]]) -> Any:
+def _rewrite_value(value: Any, fn: Callable[[Node], Optional[Node]], done: dict[int, Node]) -> Any:
     if isinstance(value, Node):
-        return rewrite(value, fn)
+        return _rewrite(value, fn, done)
     if isinstance(value, tuple) and value:
-        items = tuple(_rewrite_value(item, fn) for item in value)
+        items = tuple(_rewrite_value(item, fn, done) for item in value)
         return items if any(a is not b for a, b in zip(items, value)) else value
     return value
 

@@ -53,9 +53,18 @@ FORMULAS: list[str] = [
     r"A_t  \frac{r_t - \mathrm{man}(\mathbf{r})}{\mathrm{std}(" + "}(" * 44 + r"\mathbf{r})\iikj{x}}",
     # campaign 3 (11e3156, seed 303019147): 300 `x'` written together, every slice tried as one name (53 s)
     "TS = {\\mathcal{O}} \\left(m^32/{} \\kappa^{2/3} " + "x'" * 300 + "\\right) + TS",
+    # campaign 4 (fe8df58, seed 304085967): expectations nested in expectations' subscripts — the subscript is also
+    # the condition and the draw, and every walker took it once per field (2^depth: 22 s)
+    "\\nabla V &= " + "\\mathbb{E}_{\\tau " * 14 + "\\sim \\pi} \\gamma^t A" + "}2" * 13 + " \\log \\pi(b_t|s_t)",
+    # campaign 4 (seed 304051431): SymPy computed 2^{1000000} exactly and could not print it (ValueError)
+    "{\\bm{v}}(x) = f({\\bm{v}}({\\bm{x2^{1000000}}}), \\theta) \\Delta r",
+    "y = x 10^{10^{10}} + z \\cdot 7^{9^{9}}",
 ]
 
 PAPERS: list[str] = [
+    # campaign 4 (fe8df58, seed 304002373): 220 figures nested in one another (RecursionError in the builder)
+    ("\\documentclass{article}\\begin{document}" + "\\begin{figure}" * 220 + "\\caption{c}" + "\\end{figure}" * 220
+     + "\\begin{equation}x\\end{equation}\\end{document}\n"),
     ("\\documentclass{article}\\begin{document}\\section{M}\\def\\a{\\a}\\a\n\\begin{equation}x\\end{equation}"
     "\\end{document}\n"),
     ("\\documentclass{article}\\begin{document}\\def\\b#1{\\b{#1#1}}\\b{x}\\begin{equation}y\\end{equation}"
