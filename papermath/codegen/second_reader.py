@@ -277,7 +277,7 @@ def _read(ev: Any) -> SecondReading | str:
     try:
         text = str(expression)
     except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
-        return None
+        return "an integer too long to print"
     return SecondReading(text, value.tolist(), agrees)
 
 
