@@ -559,20 +559,20 @@ def children(node: Node) -> Iterator[Node]:
     """The direct child nodes of `node`, in field order (nested tuples flattened), each once: a reduction keeps the
     same node in several fields (`\\mathbb{E}_{\\tau \\sim \\pi}`: its subscript is also its draw), and a walker
     that took it once per field would do 2^depth work on reductions nested in subscripts."""
-    seen: set[int] = set()
+    found: list[Node] = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, Node):
-            items: tuple[Any, ...] = (value,)
+            found.append(value)
         elif isinstance(value, tuple):
-            items = tuple(sub for item in value
-                          for sub in (item if isinstance(item, tuple) else (item,)))
-        else:
-            continue
-        for item in items:
-            if isinstance(item, Node) and id(item) not in seen:
-                seen.add(id(item))
-                yield item
+            for item in value:
+                if isinstance(item, Node):
+                    found.append(item)
+                elif isinstance(item, tuple):
+                    found.extend(sub for sub in item if isinstance(sub, Node))
+    if len(found) < 2:
+        return iter(found)
+    return iter({id(child): child for child in found}.values())  # first occurrence kept, in order
 
 
 def walk(node: Node) -> Iterator[Node]:
