@@ -258,3 +258,46 @@ def test_floats_nested_past_the_depth_limit_are_a_diagnostic(tmp_path) -> None:
     doc = load_document(str(tmp_path))
     assert any(f"nested more than {MAX_DEPTH} floats deep" in d.message for d in doc.diagnostics)
     assert [e.number for e in doc.equations] == ["1"]
+
+
+def test_a_paper_has_one_budget_of_macro_expansions(tmp_path) -> None:
+    """Campaign 5 (a6ea569, seed 305001153): a bomb redefined at every use stays inside each use's budget; used 200
+    times it made 2.4 million expansions (44 s). The paper's budget stops it with one diagnostic."""
+    from papermath.latex import load_document
+    from papermath.latex.macros import MAX_EXPANSIONS_PER_DOCUMENT
+    bomb = "".join(f"\\def\\b{chr(98 + k)}{{\\b{chr(97 + k)}\\b{chr(97 + k)}}}" for k in range(12))
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\newcommand{\\x}{\\def\\ba{xx}" + bomb + "\\bm}\\begin{document}" + "$\\x$ " * 200
+        + "\\begin{equation}y = 1\\end{equation}\\end{document}\n", encoding="utf-8")
+    doc = load_document(str(tmp_path))
+    said = [d for d in doc.diagnostics if f"expand more than {MAX_EXPANSIONS_PER_DOCUMENT} times" in d.message]
+    assert len(said) == 1 and said[0].position is not None
+    assert [e.number for e in doc.equations] == ["1"]
+
+
+def test_a_run_of_letters_is_scanned_for_a_code_style_name_once(monkeypatch) -> None:
+    """Campaign 5 (a6ea569, seed 305001153): every letter of `xxxx…` rescanned the rest of the run for an escaped
+    underscore (`step\\_num`): 4,000 letters took 2.9 s. One scan now covers the run."""
+    from papermath.math import parser as P
+    scanned = []
+    real = P._identifier_end
+
+    def counting(toks, i):
+        end, stop = real(toks, i)
+        scanned.append(stop - i)
+        return end, stop
+
+    monkeypatch.setattr(P, "_identifier_end", counting)
+    tree = parse("x" * 3000 + " + step\\_num").tree
+    assert len(tree.left.factors) == 3000 and tree.right.name == "step\\_num"
+    assert sum(scanned) <= 2 * 3000 + 10, sum(scanned)
+
+
+def test_a_sentence_of_many_formulas_is_classified_in_linear_work() -> None:
+    """Campaign 5: `$\\x$ $\\x$ …` let the run-of-formulas patterns read `$ $` between two formulas as a formula,
+    so they tried 2^n ways to split a run. Possessive runs try one; the classification is unchanged."""
+    from papermath.analysis.definitions import classify_sentence
+    found = classify_sentence("$a$ " * 300 + "and $b$ is the learning rate.")
+    assert len(found) == 301 and found[-1].pattern == "is"
+    assert [f.pattern for f in classify_sentence("where $\\alpha$, $\\beta$ and $\\gamma$ are weights.")] == \
+        ["where"] * 3

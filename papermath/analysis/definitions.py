@@ -24,17 +24,17 @@ _VERB = (r"(?:(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is
          r"defines?|encodes?|gives?|holds?|contains?|tracks?|serves?\s+as|acts?\s+as|be)")
 # (pattern name, strength, regex on the text before the formula, regex on the text after it).
 PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
-    ("let", 3, re.compile(r"(?:^|[\s(,;:])(?:let|Let)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"), None),
+    ("let", 3, re.compile(r"(?:^|[\s(,;:])(?:let|Let)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$"), None),
     ("where", 3, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|here|in which|with)\s*,?\s*"
-                            r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I),
-     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
+     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
     ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
-                              r"(?:as|by|with)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+                              r"(?:as|by|with)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I), None),
     ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
     # The description follows the formula: "Denote by $\\theta$ the parameters", "we use $h$ to denote the …".
     ("denote-by", 3, re.compile(r"\b(?:(?:denote|write|represent)\s+by|,\s*(?:and\s+)?by)\s*$", re.I),
      re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
-    ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*to\s+(?:denote|represent|indicate|"
+    ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*+(?:and\s+)?\$[^$]*+\$\s*+)*+to\s+(?:denote|represent|indicate|"
                                       r"refer\s+to)\s+(?:the|a|an)\s", re.I)),
     # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set".
     ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret)\s*$"),
@@ -45,14 +45,14 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     # "The $y$ sequence is the gradient location sequence": the symbol names a noun that the clause defines.
     ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Tt]he|[Aa]n?|[Oo]ur|[Ee]ach)\s*$"),
      re.compile(r"^\s*[A-Za-z][\w\-]*\s+(?:is|are|denotes?|represents?|refers\s+to)\s+(?:the|a|an|our)\b", re.I)),
-    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
+    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                          re.I),
-     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
+     re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
     ("dimension", 2, re.compile(r"(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
-                                 r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$",
+                                 r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                                  re.I), re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|"
                                                    r"that\b|which\b|at\b|is\b|are\b|via\b|by\b|on\b|can\b|could\b|"
                                                    r"will\b|would\b|should\b|must\b|may\b|might\b|such\b|over\b|"
@@ -64,15 +64,15 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("appositive", 2, re.compile(r"\b(?:matri(?:x|ces)|vectors?|scalars?|tensors?|sets?|functions?|parameters?|"
                                  r"weights?|distributions?|embeddings?|variables?|constants?|coefficients?|scores?|"
                                  r"hyper-?parameters?|indices|index|operators?|maps?|mappings?|networks?|models?)\s+"
-                                 r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I), None),
+                                 r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I), None),
     # "condition signals $c$ (e.g., class label)": a parenthesis after the named formula is an aside, like a comma
-    ("noun", 1, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$"),
+    ("noun", 1, re.compile(r"[A-Za-z][\w\-]*\s+(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$"),
      re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|that\b|which\b|at\b|"
                 r"is\b|are\b|via\b|by\b|on\b|correctly\b|has\b|have\b|\()", re.I)),
     ("ordinal", 1, None, re.compile(r"^\s*(?:-|\^\{?)th\b")),
 )
 _COPULA_WITHOUT_NOUN = re.compile(
-    r"^\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
+    r"^\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
     r"(?:not|also|then|now|only|still|just|very|so|too|positive|negative|non-negative|nonnegative|zero|"
     r"large|larger|small|smaller|close|often|usually|always|typically|never|independent|"
     r"\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
@@ -170,7 +170,7 @@ def _dangling(node: ast.Node) -> bool:
 _APPOSITIVE_STOP = re.compile(r"\b(?:is|are|was|were|be|been|compute|computed|use|used|using|apply|applies|add|"
                               r"adds|let|we|it|they|then|so|thus|which|that|to|and|or|of|with|in|on|for|by|as|"
                               r"over|from|into|when|while|where|if)\s*$", re.I)
-_TRAILING_LIST = re.compile(r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$")
+_TRAILING_LIST = re.compile(r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$")
 # Split at "; ", before "where", and before ", $X$ denotes …" (a list of definitions) — but not before
 # ", $X \\in …$" that closes an appositive ("a base threshold, $p \\in (0, 1]$").
 # Each alternative starts at a fixed character or at the start of a run of spaces, so a long run of spaces in
@@ -414,7 +414,7 @@ _DESCRIPTION_END = re.compile(r"\s*+(?:" + _END_ALTERNATIVES + ")")
 # "We denote by $N$ the number of tokens, and by $d$ the width": the next "by $X$" starts the next definition.
 _DENOTE_BY_END = re.compile(r"\s*+(?:" + _END_ALTERNATIVES + r"|,\s*+(?:and\s+)?by\s+\$|,\s*+then\b)", re.I)
 _DESCRIPTION_WINDOW = 400
-_LEAD_VERB = re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?" + _VERB +
+_LEAD_VERB = re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB +
                         r"\b\s*(?:to\s+be\s+|as\s+|by\s+)?", re.I)
 
 
@@ -440,7 +440,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
             return None
         return _words_until(clause, math_end + m.end(), _DESCRIPTION_END)
     if pattern == "denote-by":
-        m = re.match(r"\s*(?:,?\s*(?:and\s+)?\$[^$]*\$\s*)*,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+|as\s+)?",
+        m = re.match(r"\s*(?:,?\s*+(?:and\s+)?\$[^$]*+\$\s*+)*+,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+|as\s+)?",
                      clause[math_end:], re.I)
         return _words_until(clause, math_end + m.end(), _DENOTE_BY_END)
     if pattern in ("appositive", "noun", "parenthesis", "dimension", "denoted", "called"):
@@ -449,7 +449,7 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
         if pattern in ("denoted", "called"):
             before = re.sub(r"(?:,\s*)?(?:is\s+|are\s+)?(?:denoted|written|represented|abbreviated|parameterized|"
                             r"parametrized|called|named|termed|referred\s+to|known|dubbed)\s*(?:as|by|with)?\s*"
-                            r"(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", "", before, flags=re.I)
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", "", before, flags=re.I)
         found = _noun_phrase_before(before)
         return None if found is None else (cut + found[0], cut + found[1])
     return None
@@ -778,7 +778,7 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
 
 
 _EQUATION_LEAD = re.compile(r"(?:^|[\s(,;:])(?:where|wherein|with|here|define|defining|defines|set|setting|denote|"
-                            r"denoting|let|Let|i\.e\.,?|namely|and|or)\s*(?:\$[^$]*\$\s*,?\s*(?:and\s+)?)*$", re.I)
+                            r"denoting|let|Let|i\.e\.,?|namely|and|or)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
 # Verbs that state a consequence of what came before: the formula after them is derived, not defined.

@@ -801,7 +801,7 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
     return found
 
 
-_SHARED_PREDICATE = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)(?:denote|represent|are)\s+"
+_SHARED_PREDICATE = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)(?:denote|represent|are)\s+"
                                r"([^$;]{3,90})", re.I)
 
 
@@ -814,7 +814,7 @@ _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|i
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 
-_PREDICATE_START = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
+_PREDICATE_START = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
                               r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be)\b", re.I)
 
 

@@ -408,7 +408,7 @@ def quote_role(quote: str, row_symbol: str) -> tuple[str | None, str | None]:
             continue  # the words describe the formula's subject, not a symbol inside it
         description = quote[f.description[0]:f.description[1]]
         after = quote[f.end + 1:f.clause[1]]
-        predicate = after[:90] if re.match(r"\s*(?:,\s*)?(?:\$[^$]*\$\s*,?\s*)*(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
+        predicate = after[:90] if re.match(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
                                            r"(?:is|are|was|were|be|being)\b", after, re.I) else ""
         found = role_from_description(description, predicate)
         if found is not None and found[0] in GUIDE_ROLES:

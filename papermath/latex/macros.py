@@ -16,6 +16,9 @@ MAX_EXPANSIONS_PER_USE = 20_000
 """Nested expansions allowed for one macro use in the source before it is declared runaway."""
 MAX_GROWTH_PER_USE = 50_000
 """Tokens one macro use in the source may add before it is declared runaway."""
+MAX_EXPANSIONS_PER_DOCUMENT = 100_000
+"""Macro expansions one pass over a paper may make (the corpus's most is 1,331): a bomb redefined at every use
+stays inside each use's budget yet, used a hundred times, costs minutes; past this the rest stays as written."""
 
 
 @dataclass(frozen=True)
@@ -296,6 +299,7 @@ class Expander:
         self.diagnostics: list[Diagnostic] = []
         self._locate = locate
         self._disabled: set[str] = set()
+        self._expansions = 0
         self.package = package
         """Package mode: record new public definitions only, expand nothing (a .sty shipped with the paper)."""
         self.directives: list[Token] = []
@@ -661,6 +665,14 @@ class Expander:
             p += 1
         return out
 
+    def _spent(self, tok: Token) -> bool:
+        """Is the paper's budget of expansions spent (said once, at the use that spends it)?"""
+        self._expansions += 1
+        if self._expansions == MAX_EXPANSIONS_PER_DOCUMENT + 1:
+            self._diag("error", f"the paper's macros expand more than {MAX_EXPANSIONS_PER_DOCUMENT} times; "
+                                f"\\{tok.text} and every later use are left unexpanded", tok.start)
+        return self._expansions > MAX_EXPANSIONS_PER_DOCUMENT
+
     def expand(self, tokens: list[Token]) -> list[Token]:
         """Expand user macros in `tokens` (recording definitions as they appear). Returns a new list.
 
@@ -736,7 +748,7 @@ class Expander:
                 i = max(self._declare_operator(toks, i + 1, tok.start), i + 1)
                 continue
             macro = macros.get(name)
-            if macro is None or name in self._disabled or self.package:
+            if macro is None or name in self._disabled or self.package or self._spent(tok):
                 out.append(tok)
                 i += 1
                 continue

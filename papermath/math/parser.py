@@ -221,9 +221,10 @@ def _bare_words(tokens: list[Token]) -> list[Token]:
     return out
 
 
-def _identifier_end(toks: list[Token], i: int) -> Optional[int]:
+def _identifier_end(toks: list[Token], i: int) -> tuple[Optional[int], int]:
     """Where a name such as `step\\_num` or `d\\_model2` starting at letter `i` ends: letters and digits written
-    together, joined by escaped underscores (at least one, each between two of them); None when there is none."""
+    together, joined by escaped underscores (at least one, each between two of them); None when there is none.
+    Also where the scan stopped: every later start before it has no such name either."""
     def alnum(k: int) -> bool:
         return k < len(toks) and toks[k].kind in (LETTER, NUMBER) and toks[k].start == toks[k - 1].end
 
@@ -235,7 +236,7 @@ def _identifier_end(toks: list[Token], i: int) -> Optional[int]:
             j, joined = j + 2, True
         else:
             break
-    return j if joined else None
+    return (j if joined else None), j
 
 
 def _prepare(source: str, tokens: list[Token]) -> list[Token]:
@@ -491,6 +492,7 @@ class Parser:
         # Each atom is parsed once per (position, context): a speculative parse that is abandoned and redone
         # (`\hat{\hat{…}}`, `{\cmd …}`) reuses it, so nesting costs linear time, not 2^depth.
         self._atoms: dict[tuple, tuple | MathParseError] = {}
+        self._plain_run = (0, 0, -1)  # (start, stop, version) of the last run `_identifier_end` found no name in
         self._version = 0           # bumped when a token is split (`_one_digit`): the memo is then stale
         self.depth = 0              # current nesting (parse_postfix / parse_unary), bounded by MAX_DEPTH
         self.pos = 0
@@ -1511,12 +1513,23 @@ class Parser:
             raise self.error(f"unexpected \\end{{{tok.text}}}")
         raise self.error(f"unexpected {tok.text}")
 
+    def _identifier_end(self, i: int) -> Optional[int]:
+        # One scan covers every start inside a run of letters with no escaped underscore: a run of n letters
+        # is scanned once, not once per letter (n² on `xxxx…`).
+        start, stop, version = self._plain_run
+        if start < i < stop and version == self._version:
+            return None
+        end, stop = _identifier_end(self.tokens, i)
+        if end is None:
+            self._plain_run = (i, stop, self._version)
+        return end
+
     def _letters(self) -> tuple[A.Node, str]:
         """A letter, or a run of letters that is a known function name (`softmax`, `ReLU`)."""
         toks = self.tokens
         i = self.pos
         first = toks[i]
-        end = _identifier_end(toks, i)
+        end = self._identifier_end(i)
         if end is not None:
             # `step\_num`, `warmup\_steps`: letters joined by an escaped underscore spell one code-style name
             self.pos = end

@@ -62,6 +62,15 @@ FORMULAS: list[str] = [
 ]
 
 PAPERS: list[str] = [
+    # campaign 5 (a6ea569, seed 305001153), the rest of it: one sentence of 300 inline formulas (the run-of-formulas
+    # patterns took `$ $` between two of them for a formula: 2^n ways to split the run) and a formula of 3,990 letters
+    ("\\documentclass{article}\\begin{document}" + "$x$ " * 300 + "is the rate. $" + "x" * 3990 + "$ is long."
+     + "\\begin{equation}x\\end{equation}\\end{document}\n"),
+    # campaign 5 (a6ea569, seed 305001153): a macro bomb redefined at every use, each use inside its own budget,
+    # used 200 times (2.4 million expansions: 44 s)
+    ("\\documentclass{article}\\newcommand{\\x}{\\def\\ba{xx}"
+     + "".join(f"\\def\\b{chr(98 + k)}{{\\b{chr(97 + k)}\\b{chr(97 + k)}}}" for k in range(12))
+     + "\\bm}\\begin{document}" + "$\\x$ " * 200 + "\\begin{equation}x\\end{equation}\\end{document}\n"),
     # campaign 4 (fe8df58, seed 304002373): 220 figures nested in one another (RecursionError in the builder)
     ("\\documentclass{article}\\begin{document}" + "\\begin{figure}" * 220 + "\\caption{c}" + "\\end{figure}" * 220
      + "\\begin{equation}x\\end{equation}\\end{document}\n"),
