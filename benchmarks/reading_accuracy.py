@@ -35,6 +35,7 @@ A gold symbol counts as listed undefined when any row it matches is.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 import sys
@@ -59,6 +60,7 @@ _DROP = {"ensuremath", "left", "right", "displaystyle", "textstyle", "big", "Big
 _ATOM = re.compile(r"\\[A-Za-z@]+\*?|\\.|[{}]|\s+|.", re.S)
 
 
+_BLACKBOARD = re.compile(r"\\(?:mathds|mathbbm)(?![A-Za-z])")
 _ACCENTS = {"bar", "hat", "tilde", "vec", "dot", "ddot", "check", "breve"}
 _ACCENT_SPELLINGS = {"overline": "bar", "widehat": "hat", "widetilde": "tilde", "overrightarrow": "vec"}
 # Operator names TeX sets upright: `\\log` and `\\text{log}` are one spelling.
@@ -155,6 +157,7 @@ def _flat(atoms: list) -> str:
 def canon(latex: str) -> str:
     """The normal form of a symbol's spelling (module docstring)."""
     latex = _PLACEHOLDER_ARGS.sub("", (latex or "").strip())  # `\mathbb{1}[\cdot]`: the operator itself
+    latex = _BLACKBOARD.sub(r"\\mathbb", latex)  # `\mathds{1}`, `\mathbbm{1}`: blackboard bold, as `\mathbb{1}`
     whole_set = re.fullmatch(r"\\\{(.*)\\\}", latex, re.S)  # `\{t^N\}`: the symbol of its members
     if whole_set and "\\{" not in whole_set.group(1):
         latex = whole_set.group(1)
@@ -337,8 +340,16 @@ def _reductions_right(gold: list[dict], ours: list[dict], macros: PaperMacros) -
 
 def _find_equation(gold_key: str, gold_eq: dict, equations: list[dict]) -> dict | None:
     by_id = {e["id"]: e for e in equations}
-    by_number = {e["number"]: e for e in equations if e.get("number")}
-    found = by_number.get(gold_key) or by_id.get(gold_key) or by_id.get(f"eq:{gold_key}")
+    # A number can be printed twice (an appendix restates (8) as eq:8~24 beside another display eq:8~71): of the
+    # displays carrying the gold's number, the one whose LaTeX is closest to the gold's.
+    numbered = [e for e in equations if e.get("number") == gold_key]
+    found = by_id.get(gold_key) or by_id.get(f"eq:{gold_key}")
+    if len(numbered) > 1 and gold_eq.get("latex"):
+        want = canon(gold_eq["latex"])
+        found = max(numbered, key=lambda e: (difflib.SequenceMatcher(None, want, canon(e.get("latex", ""))).ratio(),
+                                             -numbered.index(e)))
+    elif numbered:
+        found = numbered[0]
     line = gold_eq.get("line")
     if line and (found is None or abs(found.get("line", 0) - line) > 3):
         near = [e for e in equations if abs(e.get("line", 0) - line) <= 3]

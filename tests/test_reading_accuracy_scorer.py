@@ -63,3 +63,18 @@ class _NoMacros:
 def test_reduction_bound_variables(gold_over, ours, right):
     matched, ok = ra._reductions_right([{"op": "E", "over": gold_over}], [{"op": "E", "over": ours}], _NoMacros())
     assert ok is right and matched == int(right)
+
+
+def test_a_number_printed_twice_is_the_display_closest_to_the_gold():
+    # an appendix restates (8) (eq:8~24) and numbers another display (8) again (eq:8~71): the gold's LaTeX decides
+    equations = [
+        {"id": "eq:8", "number": "8", "latex": r"\beta \cdot \mathbb{E}_{\tau}[A^2(s_t)]"},
+        {"id": "eq:8~71", "number": "8", "latex": r"\mathbb{E}_{\tau}[\gamma^{t+1} A^1(s_k)]"},
+    ]
+    gold = {"latex": r"\beta \cdot \mathbb{E}_{\tau} [A^2(s_t)]"}
+    assert ra._find_equation("8", gold, equations)["id"] == "eq:8"
+    assert ra._find_equation("8", {"latex": r"\mathbb{E}_{\tau}[\gamma^{t+1}A^1(s_k)]"}, equations)["id"] == "eq:8~71"
+
+
+def test_blackboard_spellings_are_one_symbol():
+    assert ra.canon(r"\mathds{1}") == ra.canon(r"\mathbb{1}") == ra.canon(r"\mathbbm{1}")
