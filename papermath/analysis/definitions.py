@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..errors import MathParseError
 from ..latex.document import Document
 from ..math import ast, parse
-from .symbols import collect, label_exponent, merge_words, symbol_key
+from .symbols import collect, label_exponent, merge_words, notation_of, symbol_key
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.{0,4000}?)\\\)", re.S)
@@ -317,10 +317,23 @@ def _mention_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[tuple[str, 
                 bases.append(symbol_key(target) or info.uses[0].key)
                 continue
         key = symbol_key(target)
+        if key is None and _placeholder_notation(target):
+            key = notation_of(target)[0]  # "$[\\cdot;\\cdot]$ denotes concatenation"
         if key is not None:
             keys.append(key)
             bases.append(key)
     return tuple(keys), tuple(bases)
+
+
+def _placeholder_notation(node: ast.Node) -> bool:
+    """`[\\cdot;\\cdot]`, `\\langle\\cdot,\\cdot\\rangle`, `\\mathds{1}(\\cdot)`: an operator written with placeholders, the way
+    a sentence names the operator itself."""
+    if notation_of(node) is None:
+        return False
+    if isinstance(node, ast.Indicator):
+        return True
+    return all(isinstance(n, ast.Symbol) and n.name in ("\\cdot", "\\bullet", "\\cdots")
+               for n in ast.walk(node) if isinstance(n, (ast.Symbol, ast.Number)) and n is not node)
 
 
 _ONLY_FORMULAS = re.compile(r"\s*(?:(?:where|with|and|let|here)\s+)?(?:\$x*\$\s*,?\s*(?:and\s+)?)+", re.I)

@@ -23,7 +23,8 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key, written_form
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
+                      written_form)
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -130,6 +131,10 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
     symbols: list[SymbolReading] = []
     undefined: list[str] = []
     mentioned: list[str] = []
+    for head, head_info, use in _continued_left_sides(index, eq, info):
+        # `= \\sum_k …` continuing (2)'s `MHA_q(X) := …`: the row still computes (2)'s left side
+        symbols.append(replace(_read_symbol(index, head, use, head_info, defined_elsewhere),
+                               id=f"{eq.id}/sym:{written_form(use)}"))
     for use in info.uses:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
@@ -144,7 +149,25 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
               (reading.definition is None and reading.redefinitions)) and \
                 reading.conventional is None and reading.role not in ("defined here", "computed"):
             mentioned.append(reading.latex)
+    defined_notations = set()
+    for key, shown in info.notations:
+        # an operator notation the paper defines in words ("$[\\cdot;\\cdot]$ denotes concatenation") is quoted like
+        # a symbol; one it never defines keeps its conventional meaning below, or no row
+        if any(s.latex == shown for s in symbols):
+            continue
+        notation = _read_symbol(index, eq, SymbolUse(key, ast.Symbol(key), "function", first_written=shown,
+                                                     known_function=True), info, defined_elsewhere)
+        if notation.definition is not None and notation.definition.strength == DEFINES:
+            symbols.append(replace(notation, id=f"{eq.id}/sym:{shown}", latex=shown, kind="operator",
+                                   role="function", role_cue="an operator the paper defines", conventional=None))
+            defined_notations.add(key)
+        elif key in _NOTATION_MEANINGS:
+            symbols.append(SymbolReading(f"{eq.id}/sym:{shown}", shown, shown, (), "operator", "function",
+                                         "standard notation", None, None, _NOTATION_MEANINGS[key], None))
     for op in info.operators:
+        if OPERATOR_MEANINGS.get(op, op) in defined_notations or op == "indicator" and \
+                any(k.endswith("{1}") for k in defined_notations):
+            continue
         meaning = _conventional(OPERATOR_MEANINGS.get(op, op))
         if meaning is not None:
             latex = {"transpose": "^{\\top}", "norm": "\\|\\cdot\\|", "indicator": "\\mathbb{1}[\\cdot]",
@@ -168,6 +191,34 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+
+
+# Bracket notations the notation dictionary has no entry for (it is keyed by command names).
+_NOTATION_MEANINGS = {
+    CONCAT_KEY: "concatenation of the parts, in order (the standard bracket notation)",
+    INNER_PRODUCT_KEY: "the inner product of its two arguments",
+}
+
+_CONTINUATION = re.compile(r"\s*&?\s*(?:=|:=|\\approx|\\leq?|\\geq?|<|>|\\propto|\\equiv)(?![A-Za-z])")
+
+
+def _continued_left_sides(index: PaperIndex, eq: Equation, info: FormulaSymbols):
+    """For a row of an align that starts with its relation (`=& …`), the left side of the row it continues: the
+    nearest earlier row of the same display that has one, with that row's formula (empty for any other row)."""
+    if eq.row == 0 or not _CONTINUATION.match(eq.latex):
+        return []
+    equations = index.doc.equations
+    position = _display_order(index.doc).get(eq.id, 0)
+    for earlier in reversed(equations[:position]):
+        if earlier.group != eq.group:
+            return []
+        head_info = index.formulas[earlier.id][0]
+        if head_info is None:
+            return []
+        if head_info.lhs_keys:
+            own = {u.key for u in info.uses}
+            return [(earlier, head_info, u) for u in head_info.uses if u.lhs and u.key not in own]
+    return []
 
 
 def unread_equation(doc: Document, eq: Equation, cue: str, message: str) -> EquationReading:
@@ -259,8 +310,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             conventional = _conventional_symbol(use.key)
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
-        if definition is not None and mention is not None and mention.pattern != "ordinal":
-            worded = _role_from_words(mention, definition)  # "the unlearning set $A$" is no position
+        if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
+            # "the unlearning set $A$" is no position; the noun of a list that carries the index
+            # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
+            worded = _role_from_words(mention, definition)
             if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
                     not _POSITION_NOUN.fullmatch(worded[1]):
                 role, role_cue = worded[0], worded[1]

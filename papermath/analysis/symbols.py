@@ -33,6 +33,8 @@ class SymbolUse:
     bound_by: str = ""
     """The reduction that binds it when that is an expectation or an optimisation (`E`, `argmin`, …): such a
     variable is a sample or the thing optimised, and gets a row; an index of a sum gets none."""
+    written: list[str] = field(default_factory=list)
+    """Every distinct form the formula writes it in (`x_{t,95}`, `x_{t,5}`), first first."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,10 @@ class FormulaSymbols:
     """Keys on the left-hand side of the first relation (what the formula defines)."""
     relation_ops: tuple[str, ...]
     """The relation operators of the top-level statement(s)."""
+    notations: tuple[tuple[str, str], ...] = ()
+    """Operator notations a sentence of the paper can define (`[\\cdot;\\cdot]` "denotes concatenation",
+    `\\mathds{1}(\\cdot)` "the indicator function", `\\oplus`, `\\langle\\cdot,\\cdot\\rangle`): (the key its prose
+    mentions carry, the form the reading shows), in order of first use."""
 
 
 LABEL_EXPONENT_LETTERS = frozenset({"k", "l", "\\ell", "m", "n", "s", "r", "j"})
@@ -295,6 +301,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     pending = list(statements)
     walked: list[ast.Node] = []
     bound: set[str] = set()
+    bound_forms: set[str] = set()  # the variables as a reduction writes them (`b`, `x_t`)
     kept: dict[str, str] = {}  # names bound by an expectation or an optimisation: they keep their row
     sampled_names: set[str] = set()
     while pending:
@@ -313,6 +320,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                             kept.setdefault(key, "E")
                             sampled_names.add(key)
                 for var in node.variables:
+                    bound_forms.add(to_latex(var))
                     if node.op in ROW_BINDERS:
                         for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
                             kept.setdefault(key, node.op)
@@ -344,6 +352,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                             to_latex(sub) in in_element:
                         bound.add(to_latex(sub))
     carriers, standalone = _index_stats(tuple(walked), bound)
+    counts = _enumeration_counts(walked)
 
     letter_indexed = carriers.get("#letter-indexed", set())
 
@@ -379,6 +388,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     uses: dict[str, SymbolUse] = {}
     reductions: list[ast.Reduction] = []
     operators: list[str] = []
+    notations: list[tuple[str, str]] = []
     lhs_keys: list[str] = []
     relation_ops: list[str] = []
 
@@ -389,10 +399,16 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             use.first_written = to_latex(node)
         if kind == "function" and use.kind != "function":
             use.kind = "function"
+        form = to_latex(node)
+        if form not in use.written:
+            use.written.append(form)
         use.all_indices.update(indices or ())
         return use
 
     def key_of(node: ast.Node) -> str | None:
+        node = _accented_family(node) or node
+        if _word_operator(node):
+            return to_latex(_word_of(node))
         named = node.base if isinstance(node, ast.Indexed) else node
         if _is_function_word(named):
             return to_latex(named)
@@ -426,6 +442,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     def visit(node: ast.Node | None, in_index: bool = False) -> None:
         if node is None:
             return
+        notation = notation_of(node)
+        if notation is not None:
+            notations.append(notation)
         if isinstance(node, ast.Reduction):
             reductions.append(node)
             if node.op in ROW_BINDERS:
@@ -468,10 +487,25 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             for part in node.args + node.given + node.params:
                 visit(part)
             return
+        if _word_operator(node):
+            # \text{Pr}_{\mu}^{\pi^1, \pi^2}: a distribution or operator named in words, with its scripts
+            add(to_latex(_word_of(node)), node, "function")
+            labelled = node
+            while isinstance(labelled, ast.Labeled):
+                visit(labelled.label)
+                labelled = labelled.base
+            return
+        accented = _accented_family(node)
+        if accented is not None:
+            visit(accented, in_index)
+            return
         if isinstance(node, ast.Indexed):
             key, indices, index_nodes = split(node)
             if key is not None:
                 add(key, node, "symbol", indices)
+                for idx in node.indices:
+                    if id(idx) in counts:
+                        add(to_latex(idx), idx, "symbol").kind = "symbol"
                 visit_label(node.base)
                 base = node.base
                 while isinstance(base, (ast.Transpose, ast.Inverse, ast.Power, ast.Primed)):
@@ -498,6 +532,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             else:
                 add(key, node, "symbol")
                 visit_label(node)
+                if node.sub_label is not None and id(node.sub_label) in counts:
+                    add(to_latex(node.sub_label), node.sub_label, "symbol").kind = "symbol"
             return
         if isinstance(node, ast.Power) and label_exponent(node.exponent):
             base = node.base
@@ -561,10 +597,93 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             use.bound_by = kept.get(key) or kept[written_form(use)]
             use.sampled = use.sampled or use.bound_by == "E" or key in sampled_names
             continue
-        if key in bound and use.kind in ("symbol", "index") and not use.lhs:
+        if key in bound and use.kind in ("symbol", "index") and not use.lhs and not _free_member(use, bound_forms):
             del uses[key]
     return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
-                          tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops))
+                          tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops), tuple(dict.fromkeys(notations)))
+
+
+CONCAT_KEY = "[\\cdot;\\cdot]"
+INNER_PRODUCT_KEY = "\\langle\\cdot,\\cdot\\rangle"
+
+
+def notation_of(node: ast.Node) -> tuple[str, str] | None:
+    """(prose key, shown form) of an operator notation the paper may define in words: a concatenation
+    `[a; b]`, an inner product `\\langle a, b\\rangle`, an indicator `\\mathds{1}(…)`, a direct sum
+    `\\oplus`/`\\bigoplus`; None for anything else."""
+    if isinstance(node, ast.Concat):
+        return CONCAT_KEY, CONCAT_KEY
+    if isinstance(node, ast.Delimited) and node.kind == "angle" and isinstance(node.body, ast.Tuple) and \
+            len(node.body.items) == 2:
+        return INNER_PRODUCT_KEY, INNER_PRODUCT_KEY
+    if isinstance(node, ast.Indicator) and isinstance(node.symbol, ast.Symbol):
+        return to_latex(node.symbol), to_latex(node.symbol)
+    if isinstance(node, ast.Reduction) and node.op == "direct_sum":
+        return "\\oplus", to_latex(node.operator)
+    if isinstance(node, ast.BinOp) and node.op == "\\oplus":
+        return "\\oplus", "\\oplus"
+    return None
+
+
+def _accented_family(node: ast.Node) -> ast.Indexed | None:
+    """`\\overline{\\mathrm{head}_i}` read as `\\bar{\\mathrm{head}}_i`: an accent over an indexed symbol marks another
+    quantity (the normalised head), a family of its own, not a use of `head_i`."""
+    if isinstance(node, ast.Annotated) and node.kind == "accent" and isinstance(node.note, ast.Text):
+        body = node.body.body if isinstance(node.body, ast.Group) else node.body
+        if isinstance(body, ast.Indexed) and isinstance(body.base, ast.Symbol):
+            return replace(body, base=replace(body.base, accents=body.base.accents + (node.note.text,)))
+    return None
+
+
+def _enumeration_counts(statements) -> set[int]:
+    """Ids of the letters that end an enumeration: `\\tilde{A}_1, \\tilde{A}_2, \\ldots, \\tilde{A}_H`,
+    `\\{o_1, o_2, \\cdots, o_G\\}`, `\\overline{head_1}, \\cdots, \\overline{head_h}`. A list counted from 1 (or 0) to a
+    letter writes how many there are: the letter is a quantity of the paper (the number of heads), not a label."""
+    found: set[int] = set()
+
+    def last_script(item: ast.Node) -> ast.Node | None:
+        while isinstance(item, (ast.Annotated, ast.Group)):
+            item = item.body
+        if isinstance(item, ast.Indexed) and item.indices:
+            return item.indices[-1]
+        if isinstance(item, ast.Symbol):
+            return item.sub_label
+        return None
+
+    for stmt in statements:
+        for node in ast.walk(stmt):
+            for name in ("items", "factors", "args"):
+                items = getattr(node, name, None)
+                if not isinstance(items, tuple) or len(items) < 3:
+                    continue
+                for k in range(1, len(items) - 1):
+                    if not isinstance(items[k], ast.Ellipsis_):
+                        continue
+                    first, end = last_script(items[0]), last_script(items[k + 1])
+                    if isinstance(first, ast.Number) and first.value in ("0", "1") and \
+                            isinstance(end, ast.Symbol) and end.font is None and not end.accents and \
+                            end.sub_label is None and end.sup_label is None and \
+                            (len(end.name) == 1 or end.name == "\\ell"):
+                        found.add(id(end))
+    return found
+
+
+def _word_operator(node: ast.Node) -> bool:
+    """`\\text{Pr}_{\\mu}^{\\pi^1, \\pi^2}`: a name in words carrying scripts (the parser's Labeled). Its key is
+    the word (`\\text{Pr}`), as for `\\text{MHA}_q(X)`: every labelling of it is one row, found by the word."""
+    return isinstance(node, ast.Labeled) and _is_function_word(_word_of(node))
+
+
+def _word_of(node: ast.Node) -> ast.Node:
+    while isinstance(node, ast.Labeled):
+        node = node.base
+    return node
+
+
+def _free_member(use: SymbolUse, bound_forms: set[str]) -> bool:
+    """`\\hat\\pi(b_t|s_t) = … / \\sum_b …`: the sum binds `b`; `b_t`, written outside it, is the paper's action at
+    time t — a member of the family the reduction does not bind, so the key keeps its row."""
+    return any(form not in bound_forms for form in use.written if form.startswith(use.key + "_"))
 
 
 _FUNCTION_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9\-]*$")
