@@ -11,7 +11,9 @@ The checks fall in four categories, by what they are measured against (`CATEGORI
 - paper-stated: what the paper itself says about the result — the other sides of `a = b = c`, the shape the
   text declares for what the equation defines;
 - second reader: the value SymPy's LaTeX parser (which does not use papermath's tree) gives the computed side at
-  the test's inputs (`papermath.codegen.second_reader`; needs `pip install -e '.[bench]'`, else none);
+  the test's inputs (`papermath.codegen.second_reader`; needs `pip install -e '.[bench]'`, else none); for a
+  comparison or bound, the value of each side cut from the text, compared with the generated `…_sides` (whether
+  the relation holds on the test's arbitrary inputs is not what counts);
 - operator invariant: a property the guides state for the construct at the top of the tree (a softmax's rows sum
   to 1, a share lies in [0, 1], an argmax over [a, b] lies in it);
 - tree-derived property: the range, scaling and translation symmetries derived by rules over papermath's tree.
@@ -140,7 +142,7 @@ def main() -> int:
     rows = []
     reasons: dict[str, collections.Counter] = {"shapes": collections.Counter(), "numbers": collections.Counter(),
                                                "code": collections.Counter(), "no independent check":
-                                               collections.Counter()}
+                                               collections.Counter(), "second reader (code ok)": collections.Counter()}
     kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     scratch = Path(tempfile.mkdtemp(prefix="codegen_coverage_"))
     generated = []
@@ -191,6 +193,7 @@ def main() -> int:
             except Exception as error:
                 reasons["code"][reason(error)] += 1
                 continue
+            reasons["second reader (code ok)"][_reader_class(ev)] += 1
             by_kind = run_independent(code, scratch / module)
             for kind, (t, p) in by_kind.items():
                 kinds[kind]["with"] += t > 0
@@ -230,7 +233,7 @@ def main() -> int:
           f"({total['ok']}/{total['total']} = {total['ok'] / n:.1%})  ({time.perf_counter() - started:.1f} s)")
     for stage, counter in reasons.items():
         print(f"\nmain reasons, {stage}:")
-        for text, count in counter.most_common(8):
+        for text, count in counter.most_common(14 if stage.startswith("second") else 8):
             print(f"  {count:>4}  {text}")
     if args.pytest_sample and generated:
         with tempfile.TemporaryDirectory() as tmp:
@@ -270,6 +273,19 @@ def _count_checks(by_kind: dict[str, tuple[int, int]], counts: collections.Count
     elif total_checks:
         reasons["only tree-derived checks or operator invariants"] += 1
     return total_checks > 0
+
+
+def _reader_class(ev) -> str:
+    """Why the second reader has an opinion or not on a code-ok equation (`second_reader.reading_or_reason`):
+    'agrees', 'DISAGREES', or its reason without the detail after a colon ('a side: …' keeps one level)."""
+    from papermath.codegen.second_reader import SecondReading, reading_or_reason
+
+    reading = reading_or_reason(ev)
+    if isinstance(reading, SecondReading):
+        kind = "a comparison, each side: " if reading.sides else ""
+        return kind + ("agrees" if reading.agrees else "DISAGREES")
+    head, _, rest = reading.partition(": ")
+    return f"{head}: {rest.split(': ')[0]}" if head in ("a side", "not rewritten", "no opinion") and rest else head
 
 
 def _top(latex: str, functions: frozenset) -> str:

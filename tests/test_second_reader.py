@@ -4,9 +4,13 @@ Its values are checked here against numbers worked by hand; where it cannot read
 (a matrix product, an unknown function, a bound) it writes no check. Skipped without sympy and its ANTLR runtime
 (`pip install -e '.[bench]'`)."""
 import dataclasses
+import sys
+import types
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from papermath.codegen import generate
 from papermath.codegen import second_reader as SR
@@ -118,7 +122,6 @@ def test_with_scalars_a_norm_is_an_absolute_value_and_an_inner_product_a_product
     # ‖x − y‖² + 2⟨a − b, c⟩ at x = 3, y = 1, a = 2, b = 0.5, c = 4: 4 + 2·1.5·4 = 16
     values = {"x": 3.0, "y": 1.0, "a": 2.0, "b": 0.5, "c": 4.0}
     ev = evaluate(r"L = \lVert x - y \rVert_2^2 + 2 \langle a - b, c \rangle", values)
-    assert SR._scalar_forms(r"\lVert x \rVert_{2}") == "| x |"
     reading = SR.read(ev)
     assert reading is not None and reading.agrees and reading.value == pytest.approx(16.0)
 
@@ -165,7 +168,7 @@ def test_the_rewrites_into_forms_sympy_reads(latex, text, draws):
     assert SR.reader_forms(latex) == (text, draws)
 
 
-@pytest.mark.parametrize("latex", [r"\mathbb{E}_{x} x^2", r"\|x\|_\infty", r"\mathbb{E}_{x}[x"])
+@pytest.mark.parametrize("latex", [r"\mathbb{E}_{x}", r"\|x\|_\infty", r"\mathbb{E}_{x}[x", r"\langle a b \rangle"])
 def test_a_construct_the_rewrites_cannot_place_is_no_reading(latex):
     with pytest.raises(SR._NotRewritten):
         SR.reader_forms(latex)
@@ -210,3 +213,169 @@ def test_a_planted_disagreement_on_the_new_forms_fails_the_check(latex, values, 
 def test_the_array_walk_has_no_opinion_where_its_algebra_says_nothing(latex, values, shapes):
     ev = evaluate(latex, values, declared_shapes=shapes)
     assert SR.read(ev) is None
+
+
+@pytest.mark.parametrize("latex, cut", [
+    (r"\sum_{t = 0}^{T} \gamma_{t}^{2} \le 4 M^{2}", ([r"\sum_{t = 0}^{T} \gamma_{t}^{2}", "4 M^{2}"], ["≤"])),
+    (r"0 \le \frac{a}{b} \le \frac{1}{1 - \lambda}", (["0", r"\frac{a}{b}", r"\frac{1}{1 - \lambda}"], ["≤", "≤"])),
+    (r"f(x) \ge g(x), \forall x \in R", (["f(x)", "g(x)"], ["≥"])),  # the condition is dropped
+    (r"a \le b \quad \text{for } t \le T", (["a", "b"], ["≤"])),
+    (r"T = \sum_t a_t \le b", (["T", r"\sum_t a_t", "b"], ["=", "≤"])),
+    (r"a &\le b \\ &< c.", (["a", "b", "c"], ["≤", "<"])),  # rows of one chain
+    (r"\{x \le 1\} = 2 \le 3", ([r"\{x \le 1\}", "2", "3"], ["=", "≤"])),  # a relation in braces is not the chain's
+    (r"a \le b \quad c \le d", None),  # two statements
+    (r"a \le b, \mathrm{and}\ c \le d", None),
+    (r"a \le b, c", None),
+    (r"y = a + b", None),  # a value, not a comparison (computed_side reads it)
+    (r"x \in S", None), (r"p \propto q \le 1", None), (r"a \le (b", None), (r"a \le \cdots", None), (r"\le b", None),
+])
+def test_the_sides_of_a_comparison_are_cut_from_the_text(latex, cut):
+    assert SR.comparison_sides(latex) == cut
+
+
+_BOUND = r"\sum_{t = 0}^{T} \gamma_{t}^{2} \le 4 M^{2} \lVert \mathbf{z}_{0} - \mathbf{z}^{*}\rVert ^{2}"
+_BOUND_VALUES = {"T": 2, r"\gamma": [1.0, 2.0, 3.0], "M": 2.0, r"\mathbf{z}_{0}": 3.0, r"\mathbf{z}^{*}": 5.0}
+
+
+def test_each_side_of_a_bound_worked_by_hand():
+    """LEN: Σ_{t=0}^{2} γ_t² = 1 + 4 + 9 = 14 and 4 M² ‖z_0 − z*‖² = 16 · 4 = 64: each side, not only whether
+    14 ≤ 64 holds (the test's inputs need not satisfy the paper's assumptions, so the bit says little)."""
+    ev = evaluate(_BOUND, _BOUND_VALUES)
+    reading = SR.read(ev)
+    assert reading is not None and reading.sides and reading.agrees
+    assert reading.value == [pytest.approx(14.0), pytest.approx(64.0)]
+    assert "≤" in reading.expression
+
+
+def test_a_planted_disagreement_on_a_side_fails_the_generated_check(tmp_path):
+    """papermath's value of one side replaced (as a misread tree would give): the check fails on it; the
+    generated module's `…_sides` returns what the check compares."""
+    ev = evaluate(_BOUND, _BOUND_VALUES)
+    code = generate(ev, module="bound")
+    assert "def expression_sides(" in code.numpy and "test_independent_second_reader_agrees_on_each_side" in code.test
+    wrong = dataclasses.replace(ev, sides=((np.asarray(15.0), ev.sides[0][1]), ev.sides[1]))
+    check = second_reader_check(wrong, "bound", "expression")
+    assert check is not None and "DISAGREE" in check.why
+    body = "\n".join(check.body)
+    module = types.ModuleType("bound")
+    for sides, fails in (((15.0, 64.0), True), ((14.0, 64.0), False)):
+        module.expression_sides = lambda *args, _s=sides: _s
+        sys.modules["bound"] = module
+        try:
+            if fails:
+                with pytest.raises(AssertionError):
+                    exec(compile(body, "check.py", "exec"), {"np": np, "inputs": tuple})  # our own check template
+            else:
+                exec(compile(body, "check.py", "exec"), {"np": np, "inputs": tuple})
+        finally:
+            sys.modules.pop("bound", None)
+    assert second_reader_check(ev) is None  # no module to import the sides from: no check
+
+
+def test_the_generated_sides_function_runs_and_the_generated_test_passes(tmp_path):
+    import subprocess
+    code = generate(evaluate(_BOUND, _BOUND_VALUES), module="bound_run")
+    code.write(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "each_side",
+                             str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout[-500:]
+
+
+@pytest.mark.parametrize("latex, values, shapes, by_hand", [
+    # 𝔼 with no bracket takes the rest of its term: mean(x²) + a = (4 + 9 + 1)/3 + 2, not mean(x² + a)·…
+    (r"L = \mathbb{E}_{x} x^2 + a", {"x": [2.0, 3.0, 1.0], "a": 2.0}, {}, 14 / 3 + 2),
+    # a draw the operand does not use: 𝔼 of one value is that value (x is no input): 2·3 − 1
+    (r"L = \mathbb{E}_{x \sim p} a b - c", {"a": 2.0, "b": 3.0, "c": 1.0}, {}, 5.0),
+    # ⟨a, b⟩ of vectors and |·| elementwise: (1·3 + 2·(−1)) + |−2| summed by hand
+    (r"y = \langle a, b \rangle + \lvert c \rvert", {"a": [1.0, 2.0], "b": [3.0, -1.0], "c": -2.0},
+     {"a": ("n",), "b": ("n",)}, 3.0),
+    # a decorated name and a numeral with a 3 in it (`\\mathit{Numeral…}` spelled no `d`): z* + 30
+    (r"y = \mathbf{z}^{*} + 30", {r"\mathbf{z}^{*}": 2.0}, {}, 32.0),
+    # an index pair: s_{i, t} / 2 is one symbol to SymPy
+    (r"y = \frac{s_{i, t}}{2}", {"s_{i, t}": 3.0}, {}, 1.5),
+])
+def test_new_forms_worked_by_hand(latex, values, shapes, by_hand):
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(by_hand)
+    wrong = dataclasses.replace(ev, value=np.float64(float(ev.value) + 1.0))
+    check = second_reader_check(wrong)
+    assert check is not None and "DISAGREE" in check.why  # a planted disagreement fails the check
+    with pytest.raises(AssertionError):
+        exec(compile("\n".join(check.body), "check.py", "exec"), {"np": np, "result": float(ev.value) + 1.0})
+
+
+@pytest.mark.parametrize("latex, values", [
+    # a term that varies with the sum's index given one value: a constant read would agree with anything
+    (r"V = \sum_{t = 0}^{2} \gamma^{t} A(a_{t} \mid s_{t})", {r"\gamma": 2.0, r"A(a_{t} \mid s_{t})": 0.5}),
+    # ∞ given a value (papermath chose one): a sum to ∞ is no sum to 3
+    (r"V = \sum_{t = 0}^{\infty} \gamma^{t}", {r"\gamma": 0.5, r"\infty": 3.0}),
+])
+def test_no_reading_where_an_input_would_make_any_reading_agree(latex, values):
+    try:
+        ev = evaluate(latex, values)
+    except Exception:  # papermath refuses it: nothing to check
+        return
+    assert SR.read(ev) is None
+
+
+@pytest.mark.parametrize("latex, text", [
+    (r"\mathbb{E}_{x} x^2 + a", " @Qqexpecta@(x^2 )+ a"),
+    (r"\mathbb{E}_{x} - \log \sigma(a - b) + c", r" @Qqexpecta@(- \log \sigma(a - b) )+ c"),  # its own sign
+    (r"(\mathbb{E}_x a b) + 1", "( @Qqexpecta@(a b)) + 1"),  # the enclosing bracket ends the term
+    (r"\mathbb{E}_{x} |a - b| + c", " @Qqexpecta@(|a - b| )+ c"),  # a sign between bars is inside
+    (r"\mathbb{E}_{x} \lvert a - b\rvert", " @Qqexpecta@(@Qqabs@( a - b))"),
+    (r"\langle a, f(b, c) \rangle", " @Qqinner@( a,  f(b, c) )"),
+])
+def test_the_new_rewrites(latex, text):
+    assert SR.reader_forms(latex)[0] == text
+
+
+@pytest.mark.parametrize("latex, spelled", [
+    (r"z^{*}", r"z_{\mathit{Qqs"), (r"\mathbf{z}_{0}^{*}", r"z_{\mathit{Qqs"), (r"a_{t, i}^{2}", "}}^{2}"),
+    (r"\gamma_t^2", r"\gamma_t^2"), (r"x_\star", r"x_\star"),
+])
+def test_decorations_and_index_pairs_are_one_symbol(latex, spelled):
+    assert spelled in SR.clean(latex)
+    assert "d" not in SR.clean(latex).split("Qqs")[-1].split("}")[0] if "Qqs" in SR.clean(latex) else True
+
+
+_PIECES = st.sampled_from([r"\mathbb{E}", "_", "^", "{", "}", "(", ")", "[", "]", r"\{", r"\}", "|", r"\|",
+                           r"\lVert", r"\rVert", r"\lvert", r"\rvert", r"\left", r"\right", r"\langle", r"\rangle",
+                           ",", ";", "&", r"\\", r"\le", r"\ge", "=", "<", ">", r"\in", r"\quad", r"\forall",
+                           r"\text{for }", r"\mathrm{and}", "+", "-", r"\pm", "x", "y_{t, i}", "z^{*}", "'", r"\sum",
+                           r"\sim", "p(x)", r"\mid", "2", "30", " ", r"\sigma", "\\"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_the_rewrites_are_total(text):
+    """Whatever the text: `comparison_sides` gives sides or None, `clean` a string, `reader_forms` a text or
+    `_NotRewritten` (the issue-12 fuzzing runs them on every formula)."""
+    cut = SR.comparison_sides(text)
+    assert cut is None or len(cut[0]) == len(cut[1]) + 1
+    assert isinstance(SR.clean(text), str)
+    try:
+        side, draws = SR.reader_forms(text)
+        assert isinstance(side, str) and isinstance(draws, dict)
+    except SR._NotRewritten:
+        pass
+
+
+@pytest.mark.parametrize("text", [
+    r"\mathbb{E}_{x} " * 2000 + "a",  # nested 𝔼 with no bracket
+    r"\lVert a \rVert + " * 2000 + "b",
+    r"\langle a, b \rangle " * 2000,
+    "a_{t, i}^{*} " * 3000,
+    r"a \le " * 3000 + "b",
+    "(" * 5000 + r"a \le b",
+    r"\mathbb{E}_{x} - " * 3000,
+])
+def test_long_inputs_stay_bounded(text):
+    """Long and deep inputs complete (each rewrite is one pass over the text per construct it rewrites)."""
+    SR.comparison_sides(text)
+    SR.clean(text)
+    try:
+        SR.reader_forms(text)
+    except SR._NotRewritten:
+        pass

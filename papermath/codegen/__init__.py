@@ -164,6 +164,19 @@ def _restated_functions(ev: Evaluation, column: int, function: str) -> str:
     return out
 
 
+def _sides_function(ev: Evaluation, column: int, function: str) -> str:
+    """For a comparison or bound (`a \\le b`): one more function, the same lines returning each side's value (for
+    the check that compares each side with another reader's; the function itself returns whether it holds)."""
+    if not ev.sides or ev.samples is not None:
+        return ""
+    lines = _body(ev, column, False)[:-1]
+    params = ", ".join(_params(ev) + _callables(ev))
+    returned = ", ".join(_expression(code, "side") for _, code in ev.sides)
+    return (f"\n\ndef {function}_sides({params}):\n"
+            f"    {safe.literal('Each side of the comparison, left to right (the function returns if it holds)')}\n"
+            + "\n".join(lines) + f"\n    return ({returned},)\n")
+
+
 def _callables(ev: Evaluation) -> list[str]:
     """Parameters for the functions the paper leaves abstract (ε_θ, f): required callables, never stood in."""
     return [safe.identifier(param, "callable name") for _, param, _ in ev.abstract]
@@ -227,7 +240,7 @@ def generate(ev: Evaluation, citation: Citation | None = None, module: str | Non
         text = (f"{header}{_imports(body, torch)}\n{helper}\n\n{_signature(ev)}\n    {summary}\n"
                 f"    # {safe.comment(ev.latex, 2000)}\n{documented}{body}\n")
         if not torch:
-            text += _restated_functions(ev, column, function)
+            text += _restated_functions(ev, column, function) + _sides_function(ev, column, function)
         parts[torch] = safe.check_module(text, f"{module}_torch.py" if torch else f"{module}.py")
     test = safe.check_module(_test(ev, module, function, second_reader), f"test_{module}.py")
     return GeneratedCode(module, function, parts[False], parts[True], test)
@@ -357,7 +370,7 @@ def _independent(ev: Evaluation, function: str, module: str, second_reader: bool
     checks = independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
                                 implementations=ev.implementations, parameters=parameters,
                                 abstract=tuple(latex for latex, _, _ in ev.abstract), function=function)
-    reader = second_reader_check(ev) if second_reader else None
+    reader = second_reader_check(ev, module, function) if second_reader else None
     for check in checks + ([reader] if reader is not None else []):
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
                 f"    # {_AGAINST.get(check.name, _TREE_DERIVED)}: {safe.comment(check.why)}",

@@ -101,11 +101,13 @@ def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = Non
     return checks
 
 
-def second_reader_check(ev: Any) -> Check | None:
+def second_reader_check(ev: Any, module: str = "", function: str = "") -> Check | None:
     """The value SymPy's LaTeX parser gives the computed side at the test's inputs (`second_reader`), as a
     literal the generated test compares with: a reader that does not use papermath's tree. None where it
-    cannot read the equation or has no opinion (see `papermath.codegen.second_reader`)."""
-    from . import literal_code
+    cannot read the equation or has no opinion (see `papermath.codegen.second_reader`). For a comparison or
+    bound, each side's value, compared with what the generated `{function}_sides` of `module` returns (without
+    `module` and `function`, no check for a comparison)."""
+    from . import literal_code, safe
     from .second_reader import read
 
     reading = read(ev)
@@ -114,6 +116,20 @@ def second_reader_check(ev: Any) -> Check | None:
     verdict = "they agree at generation time" if reading.agrees else (
         "they DISAGREE at generation time (papermath's code gives another value): look at which reading the "
         "paper means")
+    if reading.sides:
+        if not module or not function:
+            return None
+        sides = safe.identifier(f"{function}_sides", "function name")
+        return Check("second_reader_agrees_on_each_side",
+                     f"SymPy's LaTeX parser (sympy.parsing.latex), which does not use papermath's tree, reads the "
+                     f"sides cut from the text as {reading.expression} and gives each side this value at these "
+                     f"inputs; {verdict}. Each side is compared, not whether the relation holds: the test's inputs "
+                     "need not satisfy the paper's assumptions",
+                     (f"from {safe.identifier(module, 'module name')} import {sides}",
+                      f"sides = {sides}(*inputs())",
+                      f"assert len(sides) == {len(reading.value)}",
+                      *(f"np.testing.assert_allclose(np.asarray(sides[{k}], dtype=float), {literal_code(value)}, "
+                        "rtol=1e-6, atol=1e-9)" for k, value in enumerate(reading.value))))
     return Check("second_reader_agrees",
                  f"SymPy's LaTeX parser (sympy.parsing.latex), which does not use papermath's tree, reads the "
                  f"computed side as {reading.expression} and gives this value at these inputs; {verdict}",

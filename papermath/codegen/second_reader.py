@@ -55,6 +55,9 @@ class SecondReading:
     """Its value at the inputs (a float or a nested list)."""
     agrees: bool
     """True when it equals papermath's result (rtol 1e-6)."""
+    sides: bool = False
+    """A comparison or bound: `value` is the list of each side's value, `expression` the relation, and `agrees`
+    says every side equals papermath's value of that side (`Evaluation.sides`)."""
 
 
 def available() -> bool:
@@ -94,6 +97,68 @@ def computed_side(latex: str) -> str:
     return side.replace("&", " ").strip().rstrip(".,;").strip()
 
 
+_COMPARISON_OPS = {"\\le": "≤", "\\leq": "≤", "\\leqslant": "≤", "\\ge": "≥", "\\geq": "≥", "\\geqslant": "≥",
+                   "\\lt": "<", "\\gt": ">", "<": "<", ">": ">", "=": "="}
+"""Relations between two values a comparison or bound may chain (`0 \\le a = b < c`)."""
+
+_SIDE_TOKENS = re.compile(
+    r"\\left\s*\.|\\right\s*\.|\\[{}]|\\langle(?![A-Za-z])|\\rangle(?![A-Za-z])|[(\[{]|[)\]}]"
+    r"|\\(?:leqslant|geqslant|leq|geq|le|ge|lt|gt)(?![A-Za-z])|(?<![<>!:\\])=|<|>"
+    r"|(?P<other>:=|\\(?:in|notin|sim|propto|subset|subseteq|supset|neq|ne|to|approx|coloneqq|eqqcolon|triangleq"
+    r"|equiv|leftarrow|gets|defeq|doteq|simeq|ll|gg|mapsto|rightarrow|Rightarrow|iff|implies|cong|asymp)"
+    r"(?![A-Za-z]))"
+    r"|(?P<clause>\\q?quad(?![A-Za-z])|\\forall(?![A-Za-z])|\\(?:text|mathrm|textrm)\s*\{\s*(?:for|where|if|s\.t\."
+    r"|when|with|otherwise)\b)|(?P<joint>\\(?:text|mathrm|textrm)\s*\{\s*and\b|[,;])")
+"""What `comparison_sides` looks at: brackets (depth), relations, the start of a condition clause, and what joins
+two statements (a comma, `\\text{and}`)."""
+
+
+def comparison_sides(latex: str) -> tuple[list[str], list[str]] | None:
+    """The sides of a comparison or bound (`a \\le b \\le c`), cut from the text at its top-level relations after
+    a trailing condition (`\\forall …`, `\\quad \\text{for } …`) is dropped; with the relations (≤, ≥, <, >, =).
+    None where the statement is not one chain of comparisons of values: another relation (∈, ∼, ∝, →, ≈, :=), two
+    statements (`a \\le b, \\; c \\le d`), an unbalanced bracket, an empty side."""
+    text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
+    text = " ".join(re.split(r"\\\\(?:\[[^\]]*\])?", text)).replace("&", " ")
+    depth, cuts, ops, end = 0, [0], [], len(text)
+    for match in _SIDE_TOKENS.finditer(text):
+        token = match.group(0)
+        if token in ("(", "[", "{", "\\{", "\\langle") or token.startswith("\\left"):
+            depth += 1
+        elif token in (")", "]", "}", "\\}", "\\rangle") or token.startswith("\\right"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth:
+            continue
+        elif match.group("clause"):
+            rest = text[match.end():]
+            if token.startswith("\\q") and not re.match(r"\s*(?:\\forall|\\(?:text|mathrm)\s*\{\s*(?:for|where|if"
+                                                        r"|s\.t\.|when|with)\b)", rest):
+                return None  # `a \le b \quad c \le d`: another statement, not a condition
+            end = match.start()
+            break
+        elif match.group("joint"):
+            if token in ",;" and re.match(r"\s*(?:\\[,;:! ]|~|\s)*(?:\\forall|\\(?:text|mathrm)\s*\{\s*(?:for"
+                                          r"|where|if|s\.t\.|when|with)\b|\\q?quad)", text[match.end():]):
+                end = match.start()
+                break
+            return None  # two statements, or a list
+        elif match.group("other"):
+            return None
+        else:
+            ops.append(_COMPARISON_OPS[token])
+            cuts.append(match.start())
+            cuts.append(match.end())
+    if depth or not ops or "=" in ops and len(set(ops)) == 1:
+        return None  # unbalanced, no comparison, or `a = b` (a value, read by `computed_side`)
+    bounds = cuts + [end]
+    sides = [text[bounds[k]:bounds[k + 1]].strip().rstrip(".,;").strip() for k in range(0, len(bounds), 2)]
+    if any(not side or re.search(r"\\[lcv]?dots\b", side) for side in sides):
+        return None
+    return sides, ops
+
+
 def _outside_braces(text: str) -> str:
     out, depth = [], 0
     for char in text:
@@ -112,7 +177,43 @@ def clean(latex: str) -> str:
         text = re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "", text)
     text = re.sub(r"\\[,;:!> ]|~", " ", text)
     text = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", text)
+    for _ in range(3):  # innermost scripts first (`v_{\\theta^{*}}`): one linear pass each
+        text = _SCRIPTED.sub(_scripts_as_name, text)
     return text.strip()
+
+
+_GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|varpi"
+          "|rho|varrho|sigma|varsigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma"
+          "|Upsilon|Phi|Psi|Omega|ell")
+_SCRIPT = r"\s*[_^]\s*(?:\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
+_SCRIPTED = re.compile(r"(?<![\\A-Za-z])(?P<base>[A-Za-z]|\\(?:%s)(?![A-Za-z]))(?P<primes>'*)"
+                       r"(?P<first>%s)(?P<second>%s)?" % (_GREEK, _SCRIPT, _SCRIPT))
+"""A letter with one or two scripts (braced groups with no group inside: `_SCRIPTED` runs innermost first)."""
+_DECORATIONS = {"*", "\\ast", "\\star", "\\prime", "\\dagger", "'", "\\circ"}
+"""Superscripts that name a quantity, not a power (`z^{*}`, `x^{\\star}`)."""
+
+
+def _scripts_as_name(match: re.Match) -> str:
+    """A symbol SymPy's grammar cannot read as written — a decoration superscript (`z^{*}`, `z_0^{*}`,
+    `z^{(1)}`), a subscript of several indices (`a_{t, i}`) — as one symbol whose subscript spells its scripts in
+    letters (`z_{\\mathit{Qqs…}}`); a power stays a power (`a_{t, i}^{2}`). The same cleaning applies to each
+    input's key, so SymPy matches them by name. Other scripts are left as written."""
+    scripts = {}
+    for part in (match.group("first"), match.group("second")):
+        if part:
+            mark, content = part.strip()[0], part.strip()[1:].strip()
+            if mark in scripts:
+                return match.group(0)  # a double script: left to SymPy (which refuses it)
+            scripts[mark] = content[1:-1].strip() if content.startswith("{") else content
+    sub, sup = scripts.get("_"), scripts.get("^")
+    decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)", sup) is not None)
+    several = sub is not None and re.search(r"[,;]", sub) is not None
+    if not decoration and not several:
+        return match.group(0)
+    spelled = re.sub(r"\s+", "", f"{sub or ''}|{sup if decoration else ''}|{match.group('primes')}")
+    name = "".join(_SIXTEEN_LETTERS[b >> 4] + _SIXTEEN_LETTERS[b & 15] for b in spelled.encode())
+    power = f"^{{{sup}}}" if sup is not None and not decoration else ""
+    return f"{match.group('base')}_{{\\mathit{{Qqs{name}}}}}{power}"
 
 
 def _argument(match: re.Match) -> str:
@@ -123,7 +224,12 @@ def _argument(match: re.Match) -> str:
     return f" {inner} " if re.fullmatch(r"\\[A-Za-z]+", inner) else f"{{{inner}}}"
 
 
-_DIGIT_LETTERS = str.maketrans("0123456789.", "abcdefghijp")
+_LETTERS = "abcefghijkp"
+"""The letters that spell a numeral's digits and its point in a placeholder's name. No `d`: SymPy's lexer reads
+`d` before a letter as a differential (`\\mathit{Numeralda}`, 30, did not parse)."""
+_SIXTEEN_LETTERS = "abcefghijklmnopq"
+"""The letters that spell a byte in two (no `d`, as in `_LETTERS`)."""
+_DIGIT_LETTERS = str.maketrans("0123456789.", _LETTERS)
 _NUMBER_MARK, _INPUT_MARK = "\\mathit{Numeral", "\\mathit{Input"
 """Placeholders are words in letters (`\\mathit{…}` is one symbol to SymPy's grammar, kept as written): SymPy
 turns a number it parses into a value by `sympify` of its text, which `eval`s it; with every numeral a
@@ -143,10 +249,10 @@ def _number_values(sympy: Any, expression: Any) -> Any:
     """The placeholders of `_numerals_as_symbols` replaced by their exact values (int/Fraction, no `eval`)."""
     from fractions import Fraction
 
-    letters = {v: k for k, v in zip("0123456789.", "abcdefghijp")}
+    letters = {v: k for k, v in zip("0123456789.", _LETTERS)}
     values = {}
     for symbol in expression.free_symbols:
-        match = re.fullmatch(r"Numeral([a-jp]+)", str(symbol))
+        match = re.fullmatch(r"Numeral([a-kp]+)", str(symbol))
         if match:
             numeral = "".join(letters[c] for c in match.group(1))
             values[symbol] = sympy.Integer(int(numeral)) if "." not in numeral else sympy.Rational(Fraction(numeral))
@@ -177,7 +283,7 @@ def _parse(latex: str) -> Any:
     text = clean(latex)
     if _NUMBER_MARK in text or "#" in text:
         raise ValueError("the formula already writes a placeholder's spelling")
-    text = re.sub(r"@(Input[a-j]+)@", lambda m: "{%s}" % m.group(1).replace("Input", _INPUT_MARK, 1) + "}", text)
+    text = re.sub(r"@(Input[a-k]+)@", lambda m: "{%s}" % m.group(1).replace("Input", _INPUT_MARK, 1) + "}", text)
     text = re.sub(r"@(Qq[a-z]+)@", lambda m: "F_{\\mathit{%s}}" % m.group(1), text)
     # strict: a formula read only in part is not read
     return _number_values(sympy, parse_latex(_numerals_as_symbols(text), strict=True))
@@ -215,16 +321,63 @@ def reading_or_reason(ev: Any) -> SecondReading | str:
 def _read(ev: Any) -> SecondReading | str:
     import sympy
 
-    scalars = all(np.ndim(ev.input(key).value) == 0 for key in ev.params)
     if any(mark in ev.latex for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
         return "placeholder spelling"  # SymPy's reading could not be told from ours
-    side, placeholders = _opaque_inputs(computed_side(ev.latex), ev.params)
+    if ev.sides:
+        return _read_comparison(sympy, ev)
+    side = computed_side(ev.latex)
     if not side:
         return "no single value (a bound, a condition or a pattern)"
+    read_side = _side_value(sympy, ev, side, np.asarray(ev.value, dtype=float))
+    if isinstance(read_side, str):
+        return read_side
+    expression, value = read_side
     try:
-        side, draws = reader_forms(_scalar_forms(side) if scalars else side)
-    except _NotRewritten:
-        return "a construct with no operand the rewrites find"
+        text = str(expression)
+    except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
+        return "an integer too long to print"
+    return SecondReading(text, value.tolist(), _close(value, ev.value))
+
+
+def _close(value: Any, want: Any) -> bool:
+    return bool(np.allclose(np.asarray(value, dtype=float), np.asarray(want, dtype=float), rtol=1e-6, atol=1e-9))
+
+
+def _read_comparison(sympy: Any, ev: Any) -> SecondReading | str:
+    """A comparison or bound: each side cut from the text (`comparison_sides`) and read like a computed side; it
+    agrees when every side equals papermath's value of that side (whether the relation holds is not what is
+    checked: the test's inputs need not satisfy the paper's assumptions)."""
+    cut = comparison_sides(ev.latex)
+    if cut is None:
+        return "no single value (a bound, a condition or a pattern)"
+    sides, ops = cut
+    if len(sides) != len(ev.sides):
+        return "a comparison whose sides papermath counts otherwise"
+    expressions, values = [], []
+    for text, (want, _) in zip(sides, ev.sides):
+        read_side = _side_value(sympy, ev, text, np.asarray(want, dtype=float), constant=True)
+        if isinstance(read_side, str):
+            return f"a side: {read_side}"
+        expressions.append(read_side[0])
+        values.append(read_side[1])
+    try:
+        shown = [str(e) for e in expressions]
+    except ValueError:
+        return "an integer too long to print"
+    text = shown[0] + "".join(f" {op} {e}" for op, e in zip(ops, shown[1:]))
+    agrees = all(_close(v, want) for v, (want, _) in zip(values, ev.sides))
+    return SecondReading(text, [v.tolist() for v in values], agrees, sides=True)
+
+
+def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool = False
+                ) -> tuple[Any, np.ndarray] | str:
+    """SymPy's expression for one side's text and its value at `ev`'s inputs (`want`: papermath's value, for the
+    shape only), or why there is none. `constant`: a side with no input (`0 \\le …`) has its value."""
+    try:
+        side, placeholders = _opaque_inputs(side, ev.params)
+        side, draws = reader_forms(side)
+    except _NotRewritten as why:
+        return f"not rewritten: {why}"
     try:
         expression = _parse(side)
     except Exception:  # SymPy cannot read it: no second opinion
@@ -237,6 +390,9 @@ def _read(ev: Any) -> SecondReading | str:
     replacements, values = matched
     functions = _named_functions(sympy, ev)
     if not expression.free_symbols:
+        if constant and want.shape == ():
+            value = np.asarray(float(sympy.N(expression, 17)))
+            return (expression, value) if np.isfinite(value) else "not finite"
         return "a constant"  # nothing of the inputs to check
     larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
     substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
@@ -252,7 +408,7 @@ def _read(ev: Any) -> SecondReading | str:
     if unknown - set(functions) - set(doubles) - readers:
         return "an unknown function"  # SymPy's algebra has no value for it
     try:
-        expectations = _draws(sympy, draws, replacements)
+        expectations = _draws(sympy, draws, replacements, tuple(placeholders))
     except ValueError:
         return "an expectation over something no input is"
     order = sorted(values, key=str)
@@ -270,15 +426,9 @@ def _read(ev: Any) -> SecondReading | str:
     except Exception:  # a value SymPy cannot compute numerically
         return "no numeric value"
     value = np.asarray(value, dtype=float)
-    want = np.asarray(ev.value, dtype=float)
     if value.shape != want.shape or not np.all(np.isfinite(value)):
         return "another shape (matrix or reduction) or not finite"
-    agrees = bool(np.allclose(value, want, rtol=1e-6, atol=1e-9))
-    try:
-        text = str(expression)
-    except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
-        return "an integer too long to print"
-    return SecondReading(text, value.tolist(), agrees)
+    return expression, value
 
 
 def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, dict] | str:
@@ -296,6 +446,8 @@ def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, di
             return "an input's name does not parse"
         if key_expression in replacements or not isinstance(key_expression, sympy.Expr):
             return "two inputs read as one symbol"  # `\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`
+        if key_expression.is_number:
+            return "an input SymPy reads as a constant"  # `\\infty` given a value: a sum to ∞ is no sum to 3
         replacements[key_expression] = dummy
     return replacements, values
 
@@ -326,40 +478,28 @@ def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str
     for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
         pattern = r"(?<![A-Za-z\\])" + re.escape(key) + r"(?![A-Za-z_^])"
         if re.search(pattern, side):
+            bound = {m.group(1) or m.group(2) for m in _BINDS.finditer(re.sub(pattern, " ", side))}  # outside it
+            if any(re.search(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])", key) for name in bound):
+                # `\\sum_t \\gamma^t A(a_t \\mid s_t)` with A(a_t | s_t) given one value: a term that varies
+                # with t read as a constant would make any reading agree
+                raise _NotRewritten("an input given one value depends on a variable a sum or 𝔼 binds")
             name = _placeholder(len(out))
             side = re.sub(pattern, lambda _m, n=name: f" @{n}@ ", side)  # `\\mathit{…}` after `clean`
             out[key] = name
     return side, out
 
 
-def _scalar_forms(side: str) -> str:
-    """With scalar inputs only: a norm is an absolute value and ⟨a, b⟩ a product (SymPy's grammar has neither)."""
-    side = re.sub(r"\\left\s*\\\||\\right\s*\\\||\\[lr]Vert|\\\|", "|", side)
-    side = re.sub(r"\|\s*_\s*\{?\s*2\s*\}?", "|", side)  # |x|_2
-    while True:
-        match = re.search(r"\\langle", side)
-        if match is None:
-            return side
-        depth, comma, end = 0, None, None
-        for i in range(match.end(), len(side)):
-            if side.startswith("\\rangle", i) and depth == 0:
-                end = i
-                break
-            char = side[i]
-            depth += char in "({["
-            depth -= char in ")}]"
-            if char == "," and depth == 0 and comma is None:
-                comma = i
-        if end is None or comma is None:
-            return side
-        side = f"{side[:match.start()]}(({side[match.end():comma]})({side[comma + 1:end]})){side[end + 7:]}"
-
-
+_BINDS = re.compile(r"\\(?:sum|prod)\s*(?:\\limits\s*)?_\s*(?:\{\s*(\\?[A-Za-z]+)|(\\[A-Za-z]+|[A-Za-z]))")
+"""A sum's or product's index (`\\sum_{t = 0}`, `\\sum_t`, `\\prod_{i \\in S}`): a variable the formula binds."""
 
 _EXPECTATION = re.compile(r"\\operatorname\*?\s*\{\s*\\mathbb\s*\{?\s*E\s*\}?\s*\}|\\mathop\s*\{\s*\\mathbb\s*\{?\s*E"
                           r"\s*\}?\s*\}|\\mathbb\s*\{\s*E\s*\}|\\mathbb\s*E(?![A-Za-z])|\\E(?![A-Za-z])")
 _NORM_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?(?:\\\||\\lVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
 _NORM_CLOSE = re.compile(r"(?:\\right\s*|\\[bB]igg?r?\s*)?(?:\\\||\\rVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
+_ABS_OPEN = re.compile(r"\\left\s*\||\\left\s*\\vert(?![A-Za-z])|(?:\\[bB]igg?l?\s*)?\\lvert(?![A-Za-z])")
+_ABS_CLOSE = re.compile(r"\\right\s*\||\\right\s*\\vert(?![A-Za-z])|(?:\\[bB]igg?r?\s*)?\\rvert(?![A-Za-z])")
+_INNER_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?\\langle(?![A-Za-z])")
+_INNER_CLOSE = re.compile(r"(?:\\right\s*|\\[bB]igg?r?\s*)?\\rangle(?![A-Za-z])")
 _NORM_KINDS = {"2": "two", "1": "one", "F": "fro", "\\mathrm{F}": "fro", "\\text{F}": "fro", "": "two"}
 """A norm's subscript → the norm SymPy is given (no subscript: Euclidean / Frobenius, as the guides read ‖·‖)."""
 _OPENERS, _CLOSERS = "([{", ")]}"
@@ -371,38 +511,132 @@ class _NotRewritten(ValueError):
 
 def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     """Token-level rewrites of constructs SymPy's grammar lacks into function applications it reads, SymPy still
-    parsing every operand: `\\mathbb{E}_{x \\sim p}[…]` → `@Qqexpecta@(…)`, `\\|…\\|_2` → `@Qqnormtwo@(…)`
-    (the markers become `F_{\\mathit{Qq…}}` after cleaning; see `_array_value` for what each computes).
+    parsing every operand: `\\|…\\|_2` → `@Qqnormtwo@(…)`, `\\lvert…\\rvert` → `@Qqabs@(…)`, `\\langle a, b\\rangle`
+    → `@Qqinner@(a, b)`, then `\\mathbb{E}_{x \\sim p}[…]` → `@Qqexpecta@(…)` (the markers become
+    `F_{\\mathit{Qq…}}` after cleaning; see `_array_value` for what each computes). An 𝔼 with no bracket takes
+    the rest of its term (`\\mathbb{E}_{x} f(x) + c`: up to the `+` outside every bracket, as Σ does).
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
-    used: brackets are matched in the text. Raises `_NotRewritten` where a construct has no bracketed operand."""
+    used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
+    side = _inner_products(_absolute_values(_norms(side)))
     draws: dict[str, str] = {}
+    start = 0
     while True:
-        match = _EXPECTATION.search(side)
+        match = _EXPECTATION.search(side, start)
         if match is None:
-            break
+            return side, draws
         i = match.end()
         subscript, i = _script(side, i)
         i = _skip_size(side, i)
-        if i >= len(side) or side[i] not in "[(" and not side.startswith("\\{", i):
-            raise _NotRewritten("an expectation with no bracketed operand")
-        close = _closing(side, i)
-        body_start = i + (2 if side.startswith("\\{", i) else 1)
-        body_end = close - (1 if side[close - 1] == "\\" else 0)
-        body_end = _strip_right(side, body_end)
+        if i < len(side) and (side[i] in "[(" or side.startswith("\\{", i)):
+            close = _closing(side, i)
+            body_start = i + (2 if side.startswith("\\{", i) else 1)
+            body_end = close - (1 if side[close - 1] == "\\" else 0)
+            body_end, rest = _strip_right(side, body_end), close + 1
+        else:
+            body_start, body_end = i, _term_end(side, i)
+            rest = body_end
+            body_end = _strip_right(side, body_end)
+        if not side[body_start:body_end].strip():
+            raise _NotRewritten("an expectation of nothing")
         name = "Qqexpect" + str(len(draws)).translate(_DIGIT_LETTERS)
         draws[name] = subscript
-        side = f"{side[:match.start()]} @{name}@({side[body_start:body_end]}){side[close + 1:]}"
+        side = f"{side[:match.start()]} @{name}@({side[body_start:body_end]}){side[rest:]}"
+        start = match.start()
+
+
+def _term_end(text: str, i: int) -> int:
+    """Where the term that starts at `i` ends: at the first `+`, `-`, `\\pm`, `\\mp` outside every bracket and
+    bar pair opened after `i` (a sign that starts the term is its own), at a bracket that closes one opened
+    before `i`, at `&`, `\\\\`, a top-level comma or `\\quad`; else the end of the text."""
+    depth, bars, j, n = 0, 0, i, len(text)
+    started = False
+    while j < n:
+        char = text[j]
+        if char == "\\":
+            command = re.match(r"\\(?:[A-Za-z]+|.)", text[j:j + 40])
+            word = command.group(0) if command else "\\"
+            if word in ("\\pm", "\\mp") and depth == 0 and bars % 2 == 0 and started:
+                return j
+            if word in ("\\\\", "\\quad", "\\qquad") and depth == 0:
+                return j
+            if word in ("\\{", "\\}"):
+                depth += 1 if word == "\\{" else -1
+                if depth < 0:
+                    return j
+            j += len(word)
+            started = started or word not in ("\\,", "\\;", "\\!", "\\ ")
+            continue
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return j
+        elif depth == 0 and char == "|":
+            bars += 1
+        elif depth == 0 and bars % 2 == 0 and (char in "&," or char in "+-" and started):
+            return j
+        started = started or not char.isspace()
+        j += 1
+    return n
+
+
+def _norms(side: str) -> str:
+    """`\\|…\\|_2`, `\\lVert…\\rVert`, `\\left\\|…\\right\\|_F` → `@Qqnorm<kind>@(…)`, bars matched in the text."""
+    start = 0
     while True:
-        match = _NORM_OPEN.search(side)
+        match = _NORM_OPEN.search(side, start)
         if match is None:
-            return side, draws
-        close = _norm_close(side, match.end())
+            return side
+        close = _bar_close(side, match.end(), _NORM_CLOSE)
         end = close.end()
         subscript, end = _script(side, end)
         kind = _NORM_KINDS.get(re.sub(r"\s", "", subscript))
         if kind is None:
             raise _NotRewritten("a norm with a subscript the second reader does not know")
         side = f"{side[:match.start()]} @Qqnorm{kind}@({side[match.end():close.start()]}){side[end:]}"
+        start = match.start()
+
+
+def _absolute_values(side: str) -> str:
+    """`\\lvert a \\rvert`, `\\left| a \\right|` → `@Qqabs@(a)` (elementwise |·|), its bars matched in the text: a
+    bare `|` is left to SymPy."""
+    start = 0
+    while True:
+        match = _ABS_OPEN.search(side, start)
+        if match is None:
+            return side
+        close = _bar_close(side, match.end(), _ABS_CLOSE)
+        side = f"{side[:match.start()]} @Qqabs@({side[match.end():close.start()]}){side[close.end():]}"
+        start = match.start()
+
+
+def _inner_products(side: str) -> str:
+    """`\\langle a, b \\rangle` → `@Qqinner@(a, b)` (the sum of the elementwise product), at its first top-level
+    comma; an inner product with no comma is not rewritten."""
+    start = 0
+    while True:
+        match = _INNER_OPEN.search(side, start)
+        if match is None:
+            return side
+        depth, comma = 0, None
+        for i in range(match.end(), len(side)):
+            close = _INNER_CLOSE.match(side, i)
+            if close is not None and depth == 0:
+                break
+            depth += side[i] in _OPENERS
+            depth -= side[i] in _CLOSERS
+            if depth < 0:
+                raise _NotRewritten("an unclosed inner product")
+            if side[i] == "," and depth == 0 and comma is None:
+                comma = i
+        else:
+            raise _NotRewritten("an unclosed inner product")
+        if comma is None:
+            raise _NotRewritten("an inner product with no comma")
+        side = (f"{side[:match.start()]} @Qqinner@({side[match.end():comma]}, {side[comma + 1:close.start()]})"
+                f"{side[close.end():]}")
+        start = match.start()
 
 
 def _script(text: str, i: int) -> tuple[str, int]:
@@ -454,12 +688,12 @@ def _closing(text: str, i: int) -> int:
     raise _NotRewritten("an unclosed bracket")
 
 
-def _norm_close(text: str, i: int) -> re.Match:
-    """The norm bar that closes the one ending at `i`: the next bar outside any bracket opened after it."""
+def _bar_close(text: str, i: int, closer: re.Pattern) -> re.Match:
+    """The bar (`closer`) that closes the one ending at `i`: the next bar outside any bracket opened after it."""
     depth = 0
     j = i
     while j < len(text):
-        close = _NORM_CLOSE.match(text, j)
+        close = closer.match(text, j)
         if close is not None and depth == 0:
             return close
         depth += text[j] in _OPENERS
@@ -610,6 +844,14 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
             raise _NoOpinion("an operator norm of a matrix")
         operand = np.asarray(operand, dtype=float)
         return np.sum(np.abs(operand)) if kind == "one" else np.sqrt(np.sum(operand * operand))
+    if name == "F_{Qqabs}":
+        (operand,) = args
+        return np.abs(np.asarray(operand, dtype=float))
+    if name == "F_{Qqinner}":
+        left, right = (np.asarray(a, dtype=float) for a in args)
+        if left.shape != right.shape:
+            raise _NoOpinion("an inner product of arrays of different shapes")
+        return np.sum(left * right)
     if name not in scope.functions:
         raise _NoOpinion("an unknown function")
     return scope.functions[name](*args)
@@ -618,6 +860,9 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
 def _expectation_value(sympy: Any, call: Any, scope: _Scope) -> Any:
     (body,) = call.args
     drawn = scope.expectations[call.func.__name__]
+    if all(np.ndim(scope.values[d]) == 0 for d in drawn):
+        # No drawn input has a sample axis: one draw (a scalar input), or none the operand uses: 𝔼 of one value
+        return _array_value(sympy, body, scope)
     lengths = {np.shape(scope.values[d])[0] if np.ndim(scope.values[d]) else None for d in drawn}
     if len(lengths) != 1 or None in lengths or not 0 < next(iter(lengths)) <= _MOST_TERMS:
         raise _NoOpinion("an expectation whose draws have no common sample axis")
@@ -653,30 +898,45 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
     return out
 
 
-def _draws(sympy: Any, draws: dict[str, str], replacements: dict) -> dict[str, tuple]:
+def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[str, ...] = ()
+           ) -> dict[str, tuple]:
     """Each expectation's function name → the input symbols its subscript draws (`x \\sim p, t` → x, t; a
-    subscript naming only a distribution, or nothing, is a ValueError: no sample axis is named)."""
+    distribution applied to its variable, `p(x)`, `q(x_t \\mid x)`, draws x, x_t). A drawn variable no input is
+    (SymPy's reading of its name matches none) is dropped: if the operand used it, SymPy's expression holds a
+    symbol no input matches and there is no reading. A ValueError where no sample axis can be named: nothing
+    under 𝔼, a draw SymPy cannot read, or a dropped draw written inside an input given as one value (`opaque`:
+    `\\epsilon_\\theta(x_t, t)`, whose value may depend on it)."""
     out = {}
     for name, subscript in draws.items():
         drawn = []
-        for part in _top_level_split(subscript):
-            variable = re.split(r"\\sim\b", part)[0].strip()
-            if variable.startswith("(") and variable.endswith(")"):
-                names = _top_level_split(variable[1:-1])
-            else:
-                names = [variable]
-            for latex in names:
-                try:
-                    key = _parse(latex) if latex.strip() else None
-                except Exception as error:  # SymPy cannot read the draw's name: no sample axis named
-                    raise ValueError(f"{latex!r} does not parse") from error
-                if key not in replacements:
-                    raise ValueError(f"{latex!r} is no input")
-                drawn.append(replacements[key])
-        if not drawn:
+        parts = _top_level_split(subscript)
+        if not parts:
             raise ValueError("an expectation with no subscript")
+        for latex in (latex for part in parts for latex in _drawn_names(part)):
+            try:
+                key = _parse(latex) if latex.strip() else None
+            except Exception as error:  # SymPy cannot read the draw's name: no sample axis named
+                raise ValueError(f"{latex!r} does not parse") from error
+            if key in replacements:
+                drawn.append(replacements[key])
+            elif any(re.sub(r"\s", "", latex) in re.sub(r"\s", "", key_text) for key_text in opaque):
+                raise ValueError(f"{latex!r} is drawn inside an input given as one value")
         out[f"F_{{{name}}}"] = tuple(drawn)
     return out
+
+
+def _drawn_names(part: str) -> list[str]:
+    """The variables one part of 𝔼's subscript draws: `x \\sim p` → x; `(x, y) \\sim D` → x, y; a distribution
+    applied to its variable, `p(x)` or `q(x_t \\mid x)` → x, x_t (what stands before `\\mid`)."""
+    if re.search(r"\\sim(?![A-Za-z])", part):
+        variable = re.split(r"\\sim(?![A-Za-z])", part)[0].strip()
+    else:
+        applied = re.fullmatch(r"\s*(?:\\[A-Za-z]+\s*\{?[A-Za-z]?\}?|[A-Za-z])"
+                               r"(?:\s*_\s*(?:\{[^{}]*\}|\\?[A-Za-z]+|\S))?\s*\((.*)\)\s*", part, flags=re.S)
+        variable = re.split(r"\\mid(?![A-Za-z])|\|", applied.group(1))[0].strip() if applied else part.strip()
+    if variable.startswith("(") and variable.endswith(")"):
+        return _top_level_split(variable[1:-1])
+    return [variable]
 
 
 def _top_level_split(text: str) -> list[str]:

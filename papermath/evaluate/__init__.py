@@ -70,6 +70,10 @@ class Evaluation:
     restatements: tuple[tuple[str, str], ...] = ()
     """Other sides of `a = b = c`, which the paper states equal to the result: (LaTeX, NumPy code computing that
     side from the same inputs, inside the function's body)."""
+    sides: tuple[tuple[Any, str], ...] = ()
+    """For a comparison or bound (`a \\le b \\le c`, whose value is whether it holds): each side's value and the
+    NumPy code computing it after the function's lines (the generated `…_sides` function returns them), so that a
+    check can compare each side, not one bit."""
     target_shape: Optional[tuple[int, ...]] = None
     """The result's shape as declared for what the equation defines (text or --shape), in the sizes used here."""
     target_shape_source: str = ""
@@ -321,6 +325,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
                        for key, param in lowerer.abstract.items()),
         implementations=tuple((k, v if isinstance(v, str) else f"equation {v.label}") for k, v in implemented.items()),
         restatements=tuple(lowerer.restatements) if batch is None else (),
+        sides=lowerer.compared[1] if batch is None and lowerer.compared and lowerer.compared[0] == result_name else (),
         **_declared_result_shape(lowerer, batch))
 
 

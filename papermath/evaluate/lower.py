@@ -282,6 +282,9 @@ class Lowerer:
         self.samples = 0
         self.restatements: list[tuple[str, str]] = []
         """Other sides of `a = b = c` the paper states equal: (LaTeX, NumPy code of that side)."""
+        self.compared: Optional[tuple[str, tuple[tuple[Any, str], ...]]] = None
+        """The last comparison or bound lowered (`a \\le b \\le c`): the name of its `holds` line, and each side's
+        value and NumPy code (valid after the lines)."""
         self.work = 0               # sub-expressions evaluated so far: bounded by MAX_TERMS (papermath.limits)
         self.sampled: set[str] = set()
         """Variables the enclosing expectations sample (chosen values that depend on them get a sample axis)."""
@@ -460,6 +463,7 @@ class Lowerer:
         self.record(to_latex(node), float(holds), f"the relation {verdict}", "relation")
         value = Low(np.asarray(float(holds)), "", "", to_latex(node))
         name = self.fresh("holds")
+        self.compared = (name, tuple((np.asarray(side.value), side.np) for side in sides))
         codes = [(_COMPARE_CODE[op].format(l.np, r.np), _COMPARE_TORCH[op].format(l.torch, r.torch))
                  for op, l, r in zip(ops, sides, sides[1:])]
         self.lines.append(_Line(name, " and ".join(f"bool(np.all({c}))" for c, _ in codes),
