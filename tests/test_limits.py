@@ -256,7 +256,7 @@ def test_floats_nested_past_the_depth_limit_are_a_diagnostic(tmp_path) -> None:
         "\\documentclass{article}\\begin{document}" + "\\begin{figure}" * 220 + "\\caption{c}" +
         "\\end{figure}" * 220 + "\\begin{equation}x=1\\end{equation}\\end{document}\n", encoding="utf-8")
     doc = load_document(str(tmp_path))
-    assert any(f"nested more than {MAX_DEPTH} floats deep" in d.message for d in doc.diagnostics)
+    assert any(f"nested more than {MAX_DEPTH} levels deep" in d.message for d in doc.diagnostics)
     assert [e.number for e in doc.equations] == ["1"]
 
 
@@ -301,3 +301,22 @@ def test_a_sentence_of_many_formulas_is_classified_in_linear_work() -> None:
     assert len(found) == 301 and found[-1].pattern == "is"
     assert [f.pattern for f in classify_sentence("where $\\alpha$, $\\beta$ and $\\gamma$ are weights.")] == \
         ["where"] * 3
+
+
+@pytest.mark.parametrize("open_, close", [
+    ("\\begin{lemma}", "\\end{lemma}"),
+    ("\\begin{itemize}\\item ", "\\end{itemize}"),
+    ("\\begin{figure}\\caption{", "}\\end{figure}"),
+    ("\\footnote{", "}"),
+], ids=["theorems", "lists", "captions", "footnotes"])
+def test_text_nested_past_the_depth_limit_is_a_diagnostic(tmp_path, open_, close) -> None:
+    """Campaign 6 (33ca29e, seed 306002592): 300 nested theorem environments exhausted the stack (RecursionError);
+    floats had their own bound, other nestings none. One bound on the builder's walk covers every kind."""
+    from papermath.latex import load_document
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\newtheorem{lemma}{Lemma}\\begin{document}" + open_ * 300 + "deep" + close * 300
+        + "\\begin{equation}y = 1\\end{equation}\\end{document}\n", encoding="utf-8")
+    doc = load_document(str(tmp_path))
+    said = [d for d in doc.diagnostics if f"nested more than {MAX_DEPTH} levels deep" in d.message]
+    assert len(said) >= 1 and said[0].position is not None
+    assert [e.number for e in doc.equations] == ["1"]

@@ -280,8 +280,9 @@ class _Builder:
     crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
     Crefnames: dict[str, tuple[str, str]] = field(default_factory=dict)
     cref_options: set[str] = field(default_factory=set)
-    float_depth: int = 0
-    """How many floats (figure, table, algorithm) the one being read sits inside."""
+    walk_depth: int = 0
+    """How many environments, captions, footnotes and groups the text being read sits inside (each a Python
+    frame or more: the bound keeps a mutated paper's hundreds of nested levels from exhausting the stack)."""
 
     # -- helpers -------------------------------------------------------------------------------
     def span(self, start: int, end: int | None = None) -> Span:
@@ -348,6 +349,23 @@ class _Builder:
 
     def walk(self, toks: list[Token], i: int, end: int, top: bool = False) -> None:
         """Walk tokens[i:end] as running text."""
+        self._nested(self._walk, toks, i, end)
+
+    def _nested(self, read, toks: list[Token], i: int, end: int):
+        """`read(toks, i, end)` one level deeper: walks and \\begin are where the builder recurses (a float reads
+        its body's environments itself), so both count."""
+        if self.walk_depth >= MAX_DEPTH:
+            # TeX nests a few levels in real papers; a mutated one nests hundreds, a recursion each
+            self.diag("error", f"text nested more than {MAX_DEPTH} levels deep (environments, captions, footnotes): "
+                      "its content is not read", toks[i].start if i < len(toks) else 0)
+            return end
+        self.walk_depth += 1
+        try:
+            return read(toks, i, end)
+        finally:
+            self.walk_depth -= 1
+
+    def _walk(self, toks: list[Token], i: int, end: int) -> None:
         while i < end:
             tok = toks[i]
             kind = tok.kind
@@ -392,6 +410,9 @@ class _Builder:
 
     # -- commands ------------------------------------------------------------------------------
     def cmd_begin(self, toks, i, end):
+        return self._nested(self._begin, toks, i, end)
+
+    def _begin(self, toks, i, end):
         name, j = _read_env_name(toks, i + 1)
         if name is None:
             self.diag("warning", "\\begin without an environment name", toks[i].start)
@@ -1222,17 +1243,8 @@ class _Builder:
 
     # -- floats, algorithms, lists ------------------------------------------------------------------
     def float_env(self, toks, j, close, kind):
-        if self.float_depth >= MAX_DEPTH:
-            # LaTeX refuses a float inside a float; a mutated paper nests hundreds (each level a Python frame)
-            self.diag("error", f"{kind} nested more than {MAX_DEPTH} floats deep: its content is not read",
-                      toks[j - 1].start if j else 0)
-            return
         saved = (self._last_labelable, self._label_target_number)
-        self.float_depth += 1
-        try:
-            self._float_env(toks, j, close, kind)
-        finally:
-            self.float_depth -= 1
+        self._float_env(toks, j, close, kind)
         self._last_labelable, self._label_target_number = saved
 
     def _float_env(self, toks, j, close, kind):

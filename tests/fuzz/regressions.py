@@ -62,6 +62,9 @@ FORMULAS: list[str] = [
 ]
 
 PAPERS: list[str] = [
+    # campaign 6 (33ca29e, seed 306002592): theorem environments nested 300 deep (RecursionError in the builder)
+    ("\\documentclass{article}\\newtheorem{lemma}{Lemma}\\begin{document}" + "\\begin{lemma}" * 300 + "x"
+     + "\\end{lemma}" * 300 + "\\begin{equation}x\\end{equation}\\end{document}\n"),
     # campaign 5 (a6ea569, seed 305001153), the rest of it: one sentence of 300 inline formulas (the run-of-formulas
     # patterns took `$ $` between two of them for a formula: 2^n ways to split the run) and a formula of 3,990 letters
     ("\\documentclass{article}\\begin{document}" + "$x$ " * 300 + "is the rate. $" + "x" * 3990 + "$ is long."
