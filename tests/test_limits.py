@@ -320,3 +320,38 @@ def test_text_nested_past_the_depth_limit_is_a_diagnostic(tmp_path, open_, close
     said = [d for d in doc.diagnostics if f"nested more than {MAX_DEPTH} levels deep" in d.message]
     assert len(said) >= 1 and said[0].position is not None
     assert [e.number for e in doc.equations] == ["1"]
+
+
+@pytest.mark.parametrize("latex, says", [
+    ("y = \\bm I_{323323} x", "more than"),  # campaign 7 (9672274, seed 307031470): a 779 GiB identity
+    ("y = I_{10^{6}} x", "more than"),
+    ("y = I_{-3} x", "not a count"),
+    ("y = I_{2.5} x", "not a count"),
+])
+def test_an_identity_past_the_entry_limit_is_refused(latex, says) -> None:
+    from papermath.evaluate import EvaluationError, evaluate
+    with pytest.raises(EvaluationError, match=says):
+        evaluate(latex, {"x": 1.0})
+
+
+def test_a_small_identity_is_still_the_identity() -> None:
+    import numpy as np
+    from papermath.evaluate import evaluate
+    result = evaluate("y = I_3 x", {"x": [1.0, 2.0, 3.0]})
+    assert np.allclose(np.asarray(result.value), [1.0, 2.0, 3.0])
+
+
+def test_each_row_of_a_display_is_asked_once_whether_it_is_a_recurrence(tmp_path, monkeypatch) -> None:
+    """Campaign 6 (33ca29e, seed 306002294): every row of a display asked every other row (rows² checks, each
+    over the row's uses²): 10,058 rows hung read. Each row is now checked once per paper."""
+    from papermath.analysis import read as R
+    from papermath.latex import load_document
+    calls = []
+    real = R._recurrence
+    monkeypatch.setattr(R, "_recurrence", lambda info: calls.append(1) or real(info))
+    rows = " \\\\ ".join(f"y_{{{k}}} &= a x_{{{k}}}" for k in range(60))
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\\begin{document}\\begin{align}" + rows
+                                       + "\\end{align}\\end{document}\n", encoding="utf-8")
+    reading = R.read_document(load_document(str(tmp_path)))
+    assert len(reading.equations) == 60
+    assert len(calls) <= 3 * 60, len(calls)

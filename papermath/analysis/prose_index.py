@@ -52,6 +52,7 @@ class ProseMentions(Mapping):
         self._candidates: dict[str, list[int]] = {}
         self._memo: dict[tuple[str, str], list] = {}
         self._spellings: dict[tuple[str, Any], tuple[str, ...]] = {}
+        self._by_spelling: dict[object, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
         self._full: dict[str, dict[str, list]] | None = None
         self.by_key = _View(self, "by_key")
         self.by_base = _View(self, "by_base")
@@ -125,8 +126,15 @@ class ProseMentions(Mapping):
         if found is not None:
             return found
         if self._full is not None:
-            keys = [k for k in self._full["subject"] if spelling(k) == key]
-            keys += [k for k in self._full["inside"] if spelling(k) == key and k not in keys]
+            # every key's spelling once per spelling function (a scan per call is keys × symbols on a big paper)
+            by_spelling = self._by_spelling.get(spelling)
+            if by_spelling is None:
+                by_spelling = self._by_spelling[spelling] = ({}, {})
+                for relation, into in zip(("subject", "inside"), by_spelling):
+                    for k in self._full[relation]:
+                        into.setdefault(spelling(k), []).append(k)
+            keys = list(by_spelling[0].get(key, ()))
+            keys += [k for k in by_spelling[1].get(key, ()) if k not in keys]
         else:
             subject: dict[str, None] = {}
             inside: dict[str, None] = {}

@@ -1465,37 +1465,53 @@ def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
             groups.setdefault(e.group, []).append(e)
         if index.paper is not None:
             index.paper.cache["display-groups"] = groups
-    for other in groups.get(eq.group, ()):
-        if other.id == eq.id or other.span.file != eq.span.file:
-            continue
-        oinfo = index.formulas.get(other.id, (None,))[0]
-        if oinfo is not None and _recurrence(oinfo):
+    # Which rows of each display are recurrences, once per paper (a display of n rows asks about each row n times)
+    rows = index.paper.cache.get("recurrent-rows") if index.paper is not None else None
+    if rows is None:
+        rows = {}
+        if index.paper is not None:
+            index.paper.cache["recurrent-rows"] = rows
+    if eq.group not in rows:
+        infos = ((other, index.formulas.get(other.id, (None,))[0]) for other in groups.get(eq.group, ()))
+        rows[eq.group] = [other for other, info in infos if info is not None and _recurrence(info) is not None]
+    for other in rows[eq.group]:
+        if other.id != eq.id and other.span.file == eq.span.file:
             return f"a step of the update with ({other.number or other.id})"
     return None
+
+
+_STEP = re.compile(r"\(?([a-z])\s*\+\s*(?:1|1/2|\\frac\{1\}\{2\})\)?")
+_NEXT_STEP_LABEL = re.compile(r"\^\{?\(?\s*t\s*\+\s*1\s*\)?\}?")
 
 
 def _recurrence(info: FormulaSymbols) -> str | None:
     """`x_{t+1} = … x_t …`: the left side at step t+1 computed from the same quantity at step t; a display
     without a left side that writes a quantity at t+1 and at t (`z_{t+1/2}` and `z_t`)."""
-    step_re = re.compile(r"\(?([a-z])\s*\+\s*(?:1|1/2|\\frac\{1\}\{2\})\)?")
+    indices_of_key: dict[str, set[str]] | None = None  # built once, on the first left side written at a step
+    uses_of_family: dict[str, int] = {}
     for use in info.uses:
         if not use.lhs:
             continue
-        steps = [i for i in use.indices if step_re.fullmatch(i)]
+        steps = [i for i in use.indices if _STEP.fullmatch(i)]
         # `m_i^{(t+1)}`: the value at the next step t+1 (a time step, not the next layer k+1 of a forward pass)
-        up = re.search(r"\^\{?\(?\s*t\s*\+\s*1\s*\)?\}?", use.key)
-        if up and not steps:
+        if not steps and _NEXT_STEP_LABEL.search(use.key):
             return f"{use.key} at step t+1 (an update)"
         if steps:
-            step = step_re.fullmatch(steps[0]).group(1)
-            if step in use.all_indices or any(u.key == use.key and step in u.all_indices for u in info.uses) or \
-                    any(key_family(u.key) == key_family(use.key) and u is not use for u in info.uses):
+            if indices_of_key is None:
+                indices_of_key = {}
+                for u in info.uses:
+                    indices_of_key.setdefault(u.key, set()).update(u.all_indices)
+                    family = key_family(u.key)
+                    uses_of_family[family] = uses_of_family.get(family, 0) + 1
+            step = _STEP.fullmatch(steps[0]).group(1)
+            if step in use.all_indices or step in indices_of_key[use.key] or \
+                    uses_of_family[key_family(use.key)] > 1:
                 return f"{use.key}_{{{steps[0]}}} from {use.key}_{{{step}}} (a recurrence)"
     if not info.lhs_keys:
         for use in info.uses:
-            steps = [i for i in use.all_indices if step_re.fullmatch(i)]
-            if steps and step_re.fullmatch(steps[0]).group(1) in use.all_indices:
-                return f"{use.key} at {steps[0]} and at {step_re.fullmatch(steps[0]).group(1)} (a recurrence)"
+            steps = [i for i in use.all_indices if _STEP.fullmatch(i)]
+            if steps and _STEP.fullmatch(steps[0]).group(1) in use.all_indices:
+                return f"{use.key} at {steps[0]} and at {_STEP.fullmatch(steps[0]).group(1)} (a recurrence)"
     return None
 
 

@@ -215,6 +215,19 @@ def _check_terms(count: int, latex: str) -> None:
                               "PAPERMATH_MAX_TERMS sets the limit")
 
 
+def _identity(size: Low, latex: str) -> Low:
+    """The d × d identity `I_d`, its size a value the formula computes: refused past MAX_TERMS entries (a size
+    read from a mutated subscript can ask for 779 GiB) or when the size is no count."""
+    array = np.asarray(size.value)
+    value = float(array.reshape(-1)[0]) if array.size == 1 and np.isrealobj(array) else math.nan
+    if not math.isfinite(value) or value < 0 or not value.is_integer():
+        raise EvaluationError(f"not evaluated: the size of {latex[:60]} is {value:g}, not a count")
+    n = int(value)
+    _check_terms(n * n, latex)
+    return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)", latex,
+               simple=True)
+
+
 def _num(x: float, digits: int) -> str:
     if math.isnan(x):
         return "nan"
@@ -811,10 +824,7 @@ class Lowerer:
         key = symbol_key(node)
         if _is_identity(node) and self._unvalued(key):
             if node.sub_label is not None:  # `I_d` (its size a label): the d × d identity
-                size = self.lower(node.sub_label)
-                n = int(float(np.asarray(size.value)))
-                return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)",
-                           key, simple=True)
+                return _identity(self.lower(node.sub_label), key)
             return Low(np.eye(2), "np.eye(2)", "torch.eye(2, dtype=torch.float64)", key, simple=True, identity=True)
         return self.lookup(key, node)
 
@@ -885,10 +895,7 @@ class Lowerer:
             return self.lookup(whole, node)
         if _is_identity(node.base) and len(node.indices) == 1 and self._unvalued(symbol_key(node)) \
                 and whole not in self.given:
-            size = self.lower(node.indices[0])  # `I_d`: the d × d identity
-            n = int(float(np.asarray(size.value)))
-            return Low(np.eye(n), f"np.eye(int({size.np}))", f"torch.eye(int({size.torch}), dtype=torch.float64)", whole,
-                       simple=True)
+            return _identity(self.lower(node.indices[0]), whole)  # `I_d`: the d × d identity
         name, axes = split_indexed(node, self.bound_all, self.given)
         if not axes and name not in self.given and name not in self.inputs and symbol_key(node) not in self.given:
             # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`): a quantity of its own.

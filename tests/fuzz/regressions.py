@@ -9,6 +9,8 @@ def _nest(open_: str, inner: str, close: str, n: int) -> str:
 
 
 FORMULAS: list[str] = [
+    # campaign 7 (9672274, seed 307031470): an identity whose size subscript asks for 779 GiB (MemoryError)
+    "y = \\bm I_{323323} x",
     # issue 12: small hostile papers
     "y = " + _nest("\\hat{", "x", "}", 120),
     "y = " + _nest("\\overset{a}{", "x", "}", 20),
