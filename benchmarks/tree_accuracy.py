@@ -860,8 +860,26 @@ def load_verdicts() -> dict[str, dict]:
 class Papers:
     """Each corpus paper loaded once, with what papermath knows about its notation."""
 
-    def __init__(self) -> None:
+    def __init__(self, bare: bool = False) -> None:
         self._cache: dict[str, Any] = {}
+        self.bare = bare
+        """Parse context records without their context (the formula alone, as set B is read)."""
+        self._scratch: Optional[Any] = None
+
+    def written(self, rec: dict, latex: str) -> Any:
+        """The paper a context record stands for: its `context` sentences, the formula as a numbered display,
+        then its `context_after` sentences ("where $W$ is …"), read by papermath as a one-page paper."""
+        import tempfile
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="tree_context_")
+        folder = Path(self._scratch.name) / re.sub(r"[^A-Za-z0-9_-]", "_", rec.get("key", "record"))
+        folder.mkdir(parents=True, exist_ok=True)
+        body = (f"{rec.get('context', '')}\n\\begin{{equation}}\n{latex}\n\\end{{equation}}\n"
+                f"{rec.get('context_after', '')}\n")
+        text = ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n" + rec.get("preamble", "")
+                + "\n\\begin{document}\n" + body + "\\end{document}\n")
+        (folder / "main.tex").write_text(text, encoding="utf-8")
+        return _open_paper(folder)
 
     def get(self, name: str) -> Any:
         if name not in self._cache:
@@ -976,6 +994,8 @@ def score_record(rec: dict, verdicts: dict[str, dict], papers: Papers) -> Outcom
         latex = verdict["latex"]
         out.multi_line = out.multi_line or bool(verdict.get("multi_line"))
     paper = None
+    if latex is not None and (rec.get("context") or rec.get("context_after")) and not papers.bare:
+        paper = papers.written(rec, latex)
     if set_name in PAPER_SETS and rec.get("paper"):
         try:
             paper = papers.get(rec["paper"])
@@ -1094,6 +1114,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="list every failing assertion with papermath's tree (not for gold writers)")
     parser.add_argument("--key", action="append", default=[], help="score only these keys (repeatable)")
     parser.add_argument("--set", action="append", default=[], help="score only these sets (repeatable)")
+    parser.add_argument("--bare", action="store_true",
+                        help="parse records that carry a paper `context` without it (the formula alone)")
     args = parser.parse_args(argv)
     if not args.gold.is_dir() or not list(args.gold.glob("*.jsonl")):
         print(f"skipped: no gold files in {args.gold}")
@@ -1108,7 +1130,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if needs_shared and not SHARED.is_dir():
         print(f"skipped: {SHARED} is absent (the formulas' LaTeX is read from there)")
         return 0
-    papers = Papers()
+    papers = Papers(bare=args.bare)
     outcomes = [score_record(rec, verdicts, papers) for rec in records]
     summary = summarize(outcomes)
     if args.json:
