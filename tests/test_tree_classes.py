@@ -388,3 +388,28 @@ def test_diff_transformer_1_keeps_its_concatenation():
 ])
 def test_code_style_names_and_subscripts_bound_by_a_sum(latex, expected):
     assert tree(latex) == expected
+
+
+# Session 5 (tree_fresh/own_s5): a script after a reduction's own bracket, prose phrases set as text, a policy
+# with its own label or index in a superscript
+@pytest.mark.parametrize("latex, expected", [
+    # IPO: the expectation of the square; `\mathbb{E}[X]^2` squares the expectation (no empty base either way)
+    (r"\mathbb{E}_{x}\left(h(x) - c\right)^2",
+     "(E (Power (Group (- (Apply h [x] certainty=convention) c)) 2) variables=[x])"),
+    (r"\mathbb{E}[X^2] - \mathbb{E}[X]^2", "(- (E (Power X 2)) (Power (E X) 2))"),
+    (r"\max_i (a_i)^2", "(max (Power (Group (Indexed a [i])) 2) variables=[i])"),
+    # a phrase that opens with a preposition or a copula comments on the formula; it is no factor
+    (r"x \leftarrow y \quad \text{after every step}",
+     "(Sequence [(Relation x \\leftarrow y) 'after every step'] separators=[,])"),
+    (r"L = \sum_i a_i \quad \text{where } M \text{ is the set of masked positions}",
+     "(Sequence [(Relation L = (sum (Indexed a [i]) variables=[i])) (Annotated (Sequence [M 'is the set of "
+     "masked positions'] separators=[,]) note='where' kind=condition)] separators=[,])"),
+    (r"lr \times \text{batch size}", "(\\times (Product [l r]) 'batch size')"),
+    # TRPO's A^{\pi_k}(s, \pi(s)), V^{\pi_\theta}(s): the policy names the function; a fitted exponent stays one
+    (r"A^{\pi_k}(s, \pi(s))",
+     "(Apply A{^(Indexed \\pi [k])} [s (Apply \\pi [s] certainty=convention)] certainty=formula)"),
+    (r"V^{\pi_\theta}(s)", "(Apply V{^\\pi{_\\theta}} [s] certainty=convention)"),
+    (r"(N_c/N)^{\alpha_N}", "(Power (Group (/ (Indexed N [c]) N)) (Indexed \\alpha [N]))"),
+])
+def test_scripts_after_brackets_prose_phrases_and_labelled_policies(latex, expected):
+    assert tree(latex) == expected

@@ -2153,6 +2153,11 @@ class Parser:
             return items[0]
         return A.Tuple(tuple(items), "(", ")", span=(items[0].span[0], items[-1].span[1]))
 
+    def _scripted_group(self, group: _Bracketed) -> A.Node:
+        """A bracket group with the scripts that follow it (`(a_i)^2`)."""
+        sub, sup, primes = self._read_scripts()
+        return self._attach(self._group_node(group), sub, sup, primes, group.start)
+
     def _group_node(self, group: _Bracketed) -> A.Node:
         """A bracket group standing on its own (not a call's arguments)."""
         span = (group.start, group.end)
@@ -2324,6 +2329,10 @@ class Parser:
             # \operatorname{Softmax}_j(z): the body in parentheses
             group = self._bracketed()
             inner = group.items + group.params
+            if self.peek().kind in (SUB, SUP):
+                # `\max_i (a_i)^2`: the script belongs to the bracket, which is then the body
+                body = self._scripted_group(group)
+                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
             if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
                 return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
             body = self._group_node(group)
@@ -2336,6 +2345,11 @@ class Parser:
             o = group.open
             brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
             inner = group.items + group.params
+            if self.peek().kind in (SUB, SUP) and o == "(" and inner and not group.given and not group.bar:
+                # `\mathbb{E}_{x}(h(x) - c)^2`: the expectation of the square (IPO); a script after the
+                # expectation's own square bracket (`\mathbb{E}[X]^2`) squares the expectation, below
+                body = self._scripted_group(group)
+                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
             if not inner and not group.given and not group.divergence:
                 body = A.Empty(span=(group.start, group.end))
             elif o == "{":
@@ -2365,6 +2379,10 @@ class Parser:
                 if self._starts_operand(self.peek()) and not self._bar_separates():
                     body = self.parse_multiplicative()
             node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+            if self.peek().kind in (SUB, SUP) and brackets:
+                # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
+                sub2, sup2, primes2 = self._read_scripts()
+                node = self._attach(node, sub2, sup2, primes2, start)
             return node
         if sub is not None or sup is not None:
             self._body_on_next_row()
@@ -3174,11 +3192,27 @@ def _is_joiner(tok: Token) -> bool:
     return tok.kind == TEXT and " ".join(tok.text.replace(",", " ").split()).lower() in ("and", "or", "and thus")
 
 
+PHRASE_OPENERS = frozenset("is are was were be being been denotes denote means mean stands after before during at "
+                           "every each per in on over under until using via by as which that we is computed "
+                           "evaluated taken applied updated repeated".split())
+"""First words of a phrase set as text that comments on the formula (`\\text{after every step}`,
+`\\mathcal M \\text{ is the set of masked positions}`): prose, never a factor. A text whose first word is
+something else (`\\text{batch size}`, `\\text{Oracle Computational Cost}`, `\\text{selects Expert}`) may
+be a name the formula computes with."""
+
+
+def _is_prose_phrase(text: str) -> bool:
+    """Several words, the first a lowercase preposition, copula or relative word."""
+    words = text.replace(",", " ").split()
+    return len(words) >= 2 and words[0] in PHRASE_OPENERS and \
+        all(w.strip(".;:").replace("-", "").replace("'", "").isalpha() for w in words)
+
+
 def _is_connective(tok: Token) -> bool:
     if tok.kind != TEXT:
         return False
     word = " ".join(tok.text.replace(",", " ").split()).lower()
-    return word in CONNECTIVES or word.rstrip(":") in CONNECTIVES
+    return word in CONNECTIVES or word.rstrip(":") in CONNECTIVES or _is_prose_phrase(tok.text)
 
 
 def _quantified(body: A.Node) -> A.Node:
@@ -3485,7 +3519,8 @@ def call_certainty(atom: A.Node, functions: frozenset[str] = frozenset()) -> Opt
                 return status
             if isinstance(name_node, A.Power) and not (isinstance(inner, A.Symbol) and
                                                        isinstance(name_node.exponent, (A.Symbol, A.Number,
-                                                                                       A.UnaryOp, A.BinOp))):
+                                                                                       A.UnaryOp, A.BinOp,
+                                                                                       A.Indexed))):
                 return None
             # `r_t(\theta)`, `Q^1(s, a)`, `x^2(1-x)`: an application or a product, decided from evidence
             return "ambiguous" if status is not None or isinstance(name_node, A.Power) else None

@@ -515,9 +515,11 @@ def _labelable(exp: A.Node) -> bool:
     """Could this superscript name something (`w`, `1`, `\\pi`, `k-1`, `-i`)? (`2x`, `\\frac12` cannot.)"""
     core = exp.body if isinstance(exp, A.Group) else exp
     if isinstance(core, A.Symbol):
-        return core.sup_label is None and core.sub_label is None and not core.accents
+        # `V^{\\pi_\\theta}`: a policy with its own label names too (`N^{\\alpha_N}` is then weighed a power)
+        return core.sup_label is None and not core.accents and \
+            (core.sub_label is None or core.name in _NAMING_GREEK or core.name in _SCALAR_GREEK)
     if isinstance(core, A.Indexed):
-        # `W^{Q_1}`: a name with its own index
+        # `W^{Q_1}`, `A^{\\pi_k}`: a name with its own index
         return isinstance(core.base, A.Symbol) and all(isinstance(i, (A.Symbol, A.Number)) for i in core.indices)
     if isinstance(core, A.Number):
         return core.value.isdigit() and len(core.value) <= 2
