@@ -413,3 +413,24 @@ def test_code_style_names_and_subscripts_bound_by_a_sum(latex, expected):
 ])
 def test_scripts_after_brackets_prose_phrases_and_labelled_policies(latex, expected):
     assert tree(latex) == expected
+
+
+# Session 5: what the paper's sentences say decides a script or a Δ (each with the sentence a paper would have)
+@pytest.mark.parametrize("text, latex, expected", [
+    (r"The $\lambda$-return $G_t^\lambda$ averages the $n$-step returns.", r"G_t^\lambda = (1 - \lambda) R",
+     "(Relation (Indexed G{^\\lambda} [t]) = (Product [(Group (- 1 \\lambda)) R]))"),
+    (r"Here $z^j$ denotes the vector of values of dimension $j$.", r"v = \mathrm{Var}(z^j)",
+     "(Relation v = (Apply Var{rm} [z{^j}]))"),
+    (r"The superscript $i$ names the trajectory.", r"g = a_t^i + s_t^i",
+     "(Relation g = (+ (Indexed a{^i} [t]) (Indexed s{^i} [t])))"),
+    (r"The subscript $t$ stands for the teacher.", r"p = \exp(z / \tau_t)",
+     "(Relation p = (Apply \\exp [(/ z \\tau{_t})]))"),
+    (r"The subscript $t$ denotes the time step.", r"p = \exp(z / \tau_t)",
+     "(Relation p = (Apply \\exp [(/ z (Indexed \\tau [t]))]))"),
+    (r"where the step size $\Delta$ is learned.", r"\bar{A} = \exp(\Delta A)",
+     "(Relation A{bar} = (Apply \\exp [(Product [\\Delta A])]))"),
+    (r"The time step is $\Delta t$.", r"x' = x + \Delta t \, v", "(Relation x{'} = (+ x (Product [\\Delta t v])))"),
+    (r"Let $h$ be the hidden state.", r"o = h(W + U)", "(Relation o = (Product [h (Group (+ W U))]))"),
+])
+def test_the_papers_sentences_decide_scripts_increments_and_states(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

@@ -51,6 +51,8 @@ QUANTITY_NOUNS = frozenset("""
 number numbers steps step count size dimension dimensionality length width depth rate coefficient
 coefficients scalar scalars constant constants temperature hyperparameter hyperparameters matrix matrices
 vector vectors tensor tensors weight horizon budget batch
+state states moment moments variance variances bias biases offset offsets threshold margin
+logit logits activation activations
 """.split())
 # Words that say superscripts are names, not exponents (`agent 1`, `the $l$-th layer`, `winner`).
 LABEL_WORDS = frozenset("""
@@ -58,6 +60,8 @@ agent agents player players layer layers head heads winner loser winning losing 
 rejected chosen patch patches block blocks modality iteration iterate round stage expert experts client
 clients party teacher student view views level levels scale scales depth
 """.split())
+_ARRAY_NOUNS = frozenset("vector vectors tensor tensors".split())
+_SCRIPT_WORDS = frozenset("superscript superscripts subscript subscripts".split())
 _COPULA = frozenset("is are be denotes denote represents represent as being refers".split())
 _ARTICLES = frozenset("a an the our this that some any each its their".split())
 
@@ -239,6 +243,25 @@ class NotationIndex(Notation):
             # `agent $i$`, `for layer $X^l$`: the superscript of the symbol the sentence names is a name
             word = sorted(words & LABEL_WORDS)[0]
             self.add(family(atom.base), Evidence(LABEL, f"sentence: {word}", quote, where, "paper"))
+        if isinstance(atom, ast.Power) and not isinstance(atom.exponent, ast.Number):
+            exp = record.latex[atom.exponent.span[0]:atom.exponent.span[1]].strip("{} ")
+            if noun_after in _ARRAY_NOUNS:
+                # `$z^j$ denotes the vector of …`: a vector the sentence defines is no power of one
+                self.add(family(atom.base), Evidence(LABEL, f"sentence: {noun_after}", quote, where, "paper"))
+            elif exp and re.search(r"\$\s*\{?%s\}?\s*\$-[A-Za-z]+\s*\$\s*%s\s*\$" % (
+                    re.escape(exp), re.escape(record.latex.strip())), sentence):
+                # `the $\lambda$-return $G_t^\lambda$`: the superscript is the name the prose gives the symbol
+                self.add(family(atom.base), Evidence(LABEL, "sentence: named after its superscript", quote, where,
+                                                     "paper"))
+        if before and before[-1] in _SCRIPT_WORDS and isinstance(atom, ast.Symbol) and len(atom.name) == 1 and \
+                atom.name.isalpha():
+            # "the superscript $i$ names the trajectory": that letter names wherever it is a superscript; a
+            # subscript only when a naming word follows ("the subscript $t$ stands for the teacher", not "the
+            # subscript $t$ denotes the time step")
+            position = "sup" if before[-1].startswith("super") else "sub"
+            if position == "sup" or set(after[:8]) & LABEL_WORDS:
+                self.named_scripts[position].setdefault(
+                    atom.name, Evidence(LABEL, f"sentence: the {position}script names", quote, where, "paper"))
 
 
 def _subjects(tree: ast.Node) -> list[ast.Node]:

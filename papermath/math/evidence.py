@@ -173,6 +173,9 @@ class Notation:
         """Of those, the letters written in a vector or matrix font (`\\mathbf k`, `\\bm q`)."""
         self.plain: set[str] = set()
         """Single letters written bare somewhere outside any script (`t` in `v(x_t, t)`): values, not names."""
+        self.named_scripts: dict[str, dict[str, Evidence]] = {"sub": {}, "sup": {}}
+        """Script letters the prose says name something ("the superscript $i$ names the trajectory", "the
+        subscript $t$ stands for the teacher"), per position, with the sentence that says so."""
         self.names: dict[str, list[Evidence]] = defaultdict(list)
         """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
 

@@ -71,6 +71,8 @@ class _Resolver:
         if isinstance(node, (A.Power, A.Indexed, A.Transpose, A.Inverse, A.Factorial, A.Primed, A.Labeled)) and \
                 self._is_spliced(getattr(node, "base", None)):
             return self._move_postfix(node)
+        if isinstance(node, A.Symbol) and node.name.startswith("\\Delta ") and self._delta_on_its_own():
+            return self._step_times(node)
         if isinstance(node, A.Power):
             return self.power(node, applied)
         if isinstance(node, A.Indexed):
@@ -87,6 +89,31 @@ class _Resolver:
         if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
             return self._bound_indices(node)
         return node
+
+    def _delta_on_its_own(self) -> bool:
+        """Does the paper write `\\Delta` as a quantity of its own, and its prose name it so (`the step size
+        $\\Delta$`)? Then `\\Delta A` is that quantity times A, not an increment of A. (A paper that writes `\\Delta`
+        alone only in formulas, an operator or a difference, keeps `\\Delta x` one name.)"""
+        facts = self.notation.facts.get("\\Delta")
+        return facts is not None and facts.uses > 0 and \
+            any(e.reading == NOT_FUNCTION and e.kind.startswith("sentence:") for e in facts.evidence)
+
+    def _step_times(self, node: A.Symbol) -> A.Node:
+        """`\\Delta A` (one name, as the parser joins an increment) → `\\Delta · A`, recorded with its evidence."""
+        s, e = node.span
+        rest = s + len("\\Delta")
+        while rest < e and self.source[rest].isspace():
+            rest += 1
+        if not self.source.startswith("\\Delta", s) or rest >= e:
+            return node
+        here = self.text(node)
+        ev = Evidence(NOT_FUNCTION, "\\Delta is written as a quantity of its own", "\\Delta",
+                      getattr(self.notation, "where", "this formula"), getattr(self.notation, "strength", "formula"))
+        self.decisions.append(Decision(node.span, "one name or a product", here, "product", ev.strength, (ev,)))
+        delta = A.Symbol("\\Delta", span=(s, s + len("\\Delta")))
+        out = A.Product((delta, replace(node, name=node.name[len("\\Delta "):], span=(rest, e))), span=node.span)
+        self.spliced[id(out)] = out
+        return out
 
     def _bound_indices(self, node: A.Reduction) -> A.Node:
         """`\\sum_{\\alpha \\in A} \\sum_{\\beta \\in B} |R_{\\alpha, \\beta}|`: a subscript made only
@@ -293,6 +320,11 @@ class _Resolver:
         letter = idx.name
         if letter in self.notation.running:
             return node
+        said = self.notation.named_scripts["sub"].get(letter)
+        if said is not None:
+            self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength,
+                                           (said,)))
+            return replace(base, sub_label=idx, span=node.span)
         fam = _family_text(base)
         strength = getattr(self.notation, "strength", "formula")
         evidence: list[Evidence] = []
@@ -402,6 +434,9 @@ class _Resolver:
             # (`p_1^{\gamma_1}(x)`: a density raised to a weight is still a power)
             out.append(Evidence(LABEL, "applied to arguments: a function's name, not a power", here, "this formula",
                                 "formula"))
+        core = exp.body if isinstance(exp, A.Group) else exp
+        if isinstance(core, A.Symbol) and core.name in self.notation.named_scripts["sup"]:
+            out.append(self.notation.named_scripts["sup"][core.name])
         out.extend(_sup_conventions(sym, exp, here))
         return out
 
