@@ -410,6 +410,16 @@ def test_code_style_names_and_subscripts_bound_by_a_sum(latex, expected):
      "(Apply A{^(Indexed \\pi [k])} [s (Apply \\pi [s] certainty=convention)] certainty=formula)"),
     (r"V^{\pi_\theta}(s)", "(Apply V{^\\pi{_\\theta}} [s] certainty=convention)"),
     (r"(N_c/N)^{\alpha_N}", "(Power (Group (/ (Indexed N [c]) N)) (Indexed \\alpha [N]))"),
+    # a remark in parentheses is prose; a metric's name runs on into its parameter
+    (r"L = \|x\|^2 \quad \text{(masked patches only)}",
+     "(Sequence [(Relation L = (Power (Norm x) 2)) '(masked patches only)'] separators=[,])"),
+    (r"\mathrm{acc@}k + \mathrm{Recall@}10", "(+ acc@k{rm} Recall@10{rm})"),
+    # the SVM dual: the entries α_i of the vector maximised over keep the second sum inside the max
+    (r"\max_{\alpha} \sum_{i} \alpha_i - \frac{1}{2}\sum_{i,j} \alpha_i \alpha_j K_{ij}",
+     "(max (- (sum (Indexed \\alpha [i]) variables=[i]) (Product [(Frac 1 2) (sum (Product [(Indexed \\alpha [i]) "
+     "(Indexed \\alpha [j]) (Indexed K [i j])]) variables=[i j])])) variables=[\\alpha])"),
+    (r"\sum_{b \neq b_t} e^{b} + e^{b_t}",
+     "(+ (sum (Power e b) variables=[b] condition=(Relation b \\ne (Indexed b [t]))) (Power e (Indexed b [t])))"),
 ])
 def test_scripts_after_brackets_prose_phrases_and_labelled_policies(latex, expected):
     assert tree(latex) == expected

@@ -1911,7 +1911,8 @@ class Parser:
             k = self._brace(self.tokens, self.pos)
             inner = self.tokens[self.pos + 1:k]
             if inner and all(t.kind in (LETTER, NUMBER) or (t.kind == PUNCT and t.text in "-.'") or
-                             (t.kind == CMD and t.text == "\\_") for t in inner) and len(inner) > 1 and \
+                             (t.kind == CMD and t.text == "\\_") or
+                             (t.kind == PUNCT and t.text == "@" and t is inner[-1]) for t in inner) and len(inner) > 1 and \
                     all(t.kind == LETTER for t in inner[:1]) and self.tokens[k].kind == RBRACE:
                 # a multi-letter name: \mathrm{Attention}, \operatorname{arg\,max}, \mathrm{Top\_k} (the escaped
                 # underscore is part of the name, kept escaped so the name prints back as written)
@@ -3067,6 +3068,19 @@ def _free_names(node: A.Node) -> set[str]:
     return out
 
 
+_OPTIMISATIONS = frozenset("max min argmax argmin sup inf".split())
+
+
+def _indexed_bases(node: A.Node) -> set[str]:
+    """The letters written with an index in `node` (`\alpha` for `\alpha_i`), outside reductions that bind them."""
+    from .printer import to_latex
+    out: set[str] = set()
+    for n in A.walk(node):
+        if isinstance(n, A.Indexed) and isinstance(n.base, A.Symbol):
+            out.add(to_latex(n.base))
+    return out
+
+
 def _extend_scope(left: A.Node, op: str, right: A.Node,
                   braced: Collection[tuple[int, int]] = ()) -> Optional[A.Node]:
     """`\\sum_{t=1}^T a_t - b_t`: the next term uses t, so it belongs to the sum's body. The term joins the
@@ -3081,8 +3095,13 @@ def _extend_scope(left: A.Node, op: str, right: A.Node,
     scopes = [(red, path, set().union(*(_keys(v) for v in red.variables)) if red.variables else set())
               for red, path in opened]
     used = set()
-    for _, _, bound in scopes:
+    components = _indexed_bases(right)
+    for red, _, bound in scopes:
         used |= bound & free
+        if red.op in _OPTIMISATIONS:
+            # `\max_\alpha \sum_i \alpha_i - \frac12 \sum_{i,j} \alpha_i \alpha_j …`: the entries of the
+            # vector optimised over use it (a sum's `b_t` stays another variable than its bound `b`)
+            used |= bound & components
     if not used:
         return None
     rebound: set[str] = set()
@@ -3202,7 +3221,12 @@ be a name the formula computes with."""
 
 
 def _is_prose_phrase(text: str) -> bool:
-    """Several words, the first a lowercase preposition, copula or relative word."""
+    """Several words, the first a lowercase preposition, copula or relative word; or a remark in parentheses
+    (`\\text{(masked patches only)}`)."""
+    stripped = text.strip()
+    if stripped.startswith("(") and stripped.endswith(")"):
+        words = stripped[1:-1].replace(",", " ").split()
+        return len(words) >= 2 and all(w.strip(".;:").replace("-", "").isalpha() for w in words)
     words = text.replace(",", " ").split()
     return len(words) >= 2 and words[0] in PHRASE_OPENERS and \
         all(w.strip(".;:").replace("-", "").replace("'", "").isalpha() for w in words)
@@ -3368,6 +3392,14 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
                 extents[i][1] == extents[i + 1][0] and not f.text[-1].isalnum():
             # `\text{pass@}k`: the metric's name runs on into its parameter
             out.append(A.Text(f.text + nxt.name, span=span))
+            i += 2
+            continue
+        if isinstance(f, A.Symbol) and len(f.name) > 1 and f.name.endswith("@") and not f.sub_label and \
+                not f.sup_label and extents[i][1] == extents[i + 1][0] and \
+                ((isinstance(nxt, A.Symbol) and nxt.font is None and len(nxt.name) == 1) or isinstance(nxt, A.Number)):
+            # `\mathrm{acc@}k`, `\mathrm{Recall@}10`: the metric's name runs on into its parameter
+            tail = nxt.name if isinstance(nxt, A.Symbol) else nxt.value
+            out.append(replace(f, name=f.name + tail, span=span))
             i += 2
             continue
         applied = _applied_core(nxt)
