@@ -444,3 +444,17 @@ def test_scripts_after_brackets_prose_phrases_and_labelled_policies(latex, expec
 ])
 def test_the_papers_sentences_decide_scripts_increments_and_states(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+# Session 5: a formula inside \text{…} is read as math; a short position after an application indexes its value
+@pytest.mark.parametrize("latex, expected", [
+    (r"R = \begin{cases} r & \text{if $t=0$}\\ 0 & \text{otherwise} \end{cases}",
+     "(Relation R = (Cases [[r (Annotated (Relation t = 0) note='if' kind=condition)] [0 'otherwise']]))"),
+    (r"c_i < {\text{sorted}}_j(c_j)[n]",
+     "(Relation (Indexed c [i]) < (Indexed (Apply (Indexed 'sorted' [j]) [(Indexed c [j])] certainty=convention) [n]))"),
+    (r"p(x)[1 - p(x)]", "(Product [(Apply p [x] certainty=convention) (Group (- 1 (Apply p [x] certainty=convention)) "
+                        "open=[ close=])])"),
+    (r"y = \text{plain text}", "(Relation y = 'plain text')"),
+])
+def test_math_inside_text_and_positions_after_an_application(latex, expected):
+    assert tree(latex) == expected

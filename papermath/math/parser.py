@@ -239,6 +239,20 @@ def _identifier_end(toks: list[Token], i: int) -> tuple[Optional[int], int]:
     return (j if joined else None), j
 
 
+def _text_piece(out: list[Token], source: str, start: int, end: int, space_before: bool,
+                close_end: Optional[int] = None) -> None:
+    """The prose between the formulas of a `\\text{… $…$ …}` as a text token (punctuation alone is dropped)."""
+    raw = source[start:end]
+    body = raw
+    if body.lstrip().startswith("\\"):
+        # the command and its brace before the first formula: `\text{if ` → `if `
+        brace = body.find("{")
+        body = body[brace + 1:] if brace >= 0 else body
+    if any(ch.isalnum() for ch in body):
+        out.append(Token(TEXT, " ".join(body.split()), start, close_end if close_end is not None else end,
+                         space_before))
+
+
 def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
     out: list[Token] = []
@@ -249,6 +263,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     # end a statement (`\Biggl( a \\ + b \Biggr)`, `\left( a \right. \\ \left. b \right)`).
     delims: list[str] = []
     env_base: list[int] = [0]
+    resume_text: dict[int, tuple] = {}  # closing `$` of math inside \text{…} → the prose that follows it
     scanned = 0
     dangling = 0    # `\right.` taken off row ends, waiting for the `\left.` that reopens them
 
@@ -332,6 +347,17 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     k = _brace_end(tokens, j)
                     if tokens[k].kind != RBRACE:
                         raise MathParseError(f"missing }} to close {tok.text}{{", source, tokens[j].start)
+                    dollars = [d for d in range(j + 1, k) if tokens[d].kind == PUNCT and tokens[d].text == "$"]
+                    if dollars and len(dollars) % 2 == 0:
+                        # `\text{if $t = 0$}`: the prose is text, the formula inside it is read as math
+                        _text_piece(out, source, tok.start, tokens[dollars[0]].start, tok.space_before)
+                        for a in range(1, len(dollars), 2):
+                            after = dollars[a + 1] if a + 1 < len(dollars) else k
+                            resume_text[dollars[a]] = (tokens[dollars[a]].end, tokens[after].start,
+                                                       after + 1 if after != k else k + 1,
+                                                       tokens[k].end if after == k else None)
+                        i = dollars[0] + 1
+                        continue
                     raw = source[tokens[j].end:tokens[k].start]
                     out.append(Token(TEXT, " ".join(raw.split()) if raw.strip() else raw and " ",
                                      tok.start, tokens[k].end, tok.space_before))
@@ -389,6 +415,11 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
             i += 3
             continue
         if kind == PUNCT and tok.text == "$":
+            if i in resume_text:
+                start, end, nxt, close_end = resume_text.pop(i)
+                _text_piece(out, source, start, end, True, close_end)
+                i = nxt
+                continue
             i += 1
             continue
         if kind == AMP:
@@ -1067,6 +1098,12 @@ class Parser:
                 if certainty is None and tok.text == "(" and isinstance(atom, A.Symbol) and atom.name == "d" and \
                         self._bracket_has_comma():
                     certainty = "ambiguous"  # `d(g, h)`: a distance of two things, not a differential
+                if certainty is None and tok.text == "[" and isinstance(atom, A.Apply) and atom.brackets == "()" and \
+                        not tok.space_before and self._short_index_ahead(plain=True):
+                    # `{\text{sorted}}_j(c_j)[n]`: the n-th entry of what the function returns
+                    group = self._bracketed()
+                    atom = A.Indexed(atom, _bracket_indices(group.items + group.params), span=(start, group.end))
+                    continue
                 if certainty is None:
                     break
                 if tok.text == "[" and certainty not in ("known", "declared") and not self._bracket_has_bar():
@@ -1136,6 +1173,23 @@ class Parser:
             name = name.base  # `P_i^k[t_i]`
         if not isinstance(name, A.Symbol) or name.name in T.SCALAR_LETTERS and name.name.startswith("\\") or \
                 name.name.lstrip("\\") in T.FUNCTION_MACROS:
+            return False
+        return self._short_index_ahead()
+
+    def _short_index_ahead(self, plain: bool = False) -> bool:
+        """Is the `[ … ]` here short index arithmetic (`[n]`, `[i-1]`, `[r[j]]`)? `plain`: letters, digits, `+`,
+        `-` only, a few of them (`f(x)[1 - p(x)]` is a product)."""
+        if plain:
+            toks = self.tokens
+            i = self.pos + 1
+            while i < len(toks) and i - self.pos <= 6:
+                tok = toks[i]
+                if tok.kind == PUNCT and tok.text == "]":
+                    return i > self.pos + 1
+                if not (tok.kind in (LETTER, NUMBER) and (tok.kind == NUMBER or tok.text.islower())) and \
+                        not (tok.kind == PUNCT and tok.text in "+-"):
+                    return False
+                i += 1
             return False
         depth = 0
         i = self.pos
