@@ -455,6 +455,14 @@ def test_the_papers_sentences_decide_scripts_increments_and_states(text, latex, 
     (r"p(x)[1 - p(x)]", "(Product [(Apply p [x] certainty=convention) (Group (- 1 (Apply p [x] certainty=convention)) "
                         "open=[ close=])])"),
     (r"y = \text{plain text}", "(Relation y = 'plain text')"),
+    # inside what a text connective qualifies, further words set as text go on with the sentence
+    (r"v_i \text{ if } v_i \text{ is in the top } k \text{ elements of } v",
+     "(Sequence [(Indexed v [i]) (Annotated (Sequence [(Indexed v [i]) (Annotated (Sequence [k (Annotated v "
+     "note='elements of' kind=condition)] separators=[,]) note='is in the top' kind=condition)] separators=[,]) "
+     "note='if' kind=condition)] separators=[,])"),
+    (r"y = 1 \text{ if } x = \text{softmax}(z)",
+     "(Sequence [(Relation y = 1) (Annotated (Relation x = (Apply 'softmax' [z])) note='if' kind=condition)] "
+     "separators=[,])"),
 ])
 def test_math_inside_text_and_positions_after_an_application(latex, expected):
     assert tree(latex) == expected

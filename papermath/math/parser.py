@@ -533,6 +533,7 @@ class Parser:
         self._pending_under: Optional[A.Node] = None
         self._pending_over: Optional[A.Node] = None
         self.script_depth = 0      # >0 inside a sub/superscript: a lone bar there is a relation (`p_{X|Y}`)
+        self.prose_depth = 0       # >0 inside what a text connective qualifies (`\text{if } v_i \text{ is in …}`)
         self.braced: set[tuple[int, int]] = set()  # spans of brace groups' contents: a reduction ends inside
 
     # --- errors ----------------------------------------------------------------------------------
@@ -654,7 +655,7 @@ class Parser:
         seps: list[str] = []
         while True:
             tok = self.peek()
-            if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS):
+            if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS) or self._prose_words(tok):
                 seps.append(",")
                 items.append(self._condition())
                 continue
@@ -686,9 +687,22 @@ class Parser:
 
     def _sequence_item(self) -> A.Node:
         tok = self.peek()
-        if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS):
+        if _is_connective(tok) or (tok.kind == CMD and tok.text in _QUANTIFIERS) or self._prose_words(tok):
             return self._condition()
         return self.parse_relation()
+
+    def _prose_words(self, tok: Token) -> bool:
+        """Inside what a text connective qualifies, words set as text go on with the sentence
+        (`\\text{if } v_i \\text{ is in the top } k \\text{ elements of } v`), unless a bracket follows a name."""
+        if not self.prose_depth or tok.kind != TEXT:
+            return False
+        words = tok.text.split()
+        if not words or not all(w.strip(".,;:").isalpha() for w in words):
+            return False
+        nxt = self.peek(1)
+        if nxt.kind == PUNCT and nxt.text in "([" and len(words) == 1:
+            return False  # `\text{softmax}(z)`: a function named in the prose
+        return len(words) >= 2 or (words[0].islower() and len(words[0]) >= 3)
 
     def _condition(self) -> A.Node:
         """A condition: the connective (`\\text{for }`, `\\forall`) and everything it qualifies, to the end of
@@ -698,7 +712,11 @@ class Parser:
             A.Symbol(tok.text, span=(tok.start, tok.end))
         if self._ends_statement(self.peek()) or (self.peek().kind == PUNCT and self.peek().text in ",;."):
             return note
-        body = self.parse_sequence()
+        self.prose_depth += tok.kind == TEXT
+        try:
+            body = self.parse_sequence()
+        finally:
+            self.prose_depth -= tok.kind == TEXT
         if tok.kind == CMD:
             body = _quantified(body)
         return A.Annotated(body, note, "condition", span=(tok.start, body.span[1]))
@@ -955,7 +973,8 @@ class Parser:
     def _starts_factor(self, tok: Token) -> bool:
         """Can juxtaposition continue with this token?"""
         kind = tok.kind
-        if (kind == TEXT and (_is_connective(tok) or _is_joiner(tok))) or (kind == CMD and tok.text in _QUANTIFIERS):
+        if (kind == TEXT and (_is_connective(tok) or _is_joiner(tok))) or (kind == CMD and tok.text in _QUANTIFIERS) or \
+                self._prose_words(tok):
             return False  # `a_i \\text{ for } i = 1`: prose that qualifies, not a factor
         if kind in (LETTER, NUMBER, LBRACE, TEXT, BEGIN):
             return True
