@@ -239,6 +239,20 @@ def _identifier_end(toks: list[Token], i: int) -> tuple[Optional[int], int]:
     return (j if joined else None), j
 
 
+def _plain_prose_around(source: str, tokens: list[Token], j: int, k: int, dollars: list[int]) -> bool:
+    """Are the words around the formulas of a `\\text{… $…$ …}` plain prose (no commands, no braces)? Only then
+    is the text split into prose and math (a styled or nested text is kept whole, as written)."""
+    edges = [tokens[j].end] + [tokens[d].start if n % 2 == 0 else tokens[d].end for n, d in enumerate(dollars)] + \
+        [tokens[k].start]
+    words = False
+    for a in range(0, len(edges), 2):
+        piece = source[edges[a]:edges[a + 1]]
+        if "\\" in piece or "{" in piece or "}" in piece:
+            return False
+        words = words or any(ch.isalpha() for ch in piece)
+    return words  # (`\\fbox{$…$}` has no prose: it stays as written)
+
+
 def _text_piece(out: list[Token], source: str, start: int, end: int, space_before: bool,
                 close_end: Optional[int] = None) -> None:
     """The prose between the formulas of a `\\text{… $…$ …}` as a text token (punctuation alone is dropped)."""
@@ -348,7 +362,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     if tokens[k].kind != RBRACE:
                         raise MathParseError(f"missing }} to close {tok.text}{{", source, tokens[j].start)
                     dollars = [d for d in range(j + 1, k) if tokens[d].kind == PUNCT and tokens[d].text == "$"]
-                    if dollars and len(dollars) % 2 == 0:
+                    if dollars and len(dollars) % 2 == 0 and _plain_prose_around(source, tokens, j, k, dollars):
                         # `\text{if $t = 0$}`: the prose is text, the formula inside it is read as math
                         _text_piece(out, source, tok.start, tokens[dollars[0]].start, tok.space_before)
                         for a in range(1, len(dollars), 2):
@@ -694,7 +708,7 @@ class Parser:
     def _prose_words(self, tok: Token) -> bool:
         """Inside what a text connective qualifies, words set as text go on with the sentence
         (`\\text{if } v_i \\text{ is in the top } k \\text{ elements of } v`), unless a bracket follows a name."""
-        if not self.prose_depth or tok.kind != TEXT:
+        if not self.prose_depth or tok.kind != TEXT or _is_joiner(tok):
             return False
         words = tok.text.split()
         if not words or not all(w.strip(".,;:").isalpha() for w in words):
