@@ -1,11 +1,14 @@
-"""Score papermath's roles against the blind role instrument (`benchmarks/roles_blind/s4.jsonl`).
+"""Score papermath's roles (and kinds) against a blind role instrument (`benchmarks/roles_blind/*.jsonl`).
 
-    .venv/bin/python benchmarks/roles_blind.py            # role right, confusion (gold → ours), each miss
+    .venv/bin/python benchmarks/roles_blind.py                                   # s4: role right, confusion, misses
+    .venv/bin/python benchmarks/roles_blind.py --set benchmarks/roles_blind/s5.jsonl   # s5: roles and kinds
 
 Each record names a corpus paper, papermath's equation id, a symbol as the author writes it and the role a careful
 reader gives it (README there: written before papermath read these equations). The symbol is matched to the
 reading's rows exactly as `reading_accuracy.py` matches a gold symbol (the paper's macros expanded, one
-normalisation); a symbol with no row counts as wrong.
+normalisation); a symbol with no row counts as wrong. A record with `kind` and no `symbol` names the kind of
+statement a careful reader gives the equation (`alt_kinds`: other kinds accepted); it is scored against the
+reading's `kind`.
 """
 from __future__ import annotations
 
@@ -33,12 +36,22 @@ def main(argv=None) -> int:
     records = [json.loads(line) for line in Path(args.set).read_text().splitlines() if line.strip()]
     readings: dict[str, dict] = {}
     right, confusion, misses = 0, Counter(), []
+    kinds_right, kind_records, kind_misses = 0, 0, []
     for rec in records:
         paper = rec["paper"]
         if paper not in readings:
             readings[paper] = ra.read_paper(paper)
-        macros = ra.PaperMacros(ra.CORPUS / paper)
         eq = next((e for e in readings[paper]["equations"] if e.get("id") == rec["eq_id"]), None)
+        if "symbol" not in rec:
+            kind_records += 1
+            ours = eq.get("kind") if eq else "(no equation)"
+            if ours in {rec["kind"], *rec.get("alt_kinds", [])}:
+                kinds_right += 1
+            else:
+                kind_misses.append(f"{rec['key']} {paper} ({rec['eq_id']}): {ours} for {rec['kind']} — "
+                                   f"{(eq.get('kind_cue') if eq else '')!s:.100}")
+            continue
+        macros = ra.PaperMacros(ra.CORPUS / paper)
         rows = ra._rows_for(rec["symbol"], {}, eq.get("symbols", []), macros) if eq else []
         ours = rows[0].get("role") if rows else "(no row)"
         if ours in {rec["role"], *rec.get("alt_roles", [])}:
@@ -47,12 +60,15 @@ def main(argv=None) -> int:
             confusion[(rec["role"], ours)] += 1
             misses.append(f"{rec['key']} {paper} ({rec['eq_id']}) {rec['symbol']}: {ours} for {rec['role']} — "
                           f"{(rows[0].get('role_cue') if rows else '')!s:.100}")
-    print(f"role right {right}/{len(records)} = {100 * right / len(records):.1f}%")
+    symbols = len(records) - kind_records
+    print(f"role right {right}/{symbols} = {100 * right / max(symbols, 1):.1f}%")
+    if kind_records:
+        print(f"kind right {kinds_right}/{kind_records} = {100 * kinds_right / kind_records:.1f}%")
     print("confusion (gold → ours):")
     for (gold, ours), n in confusion.most_common():
         print(f"  {n:3d}  {gold} → {ours}")
     if not args.quiet:
-        print("\n".join(misses))
+        print("\n".join(misses + kind_misses))
     return 0
 
 
