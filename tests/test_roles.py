@@ -223,3 +223,79 @@ def test_a_draw_of_another_member_of_the_sequence_is_not_this_symbol():
     body = ("Start from $x_T \\sim \\mathcal{N}(0, I)$.\n\\begin{equation} x_{t-1} = x_t - h v(x_t) \\end{equation}")
     eq = read_document(document_from_string(DOC % body)).equations[-1]
     assert role(eq, "x_{t - 1}") != "random sample"
+
+
+# --- session 5: mechanisms found on the blind set roles_blind/s5.jsonl, each on a self-written paper -----------------
+@pytest.mark.parametrize("body, symbol, want", [
+    # every member of a chain of equalities that ends in a number is set to it
+    ("\\begin{equation} L = A + \\lambda B - \\gamma C \\end{equation}\nWe set $\\lambda = \\gamma = 10^{-4}$.",
+     "\\gamma", "fixed setting"),
+    ("\\begin{equation} L = A + \\lambda B - \\gamma C \\end{equation}\nWe set $\\lambda = \\gamma = 10^{-4}$.",
+     "\\lambda", "fixed setting"),
+    # the words "the logit function" outrank what the letter ℓ usually names (a loss)
+    ("\\begin{equation} L = \\ell(b x) + \\lambda x^2 \\end{equation}\n"
+     "where $\\ell$ is the logit function such that $\\ell(t) = \\log(1 + \\exp(-t))$.", "\\ell", "function"),
+    # a setting noun on a symbol no index runs over: the equality says how the paper chose it
+    ("\\begin{equation} f(x) = \\frac{\\rho}{6} x^3 + b x \\end{equation}\n"
+     "We set the regularization coefficient $\\rho = 1/(20n)$.", "\\rho", "fixed setting"),
+    # a display that sets the symbol to numbers only: a constant, not computed
+    ("\\begin{equation} f(x) = y^\\top (A x - b) \\end{equation}\n"
+     "\\begin{equation} A = \\begin{bmatrix} 1 & -1 \\\\ 0 & 1 \\end{bmatrix} \\end{equation}", "A", "fixed setting"),
+    # a sentence that draws the symbol in the active voice
+    ("\\begin{equation} f(x) = y^\\top (A x - b) \\end{equation}\n"
+     "We generate each element in $b$ as independent Rademacher variables.", "b", "random sample"),
+    # an equality whose left side is the symbol's square computes the symbol
+    ("\\begin{equation} dx = g_t x \\, dt \\end{equation}\n"
+     "where $g_t^2 = \\frac{d\\sigma_t^2}{dt}$.", "g_{t}", "computed"),
+    # a symbol declared as a map is a function, whatever noun follows
+    ("\\begin{equation} z_{t+1} = z_t - F(z_t) \\end{equation}\n"
+     "where $F: \\mathbb{R}^d \\rightarrow \\mathbb{R}^d$ is the gradient field of a convex function.", "F",
+     "function"),
+    # the letter that ends a sum's range is a count even where it is also written as a subscript
+    ("\\begin{equation} y_i = \\tanh(w_{i1} x_1 + \\cdots + w_{in} x_n) = \\sum_{j=1}^n w_{ij} x_j \\end{equation}",
+     "n", "fixed setting"),
+])
+def test_role_mechanisms_s5(body, symbol, want):
+    eq = read_document(document_from_string(DOC % body)).equations[0]
+    assert role(eq, symbol) == want
+
+
+def test_a_value_set_in_another_part_does_not_decide_a_reused_letter():
+    # "Define λ = M‖z‖" in the method, "We set λ = γ = 10^{-4}" in the experiments: the method's λ is computed
+    body = ("\\section{Method}\nDefine $\\lambda = M \\|z_t\\|$.\n"
+            "\\begin{equation} h = (U + \\lambda I)^{-1} g \\end{equation}\n"
+            "\\section{Experiments}\nWe set $\\lambda = \\gamma = 10^{-4}$.\n"
+            "\\begin{equation} L = A + \\lambda B - \\gamma C \\end{equation}")
+    doc = read_document(document_from_string(DOC % body))
+    assert role(doc.equations[0], "\\lambda") == "computed"
+    assert role(doc.equations[1], "\\lambda") == "fixed setting"
+
+
+def test_a_chained_value_is_not_an_indexed_member():
+    body = ("We set $\\lambda = \\gamma = 10^{-4}$.\n"
+            "\\begin{equation} L = A + \\lambda B - \\gamma_t C \\end{equation}")
+    assert role(read_document(document_from_string(DOC % body)).equations[0], "\\gamma_{t}") != "fixed setting"
+
+
+@pytest.mark.parametrize("body, want", [
+    # an optimum at the top of the left side: the problem to solve
+    ("\\begin{equation} \\min_{x} \\max_{y} f(x, y) = \\frac{\\rho}{6}\\|x\\|^3 + y^\\top (A x - b) \\end{equation}",
+     "objective"),
+    # an ODE / SDE: how the state changes along t
+    ("\\begin{equation} dx_t = [f_t x_t - \\frac{1}{2} g_t^2 s(x_t)] dt \\end{equation}", "update rule"),
+    # one step from x to x'
+    ("Take one step of gradient descent from $x$ with step size $t$:\n"
+     "\\begin{equation} x' = x - t(\\nabla f(x) + v) \\end{equation}", "update rule"),
+    # a part of the display is a set
+    ("\\begin{equation} n = \\beta \\cdot s, \\quad S = \\{ i \\mid l_i \\geq n \\} \\end{equation}", "definition"),
+    # a sequence given in closed form by its index
+    ("\\begin{equation} t_i = \\frac{i}{N} \\end{equation}", "definition"),
+    ("\\begin{equation} t_i = (t_1^{1/\\rho} + \\frac{i-1}{N-1}(t_N^{1/\\rho} - t_1^{1/\\rho}))^{\\rho}"
+     " \\end{equation}", "definition"),
+    # … but not one computed from data or a draw
+    ("\\begin{equation} x_t = x_0 + \\sigma t \\epsilon, \\quad \\epsilon \\sim \\mathcal{N}(0, I) \\end{equation}",
+     "computation"),
+    ("\\begin{equation} y_i = \\tanh(a_i x_i) \\end{equation}", "computation"),
+])
+def test_kind_mechanisms_s5(body, want):
+    assert reading_of(body).kind == want

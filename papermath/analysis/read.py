@@ -310,6 +310,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             conventional = _conventional_symbol(use.key)
     if use.kind == "index":
         role, role_cue = "index", (definition.quote if definition else "a subscript position")
+        count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
+        if count is not None:
+            # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
+            role, role_cue = "fixed setting", count
         if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
             # "the unlearning set $A$" is no position; the noun of a list that carries the index
             # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
@@ -323,7 +327,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             _conventional(use.key) is None:
         other = index.doc.equation(other_id)
         role, role_cue = "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
-    elif use.kind == "function" and _named_loss(use.key):
+    elif use.kind == "function" and _named_loss(use.key) and not _worded_function(mention, definition):
         role, role_cue = "computed", f"{use.key} names a loss (computed from the model's outputs)"
     elif use.kind == "function":
         role, role_cue = _function_role(index, use, mention, definition)
@@ -343,6 +347,10 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
     worded = _role_from_words(mention, definition) if mention is not None else None
     phrase = roles.noun_before(mention.quote, mention.math) if mention is not None else None
     named = roles.head_role(phrase) if phrase else None
+    if mention is not None and _MAP_DECLARATION.match(mention.math) and use.key in mention.keys:
+        # "where $F: \mathbb{R}^d \rightarrow \mathbb{R}^d$ is the gradient field of …": declared as a map, a function
+        # whatever the noun computes it from
+        return "function", f"${mention.math}$ (a map)"
     if worded is not None and worded[0] == "computed":
         return "computed", worded[1]  # "where $r_n$ denotes the ratio of the policy …"
     if named is not None and named[0] == "frozen model" and mention is not None:
@@ -357,6 +365,9 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
         return "computed", f"${equality}$"
     return "function", "applied to arguments"
 
+
+_MAP_DECLARATION = re.compile(r"^\s*[^:=]{1,40}?\s*(?::|\\colon)\s*[^=:]{1,80}?"
+                              r"\\(?:to|rightarrow|longrightarrow)(?![A-Za-z])")
 
 # An index the words call "the dimension" or "the position" names which one, not a size: it stays an index.
 _POSITION_NOUN = re.compile(r"(?:dimension|position|coordinate|channel)s?", re.I)
@@ -397,6 +408,11 @@ def _computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | 
     when the equality writes a constant from constants (`D^{head} = D/H`: the other rules decide first); (None, None)
     otherwise."""
     deferred: str | None = None
+    if best is not None and best[0] == "fixed setting" and best[2] != "predicate" and not use.indices and \
+            not use.all_indices and mention is not None and _unindexed_right_side(index, mention.math):
+        # "set the regularization coefficient $\\rho = 1/(20n)$": the noun names a setting chosen once (no step
+        # or index runs over it); the equality says how it was chosen, not a quantity the run computes
+        return None, f"${mention.math}$" if mention is not None else None
     if mention is not None and definition is not None and definition.strength == DEFINES and \
             mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
@@ -432,24 +448,24 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
     if computed is not None:
         return "computed", computed
-    if _named_loss(use.key) and not (best is not None and best[2] == "predicate"):
+    if _named_loss(use.key) and not (best is not None and best[2] == "predicate") and \
+            not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
     drawn_here = use.bound_by == "E" or use.sampled
-    if best is not None and best[0] == "input data" and drawn_here and _drawn_from(index, eq, use) == "distribution":
+    if best is not None and best[0] == "input data" and _drawn_from(index, eq, use) == "distribution":
         # "the trajectory τ" drawn by this expectation from the policy's distribution (E_{τ ~ Pr}): its samples;
         # a prompt the expectation runs over (E_{c, x}, E_{c ~ \\mathcal{D}}) stays the input data it is
-        return "random sample", f"{best[1]}, drawn by the expectation"
+        return "random sample", f"{best[1]}, drawn by the expectation" if drawn_here else \
+            f"{best[1]}, drawn from a distribution in another display"
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
     drawn = _drawn_by_sentence(index, eq, use, mention, definition) if best is None else None
     if drawn is not None:
         return drawn
-    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
-    if other_id and other_id != eq.id and _conventional(use.key) is None and \
-            not _elsewhere_later(index, eq, index.doc.equation(other_id)) and not _sequence_of(index, other_id, use):
-        other = index.doc.equation(other_id)
-        return "computed", f"computed by ({other.number})" if other.number else f"computed by {other_id}"
+    by_display = _written_by_another_display(index, eq, use, defined_elsewhere)
+    if by_display is not None:
+        return by_display
     if best is not None:
         return best[0], best[1]
     if use.bound_by == "E" or use.sampled:
@@ -469,7 +485,7 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if worded:
         return worded[0][0], worded[0][1]
     for m, d in top:
-        if m.pattern in ("equation", "value") and _sets_value(m):
+        if m.pattern in ("equation", "value") and _sets_value(m) and not _value_of_another_part(index, eq, use, d, top):
             return "fixed setting", f"${m.math}$ (a value the paper sets)"
     conventional = _conventional_symbol(use.key)
     if conventional is not None:
@@ -492,6 +508,54 @@ def _drawn_by_sentence(index: PaperIndex, eq: Equation, use: SymbolUse, mention:
     if _draw_source(index, eq, use, [mention.math]) == "data":
         return "input data", f"${mention.math}$ (drawn from the data)"
     return "random sample", f"${mention.math}$ (drawn from a distribution)"
+
+
+def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
+                                defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """Another (earlier, or same-part) display writes the symbol on its left: computed by it, or a constant it
+    sets to numbers."""
+    other_id = defined_elsewhere.get(use.key) or defined_elsewhere.get(written_form(use))
+    if not other_id or other_id == eq.id or _conventional(use.key) is not None or \
+            _elsewhere_later(index, eq, index.doc.equation(other_id)) or _sequence_of(index, other_id, use):
+        return None
+    other = index.doc.equation(other_id)
+    name = f"({other.number})" if other.number else other_id
+    if _constant_display(index, other_id):
+        return "fixed setting", f"set to constants by {name}"
+    return "computed", f"computed by {name}"
+
+
+def _value_of_another_part(index: PaperIndex, eq: Equation, use: SymbolUse, value: Definition, top) -> bool:
+    """"We set $\\lambda = \\gamma = 10^{-4}$" in the experiments, while the method's section says "Define
+    $\\lambda = M\\|z_{t+1/2} - z_t\\|$": a letter the paper reuses; a value set in another part of the paper
+    does not decide the symbol of this equation when another defining sentence computes it."""
+    if value.section is None or _top_section(value.section) == _top_section(eq.section):
+        return False
+    return any(d is not value and d.pattern == "equation" and _defining_equality(index, use, m) is not None
+               for m, d in top)
+
+
+def _indexes_left_side(info: FormulaSymbols, letter: str) -> bool:
+    """`x_t = \\frac{\\sum_{i=1}^t w_i z_i}{…}`, `c_{t+1} = …`: the letter indexes what the display defines — the
+    current step, which a sum may run up to — not a count."""
+    for u in info.uses:
+        if u.lhs and any(re.search(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])", i)
+                         for i in (*u.indices, *u.all_indices)):
+            return True
+    return False
+
+
+def _constant_display(index: PaperIndex, other_id: str) -> bool:
+    """The display that writes the symbol sets it to numbers (`A = \\begin{bmatrix} 1 & -1 \\\\ … \\end{bmatrix}`, `B = 2`):
+    nothing on its right side is a symbol, so nothing is computed — a constant the paper fixes."""
+    other = index.doc.equation(other_id)
+    tree = _display_tree(index, other) if other is not None else None
+    if isinstance(tree, ast.Sequence) and len(tree.items) == 1:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or \
+            any(op not in ("=", ":=", "\\coloneqq") for op in tree.ops):
+        return False
+    return all(not collect(side, index.ordinals).uses for side in tree.operands[1:])
 
 
 def _sequence_of(index: PaperIndex, other_id: str, use: SymbolUse) -> bool:
@@ -525,7 +589,7 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
                 return worded[0], f"{worded[1]} (a mention: \"{m.description[:60]}\")"
     # what the rest of the paper does with it, weighed (roles.USE_RULES); unknown when weak or split
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
-                               lambda key: _model_subscript(index, eq, key))
+                               lambda key: _model_subscript(index, eq, key), eq.section)
     return roles.weigh(roles.evidence(context))
 
 
@@ -571,11 +635,13 @@ def _draws_this(index: PaperIndex, use: SymbolUse, clause: str) -> bool:
         item = _parse_cached(piece.strip())
         if item is None or symbol_key(item) is None or not _same_symbol(item, use, index.ordinals):
             continue
+        if re.sub(r"[{}\s]", "", to_latex(item)) == re.sub(r"[{}\s]", "", written_form(use)):
+            return True  # drawn as written (`x_0 \sim q_{data}` for x_0)
         theirs = [re.sub(r"[{}\s]", "", to_latex(i)) for i in item.indices] if isinstance(item, ast.Indexed) else []
         mine = [re.sub(r"[{}\s]", "", i) for i in use.indices]
-        if len(theirs) == 1 and len(mine) == 1 and theirs != mine and \
-                (_CONSTANT_INDEX.fullmatch(theirs[0]) or _CONSTANT_INDEX.fullmatch(mine[0])):
-            continue  # x_T or x_0 drawn, x_t used: another member of the sequence (x_t drawn, x_{t-1} used: the same)
+        if len(theirs) == 1 and len(mine) <= 1 and theirs != mine and \
+                (_CONSTANT_INDEX.fullmatch(theirs[0]) or (mine and _CONSTANT_INDEX.fullmatch(mine[0]))):
+            continue  # x_T or x_0 drawn, x_t or x used: another member (x_t drawn, x_{t-1} used: the same)
         return True
     return False
 
@@ -676,6 +742,8 @@ def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | Non
     lhs, rhs = tree.operands[0], tree.operands[1]
     if isinstance(lhs, ast.Apply):
         lhs = lhs.func
+    if isinstance(lhs, ast.Power) and isinstance(lhs.exponent, ast.Number):
+        lhs = lhs.base  # `g_t^2 = \frac{d\sigma_t^2}{dt} - …`, `\sigma^2 = …`: the square written out computes g_t, σ
     if symbol_key(lhs) is None or not _same_symbol(lhs, use, index.ordinals):  # the left side is the symbol itself
         return None
     if re.sub(r"[{}\s]", "", to_latex(lhs)) != re.sub(r"[{}\s]", "", written_form(use)) and \
@@ -687,6 +755,20 @@ def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | Non
             (isinstance(rhs, ast.Apply) and "\\cdot" in to_latex(rhs)) or isinstance(rhs, ast.Indexed):
         return None
     return to_latex(tree)[:160]
+
+
+def _unindexed_right_side(index: PaperIndex, math: str) -> bool:
+    """The right side of the sentence's equality writes no indexed symbol (`\\rho = 1/(20n)`; not
+    `c_1 = σ_{t-Δt}²/σ_t²`, which changes along the steps)."""
+    if "=" not in math:
+        return False
+    tree = _parse_cached(math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) < 2:
+        return False
+    return all(not u.indices and not u.all_indices and u.kind == "symbol"
+               for u in collect(tree.operands[-1], index.ordinals).uses)
 
 
 def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) -> bool:
@@ -782,6 +864,13 @@ def _words_of(index: PaperIndex, eq: Equation, latex: str, part: SymbolUse) -> t
         if worded is not None and worded[0] not in ("computed", "function"):
             return worded[0], worded[1]
     return None
+
+
+def _worded_function(mention: Mention | None, definition: Definition | None) -> bool:
+    """The defining sentence names the symbol a function ("where $\\ell$ is the logit function such that …"): its
+    words outrank what the letter usually names (ℓ, L for a loss)."""
+    worded = _role_from_words(mention, definition) if mention is not None else None
+    return worded is not None and worded[0] == "function" and re.fullmatch(r"functions?", worded[1], re.I) is not None
 
 
 def _named_loss(key: str) -> bool:
@@ -884,11 +973,17 @@ def _is_dimension_of(math: str, key: str) -> bool:
 
 
 def _numeric_value(math: str) -> bool:
-    """`T = 1000`, `\\lambda = 0.5`: an inline equation that sets a value."""
+    """`T = 1000`, `\\lambda = 0.5`, `\\lambda = \\gamma = 10^{-4}`: an inline equation that sets a value (every
+    member of a chain of equalities that ends in a number is set to it)."""
     math = re.sub(r"\\[,;:! ]|~", "", math)
-    m = re.search(r"(?:=|\\coloneqq|:=)\s*(.*)$", math)
-    return bool(m) and re.fullmatch(r"\s*[-+]?\s*[\d.,\s]+(?:\\times\s*10\^\{?-?\d+\}?|e-?\d+)?\s*\\?%?\s*",
-                                    m.group(1)) is not None
+    parts = re.split(r"=|\\coloneqq|:=", math)
+    if len(parts) < 2 or not _NUMBER.fullmatch(parts[-1]):
+        return False
+    return all(_CHAIN_MEMBER.fullmatch(part) for part in parts[1:-1])
+
+
+_NUMBER = re.compile(r"\s*[-+]?\s*(?:[\d.,\s]+(?:\\times\s*10\^\{?-?\d+\}?|e-?\d+)?|10\^\{?-?\d+\}?)\s*\\?%?\s*")
+_CHAIN_MEMBER = re.compile(r"\s*\\?[A-Za-z]+(?:_\{?[\w\\{} ]+\}?)?\s*")
 
 
 _CONDITION_BEFORE = re.compile(r"\b(?:if|when|whenever|at|until|till|once|unless|from|to)\s*$", re.I)
@@ -1392,7 +1487,8 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
         if FIT_WORDS.search(context_words):
             return "empirical fit", f"\\approx with \"{FIT_WORDS.search(context_words).group(0)}\""
         return "estimator", "\\approx (an approximation of the right side)"
-    recurrence = _recurrence(info) or (_row_of_recurrence(index, eq) if index is not None else None)
+    recurrence = _recurrence(info) or (_row_of_recurrence(index, eq) if index is not None else None) or \
+        _differential_equation(eq.latex) or _primed_step(info, lead)
     if recurrence:
         return "update rule", recurrence
     if lhs and LOSS_NAME.match(lhs):
@@ -1400,6 +1496,10 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
     rhs = eq.latex.split("=", 1)[1] if "=" in ops else eq.latex
     if _OPTIMUM_AT_TOP.match(rhs):
         return "objective", f"{_OPTIMUM_AT_TOP.match(rhs).group(0).strip()} (the best value or its argument)"
+    if "=" in ops and _OPTIMUM_AT_TOP.match(eq.latex) and not _OPTIMUM_AT_TOP.match(eq.latex).group(0).strip(). \
+            startswith("-"):
+        # `\min_x \max_y f(x, y) = \frac{\rho}{6}\|x\|^3 + …`: the problem to solve, its function written out
+        return "objective", f"{_OPTIMUM_AT_TOP.match(eq.latex).group(0).strip()} on the left (the problem to solve)"
     if ops and all(op in CONSTRAINT_OPS for op in ops):
         in_statement = index is not None and equation_place(index.doc, eq)[1] is not None
         if any(op not in MEMBERSHIP_OPS for op in ops) and \
@@ -1427,7 +1527,8 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
 
 
 _OPTIMUM_AT_TOP = re.compile(r"\s*(?:-\s*)?(?:\\arg\s*\\?(?:min|max)|\\argmin|\\argmax|\\operatorname\*?\{arg\s*\\?,?\s*"
-                             r"(?:min|max)\}|\\mathop\{\\mathrm\{arg\s*(?:min|max)\}\}|\\min|\\max)\b")
+                             r"(?:min|max)\}|\\mathop\{\\mathrm\{arg\s*(?:min|max)\}\}|\\min|\\max)"
+                             r"(?![A-Za-z])")
 _DEFINE_WORDS = re.compile(r"\b(?:defin(?:e|ed|es|ing)|denot(?:e|ed|es)|let|is given by|are given by|we write|"
                            r"we model|formulated as|parameteri[sz]ed as|called)\b", re.I)
 
@@ -1437,18 +1538,45 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
     an equality that introduces a function, a distribution or a set rather than computing a value."""
     first = info.lhs_keys[0] if info.lhs_keys else None
     if any(u.kind == "function" and u.key == first for u in info.uses if u.lhs) and \
-            not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", first or ""):
+            (not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", first or "") or
+             re.match(r"\\(?:operatorname\*?|mathrm|text|textrm)\{(?:Pr|Prob)\}", first or "")):
         # f(x) = …, p(x | y) = 𝒩(…): a function or a distribution is introduced. A named operator applied to
         # its inputs (Attention(Q, K, V) = …) says how to compute an output: a computation (guide 002).
         return "the left side is a function of its arguments (a definition)"
-    rhs = latex.split("=", 1)[1] if "=" in latex else ""
-    if re.match(r"\s*\\(?:left)?\\?\{", rhs) and re.search(r"\\mid|\||:|\\colon", rhs):
-        return "the right side is a set (a definition)"
+    for rhs in latex.split("=")[1:]:
+        # `\mathcal{V}_{min} = \{v : …\}`; `n = β σ, \quad S = \{ i \mid … \}` (a part of the display is a set)
+        if re.match(r"\s*\\(?:left)?\\?\{", rhs) and re.search(r"\\mid|\||:|\\colon", rhs):
+            return "the right side is a set (a definition)"
+    closed = _closed_form_sequence(info, latex)
+    if closed:
+        return closed
     said = _LEAD_DEFINES.search(lead)
     if said:
         # "a sequence of functions defined as", "It defines a truncation threshold:", "can be formulated as:"
         return f"\"{said.group(0).strip()}\" before the equation (a definition)"
     return None
+
+
+def _closed_form_sequence(info: FormulaSymbols, latex: str) -> str | None:
+    """`t_i = \\frac{i}{N}`, `t_i = (t_1^{1/\\rho} + \\frac{i-1}{N-1}(…))^{\\rho}`: every member of a sequence given by
+    its index alone (and constants): a schedule the paper defines, not one value computed from data."""
+    if "=" not in latex or len(info.lhs_keys) != 1:
+        return None
+    lhs = next((u for u in info.uses if u.lhs and u.key == info.lhs_keys[0]), None)
+    if lhs is None or len(lhs.indices) != 1 or not re.fullmatch(r"[a-z]", lhs.indices[0]):
+        return None
+    letter = lhs.indices[0]
+    others = [u for u in info.uses if not u.lhs and u.kind != "function"]
+    if not any(u.key == letter for u in others):
+        return None  # the index itself must be written on the right (`i/N`)
+    for u in others:
+        if u.key == letter:
+            continue
+        if u.indices or u.all_indices or u.sampled or u.bound_by:
+            return None  # x_i^{k+1} = tanh(a_i x_i^k): computed from other indexed quantities
+    if any(i != letter and not re.fullmatch(r"\d+|[A-Z]", i) for i in lhs.all_indices):
+        return None  # t_1, t_N on the right are the sequence's ends; t_{i-1} would be a recurrence
+    return f"{lhs.key}_{letter} given in closed form by {letter} (a definition of the sequence)"
 
 
 _LEAD_DEFINES = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:defined|formulated)\s+(?:as|by)\s*:?\s*$|"
@@ -1482,6 +1610,35 @@ def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
 
 _STEP = re.compile(r"\(?([a-z])\s*\+\s*(?:1|1/2|\\frac\{1\}\{2\})\)?")
 _NEXT_STEP_LABEL = re.compile(r"\^\{?\(?\s*t\s*\+\s*1\s*\)?\}?")
+
+
+_DIFFERENTIAL_LHS = re.compile(r"\s*(?:\\mathrm\{d\}|\\text\{d\}|d)\s*(?:\\bm|\\mathbf|\\boldsymbol)?"
+                               r"\s*\{?\s*\\?[A-Za-z]")
+_DT = re.compile(r"(?:\\mathrm\{d\}|\\text\{d\}|\bd)\s*t\b|\\,\s*dt\b|\bdt\b")
+
+
+def _differential_equation(latex: str) -> str | None:
+    """`d\\bm{x_t} = [f_t x_t - …] dt`, `\\mathrm{d}x = f(x, t)\\,\\mathrm{d}t + g(t)\\,\\mathrm{d}w`: how the state
+    changes along t (an ODE or SDE): an update rule."""
+    if "=" not in latex:
+        return None
+    lhs, rhs = latex.split("=", 1)
+    if _DIFFERENTIAL_LHS.match(lhs) and len(lhs.strip()) < 40 and _DT.search(rhs):
+        return "a differential equation in t (how the state changes along t)"
+    return None
+
+
+_STEP_WORDS = re.compile(r"\b(?:step|steps|update[sd]?|iterat\w+|descent|ascent)\b", re.I)
+
+
+def _primed_step(info: FormulaSymbols, lead: str) -> str | None:
+    """`x' = x - t(\\nabla f(x) + v)` after "one step of gradient descent from $x$": the new value from the old."""
+    if len(info.lhs_keys) != 1 or not info.lhs_keys[0].endswith("'") or not _STEP_WORDS.search(lead):
+        return None
+    old = info.lhs_keys[0].rstrip("'")
+    if any(u.key == old and not u.lhs for u in info.uses):
+        return f"{info.lhs_keys[0]} from {old} (one step of an update)"
+    return None
 
 
 def _recurrence(info: FormulaSymbols) -> str | None:

@@ -7,6 +7,9 @@ When it says nothing that names one, the rest of the paper still gives evidence,
   "keys $K$"), read with the same head-noun table as a definition (`cues.HEAD_ROLES`);
 - a constant a statement is quantified over ("for any real $r > -1$"): a fixed setting;
 - a display anywhere that draws it (`\\epsilon \\sim \\mathcal{N}(0, I)`): a random sample;
+- a member of a chain of equalities that ends in a number ("We set $\\lambda = \\gamma = 10^{-4}$"): a fixed setting;
+- a sentence that draws it in the active voice ("we generate each element in $b$ as independent Rademacher
+  variables"): a random sample;
 - being an argument of the function this display defines (`\\mathrm{FFN}(x) = …`): the function's input.
 
 `weigh` adds the strengths per role; the role wins only when it leads the next one by at least `MARGIN`; otherwise
@@ -97,6 +100,49 @@ def _quantified_constant(ctx: UseContext) -> Iterable[Evidence]:
             yield Evidence("fixed setting", f"\"{hit.group(0).strip()} ${m.math}$\"", 2)
 
 
+_CHAIN_END = re.compile(r"=\s*[-+]?\s*(?:\d[\d.,]*(?:\s*\\times\s*10\^\{?-?\d+\}?|e-?\d+)?|10\^\{?-?\d+\}?)"
+                        r"\s*\\?%?\s*$")
+
+
+def _set_in_a_chain(ctx: UseContext) -> Iterable[Evidence]:
+    """"We set $\\lambda = \\gamma = 10^{-4}$": every member of a chain of equalities that ends in a number is set to
+    it, not only the first (the sentence is about the first, so the others get no defining sentence)."""
+    if ctx.use.indices or ctx.use.all_indices:
+        return  # γ_t is not the γ of "λ = γ = 10^{-4}"
+    for m, d in ctx.found:
+        if m is None or d.pattern == "same letter" or "=" not in m.math or not _CHAIN_END.search(m.math) or \
+                _top(d.section) != _top(ctx.section):
+            continue  # a value set in another part of the paper (the experiments) is about another use of the letter
+        members = [part.strip() for part in re.split(r"(?<![<>!\\])=", m.math)[:-1]]
+        if len(members) >= 2 and any(re.sub(r"[{}\s]", "", x) == re.sub(r"[{}\s]", "", ctx.use.key)
+                                     for x in members):
+            yield Evidence("fixed setting", f"${m.math}$ (a value the paper sets)", 2)
+            return
+
+
+def _top(section: str | None) -> str:
+    return (section or "").split(".")[0]
+
+
+_GENERATED = re.compile(r"\b(?:generate[sd]?|draw[sn]?|drew|sample[sd]?|initiali[sz]e[sd]?)\s+"
+                        r"(?:each\s+|every\s+|all\s+)?"
+                        r"(?:(?:element|entry|entries|component|coordinate|coefficient)s?\s+(?:in|of)\s+)?(?:the\s+)?"
+                        r"\$(?P<math>[^$]+)\$\s+(?:as|from|i\.\s?i\.\s?d\.?|independently|uniformly|randomly|at\s+random)\b",
+                        re.I)
+
+
+def _generated_at_random(ctx: UseContext) -> Iterable[Evidence]:
+    """"we generate each element in $b$ as independent Rademacher variables", "we sample $z$ from …": the prose
+    draws the symbol itself (a sentence in the active voice, which no "is sampled from" pattern reads)."""
+    for m, d in ctx.found:
+        if m is None or d.pattern == "same letter":
+            continue
+        for hit in _GENERATED.finditer(m.quote):
+            if hit.group("math") == m.math and ctx.use.key in m.keys:
+                yield Evidence("random sample", f"\"{' '.join(hit.group(0).split())}\"", 2)
+                return
+
+
 def _drawn_somewhere(ctx: UseContext) -> Iterable[Evidence]:
     drawn = ctx.drawn(ctx.use.key)
     if drawn is not None:
@@ -141,12 +187,16 @@ class UseContext:
     drawn: Callable[[str], Any]
     weights: Callable[[str], bool]
     """Whether the paper writes the key as a model's subscript (the θ of p_θ)."""
+    section: str | None = None
+    """The printed number of the equation's section (`4.3`, `B.1`)."""
 
 
 USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = (
     ("noun before the symbol", _nouns_before),
     ("a constant the statement holds for", _quantified_constant),
     ("drawn in a display", _drawn_somewhere),
+    ("a member of a chain of equalities ending in a number", _set_in_a_chain),
+    ("generated at random in the prose", _generated_at_random),
     ("argument of the defined function", _argument_of_defined_function),
 )
 
