@@ -299,3 +299,31 @@ def test_a_chained_value_is_not_an_indexed_member():
 ])
 def test_kind_mechanisms_s5(body, want):
     assert reading_of(body).kind == want
+
+
+def test_a_symbol_written_with_the_models_weights_is_the_model():
+    # θ is named the model's parameters and written as a model's subscript: v_θ is that model (a function), even
+    # where the sentences about v_θ give no noun with a role
+    body = ("Here $\\theta$ denotes the parameters of the denoising model $\\epsilon_\\theta(x_t)$, and we use "
+            "$v_\\theta$ to represent the direction strategy.\n"
+            "\\begin{equation} x_t = x_s + v_\\theta (t - s) \\end{equation}")
+    assert role(read_document(document_from_string(DOC % body)).equations[0], "v_\\theta ") == "function"
+
+
+def test_an_unspoken_term_of_the_model_stays_unknown():
+    body = ("Here $\\theta$ denotes the parameters of the model $\\epsilon_\\theta(x_t)$.\n"
+            "\\begin{equation} L = E_\\theta^{(w)} - E_\\theta^{(l)} \\end{equation}")
+    eq = read_document(document_from_string(DOC % body)).equations[0]
+    assert {s.role for s in eq.symbols if s.latex.startswith("E_")} <= {"unknown"}
+
+
+@pytest.mark.parametrize("description, want", [
+    ("the fraction of T-shirts observed from sampling images", None),     # the images belong to another noun
+    ("two patches from the images", "input data"),                         # a part: what it is a part of
+    ("a pair of a partial point cloud and its ground-truth", "input data"),
+    ("the number of tokens", "fixed setting"),                             # a count, whatever it counts
+])
+def test_a_complement_gives_a_role_only_to_a_container_or_a_count(description, want):
+    from papermath.analysis.cues import role_from_description
+    found = role_from_description(description)
+    assert (found[0] if found else None) == want

@@ -85,7 +85,7 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?|"
                       r"(?:noisy|noised|random|generated|fresh|monte\s+carlo|sampled)\s+samples?|"
                       r"nois(?:y|ed)\s+(?:data|versions?|images?|inputs?|latents?|tokens?|observations?))\b"),
-    ("trained weight", r"\b(?:matri(?:x|ces)\s+used\s+to\s+(?:produce|project|compute|map|transform)|"
+    ("trained weight", r"\b(?:matri(?:x|ces)\s+(?:used\s+)?to\s+(?:produce|project|compute|map|transform)|"
                        r"(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
                        r"(?:\w+\s+)?(?:parameters?|weights?)|parameters?|weights?|weight\s+matri(?:x|ces)|"
                        r"(?:projection|embedding)\s+(?:matri(?:x|ces)|layers?)|(?:up|down)-projection|"
@@ -141,9 +141,19 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
                 best = (m.end(), -rank, role, m.group(0).strip())
     if best is not None:
         return best[2], best[3], "head"
-    # Then the whole description, first row first ("the number of tokens": a count, whatever it counts).
+    # Then the whole description: a count or a size ("the number of tokens": a count, whatever it counts); a row
+    # that starts at the head noun ("the matrix used to produce the key"); what a container or a part is made of
+    # ("a pair of a partial point cloud and its ground-truth", "two patches from the images"). The complement of
+    # any other head belongs to another thing ("the fraction of T-shirts observed from sampling images" is no
+    # image): no role from it.
+    container = _CONTAINER_HEAD.search(head.strip())
     for role, pattern in HEAD_ROLES:
         m = pattern.search(text)
-        if m:
+        if m and (role == "fixed setting" or container is not None or m.start() < len(head.rstrip())):
             return role, m.group(0).strip(), "head"
     return None
+
+
+_CONTAINER_HEAD = re.compile(r"\b(?:pairs?|triplets?|tuples?|sets?|subsets?|collections?|batch(?:es)?|groups?|lists?|"
+                             r"sequences?|series|patch(?:es)?|crops?|parts?|pieces?|segments?|chunks?|windows?|"
+                             r"regions?|portions?|copies|copy|versions?|kinds?|types?)$", re.I)

@@ -587,10 +587,56 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
             worded = role_from_description(m.description)
             if worded is not None and worded[0] != "computed":
                 return worded[0], f"{worded[1]} (a mention: \"{m.description[:60]}\")"
+    model = _model_with_weights(index, eq, use, found)
+    if model is not None:
+        return model
     # what the rest of the paper does with it, weighed (roles.USE_RULES); unknown when weak or split
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
                                lambda key: _model_subscript(index, eq, key), eq.section)
     return roles.weigh(roles.evidence(context))
+
+
+_WEIGHTS_LABEL = re.compile(r"_\{?\s*(\\[A-Za-z]+)(?![A-Za-z])")
+
+
+def _model_with_weights(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:
+    """`\\bm{v_\\theta}`, `\\bm{v_{\\theta,i}}` where the paper writes θ as a model's subscript (`p_\\theta(…)`): the
+    symbol is the model that θ parameterizes (a function with trained weights θ), even where no sentence names it."""
+    hit = _WEIGHTS_LABEL.search(written_form(use)) or _WEIGHTS_LABEL.search(use.key)
+    if hit is None or hit.group(1) in _NOT_WEIGHTS or not _model_subscript(index, eq, hit.group(1)) or \
+            not _named_weights(index, hit.group(1)) or \
+            not any(m is not None and d.pattern not in ("inside", "same letter") for m, d in found):
+        # `SE_\\theta^{(w)}` (no sentence speaks of it: an error term of the model, not the model),
+        # `d_\\gamma(s)` (γ is a discount factor, not weights)
+        return None
+    return "function", f"a model with weights ${hit.group(1)}$ (written as its subscript)"
+
+
+_WEIGHT_WORDS = re.compile(r"\b(?:parameters?|weights?|learnable|trainable|parameteri[sz]ed|parametri[sz]ed)\b", re.I)
+
+
+def _named_weights(index: PaperIndex, key: str) -> bool:
+    """Some sentence of the paper calls `key` parameters or weights ("$\\theta$ denotes the parameter of denoising
+    model", "a network parameterized by $\\theta$")."""
+    cache = index.paper.cache.setdefault("named-weights", {}) if index.paper is not None else {}
+    found = cache.get(key)
+    if found is None:
+        found = False
+        # θ written \\bm{\\theta} in the prose (the key a bold Greek letter gets: `\\mathbf\\theta `)
+        keys = dict.fromkeys((key, f"\\mathbf{key} ", f"\\mathbf{{{key}}}"))
+        for i in dict.fromkeys(i for k in keys for i in (*index.by_key.get(k, ()), *index.by_base.get(k, ()))):
+            m = index.mentions[i]
+            at = m.quote.find(f"${m.math}$")
+            near = m.quote[max(0, at - 60):at + len(m.math) + 62] if at >= 0 else m.quote[:160]
+            if _WEIGHT_WORDS.search(re.sub(r"\$[^$]*\$", " ", near)):
+                found = True
+                break
+        cache[key] = found
+    return found
+
+
+_NOT_WEIGHTS = frozenset({"\\text", "\\mathrm", "\\textrm", "\\rm", "\\mathbf", "\\bm", "\\max", "\\min", "\\infty",
+                          "\\star", "\\ast", "\\top", "\\operatorname", "\\mathcal", "\\boldsymbol"})
 
 
 def _display_tree(index: PaperIndex, eq: Equation) -> ast.Node | None:
