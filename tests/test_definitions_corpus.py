@@ -62,7 +62,7 @@ CAUSES = [
     ("a function quoted through the clause that fixes it", "hyla", "6", r"\phi",
      r"here we set it to be a ReLU, $\phi(x) = \max(0, x)$", "function"),
     # the maths written inside words ("\text{if $c_i < …$}") are the formula's symbols
-    ("a symbol inside a \\text{…} case", "maskgit-2202.04200", "eq:u1", "c_{i}", "confidence score", "input data"),
+    ("a symbol inside a \\text{…} case", "maskgit-2202.04200", "eq:u1", "c_{i}", "confidence score", "computed"),
     # a function named in words and introduced by its short form
     ("an acronym introduced in prose", "eomt", "1", r"\text{MHSA}", r"multi-head self-attention (\texttt{MHSA})",
      "function"),

@@ -327,3 +327,19 @@ def test_a_complement_gives_a_role_only_to_a_container_or_a_count(description, w
     from papermath.analysis.cues import role_from_description
     found = role_from_description(description)
     assert (found[0] if found else None) == want
+
+
+def test_states_and_actions_of_a_policy_are_drawn():
+    # in a paper about agents acting under a policy for rewards, a state or an action is drawn by the policy and
+    # the dynamics (a random sample), not data the reader supplies
+    rl = ("The agent follows a policy $\\pi$ in an environment and receives a reward. " * 5)
+    body = (rl + "\nLet $s$ be the current state.\n"
+            "\\begin{equation} Q(s, a) = r(s, a) + \\gamma V(s) \\end{equation}")
+    eq = read_document(document_from_string(DOC % body)).equations[0]
+    assert role(eq, "s") == "random sample"
+
+
+def test_a_probability_named_on_the_left_is_defined():
+    body = ("\\begin{equation} \\text{Pr}_{\\mu}(\\tau) = \\mu(s_0) \\pi(a_0 | s_0) P(s_1 | s_0, a_0) "
+            "\\end{equation}")
+    assert reading_of(body).kind == "definition"

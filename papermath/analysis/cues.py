@@ -97,7 +97,7 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                    r"trajector(?:y|ies)|states?|actions?|(?:self-)?position|locations?)\b(?![-])"),
     ("computed", r"\b(?:(?:(?:first|second)[- ]order\s+)?(?:partial\s+)?derivatives?|gradients?|"
                  r"normali[sz]ation\s+(?:factors?|constants?|terms?)|normali[sz]ers?|partition\s+functions?|"
-                 r"signal-to-noise\s+ratios?)\b"),
+                 r"signal-to-noise\s+ratios?|scores?)\b"),
     ("function", r"\b(?:functions?|networks?|models?|operators?|operations?|maps?|mappings?|distributions?|"
                  r"densit(?:y|ies)|pdfs?|polic(?:y|ies)|encoders?|decoders?|transformations?|layers?|"
                  r"nonlinearit(?:y|ies)|activations?|kernels?\s+functions?|estimators?|predictors?|"

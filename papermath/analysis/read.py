@@ -334,6 +334,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     else:
         role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
                                                                      definition, defined_elsewhere, found))
+        role, role_cue = _episode_variable(index, role, role_cue)
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None)
@@ -644,6 +645,30 @@ def _display_tree(index: PaperIndex, eq: Equation) -> ast.Node | None:
         return _parse_cached(eq.latex)
     found = index.paper.parse_result(eq.latex)
     return None if isinstance(found, MathParseError) else found.tree
+
+
+_EPISODE_NOUN = re.compile(r"^(?:\w+\s+){0,2}(?:states?|actions?|trajector(?:y|ies)|observations?|rewards?|"
+                           r"episodes?|rollouts?)\b", re.I)
+_RL_WORDS = (re.compile(r"\bpolic(?:y|ies)\b", re.I), re.compile(r"\brewards?\b", re.I),
+             re.compile(r"\b(?:agents?|markov|mdp|environments?)\b", re.I))
+
+
+def _episode_variable(index: PaperIndex, role: str, cue: str | None) -> tuple[str, str | None]:
+    """In a paper about agents acting under a policy for rewards (a Markov decision process), a state, an action
+    or a trajectory is drawn by the policy and the dynamics: a random sample, not data the reader supplies
+    ("the current state $s$", "agent taking action $a$", "a trajectory $\\tau$")."""
+    if role != "input data" or not cue or not _EPISODE_NOUN.match(cue) or not _acting_under_a_policy(index):
+        return role, cue
+    return "random sample", f"{cue} (drawn by the policy and the dynamics)"
+
+
+def _acting_under_a_policy(index: PaperIndex) -> bool:
+    cache = index.paper.cache if index.paper is not None else {}
+    found = cache.get("acting-under-a-policy")
+    if found is None:
+        text = " ".join(p.text for p in index.doc.paragraphs)
+        found = cache["acting-under-a-policy"] = all(len(w.findall(text)) >= 5 for w in _RL_WORDS)
+    return found
 
 
 def _valued_setting(index: PaperIndex, use: SymbolUse, found, role: str, cue: str | None) -> tuple[str, str | None]:
@@ -1589,6 +1614,8 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
         # f(x) = …, p(x | y) = 𝒩(…): a function or a distribution is introduced. A named operator applied to
         # its inputs (Attention(Q, K, V) = …) says how to compute an output: a computation (guide 002).
         return "the left side is a function of its arguments (a definition)"
+    if not info.lhs_keys and _distribution_on_the_left(latex):
+        return "a distribution of its arguments on the left (a definition)"
     for rhs in latex.split("=")[1:]:
         # `\mathcal{V}_{min} = \{v : …\}`; `n = β σ, \quad S = \{ i \mid … \}` (a part of the display is a set)
         if re.match(r"\s*\\(?:left)?\\?\{", rhs) and re.search(r"\\mid|\||:|\\colon", rhs):
@@ -1601,6 +1628,22 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
         # "a sequence of functions defined as", "It defines a truncation threshold:", "can be formulated as:"
         return f"\"{said.group(0).strip()}\" before the equation (a definition)"
     return None
+
+
+_PROBABILITY_NAME = re.compile(r"^\s*(?:\\(?:text|mathrm|operatorname|textrm)\s*\{\s*(?:Pr|Prob|P)\s*\}|\\Pr\b|"
+                               r"\\mathbb\s*\{\s*P\s*\})")
+
+
+def _distribution_on_the_left(latex: str) -> bool:
+    """`\\text{Pr}_{\\mu}^{\\pi^1, \\pi^2}(\\tau) = \\mu(s_0) \\pi^1(a_0 | s_0) …`: a probability named and applied on
+    the left (whose label the symbol table does not key) is defined by the right side."""
+    tree = _parse_cached(latex)
+    if isinstance(tree, ast.Sequence) and len(tree.items) == 1:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in ("=", ":=", "\\coloneqq"):
+        return False
+    lhs = tree.operands[0]
+    return isinstance(lhs, ast.Apply) and _PROBABILITY_NAME.match(to_latex(lhs.func)) is not None
 
 
 def _closed_form_sequence(info: FormulaSymbols, latex: str) -> str | None:
