@@ -69,7 +69,7 @@ def test_a_condition_binds_its_variable_it_does_not_list_a_member():
     tree = parse(r"\mathbb{M} =({\bm{v}}({\bm{x}}), \forall {\bm{x}} \in \mathbb{D})").tree
     assert r"\mathbf{x}" not in element_keys(tree, frozenset())
     members = parse(r"X=\{x_1,\dots,x_n\}").tree
-    assert element_keys(members, frozenset()) == ("x_{1}", "x_{n}")
+    assert element_keys(members, frozenset()) == ("x_{1}", "x", "x_{n}")  # each member, and their family x
 
 
 def test_a_noun_then_an_aside_in_parentheses_names_the_formula():

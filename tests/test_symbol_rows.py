@@ -121,3 +121,17 @@ def test_the_corpus_symbol_has_its_row(paper, key, latex, fragment, role):
 def test_an_operator_the_paper_never_defines_keeps_its_conventional_meaning():
     row = _row("TabDiff", "9", INNER_PRODUCT_KEY)
     assert row.definition is None and "inner product" in row.conventional
+
+
+def test_the_members_of_an_enumerated_set_are_one_family():
+    from papermath.analysis.definitions import element_keys
+    keys = element_keys(parse(r"X=\{x_1, x_2,\dots, x_n\}").tree, frozenset())
+    assert "x" in keys          # the family, which a display's bare x or x_i is
+    assert "x_{1}" in keys      # and each member as a formula writing it alone keys it
+
+
+@pytest.mark.corpus
+def test_a_sample_of_the_dataset_is_defined_by_the_dataset_not_by_a_lemma():
+    # SISS (5) x ~ p_X: "a training dataset $X=\{x_1, …, x_n\}$", not an appendix lemma's "gradient descent from x"
+    row = _row("SISS", "5", "x")
+    assert "training dataset" in row.definition.quote

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..errors import MathParseError
 from ..latex.document import Document
-from ..math import ast, parse
+from ..math import ast, parse, to_latex
 from .symbols import collect, label_exponent, merge_words, notation_of, symbol_key
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
@@ -294,10 +294,16 @@ def element_keys(tree: ast.Node, ordinals: frozenset[str]) -> tuple[str, ...]:
         items = _collection_items(part)
         if not items:
             continue
-        for item in items:
-            target = item.func if isinstance(item, ast.Apply) else item
+        targets = tuple(item.func if isinstance(item, ast.Apply) else item for item in items)
+        # each member as a formula writing it alone would key it (z_1), and the members read together: x_1, x_2,
+        # …, x_n are one family x
+        together = {form: u.key for u in collect(part, ordinals).uses if u.kind != "index"
+                    for form in u.written} if len(targets) > 1 else {}
+        for target in targets:
             info = collect(target, ordinals)
             keys.extend(u.key for u in info.uses[:1] if u.kind != "index")
+            if to_latex(target) in together:
+                keys.append(together[to_latex(target)])
     return tuple(dict.fromkeys(keys))
 
 
