@@ -391,7 +391,10 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     functions = _named_functions(sympy, ev)
     if not expression.free_symbols:
         if constant and want.shape == ():
-            value = np.asarray(float(sympy.N(expression, 17)))
+            try:
+                value = np.asarray(float(sympy.N(expression, 17)))
+            except (TypeError, ValueError, OverflowError):  # `|0`, `\sqrt{-1}`: no real number
+                return "no real value"
             return (expression, value) if np.isfinite(value) else "not finite"
         return "a constant"  # nothing of the inputs to check
     larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))

@@ -9,6 +9,8 @@ def _nest(open_: str, inner: str, close: str, n: int) -> str:
 
 
 FORMULAS: list[str] = [
+    # campaign 8 (1d24ebb, seed 308078209): a constant side SymPy cannot turn into a real number (TypeError)
+    "\\left\\langle g_{t-1} + \\frac{z_t-z'_t}{\\eta_{t-1}}, z_t-z'_{t+1}\\right\\rangle &\\le \\Big|0",
     # campaign 7 (9672274, seed 307031470): an identity whose size subscript asks for 779 GiB (MemoryError)
     "y = \\bm I_{323323} x",
     # issue 12: small hostile papers
