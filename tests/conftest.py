@@ -23,3 +23,14 @@ def corpus_paper(name: str) -> Path:
     if not path.is_dir():
         pytest.skip(f"../shared is absent ({path} not found): the real-paper corpus exists in CI and dev sessions only")
     return path
+
+
+def symbol_row(eq, latex: str):
+    """The row of a reading's equation for `latex` (compared in canonical form), or an AssertionError naming the
+    rows there are."""
+    from papermath.check.symbols import canonical
+    want = canonical(latex)
+    for s in eq.symbols:
+        if canonical(s.latex) == want or s.latex == latex:
+            return s
+    raise AssertionError(f"no row {latex} in {[s.latex for s in eq.symbols]}")

@@ -14,11 +14,10 @@ import pytest
 
 from papermath.analysis.read import read_document
 from papermath.analysis.symbols import CONCAT_KEY, INNER_PRODUCT_KEY, collect, written_form
-from papermath.check.symbols import canonical
 from papermath.latex import load_document
 from papermath.math import parse
 
-from conftest import corpus_paper
+from conftest import corpus_paper, symbol_row
 
 
 def _uses(latex: str):
@@ -84,12 +83,7 @@ _READINGS: dict[tuple[str, str], object] = {}
 def _row(paper: str, key: str, latex: str):
     if (paper, key) not in _READINGS:
         _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
-    eq = _READINGS[(paper, key)]
-    want = canonical(latex)
-    for s in eq.symbols:
-        if canonical(s.latex) == want or s.latex == latex:
-            return s
-    raise AssertionError(f"no row {latex} in {[s.latex for s in eq.symbols]}")
+    return symbol_row(_READINGS[(paper, key)], latex)
 
 
 # (paper, equation, row, a fragment the quote holds (None: no quote claimed), the role)

@@ -1683,11 +1683,7 @@ def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
         if index.paper is not None:
             index.paper.cache["display-groups"] = groups
     # Which rows of each display are recurrences, once per paper (a display of n rows asks about each row n times)
-    rows = index.paper.cache.get("recurrent-rows") if index.paper is not None else None
-    if rows is None:
-        rows = {}
-        if index.paper is not None:
-            index.paper.cache["recurrent-rows"] = rows
+    rows = index.paper.cache.setdefault("recurrent-rows", {}) if index.paper is not None else {}
     if eq.group not in rows:
         infos = ((other, index.formulas.get(other.id, (None,))[0]) for other in groups.get(eq.group, ()))
         rows[eq.group] = [other for other, info in infos if info is not None and _recurrence(info) is not None]
