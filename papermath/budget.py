@@ -8,6 +8,10 @@ mechanism. It uses a real-time timer (SIGALRM), so it is active where that is po
 thread, when the program has not installed its own SIGALRM handler. Elsewhere (threads of a server, Windows)
 it does nothing, and the per-stage limits still hold. Budgets do not nest: inside an active one, an inner
 `formula_budget` is part of the outer.
+
+Expiry is level-triggered, as a cancel scope is: a stage that catches the exception (a broad `except` around a
+library call that answers "no opinion") is interrupted again at the next tick, and a block whose budget ran out
+never ends with a result — it ends with `BudgetExceeded`, whatever it caught or raised meanwhile.
 """
 from __future__ import annotations
 
@@ -25,6 +29,14 @@ class BudgetExceeded(PapermathError):
 
 
 _ACTIVE = [False]
+_EXPIRED = [False]
+_AGAIN_SECONDS = 0.05
+"""After expiry, the interval at which the budget interrupts again until its block has ended."""
+
+
+def budget_active() -> bool:
+    """Whether a `formula_budget` is running now (an inner one is then part of it)."""
+    return _ACTIVE[0]
 
 
 def _available() -> bool:
@@ -40,21 +52,33 @@ def formula_budget(what: str, seconds: float | None = None) -> Iterator[None]:
         yield
         return
 
+    message = (f"{what}: not read, it took more than {seconds:g} s (the per-formula budget; "
+               "PAPERMATH_FORMULA_SECONDS sets it)")
+
     def expire(signum, frame):
         if _ACTIVE[0]:
-            _ACTIVE[0] = False
-            raise BudgetExceeded(f"{what}: not read, it took more than {seconds:g} s (the per-formula budget; "
-                                 "PAPERMATH_FORMULA_SECONDS sets it)")
+            _EXPIRED[0] = True
+            signal.setitimer(signal.ITIMER_REAL, _AGAIN_SECONDS)
+            raise BudgetExceeded(message)
 
     previous = signal.signal(signal.SIGALRM, expire)
     _ACTIVE[0] = True
+    _EXPIRED[0] = False
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except BudgetExceeded:
+        raise
+    except Exception as error:  # what a swallowed expiry left behind (a None used, a half-built value) is the budget's
+        if _EXPIRED[0]:
+            raise BudgetExceeded(message) from error
+        raise
     finally:
         _ACTIVE[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if _EXPIRED[0]:
+        raise BudgetExceeded(message)
 
 
 @contextmanager

@@ -355,3 +355,83 @@ def test_each_row_of_a_display_is_asked_once_whether_it_is_a_recurrence(tmp_path
     reading = R.read_document(load_document(str(tmp_path)))
     assert len(reading.equations) == 60
     assert len(calls) <= 3 * 60, len(calls)
+
+
+# -- the per-formula time budget is level-triggered: a stage that catches its expiry cannot outlive it ----------
+
+def _busy_until(deadline: float) -> None:
+    import time
+    while time.monotonic() < deadline:
+        pass
+
+
+def test_a_stage_that_catches_the_expiry_does_not_free_the_rest_of_the_formula() -> None:
+    """Session 5: the second reader's `except Exception` around SymPy answered "sympy cannot parse" to the
+    formula's BudgetExceeded, and the rest of the formula ran with no budget at all."""
+    import time
+    from papermath.budget import BudgetExceeded, formula_budget
+
+    def careless_stage() -> str:
+        try:
+            _busy_until(time.monotonic() + 1)
+            return "value"
+        except Exception:  # noqa: BLE001 - the stage this test stands for
+            return "no opinion"
+
+    answers = []
+    start = time.monotonic()
+    with pytest.raises(BudgetExceeded, match="eq:7: not read"):
+        with formula_budget("eq:7", seconds=0.05):
+            answers.append(careless_stage())
+            _busy_until(time.monotonic() + 5)  # the rest of the formula's work
+    assert answers == ["no opinion"]
+    assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("after_the_catch", ["returns", "raises TypeError"])
+def test_a_block_whose_budget_ran_out_never_ends_with_a_result(after_the_catch: str) -> None:
+    import time
+    from papermath.budget import BudgetExceeded, formula_budget
+    with pytest.raises(BudgetExceeded) as raised:
+        with formula_budget("eq:3", seconds=0.02):
+            try:
+                _busy_until(time.monotonic() + 1)
+            except Exception:  # noqa: BLE001
+                pass
+            if after_the_catch == "raises TypeError":
+                raise TypeError("a half-built value used")
+    if after_the_catch == "raises TypeError":
+        assert isinstance(raised.value.__cause__, TypeError)
+
+
+def test_a_block_inside_its_budget_keeps_its_result_and_its_own_errors() -> None:
+    from papermath.budget import budget_active, formula_budget
+    with formula_budget("eq:1", seconds=5):
+        assert budget_active()
+        value = 2 + 2
+    assert value == 4 and not budget_active()
+    with pytest.raises(KeyError):
+        with formula_budget("eq:1", seconds=5):
+            raise KeyError("the block's own error, not the budget's")
+
+
+def test_an_inner_budget_that_answers_over_budget_does_not_end_the_outer_one() -> None:
+    """The second reader's own budget converts its expiry into a reason; inside a formula's budget that has run
+    out, the formula still stops."""
+    import time
+    from papermath.budget import BudgetExceeded, formula_budget
+
+    def second_opinion() -> str:
+        try:
+            with formula_budget("second reader", seconds=10):
+                _busy_until(time.monotonic() + 1)
+                return "value"
+        except BudgetExceeded:
+            return "over the time budget"
+
+    answers = []
+    with pytest.raises(BudgetExceeded, match="formula"):
+        with formula_budget("formula", seconds=0.02):
+            answers.append(second_opinion())
+            _busy_until(time.monotonic() + 1)
+    assert answers in ([], ["over the time budget"])
