@@ -501,8 +501,9 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                 # `{f}(x)`-like juxtaposition that is not a call: keep the parentheses apart
                 parts.append(_wrap(_p(f)))
                 continue
-            if i and _splits_statement(f):
-                parts.append(_wrap(_p(f)))  # `\\theta \\forall` reads as `\\theta, \\forall …`: a condition
+            if (i or not last) and _splits_statement(f):
+                # `\\theta \\forall` reads as `\\theta, \\forall …`, and a leading `\\text{s.t.} x` as a note on x
+                parts.append(_wrap(_p(f)))
                 continue
             if not last and isinstance(f, A.Annotated) and f.kind == "evaluated":
                 parts.append(_wrap(_p(f)))  # `{F(a) \big|_{a=0}} c`: bare, the bar's script ends the product

@@ -104,6 +104,8 @@ PRINTS: list[str] = [
     "i)\\text{and}",
     "i)\\text{for}i",  # a condition annotation as a later factor printed bare became a sequence (seed 301048763)
     "x)\\forall i",
+    "\\text{s.t.}}\\f*",  # a leading connective factor printed bare became a condition's note (seed 309027027)
+    "{\\forall} x",
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
     "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
     "\\end]{x}",
