@@ -294,5 +294,32 @@ def test_siss_5_is_one_equation_with_its_bracketed_body():
     (r"\mathbb{E}_{x}[f(x)]", False),
 ])
 def test_which_statements_leave_their_row_open(latex, is_open):
-    from papermath.latex.build import _statement_is_open
-    assert _statement_is_open(latex) is is_open
+    from papermath.latex.build import _Statement
+    statement = _Statement()
+    statement.add({"latex": latex, "numbered": False})
+    assert statement.is_open() is is_open
+
+
+def test_a_statement_is_read_one_row_at_a_time():
+    """Campaign 9 (seed 309002082): a mutated paper's align of thousands of rows hung the loader, each row
+    re-reading the statement above it. Rows join by what the rows so far leave open."""
+    from papermath.latex.build import _Statement
+    statement = _Statement()
+    for k in range(20000):
+        statement.add({"latex": f"a_{{{k}}} + \\left(", "numbered": k == 3})
+    assert statement.is_open() and statement.depth == 20000 and statement.numbered
+    closing = _Statement()
+    for row in ("a = \\sum_{i}", "\\Bigg[ x_i", "\\Bigg] ,"):
+        closing.add({"latex": row, "numbered": False})
+    assert not closing.is_open() and len(closing.rows) == 3
+
+
+def test_a_long_display_of_rows_loads_in_linear_time(tmp_path):
+    rows = " \\\\\n".join(f"& + x_{{{k}}}" for k in range(6000))
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\\begin{document}\\begin{align*}y "
+                                       + rows + "\\end{align*}\\end{document}\n")
+    import time
+    start = time.process_time()
+    doc = load_document(str(tmp_path))
+    assert len(doc.equations) == 1 and doc.equations[0].latex.count("x_{") == 6000
+    assert time.process_time() - start < 10

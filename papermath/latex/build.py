@@ -108,16 +108,16 @@ ALPHA = "abcdefghijklmnopqrstuvwxyz"
 _FLOAT_PREFIX = {"figure": "fig", "table": "tab"}
 
 
-def _continues_statement(statement: list[dict], row: dict, numbered_env: bool) -> bool:
+def _continues_statement(statement: "_Statement", row: dict, numbered_env: bool) -> bool:
     """Does this row of a multi-row display continue the statement above it? It does when it opens with a
     relation or an operator (`&= …`, `& - …`), or when the statement so far leaves an operator without its
     operand or a bracket open (`\\mathbb{E}_{…} \\\\ &\\Bigg[ …`: papermath.math.row_is_open). A row that
     prints its own number never joins a statement that already prints one: each keeps the number TeX gives it."""
-    if numbered_env and row["numbered"] and any(r["numbered"] for r in statement):
+    if numbered_env and row["numbered"] and statement.numbered:
         return False
     if CONTINUATION_START.match(row["latex"].lstrip("& \t\n")):
         return True
-    return _statement_is_open(" ".join(r["latex"] for r in statement))
+    return statement.is_open()
 
 
 _SIZED = frozenset("left right big Big bigg Bigg bigl Bigl biggl Biggl bigr Bigr biggr Biggr bigm Bigm middle".split())
@@ -126,40 +126,65 @@ _OPENERS, _CLOSERS = frozenset({"(", "[", "\\{", "\\langle", "\\lbrace", "\\lVer
 _UNMARKED = frozenset({"\\label", "\\tag", "\\nonumber", "\\notag", "\\limits", "\\nolimits", "\\displaystyle"})
 _NAME_WRAPPERS = frozenset({"\\mathbb", "\\mathrm", "\\operatorname", "\\mathop", "\\mathbf", "\\mathsf",
                             "\\mathcal", "\\text", "\\textrm", "\\bm", "\\boldsymbol"})
+_SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad"})
 
 
-def _statement_is_open(latex: str) -> bool:
-    """Does this statement leave something for the next row: a bracket still open (`\\Bigg[ …`; a null
-    `\\left.`/`\\right.` opens or closes nothing), a trailing relation or operator (`= `, `+`), or an operator
-    that still lacks its operand (`\\mathbb{E}_{p(x)}`, `\\sum_{i=1}^n`, `\\max_\\theta`) at its end? Read from
-    the formula's tokens alone (the same rules as papermath.math.row_is_open, without parsing: the document
-    is built before any formula is parsed, and each formula is parsed once)."""
-    from ..math import tables
-    from ..math.tokens import tokenize
-    toks = [t for t in tokenize(latex) if t.kind not in ("eof", "&")]
-    kept, depth, i = [], 0, 0
-    while i < len(toks):
-        t = toks[i]
-        if t.kind == "cmd" and t.text[1:] in _SIZED:
-            i += 2 if i + 1 < len(toks) and toks[i + 1].text == "." else 1
-            continue
-        if t.text in _UNMARKED:
+@dataclass
+class _Statement:
+    """A statement of a multi-row display as its rows are read: each row's tokens are read once, so a display
+    of n rows costs n rows, not n² (a mutated paper's 10,000-row align hung the loader in campaign 9)."""
+    rows: list[dict] = field(default_factory=list)
+    """The rows so far, as `_row_info` gives them."""
+    numbered: bool = False
+    """Whether one of the rows prints a number."""
+    depth: int = 0
+    """Brackets opened and not closed so far (`\\left.`/`\\right.` open or close nothing)."""
+    kept: list = field(default_factory=list)
+    """The statement's tokens without sizes, labels and tags: what its end is read from."""
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        self.numbered = self.numbered or bool(row["numbered"])
+        from ..math.tokens import tokenize
+        toks = [t for t in tokenize(row["latex"]) if t.kind not in ("eof", "&")]
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            if t.kind == "cmd" and t.text[1:] in _SIZED:
+                i += 2 if i + 1 < len(toks) and toks[i + 1].text == "." else 1
+                continue
+            if t.text in _UNMARKED:
+                i += 1
+                if t.text in ("\\label", "\\tag") and i < len(toks) and toks[i].kind == "{":
+                    i = _past_group(toks, i)
+                continue
+            self.depth += (t.text in _OPENERS) - (t.text in _CLOSERS)
+            self.kept.append(t)
             i += 1
-            if t.text in ("\\label", "\\tag") and i < len(toks) and toks[i].kind == "{":
-                i = _past_group(toks, i)
-            continue
-        depth += (t.text in _OPENERS) - (t.text in _CLOSERS)
-        kept.append(t)
-        i += 1
-    if depth > 0:
-        return True
-    while kept and kept[-1].text in ("\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad"):
-        kept.pop()
-    if not kept or kept[-1].text in (",", ".", ";"):
-        return False
-    if kept[-1].text in tables.BINARY_OPS or kept[-1].text in tables.RELATIONS or kept[-1].text in "=<>":
-        return True
-    return _ends_in_operator_head(kept)
+
+    def is_open(self) -> bool:
+        """Does the statement leave something for the next row: a bracket still open (`\\Bigg[ …`), a trailing
+        relation or operator (`= `, `+`), or an operator that still lacks its operand (`\\mathbb{E}_{p(x)}`,
+        `\\sum_{i=1}^n`, `\\max_\\theta`) at its end? Read from the formula's tokens alone (the same rules as
+        papermath.math.row_is_open, without parsing: the document is built before any formula is parsed, and
+        each formula is parsed once)."""
+        from ..math import tables
+        if self.depth > 0:
+            return True
+        end = len(self.kept)
+        while end and self.kept[end - 1].text in _SPACING:
+            end -= 1
+        if not end or self.kept[end - 1].text in (",", ".", ";"):
+            return False
+        last = self.kept[end - 1].text
+        if last in tables.BINARY_OPS or last in tables.RELATIONS or last in "=<>":
+            return True
+        return _ends_in_operator_head(self.kept[max(0, end - _OPERATOR_HEAD_REACH):end])
+
+
+_OPERATOR_HEAD_REACH = 400
+"""Tokens back from a statement's end in which an operator head and its scripts are looked for: a head's scripts
+are a formula's subscripts, never a display's worth of rows."""
 
 
 def _past_group(toks, i: int) -> int:
@@ -1092,12 +1117,12 @@ class _Builder:
         parsed = [p for k, p in enumerate(parsed)
                   if p["latex"].strip() or p["tag"] is not None or p["label"] or p["ops"]
                   or (k == last > 0 and numbered_env and p["numbered"])]
-        statements: list[list[dict]] = []
+        read: list[_Statement] = []
         for info in parsed:
-            if statements and _continues_statement(statements[-1], info, numbered_env):
-                statements[-1].append(info)
-            else:
-                statements.append([info])
+            if not read or not _continues_statement(read[-1], info, numbered_env):
+                read.append(_Statement())
+            read[-1].add(info)
+        statements = [statement.rows for statement in read]
         first_index = len(self.equations)
         for stmt in statements:
             numbered_rows = [r for r in stmt if (numbered_env and r["numbered"]) or r["tag"] is not None]
