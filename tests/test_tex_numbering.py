@@ -545,3 +545,25 @@ def test_a_shipped_package_numbers_the_document(tmp_path):
         result = compile_numbers(tmp_path, "main.tex", timeout=120)
         assert [n.text for n in result.numbers] == ["1.1"]
         assert {k: result.labels.get(k) for k in expected} == expected
+
+
+def test_a_cached_run_that_stubbed_a_class_now_installed_is_compiled_again(tmp_path):
+    """Session 6: runs cached on a machine without texlive-publishers kept elsarticle's stub (an article) after
+    the class was installed, and the engine 'printed' 1, 2, 3 where elsarticle prints A.1."""
+    if not engine_available():
+        pytest.skip("pdflatex is not installed (TeX Live from Debian: see .ci/run)")
+    import json
+    from papermath.latex.texoracle import source_hash
+    paper, cache = tmp_path / "paper", tmp_path / "cache"
+    paper.mkdir()
+    (paper / "main.tex").write_text("\\documentclass{article}\\begin{document}\\begin{equation}x\\end{equation}"
+                                    "\\begin{equation}y\\end{equation}\\end{document}\n", encoding="utf-8")
+    first = compile_numbers(paper, "main.tex", cache_dir=cache, timeout=120)
+    assert first.ok and [n.text for n in first.numbers] == ["1", "2"] and not first.cached
+    record_path = cache / f"{source_hash(paper)}-main.tex.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    assert compile_numbers(paper, "main.tex", cache_dir=cache).cached
+    record["stubs"], record["numbers"] = ["article.cls"], record["numbers"][:1]  # as if article had been stubbed
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    again = compile_numbers(paper, "main.tex", cache_dir=cache, timeout=120)
+    assert not again.cached and [n.text for n in again.numbers] == ["1", "2"]

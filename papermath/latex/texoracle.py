@@ -96,6 +96,17 @@ def engine_version() -> str | None:
     return out.stdout.splitlines()[0].strip() if out.stdout else None
 
 
+def _any_installed(names: tuple[str, ...]) -> bool:
+    """Whether TeX Live now finds one of the files a cached run had to stub (a publisher's class installed
+    since): that run's numbers are the stub's, not the class's, and the paper is compiled again."""
+    kpsewhich = shutil.which("kpsewhich")
+    if not names or kpsewhich is None:
+        return False
+    found = subprocess.run([kpsewhich, *names], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                           check=False, timeout=60)
+    return bool(found.stdout.strip())
+
+
 def normalise_number(text: str) -> str:
     """A printed number without its parentheses, math shifts, braces, font commands and extra spaces."""
     s = re.sub(r"\\(?:text(?:bf|it|rm|sf|tt|normal|up)|math(?:rm|bf|it)|rm|bf|it|relax|hbox|mbox|unskip)(?![A-Za-z@])",
@@ -180,7 +191,8 @@ def compile_numbers(root: Path, main_file: str, *, timeout: float = 180.0, use_c
             data = json.loads(cache.read_text(encoding="utf-8"))
             data["numbers"] = tuple(TexNumber(**n) for n in data["numbers"])
             data["stubs"] = tuple(data["stubs"])
-            return TexResult(**data, cached=True)
+            if not _any_installed(data["stubs"]):
+                return TexResult(**data, cached=True)
         except (ValueError, TypeError, KeyError):
             pass
     if keep_dir is not None:
