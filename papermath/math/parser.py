@@ -1927,6 +1927,10 @@ class Parser:
         if tok.kind == TEXT:
             self.next()
             return A.Text(tok.text, span=(tok.start, tok.end))
+        if tok.kind == PUNCT and not tok.text.isascii():
+            # a character the tokenizer could not read (`\\boldsymbol၆`): as an atom it is unexpected, and an
+            # argument is an atom (braced, `\\mathbf{၆}`, it was already refused)
+            raise self.error(f"unexpected {tok.text}")
         if tok.kind == PUNCT and tok.text not in "()[]|":
             self.next()
             return A.Symbol(tok.text, span=(tok.start, tok.end))

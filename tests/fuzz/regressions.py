@@ -93,6 +93,9 @@ PAPERS: list[str] = [
     "\\documentclass{article}\\begin{document}\\begin{equation}" + "\\hat{" * 120 + "x" + "}" * 120
     + "\\end{equation}\\end{document}\n",
     "\\documentclass{article}\\begin{document}" + "\\begin{equation}" * 60 + "x\\end{document}\n",
+    # campaign 9 (eecc32d, seed 309002082): an align of thousands of rows, each re-reading the statement above
+    ("\\documentclass{article}\\begin{document}\\begin{align}y " + " \\\\ ".join(["& + x"] * 4000)
+     + "\\end{align}\\end{document}\n"),
 ]
 
 # Printed formulas that did not print the same after a reparse (campaign signature print:not-a-fixed-point).
@@ -106,6 +109,7 @@ PRINTS: list[str] = [
     "x)\\forall i",
     "\\text{s.t.}}\\f*",  # a leading connective factor printed bare became a condition's note (seed 309027027)
     "{\\forall} x",
+    "\\boldsymbol\u1046",  # an argument the tokenizer could not read was a symbol, braced it did not parse (309041246)
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
     "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
     "\\end]{x}",
