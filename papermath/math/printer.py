@@ -327,8 +327,8 @@ def _script_base(node: A.Node, adding: str) -> str:
         return _wrap(text)
     if isinstance(node, A.Symbol) and len(node.name) > 1 and not node.name.startswith("\\") and node.font is None:
         return _wrap(text)
-    if isinstance(node, A.Text):
-        return _wrap(text)
+    if isinstance(node, A.Text) and node.text.strip() not in T.FUNCTION_MACROS:
+        return _wrap(text)  # a function's name set as text (`\\text{Pr}_i x`) stays bare: braced, it no longer applies
     if isinstance(node, A.Ellipsis_):
         return _wrap(text)
     return text

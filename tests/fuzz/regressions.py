@@ -109,6 +109,8 @@ PRINTS: list[str] = [
     "x)\\forall i",
     "\\text{s.t.}}\\f*",  # a leading connective factor printed bare became a condition's note (seed 309027027)
     "{\\forall} x",
+    "\\text{Pr}_{}\\min2",  # a function's name set as text, with a script, braced no longer applied (310054842)
+    "\\text{softmax}_{i} x + \\text{Pr}_{i}(x)",
     "\\boldsymbol\u1046",  # an argument the tokenizer could not read was a symbol, braced it did not parse (309041246)
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
     "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
