@@ -168,6 +168,10 @@ STRUCTURES = [
     ('x_1, \\ldots, x_n', '(Sequence [(Indexed x [1]) (Ellipsis kind=...) (Indexed x [n])] separators=[, ,])'),
     ('\\lfloor x \\rfloor', '(Delimited x kind=floor)'),
     ('\\langle a, b \\rangle', '(Delimited (Tuple [a b]) kind=angle)'),
+    # a sized < or > is TeX's angle bracket; inside \\langle … \\rangle a written > is greater-than
+    ('\\left< a, b \\right>', '(Delimited (Tuple [a b]) kind=angle)'),
+    ('\\left\\langle a \\right>', '(Delimited a kind=angle)'),
+    ('\\langle a > b \\rangle', '(Delimited (Relation a > b) kind=angle)'),
     ('{n \\choose k}', '(Binom n k)'),
     ('{a \\over b}', '(Frac a b)'),
 ]

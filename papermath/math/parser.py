@@ -347,6 +347,11 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     nxt = Token(CMD, T.SIDED_BARS[nxt.text][T.SIDED_SIZES[name]], nxt.start, nxt.end,
                                 nxt.space_before)
                     tokens[i + 1] = nxt
+                if nxt is not None and nxt.kind == PUNCT and nxt.text in ("<", ">"):
+                    # `\\left<`, `\\right>`: a sized < or > is TeX's angle bracket, never a comparison
+                    nxt = Token(CMD, "\\langle" if nxt.text == "<" else "\\rangle", nxt.start, nxt.end,
+                                nxt.space_before)
+                    tokens[i + 1] = nxt
                 if nxt is not None and name in T.SIZED_OPEN:
                     # the delimiter's span starts at \left
                     tokens[i + 1] = Token(nxt.kind, nxt.text, tok.start, nxt.end, tok.space_before)
@@ -500,10 +505,12 @@ class _Bracketed:
     """A bracket group's content before we know whether it is a call's arguments or a factor."""
 
     __slots__ = ("open", "close", "items", "given", "params", "divergence", "semicolons", "colon",
-                 "start", "end", "bar")
+                 "start", "end", "bar", "written")
 
-    def __init__(self, open_: str, start: int) -> None:
+    def __init__(self, open_: str, start: int, written: str = "") -> None:
         self.open = open_
+        self.written = written
+        """The opener as written (`<` or `\\langle` for the canonical `<`)."""
         self.close = ""
         self.items: list[A.Node] = []
         self.given: list[A.Node] = []
@@ -2112,7 +2119,7 @@ class Parser:
         if open_ == "|" and self.peek().kind == PUNCT and self.peek().text == "|" and not self.peek().space_before:
             self.next()
             open_ = "||"
-        group = _Bracketed(open_, tok.start)
+        group = _Bracketed(open_, tok.start, text)
         saved = self.bar_stop
         self.bar_stop = open_
         target = group.items
@@ -2215,6 +2222,8 @@ class Parser:
                 return nxt.kind == PUNCT and nxt.text == "|" and not nxt.space_before
             if group.open == "." and tok.text in ")]|":
                 return True
+            if tok.text == ">" and group.written != "<":
+                return False  # inside `\\langle … \\rangle` a `>` is greater-than: only a written `<` pairs with it
             return tok.text == want
         if tok.kind == CMD:
             if tok.text == NULL_CLOSE:

@@ -111,6 +111,7 @@ PRINTS: list[str] = [
     "{\\forall} x",
     "\\text{Pr}_{}\\min2",  # a function's name set as text, with a script, braced no longer applied (310054842)
     "\\text{softmax}_{i} x + \\text{Pr}_{i}(x)",
+    "\\langle{>})x)=",  # a > at the start of \\langle … closed it, so the printed {\\langle >\\rangle x} broke (310082404)
     "\\boldsymbol\u1046",  # an argument the tokenizer could not read was a symbol, braced it did not parse (309041246)
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
     "\\begin]{split} Z & = X; \\\\ X & = Z, \\end{s,plit}",
