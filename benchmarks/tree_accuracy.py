@@ -51,7 +51,8 @@ GOLD = ROOT / "benchmarks" / "tree_gold"
 TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
-PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4"}
+PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4",
+              "fresh-corpus-s6"}
 """Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
 the dev gold)."""
 
@@ -909,6 +910,12 @@ def equation_latex(rec: dict, paper: Any) -> Optional[str]:
     for eq in equations:
         if eq.id == rec.get("eq_id") and (not head or _canon(eq.latex).startswith(head[:30])):
             return eq.latex
+    if str(rec.get("eq_id", "")).startswith("m:"):
+        # an inline record is found among the inline formulas first: a display may start with the same symbol
+        # (minp's `\mathcal{V}_{\text{min}}` opens a display too)
+        found = inline_latex(rec, doc, head)
+        if found is not None:
+            return found
     for eq in equations:
         if head and _canon(eq.latex).startswith(head[:30]):
             return eq.latex
