@@ -466,3 +466,33 @@ def test_the_papers_sentences_decide_scripts_increments_and_states(text, latex, 
 ])
 def test_math_inside_text_and_positions_after_an_application(latex, expected):
     assert tree(latex) == expected
+
+
+# Session 6 blind corpus batch (fresh-corpus-s6): the mechanisms its misses revealed
+@pytest.mark.parametrize("latex, expected", [
+    # two condition bars side by side are the divergence's double bar, not an empty condition
+    (r"D_{KL}[p \mid \mid q]", "(Divergence D{_KL} p q)"),
+    # operators written one after the other optimise one objective: the x term and the y term are both inside
+    (r"\min_x \max_y f(x, y) + \lambda \|x\|^2 - \gamma y^2",
+     "(min (max (- (+ (Apply f [x y] certainty=formula) (Product [\\lambda (Power (Norm x) 2)])) "
+     "(Product [\\gamma (Power y 2)])) variables=[y]) variables=[x])"),
+    # sums are not merged that way: the inner sum's scope is its own
+    (r"\sum_i \sum_j a_{ij} + b_i", "(sum (+ (sum (Indexed a [i j]) variables=[j]) (Indexed b [i])) variables=[i])"),
+    # a text that ends in a bracket is a token of its own; the scripted symbol after it keeps its label
+    (r"\texttt{<|fim\_hole|>}f_{\text{suf}}", "(Product ['<|fim\\\\_hole|>' f{_'suf'}])"),
+    (r"\text{pass@}k", "'pass@k'"),
+    # a conjunction in a list or between statements is prose, also set upright ({\rm and})
+    (r"(2, 8, \text{and}\,128)", "(Tuple [2 8 128])"),
+    (r"a \le b, \quad {\rm and} \quad c \le d", "(Sequence [(Relation a \\le b) (Relation c \\le d)] separators=[,])"),
+    (r"\mathrm{or}(a)", "(Apply or{rm} [a] certainty=convention)"),
+    # each run of names listed before a relation shares its left side
+    (r"Q_1, Q_2 \in \mathbb{R}^{N}, \ V \in \mathbb{R}^{M}",
+     "(Sequence [(Relation (Tuple [(Indexed Q [1]) (Indexed Q [2])] open= close=) \\in (Power R{bb} N)) "
+     "(Relation V \\in (Power R{bb} M))] separators=[,])"),
+    # a bracket position may itself be indexed by any letter (t_N, t_{N-1}); W[A] stays a functional's product
+    (r"\bm{x}[t_N], \bm{x}[t_{N-1}]",
+     "(Sequence [(Indexed x{bf} [(Indexed t [N])]) (Indexed x{bf} [(Indexed t [(- N 1)])])] separators=[,])"),
+    (r"W[A]", "(Product [W (Group A open=[ close=])])"),
+])
+def test_blind_batch_s6_mechanisms(latex, expected):
+    assert tree(latex) == expected

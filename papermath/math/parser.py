@@ -190,6 +190,40 @@ _BARE_WORDS = frozenset("where for if when whenever with given otherwise and".sp
 """Connectives a formula may write in plain letters (`\\frac{i}{N} where\\ i = 0 \\ldots N`): prose, as `\\text{…}`."""
 
 
+JOINER_WORDS = frozenset({"and", "or"})
+"""Words that join two statements or list items (`\\text{and}`, `{\\rm and}`); never a factor."""
+ROMAN_STYLES = frozenset({"\\rm", "\\mathrm", "\\textrm", "\\text", "\\mbox", "\\textnormal"})
+
+
+def _styled_joiners(tokens: list[Token]) -> list[Token]:
+    """`{\\rm and}`, `\\mathrm{or}`: a joining word set upright is the word, as `\\text{and}` is (a text token)."""
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        word_at, close_at = None, None
+        if tok.kind == LBRACE and i + 1 < n and tokens[i + 1].kind == CMD and tokens[i + 1].text == "\\rm":
+            word_at = i + 2  # `{\rm and}`
+        elif tok.kind == CMD and tok.text in ROMAN_STYLES and tok.text != "\\rm" and i + 1 < n and \
+                tokens[i + 1].kind == LBRACE:
+            word_at = i + 2  # `\mathrm{and}`
+        if word_at is not None:
+            j = word_at
+            while j < n and tokens[j].kind == LETTER:
+                j += 1
+            word = "".join(t.text for t in tokens[word_at:j])
+            applied = j + 1 < n and tokens[j + 1].kind == PUNCT and tokens[j + 1].text == "("  # `\\mathrm{or}(a, b)`
+            if j < n and tokens[j].kind == RBRACE and word in JOINER_WORDS and not applied:
+                close_at = j
+        if close_at is not None:
+            out.append(Token(TEXT, word, tok.start, tokens[close_at].end, tok.space_before))
+            i = close_at + 1
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def _bare_words(tokens: list[Token]) -> list[Token]:
     """Fold a connective written in plain letters, standing apart from other letters, into one text token (as
     `\\text{where}` is): `where`, `for`, `and` … (`if` only with space on both sides: `i f` may multiply)."""
@@ -330,6 +364,11 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
             if name == "cdot" and i + 2 < n and tokens[i + 1].text == "\\cdot" and tokens[i + 2].text == "\\cdot":
                 out.append(Token(CMD, "\\cdots", tok.start, tokens[i + 2].end, tok.space_before))
                 i += 3
+                continue
+            if name == "mid" and i + 1 < n and tokens[i + 1].kind == CMD and tokens[i + 1].text == "\\mid":
+                # `p \mid \mid q`: two condition bars side by side draw the double bar of a divergence
+                out.append(Token(CMD, "\\|", tok.start, tokens[i + 1].end, tok.space_before))
+                i += 2
                 continue
             if name in T.SIZED_OPEN or name in T.SIZED_CLOSE or name in T.SIZED_ANY:
                 nxt = tokens[i + 1] if i + 1 < n else None
@@ -538,7 +577,7 @@ class Parser:
         if len(raw) > MAX_TOKENS + 1:  # + the EOF token
             raise MathParseError(f"formula too long: {len(raw) - 1} tokens (papermath's limit is {MAX_TOKENS})",
                                  source, raw[MAX_TOKENS].start)
-        self.tokens = _bare_words(_prepare(source, raw))
+        self.tokens = _bare_words(_prepare(source, _styled_joiners(raw)))
         self.tokens.extend([self.tokens[-1]] * 8)
         self._brace = _Ends(self.tokens)
         # Each atom is parsed once per (position, context): a speculative parse that is abandoned and redone
@@ -696,6 +735,8 @@ class Parser:
                     items.append(self._sequence_item())
                     continue
                 seps.append(tok.text)
+                if _is_joiner(nxt) and not self._ends_statement(self.peek(1)):
+                    self.next()  # `a \le b, \quad \text{and} \quad c \le d`: the conjunction after the comma
                 items.append(self._sequence_item())
                 continue
             break
@@ -1250,10 +1291,36 @@ class Parser:
                 return False
             elif tok.kind == LETTER and not tok.text.islower():
                 return False  # `W[A]`, `\\Theta[\\phi]`: a functional of A, not row A
-            elif tok.kind not in (LETTER, NUMBER, PUNCT, PRIME, SUB):
-                return False  # `P_i^k[t_i]`: a position may itself be indexed
+            elif tok.kind == SUB:
+                # `P_i^k[t_i]`, `\\bm{x}[t_N]`, `x[t_{N-1}]`: a position may itself be indexed, by any letter
+                end = self._plain_script_end(i + 1)
+                if end is None:
+                    return False
+                count += end - i - 1
+                i = end
+                continue
+            elif tok.kind not in (LETTER, NUMBER, PUNCT, PRIME):
+                return False
             i += 1
         return False
+
+    def _plain_script_end(self, i: int) -> Optional[int]:
+        """Where a subscript of letters, digits, `+` and `-` that starts at token `i` ends (`N`, `{N-1}`);
+        None when it holds anything else."""
+        toks = self.tokens
+        if toks[i].kind in (LETTER, NUMBER):
+            return i + 1
+        if toks[i].kind != LBRACE:
+            return None
+        j = i + 1
+        while j < len(toks) and j - i <= 8:
+            tok = toks[j]
+            if tok.kind == RBRACE:
+                return j + 1 if j > i + 1 else None
+            if not (tok.kind in (LETTER, NUMBER) or (tok.kind == PUNCT and tok.text in "+-")):
+                return None
+            j += 1
+        return None
 
     def _bracket_has_bar(self) -> bool:
         """Does the bracket group starting here hold a top-level `\\|`, `||`, `|` or `\\mid`?"""
@@ -2150,6 +2217,9 @@ class Parser:
                     item = A.Empty(span=(nxt.start, nxt.start))
                 elif _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
                     item = self._condition()  # `(\text{with } m = d)`: a remark in parentheses
+                elif _is_joiner(nxt) and target and not self._ends_statement(self.peek(1)):
+                    self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
+                    continue
                 else:
                     item = self.parse_relation()
                 target.append(item)
@@ -3213,14 +3283,18 @@ def _extend_scope(left: A.Node, op: str, right: A.Node,
         return None  # `\sum_t a_t - \sum_{t = \pi(t)+1} b_t`: the next term runs over t itself
     target = None
     in_scope: set[str] = set()
-    for red, path, bound in scopes:
+    for k, (_, _, bound) in enumerate(scopes):
         in_scope |= bound
         if used <= in_scope:
-            target = (red, path)
+            target = k
             break
     if target is None:
         return None
-    red, path = target
+    while target + 1 < len(scopes) and _stacked_optimisations(scopes[target][0], scopes[target + 1][0]):
+        # `\min_x \max_y f(x, y) + \lambda \|x\|^2 - \gamma y^2`: operators written one after the other
+        # optimise one objective, so a term on x joins the innermost's body too (and y's term can follow it)
+        target += 1
+    red, path, _ = scopes[target]
     body = red.body
     assert body is not None
     new_body: A.Node = A.BinOp(op, body, right, span=(body.span[0], right.span[1]))
@@ -3228,6 +3302,19 @@ def _extend_scope(left: A.Node, op: str, right: A.Node,
     for parent in reversed(path[:-1]):
         node = _replace_last(parent, node, right.span[1])
     return node
+
+
+NAME_JOINERS = frozenset("@-_")
+"""Characters a text ends with that join it to the letter after it into one name (`pass@k`, `top-k`, `min_p`)."""
+
+
+def _unscripted(node: A.Symbol) -> bool:
+    return node.sub_label is None and node.sup_label is None and not node.primes and not node.optimum
+
+
+def _stacked_optimisations(outer: A.Reduction, inner: A.Reduction) -> bool:
+    """`\\min_x \\max_y …`: an optimisation whose body is, as written, directly another optimisation."""
+    return outer.op in _OPTIMISATIONS and inner.op in _OPTIMISATIONS and outer.body is inner
 
 
 def _close_integral(left: A.Node, op: str, right: A.Node, start: int,
@@ -3369,16 +3456,28 @@ def _quantified(body: A.Node) -> A.Node:
 
 def _listed_left_side(items: list[A.Node], seps: list[str]) -> tuple[list[A.Node], list[str]]:
     r"""`N_{opt}(C), D_{opt}(C) = \arg\min …`, `\alpha, \beta > 0`: names listed before a relation share its left
-    side (a pair defined at once), when nothing else in the list is a statement."""
+    side (a pair defined at once). Each run of bare names joins the relation that follows it
+    (`Q_1, Q_2, K_1 \in \mathbb{R}^{N \times d}, \ V \in \mathbb{R}^{N \times 2d}`: two statements)."""
     if len(items) < 2 or any(s != "," for s in seps):
         return items, seps
-    last = items[-1]
-    if not isinstance(last, A.Relation) or not all(_listable(i) for i in items[:-1]) or \
-            not _listable(last.operands[0]):
+    out: list[A.Node] = []
+    pending: list[A.Node] = []
+    for item in items:
+        if isinstance(item, A.Relation) and pending and _listable(item.operands[0]):
+            head = item.operands[0]
+            group = A.Tuple(tuple(pending) + (head,), "", "", span=(pending[0].span[0], head.span[1]))
+            out.append(replace(item, operands=(group,) + item.operands[1:], span=(pending[0].span[0], item.span[1])))
+            pending = []
+        elif _listable(item):
+            pending.append(item)
+        else:
+            out.extend(pending)
+            pending = []
+            out.append(item)
+    out.extend(pending)
+    if len(out) == len(items):
         return items, seps
-    head = last.operands[0]
-    group = A.Tuple(tuple(items[:-1]) + (head,), "", "", span=(items[0].span[0], head.span[1]))
-    return [replace(last, operands=(group,) + last.operands[1:], span=(items[0].span[0], last.span[1]))], []
+    return out, [","] * (len(out) - 1)
 
 
 def _listable(node: A.Node) -> bool:
@@ -3487,10 +3586,11 @@ def _join_factors(factors: list[A.Node], extents: list[tuple[int, int]]) -> list
             out.append(_increment(f, nxt, span))
             i += 2
             continue
-        if isinstance(f, A.Text) and f.text and not f.text[-1].isspace() and " " not in f.text.strip() and \
-                isinstance(nxt, A.Symbol) and nxt.font is None and len(nxt.name) == 1 and \
-                extents[i][1] == extents[i + 1][0] and not f.text[-1].isalnum():
-            # `\text{pass@}k`: the metric's name runs on into its parameter
+        if isinstance(f, A.Text) and f.text and f.text[-1] in NAME_JOINERS and " " not in f.text.strip() and \
+                isinstance(nxt, A.Symbol) and nxt.font is None and len(nxt.name) == 1 and _unscripted(nxt) and \
+                extents[i][1] == extents[i + 1][0]:
+            # `\text{pass@}k`, `\text{min\_}p`: the metric's name runs on into its parameter (a text that ends
+            # in a bracket, `\texttt{<|fim\_hole|>}f_{\text{suf}}`, is a token of its own before a symbol)
             out.append(A.Text(f.text + nxt.name, span=span))
             i += 2
             continue
