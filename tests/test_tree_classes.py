@@ -496,3 +496,18 @@ def test_math_inside_text_and_positions_after_an_application(latex, expected):
 ])
 def test_blind_batch_s6_mechanisms(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # "with k_i being a learnable parameter": a subscript that is one names its symbol (as p_\theta is named)
+    (r"We define $\sigma_{k_j}(t)$, with $k_i$ being a learnable parameter for each feature.",
+     r"\sigma_{k_j}(t)", "(Apply \\sigma{_(Indexed k [j])} [t] certainty=convention)"),
+    # without the sentence, k_j stays an index of sigma
+    (r"Let $k$ be a step and $\sum_k a_k$ a sum.", r"\sigma_{k_j}(t)",
+     "(Apply (Indexed \\sigma [(Indexed k [j])]) [t] certainty=convention)"),
+])
+def test_a_parameter_the_paper_names_labels_the_subscript(text, latex, expected):
+    result = paper_tree(text, latex)
+    assert sexpr(result.tree) == expected
+    labels = [d for d in result.decisions if d.question == "label or index"]
+    assert [e.kind for d in labels for e in d.evidence] == (["sentence: parameter"] if "parameter" in text else [])

@@ -61,6 +61,8 @@ rejected chosen patch patches block blocks modality iteration iterate round stag
 clients party teacher student view views level levels scale scales depth
 """.split())
 _ARRAY_NOUNS = frozenset("vector vectors tensor tensors".split())
+PARAMETER_NOUNS = frozenset("parameter parameters".split())
+"""Nouns that say a symbol is a (learnable) parameter: as a subscript it names what it parameterises."""
 _SCRIPT_WORDS = frozenset("superscript superscripts subscript subscripts".split())
 _COPULA = frozenset("is are be denotes denote represents represent as being refers".split())
 _ARTICLES = frozenset("a an the our this that some any each its their".split())
@@ -208,6 +210,11 @@ class NotationIndex(Notation):
             if facts.sups:
                 self._entry(fam_key).superscripts = dict(facts.sups)
 
+    def _parameters(self, subjects: list[ast.Node], evidence: Evidence) -> None:
+        """`with $k_j$ being a learnable parameter`: the subjects are parameters (see Notation.parameters)."""
+        for fam in _subject_families(subjects):
+            self.parameters.setdefault(fam, evidence)
+
     def _prose(self, record: IndexedFormula, sentence: str, where: str) -> None:
         """What the sentence says of the symbols the inline formula is about."""
         assert record.raw is not None
@@ -227,6 +234,10 @@ class NotationIndex(Notation):
                     break
                 if w in FUNCTION_NOUNS or w in QUANTITY_NOUNS:
                     noun_after = w
+                if w in PARAMETER_NOUNS:
+                    self._parameters(subjects, Evidence(LABEL, f"sentence: {w}", " ".join(sentence.split())[:160],
+                                                        where, "paper"))
+                    break
         quote = " ".join(sentence.split())[:160]
         for noun in (noun_before, noun_after):
             if noun is None:
@@ -262,6 +273,11 @@ class NotationIndex(Notation):
             if position == "sup" or set(after[:8]) & LABEL_WORDS:
                 self.named_scripts[position].setdefault(
                     atom.name, Evidence(LABEL, f"sentence: the {position}script names", quote, where, "paper"))
+
+
+def _subject_families(subjects: list[ast.Node]) -> list[str]:
+    return [fam for fam in (family(node.func if isinstance(node, ast.Apply) else node) for node in subjects)
+            if fam is not None]
 
 
 def _subjects(tree: ast.Node) -> list[ast.Node]:

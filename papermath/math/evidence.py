@@ -176,6 +176,9 @@ class Notation:
         self.named_scripts: dict[str, dict[str, Evidence]] = {"sub": {}, "sup": {}}
         """Script letters the prose says name something ("the superscript $i$ names the trajectory", "the
         subscript $t$ stands for the teacher"), per position, with the sentence that says so."""
+        self.parameters: dict[str, Evidence] = {}
+        """Families the prose calls a parameter ("with $k_j$ being a learnable parameter"), with the sentence: a
+        subscript that is one names its symbol (`\\sigma_{k_j}`), as `p_\\theta` is named by its weights."""
         self.names: dict[str, list[Evidence]] = defaultdict(list)
         """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
 

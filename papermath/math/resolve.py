@@ -22,7 +22,7 @@ from . import tables as T
 from collections import Counter
 
 from .evidence import (FUNCTION, INDEX, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
-                       base_symbol, identity, letter_words)
+                       base_symbol, family, identity, letter_words)
 
 APPLICATION, PRODUCT = "application", "product"
 
@@ -305,6 +305,13 @@ class _Resolver:
             # sum somewhere, is the last position)
             ev = Evidence(LABEL, "a capital the paper never uses as a count", self.text(node), "the paper", "paper")
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
+            return replace(base, sub_label=idx, span=node.span)
+        said = getattr(self.notation, "parameters", {}).get(family(idx) or "") if \
+            isinstance(base_symbol(idx), A.Symbol) else None
+        if said is not None:
+            # `\\sigma_{k_j}`, "with k_j being a learnable parameter": named by its parameter, as p_\\theta is
+            self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength,
+                                           (said,)))
             return replace(base, sub_label=idx, span=node.span)
         if isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and len(idx.base.name) == 1 and \
                 idx.base.name.islower() and idx.base.name not in self.notation.running and \
