@@ -248,8 +248,8 @@ def test_attention_equation_1():
     ("DyT", "1", {r"\epsilon": ("fixed setting", None), r"\mathbf{\sigma}": ("computed", None)}),  # a statistic
     ("Diff-Transformer", "2", {r"\lambda_{\text{init}}": ("fixed setting", ()),
                                r"\mathbf{\lambda}_{q_{1}}": ("trained weight", ("d",))}),
-    ("Diff-Transformer", "1", {"X": ("input data", ("N", r"{d}_{\text{model}}")),
-                               "W^{Q}": ("trained weight", (r"{d}_{\text{model}}", "2 d"))}),
+    ("Diff-Transformer", "1", {"X": ("input data", ("N", r"d_{\text{model}}")),
+                               "W^{Q}": ("trained weight", (r"d_{\text{model}}", "2 d"))}),
     ("minp", "2", {r"\mathcal{V}": ("unknown", None)}),
     ("minp", "eq:u1", {r"\beta": "undefined", r"\sigma": ("computed", None), "S": ("defined here", None)}),
     ("attention-1706.03762", "2", {"W_{1}": "undefined", "b_{1}": "undefined"}),

@@ -511,3 +511,22 @@ def test_a_parameter_the_paper_names_labels_the_subscript(text, latex, expected)
     assert sexpr(result.tree) == expected
     labels = [d for d in result.decisions if d.question == "label or index"]
     assert [e.kind for d in labels for e in d.evidence] == (["sentence: parameter"] if "parameter" in text else [])
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # a dimension named by a vector of the paper, even where the paper also writes x bare (f(x, y))
+    (r"Let $\bm{x} \in \mathbb{R}^{d_x}$ and $f(x, y)$ a function of $x$.",
+     r"\min_{\bm{x} \in \mathbb{R}^{d_x}} f(\bm{x})",
+     "(min (Apply f [x{bf}] certainty=paper) variables=[x{bf}] domain=(Power R{bb} d{_x}))"),
+    # a running letter still indexes the dimensions (d_i), a time written bare too (d_t)
+    (r"Let $\bm{x}_i$ for $i = 1, \ldots, n$ and $\sum_i d_i$.", r"d_i + d_x", "(+ (Indexed d [i]) d{_x})"),
+    (r"Let $t$ be the time and $v(x_t, t)$.", r"d_t", "(Indexed d [t])"),
+])
+def test_a_dimension_named_by_a_vector(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+def test_a_labelled_dimension_prints_as_the_paper_writes_it():
+    from papermath.math.printer import to_latex
+    assert to_latex(A.Symbol("d", sub_label=A.Symbol("x"))) == "d_{x}"
+    assert to_latex(A.Symbol("\\partial", sub_label=A.Symbol("x"))) == "{\\partial}_{x}"

@@ -368,7 +368,7 @@ def _symbol(node: A.Symbol) -> str:
     if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
             (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum):
         core = _wrap(core)
-    elif node.name in ("\\partial", "\\nabla", "d") and (node.sub_label is not None or node.sup_label is not None):
+    elif node.name in ("\\partial", "\\nabla") and (node.sub_label is not None or node.sup_label is not None):
         core = _wrap(core)
     elif node.name in T.UNARY_OPS and (node.sub_label is not None or node.sup_label is not None or node.primes
                                        or node.optimum):

@@ -293,9 +293,12 @@ class _Resolver:
         """`y_w`, `\\pi_r`, `\\phi_a`: a letter that never runs over values, on a base that carries other names,
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
+        if isinstance(base, A.Symbol) and base.name == "d" and base.sub_label is None and len(node.indices) == 1:
+            # a dimension: `d_x` beside the vector x names x's dimension; otherwise `d_c` is left as written
+            return self._names_a_quantity(node, dimension=True) or node
         if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1 and
-                base.name != "d" and (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
-            return node  # (`d_c` is left as written: shapes print it as the paper does)
+                (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
+            return node
         idx = node.indices[0]
         strength = getattr(self.notation, "strength", "formula")
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
@@ -358,16 +361,18 @@ class _Resolver:
                                        tuple(evidence)))
         return replace(base, sub_label=idx, span=node.span)
 
-    def _names_a_quantity(self, node: A.Indexed) -> Optional[A.Node]:
+    def _names_a_quantity(self, node: A.Indexed, dimension: bool = False) -> Optional[A.Node]:
         """`W_f` beside `f_t`, `\\mathbf W_k` beside `\\mathbf k_j`, `d_x` beside `\\bm x`: a subscript letter the
         formulas write as a quantity of its own (never bare, never running) names that quantity's weights,
-        dimension or statistic. None when it does not."""
+        dimension or statistic. A `dimension` (`d_x`) is named by a vector also written bare elsewhere
+        (`f(x, y)`): a bare value of x is still x, while `W_t` beside a bare t is W at t. None when it does not."""
         base, idx = node.base, node.indices[0]
         if not (isinstance(base, A.Symbol) and isinstance(idx, A.Symbol) and _is_letter(idx)):
             return None
         letter = idx.name
         written = self.notation.quantities.get(letter)
-        if written is None or letter in self.notation.plain or letter in self.notation.running or \
+        bare = letter in self.notation.plain and not (dimension and letter in self.notation.vectors)
+        if written is None or bare or letter in self.notation.running or \
                 letter == base.name or (letter in _RUNNING and letter not in self.notation.vectors):
             return None
         here = self.text(node)
