@@ -526,6 +526,19 @@ def test_a_dimension_named_by_a_vector(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
 
 
+@pytest.mark.parametrize("latex, expected", [
+    # the keys K are written: d_k is their dimension (guide 002: "queries and keys have dimension d_k")
+    (r"\mathrm{softmax}(QK^\top/\sqrt{d_k})V",
+     "(Product [(Apply softmax{rm} [(/ (Product [Q (Transpose K)]) (Root d{_k}))]) V])"),
+    (r"V \in \mathbb{R}^{n \times d_v}", "(Relation V \\in (Power R{bb} (\\times n d{_v})))"),
+    # no matrix of that letter, or the letter runs: an index
+    (r"\sqrt{d_k}", "(Root (Indexed d [k]))"),
+    (r"\sum_k d_k K_k", "(sum (Product [(Indexed d [k]) (Indexed K [k])]) variables=[k])"),
+])
+def test_a_dimension_named_by_the_matrix_of_its_letter(latex, expected):
+    assert tree(latex) == expected
+
+
 def test_a_labelled_dimension_prints_as_the_paper_writes_it():
     from papermath.math.printer import to_latex
     assert to_latex(A.Symbol("d", sub_label=A.Symbol("x"))) == "d_{x}"

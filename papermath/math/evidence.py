@@ -171,6 +171,8 @@ class Notation:
         `\\mathbf k_j`), with how one is written (for `W_f`, `\\mathbf W_k`: the subscript names that quantity)."""
         self.vectors: set[str] = set()
         """Of those, the letters written in a vector or matrix font (`\\mathbf k`, `\\bm q`)."""
+        self.capitals: set[str] = set()
+        """Capital letters written as symbols (`K`, `\\mathbf{K}`, `K_1`): matrices a dimension may be named by."""
         self.plain: set[str] = set()
         """Single letters written bare somewhere outside any script (`t` in `v(x_t, t)`): values, not names."""
         self.named_scripts: dict[str, dict[str, Evidence]] = {"sub": {}, "sup": {}}
@@ -288,6 +290,8 @@ class Notation:
                     if base.font in _VECTOR_FONTS:
                         self.vectors.add(base.name)
             elif isinstance(node, A.Symbol):
+                if len(node.name) == 1 and node.name.isalpha() and node.name.isupper():
+                    self.capitals.add(node.name)
                 for label in (node.sub_label, node.sup_label):
                     if label is not None:
                         scripted.update(id(n) for n in A.walk(label))

@@ -295,7 +295,7 @@ class _Resolver:
         base = node.base
         if isinstance(base, A.Symbol) and base.name == "d" and base.sub_label is None and len(node.indices) == 1:
             # a dimension: `d_x` beside the vector x names x's dimension; otherwise `d_c` is left as written
-            return self._names_a_quantity(node, dimension=True) or node
+            return self._names_a_quantity(node, dimension=True) or self._dimension_of_matrix(node) or node
         if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1 and
                 (len(base.name) == 1 or base.name.lstrip("\\") in T.GREEK)):
             return node
@@ -381,6 +381,23 @@ class _Resolver:
                       getattr(self.notation, "where", "this formula"), strength)
         self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
         return replace(base, sub_label=idx, span=node.span)
+
+    def _dimension_of_matrix(self, node: A.Indexed) -> Optional[A.Node]:
+        """`\\sqrt{d_k}` beside the keys K, `d_v` beside V: a dimension whose subscript is the lower-case letter
+        of a matrix written on its own names that matrix's dimension (a running letter still indexes: `d_i`).
+        None when no such matrix is written."""
+        idx = node.indices[0]
+        if not (isinstance(idx, A.Symbol) and _is_letter(idx) and idx.name.islower()):
+            return None
+        letter, matrix = idx.name, idx.name.upper()
+        if letter in self.notation.running or matrix not in getattr(self.notation, "capitals", ()):
+            return None
+        here = self.text(node)
+        strength = getattr(self.notation, "strength", "formula")
+        ev = Evidence(LABEL, "a dimension named by the matrix of its letter", f"{here} beside {matrix}",
+                      getattr(self.notation, "where", "this formula"), strength)
+        self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
+        return replace(node.base, sub_label=idx, span=node.span)
 
     # --- label or power ------------------------------------------------------------------------------
     def _site(self, node: A.Power) -> Optional[A.Symbol]:
