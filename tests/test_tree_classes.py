@@ -543,3 +543,15 @@ def test_a_labelled_dimension_prints_as_the_paper_writes_it():
     from papermath.math.printer import to_latex
     assert to_latex(A.Symbol("d", sub_label=A.Symbol("x"))) == "d_{x}"
     assert to_latex(A.Symbol("\\partial", sub_label=A.Symbol("x"))) == "{\\partial}_{x}"
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # the regression: a capital the paper never counts with stays the last position where the paper also indexes
+    # the same symbol by the lower-case letter (\hat{A}_t beside \hat{A}_T)
+    (r"The policy is run for $T$ timesteps, with advantage estimates $\hat{A}_t$.", r"\hat{A}_T",
+     "(Indexed A{hat} [T])"),
+    # without a lower-case sibling, a capital the paper never counts with names (the Dirac delta at T)
+    (r"Let $\delta_y$ be the Dirac delta at $y$.", r"\rho = \delta_T", "(Relation \\rho = \\delta{_T})"),
+])
+def test_a_capital_subscript_beside_its_lower_case_index(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

@@ -303,9 +303,10 @@ class _Resolver:
         strength = getattr(self.notation, "strength", "formula")
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
                 idx.font is None and idx.name not in self.notation.running and \
+                idx.name.lower() not in self.notation.sub_letters.get(_family_text(base), ()) and \
                 not any(e.kind == "limit" for e in self.notation.facts.get(idx.name, _NO_FACTS).evidence):
             # `\delta_T`, `\hat{\mathcal P}_T`: a capital the paper never counts with names (x_T, where T ends a
-            # sum somewhere, is the last position)
+            # sum somewhere, is the last position; so is `\hat{A}_T` where the paper also writes `\hat{A}_t`)
             ev = Evidence(LABEL, "a capital the paper never uses as a count", self.text(node), "the paper", "paper")
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
             return replace(base, sub_label=idx, span=node.span)
