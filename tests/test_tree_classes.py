@@ -493,6 +493,13 @@ def test_math_inside_text_and_positions_after_an_application(latex, expected):
     (r"\bm{x}[t_N], \bm{x}[t_{N-1}]",
      "(Sequence [(Indexed x{bf} [(Indexed t [N])]) (Indexed x{bf} [(Indexed t [(- N 1)])])] separators=[,])"),
     (r"W[A]", "(Product [W (Group A open=[ close=])])"),
+    # indexed quantities of different names listed in brackets after a matrix are stacked (LSTM/GRU gates),
+    # not positions of W nor an interval; two values of one quantity still bound an interval
+    (r"W_s [h_{t-1}, x_t]", "(Product [(Indexed W [s]) (Concat [(Indexed h [(- t 1)]) (Indexed x [t])])])"),
+    (r"W [h_t, x_t, c_t]", "(Product [W (Concat [(Indexed h [t]) (Indexed x [t]) (Indexed c [t])])])"),
+    (r"t \in [t_0, t_1]",
+     "(Relation t \\in (Interval (Indexed t [0]) (Indexed t [1]) left_closed=True right_closed=True))"),
+    (r"A[i, j]", "(Indexed A [i j])"),
 ])
 def test_blind_batch_s6_mechanisms(latex, expected):
     assert tree(latex) == expected

@@ -1276,6 +1276,7 @@ class Parser:
         i = self.pos
         toks = self.tokens
         count = 0
+        listed = scripted = False  # a top-level comma seen; an indexed position seen
         while i < len(toks):
             tok = toks[i]
             count += 1
@@ -1287,6 +1288,10 @@ class Parser:
                 depth -= 1
                 if depth == 0:
                     return tok.text == "]" and count > 2
+            elif tok.kind == PUNCT and tok.text == "," and depth == 1:
+                if scripted:
+                    return False
+                listed = True
             elif tok.kind == PUNCT and tok.text not in self._INDEX_PUNCT:
                 return False
             elif tok.kind == LETTER and not tok.text.islower():
@@ -1294,8 +1299,9 @@ class Parser:
             elif tok.kind == SUB:
                 # `P_i^k[t_i]`, `\\bm{x}[t_N]`, `x[t_{N-1}]`: a position may itself be indexed, by any letter
                 end = self._plain_script_end(i + 1)
-                if end is None:
-                    return False
+                if end is None or listed:
+                    return False  # `W_s [h_{t-1}, x_t]`: indexed quantities listed are a concatenation
+                scripted = True
                 count += end - i - 1
                 i = end
                 continue
@@ -2366,6 +2372,10 @@ class Parser:
             return A.Delimited("angle", self._seq(items + group.params, group), span=span)
         if o == "[" and group.semicolons:
             return A.Concat(tuple(items + group.params), span=span)
+        if o == "[" and c == "]" and not group.params and _stacked_vectors(items):
+            # `W_s [h_{t-1}, x_t]`: indexed quantities of different names, listed in brackets, are stacked
+            # into one vector (an interval runs between two values of one quantity: `[t_0, t_1]`)
+            return A.Concat(tuple(items), span=span)
         all_items = items + group.params
         if not all_items:
             return A.Group(A.Empty(span=span), o if o in "([." else "(", c, span=span)
@@ -3310,6 +3320,21 @@ NAME_JOINERS = frozenset("@-_")
 
 def _unscripted(node: A.Symbol) -> bool:
     return node.sub_label is None and node.sup_label is None and not node.primes and not node.optimum
+
+
+def _stacked_vectors(items: list[A.Node]) -> bool:
+    """Two or more indexed or labelled symbols with pairwise different names (`h_{t-1}, x_t`)."""
+    if len(items) < 2:
+        return False
+    names = []
+    for item in items:
+        if not isinstance(item, A.Indexed) and not (isinstance(item, A.Symbol) and item.sub_label is not None):
+            return False
+        core = item.base if isinstance(item, A.Indexed) else item
+        if not isinstance(core, A.Symbol):
+            return False
+        names.append((core.name, core.font))
+    return len(set(names)) == len(names)
 
 
 def _stacked_optimisations(outer: A.Reduction, inner: A.Reduction) -> bool:
