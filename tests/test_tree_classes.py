@@ -500,6 +500,10 @@ def test_math_inside_text_and_positions_after_an_application(latex, expected):
     (r"t \in [t_0, t_1]",
      "(Relation t \\in (Interval (Indexed t [0]) (Indexed t [1]) left_closed=True right_closed=True))"),
     (r"A[i, j]", "(Indexed A [i j])"),
+    # a map named by its weights, squared, is applied (as \sin^2 x); a plain or indexed letter squared is a factor
+    (r"\sigma^2_\phi(x)", "(Apply (Power \\sigma{_\\phi} 2) [x] certainty=convention)"),
+    (r"f^2(x)", "(Product [(Power f 2) (Group x)])"),
+    (r"\sigma_t^2(x)", "(Product [(Power (Indexed \\sigma [t]) 2) (Group x)])"),
 ])
 def test_blind_batch_s6_mechanisms(latex, expected):
     assert tree(latex) == expected

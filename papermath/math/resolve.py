@@ -211,7 +211,10 @@ class _Resolver:
         evidence.extend(self._call_conventions(node, evidence))
         reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
         subject = self.text(node.func)
-        func = self.visit(node.func, reading == FUNCTION)
+        # `\\sigma^2_\\phi(x)`: the number stays the power of the map's value, not a name of the map
+        squared_map = isinstance(node.func, A.Power) and isinstance(node.func.exponent, A.Number) and \
+            isinstance(base_symbol(node.func), A.Symbol) and _parametrised(base_symbol(node.func))
+        func = self.visit(node.func, reading == FUNCTION and not squared_map)
         node = replace(node, func=func)
         if reading is None:
             self.decisions.append(Decision(node.span, "application or product", subject, "ambiguous", "ambiguous",
@@ -247,6 +250,11 @@ class _Resolver:
         if isinstance(sym, A.Opaque):
             return out
         if not isinstance(sym, A.Symbol):
+            return out
+        if isinstance(func, A.Power) and _parametrised(sym):
+            # `\sigma^2_\phi(x)` beside `\mu_\phi(x)`: a map named by its weights, squared, applied (as \sin^2 x)
+            out.append(Evidence(FUNCTION, "convention: a map named by its parameters, raised to a power", here, "",
+                                "convention"))
             return out
         if isinstance(func, A.Power) and self._power_on_its_own(func):
             # `x^2 (1-x)`, `\alpha^{2}(D-2)`: a power, then a factor
@@ -604,6 +612,16 @@ def _mentions_itself(node: A.Apply) -> bool:
     applied = {id(n.func) for arg in node.args for n in A.walk(arg) if isinstance(n, A.Apply)}
     return any(isinstance(n, A.Symbol) and id(n) not in applied and identity(n) == key
                for arg in node.args for n in A.walk(arg))
+
+
+_PARAMETER_GREEK = frozenset({"\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi"})
+"""The letters papers write a model's weights with (`p_\\theta`, `q_\\phi`)."""
+
+
+def _parametrised(sym: A.Symbol) -> bool:
+    """Is `sym` named by a model's weights (`\\sigma_\\phi`, `\\epsilon_{\\theta}`)?"""
+    label = sym.sub_label
+    return isinstance(label, A.Symbol) and label.name in _PARAMETER_GREEK and label.sub_label is None
 
 
 def _is_letter(sym: A.Symbol) -> bool:
