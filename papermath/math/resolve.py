@@ -212,8 +212,9 @@ class _Resolver:
         reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
         subject = self.text(node.func)
         # `\\sigma^2_\\phi(x)`: the number stays the power of the map's value, not a name of the map
+        core = base_symbol(node.func)
         squared_map = isinstance(node.func, A.Power) and isinstance(node.func.exponent, A.Number) and \
-            isinstance(base_symbol(node.func), A.Symbol) and _parametrised(base_symbol(node.func))
+            isinstance(core, A.Symbol) and _parametrised(core)
         func = self.visit(node.func, reading == FUNCTION and not squared_map)
         node = replace(node, func=func)
         if reading is None:
@@ -406,6 +407,7 @@ class _Resolver:
         ev = Evidence(LABEL, "a dimension named by the matrix of its letter", f"{here} beside {matrix}",
                       getattr(self.notation, "where", "this formula"), strength)
         self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
+        assert isinstance(node.base, A.Symbol)  # (the caller's check: a plain `d`)
         return replace(node.base, sub_label=idx, span=node.span)
 
     # --- label or power ------------------------------------------------------------------------------
