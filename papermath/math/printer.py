@@ -366,15 +366,17 @@ def _symbol_core(node: A.Symbol) -> str:
 def _symbol(node: A.Symbol) -> str:
     core = _symbol_core(node)
     if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
-            (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum):
-        core = _wrap(core)
+            (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum) and \
+            not (node.name in T.KNOWN_FUNCTIONS and not node.accents):
+        core = _wrap(core)  # `{ab}_0` is one name; a function's name reads as one bare (`sgn_0 x`: braced, not applied)
     elif node.name in ("\\partial", "\\nabla") and (node.sub_label is not None or node.sup_label is not None):
         core = _wrap(core)
     elif node.name in T.UNARY_OPS and (node.sub_label is not None or node.sup_label is not None or node.primes
                                        or node.optimum):
         core = _wrap(core)
-    elif node.name.lstrip("\\") in T.BIG_OPERATORS or (node.name.lstrip("\\") in T.LIMIT_OPERATORS and
-                                                        not node.accents):
+    elif node.name.startswith("\\") and (node.name[1:] in T.BIG_OPERATORS or (node.name[1:] in T.LIMIT_OPERATORS
+                                                                              and not node.accents)):
+        # `{\max}_i` is a symbol with a label, `\max_i` a reduction; spelled in letters (`sgn_0`) it is one name
         if node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum:
             core = _wrap(core)
     if node.primes:

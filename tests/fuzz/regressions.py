@@ -111,6 +111,7 @@ PRINTS: list[str] = [
     "{\\forall} x",
     "\\text{Pr}_{}\\min2",  # a function's name set as text, with a script, braced no longer applied (310054842)
     "\\text{softmax}_{i} x + \\text{Pr}_{i}(x)",
+    "sgn_0 0 + sgn_{0}'(x)",  # likewise a known function's bare name with a label (hypothesis, session 6)
     "\\langle{>})x)=",  # a > at the start of \\langle … closed it, so the printed {\\langle >\\rangle x} broke (310082404)
     "\\boldsymbol\u1046",  # an argument the tokenizer could not read was a symbol, braced it did not parse (309041246)
     "\\begin]{x} y",  # an opaque \begin before a printed { took it as an environment name (seed 301041436)
