@@ -79,3 +79,46 @@ def test_a_noun_then_an_aside_in_parentheses_names_the_formula():
     found = classify_sentence(r"In practice, additional condition signals $c$ (e.g., class label or text prompt) "
                               r"can be fed to the network.")
     assert (found[0].latex, found[0].pattern) == ("c", "noun")
+
+
+@pytest.mark.parametrize("slot, strength, paragraph, place", [
+    # a definition outright in the display's own paragraphs ("where $X$ is …") stays first
+    ("subject", 3, 20, 0),
+    # a restatement there (an appositive, a symbol inside another formula) ranks with the earlier text
+    ("subject", 2, 20, 1),
+    ("inside", 3, 20, 1),
+    ("subject", 2, 21, 1),  # the paragraph after the display, too
+    # away from the display, place is earlier or later text whatever the pattern
+    ("subject", 3, 5, 1),
+    ("subject", 2, 5, 1),
+    ("subject", 3, 40, 2),
+    ("subject", 2, 40, 2),
+])
+def test_near_the_display_only_a_definition_outright_ranks_first(slot, strength, paragraph, place):
+    from papermath.analysis.candidates import _place
+    c = _Static(mention=0, slot=slot, exact=0, tier=0 if slot == "subject" else 2, penalty=0, env=None,
+                generic=False, strength=strength, paragraph=paragraph, sentence=0, order=0)
+    assert _place(c, near={20, 21}, eq_para=21) == place
+
+
+def test_the_first_introduction_beats_a_restatement_next_to_the_display():
+    """A noun phrase that names the symbol again next to its display ("apply the mask to the tokens $Z$") is the
+    text speaking of it again; the earlier sentence that first named it ("a set of latent tokens $Z$ …") is the
+    one a reader quotes. A "where" clause next to the display still wins over both."""
+    from papermath.analysis.read import read_document
+    from papermath.latex import document_from_string
+    body = r"""
+\section{Method}
+The encoder produces a set of latent tokens $Z = \{z_1, \dots, z_K\}$ that summarise the image.
+
+A decoder is trained on them with a reconstruction loss.
+
+At inference we keep only the first tokens of the sequence $Z$ as follows:
+\begin{equation} \tilde{Z} = M \odot Z \end{equation}
+where $M$ is a binary mask.
+"""
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n" % body)
+    eq = read_document(doc, ["1"]).equations[0]
+    rows = {s.latex: s for s in eq.symbols}
+    assert "latent tokens" in rows["Z"].definition.quote
+    assert rows["M"].definition.quote.startswith("where $M$ is a binary mask")

@@ -314,8 +314,7 @@ def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, 
     out: list[Candidate] = []
     for c in _statics(doc, mentions, subject, inside):
         strength, head, tier_key = _judged(c, eq_penalty, eq_env)
-        place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
-        rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
+        rank = head + (_place(c, near, eq_para),) + tier_key + (c.paragraph, c.sentence)
         out.append(Candidate(c.mention, c.slot, strength, c.exact == 0, rank))
     out.sort(key=lambda cand: cand.rank)
     return out
@@ -396,8 +395,7 @@ class CandidateOrder:
         special = []  # the equation's own lemma: its sentences are judged with the lemma
         for c in self._by_env.get(eq_env, ()) if eq_env is not None else ():
             strength, head, tier_key = _judged(c, eq_penalty, eq_env)
-            place = 0 if c.paragraph in near else (1 if c.paragraph < eq_para else 2)
-            rank = head + (place,) + tier_key + (c.paragraph, c.sentence)
+            rank = head + (_place(c, near, eq_para),) + tier_key + (c.paragraph, c.sentence)
             special.append((rank, (c.paragraph, c.sentence, c.order, strength, c)))
         # The walk passes over quotes already taken: `seen` only grows, so what it skips the caller would skip.
         walk = self._walk(self._classes(eq_penalty, eq_env), sorted(near), eq_para, eq_env, quotes, seen)
@@ -414,21 +412,46 @@ class CandidateOrder:
         near_set = set(near)
         own = eq_env is not None
         for head, tiers in classes:
-            for tier_key, paragraphs, items in tiers:  # the equation's own paragraphs
+            for tier_key, paragraphs, items in tiers:  # the equation's own paragraphs: what defines outright
                 for q in near:
                     for k in range(bisect.bisect_left(paragraphs, q), bisect.bisect_right(paragraphs, q)):
                         item = items[k]
-                        if not (own and item[4].env == eq_env):
+                        if not _restates(item[4]) and not (own and item[4].env == eq_env):
                             yield head + (0,) + tier_key + (item[0], item[1]), item
             for place in (1, 2):
-                for tier_key, paragraphs, items in tiers:  # earlier text, then later text
+                for tier_key, paragraphs, items in tiers:  # earlier text (a restatement nearby with it), later
                     split = bisect.bisect_left(paragraphs, eq_para)
                     for k in (range(split) if place == 1 else range(split, len(items))):
                         item = items[k]
                         if quotes is not None and quotes[item[4].mention] in seen:
                             continue
-                        if item[0] not in near_set and not (own and item[4].env == eq_env):
+                        if own and item[4].env == eq_env:
+                            continue
+                        if item[0] not in near_set or (place == 1 and _restates(item[4])):
                             yield head + (place,) + tier_key + (item[0], item[1]), item
+                    if place == 1:  # a restatement in the paragraph after the display ranks with earlier text
+                        for k in range(split, len(items)):
+                            item = items[k]
+                            if item[0] in near_set and _restates(item[4]) and \
+                                    not (quotes is not None and quotes[item[4].mention] in seen) and \
+                                    not (own and item[4].env == eq_env):
+                                yield head + (1,) + tier_key + (item[0], item[1]), item
+
+
+def _restates(c: _Static) -> bool:
+    """A sentence that names the symbol without a defining verb ("apply it to the concept tokens $X = …$", "the
+    bias $\\tilde{w} s_c$"), or that holds it inside another formula: near the display it is usually the text
+    speaking of the symbol again, not introducing it, so it ranks with the earlier text, where the first such
+    sentence is the introduction. A definition outright ("where $X$ is …", "let $X$ denote …") keeps the
+    display's own paragraphs first."""
+    return c.strength < 3 or c.slot == "inside"
+
+
+def _place(c: _Static, near: set[int], eq_para: int) -> int:
+    """0 the equation's own paragraphs (for a definition outright), 1 earlier text, 2 later text."""
+    if c.paragraph in near and not _restates(c):
+        return 0
+    return 1 if c.paragraph < eq_para or c.paragraph in near else 2
 
 
 _SHAPE_DECLARATION = re.compile(r"\\in(?![A-Za-z])\s*(?:\{\s*)?\\mathbb\s*\{?\s*[RCZN]\b")
