@@ -28,7 +28,8 @@ TeX atoms, font commands of one family map to one marker (`\\bm`, `\\boldsymbol`
 (`r[j]` is `r_j`, `z[i][j]` is `z_{i,j}`), accents have one spelling each (`\\overline` is `\\bar`), operator names
 are roman (`\\log` is `\\text{log}`), a set of members is its members' symbol (`\\{t^N\\}` is `t^N`), and an
 operator's placeholder argument goes (`\\mathbb{1}[\\cdot]` is `\\mathbb{1}`). A gold symbol matches a row whose
-written form or bare symbol normalises to the gold key or to one of its `merged_from` forms (the gold merges
+written form or bare symbol normalises to the gold key or to one of its `merged_from` forms (failing that, the one
+row whose `also_written` forms — the other indices its equation writes it with — holds it exactly) (the gold merges
 indexed forms of one symbol); when several rows match, the exact key wins, then the order of `merged_from`.
 A gold symbol counts as listed undefined when any row it matches is.
 """
@@ -264,6 +265,12 @@ def _rows_for(gold_key: str, gold: dict, rows: list[dict], macros: PaperMacros) 
     forms = list(dict.fromkeys(canon(f) for key in [gold_key] + list(gold.get("merged_from", []))
                                for f in (key, macros.math(key))))
     spellings = [{canon(row.get("latex", "")), canon(row.get("symbol", ""))} for row in rows]
+    # A row reads every form its equation writes the symbol in (`x^{k}_{j}` beside `x^{k}_{i}`): when no row is
+    # spelled as the gold key, the row that also writes it (exactly) is that symbol's.
+    if not any(spelled & set(forms) for spelled in spellings):
+        also = [row for row in rows if {canon(f) for f in row.get("also_written") or ()} & set(forms)]
+        if len(also) == 1:
+            return also
     for step, loosen in enumerate((lambda f: f, _unfont, lambda f: _unfont(_base(f)))):
         wanted = [loosen(f) for f in forms]
         found = []

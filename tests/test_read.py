@@ -380,3 +380,16 @@ def test_symbols_a_formula_writes(latex, present, absent):
     keys = {u.key for u in collect(parse(latex).tree).uses}
     assert present <= keys, keys
     assert not (absent & keys), keys
+
+
+@pytest.mark.parametrize("display, row, also", [
+    (r"y = \sum_j w_{ij} x_j + x_i", "x_{j}", ("x_{i}",)),
+    (r"x_{t+1} = x_t - \eta g_t", "x_{t + 1}", ("x_{t}",)),
+    (r"y = W x", "W", ()),
+])
+def test_a_row_lists_the_other_forms_its_equation_writes(display, row, also):
+    """One row per symbol: the other indices the equation writes it with are listed on the row, so a reader (and
+    the scorer) finds x_i in the row of x_j."""
+    eq = reading_of(r"We compute \begin{equation} %s \end{equation} where $x$ is the input." % display)
+    found = sym(eq, row)
+    assert tuple(canonical(f) for f in found.also_written) == tuple(canonical(f) for f in also)

@@ -78,3 +78,22 @@ def test_a_number_printed_twice_is_the_display_closest_to_the_gold():
 
 def test_blackboard_spellings_are_one_symbol():
     assert ra.canon(r"\mathds{1}") == ra.canon(r"\mathbb{1}") == ra.canon(r"\mathbbm{1}")
+
+
+@pytest.mark.parametrize("gold, rows, want", [
+    # no row spelled x_j: the one row whose equation also writes x_j is its row
+    (r"x_j^{k}", [{"latex": "x^{k}_{i}", "symbol": "x^{k}", "also_written": ["x^{k}_{j}"]},
+                  {"latex": "x^{k + 1}_{i}", "symbol": "x^{k + 1}", "also_written": []}], "x^{k}_{i}"),
+    # a row spelled as the gold key wins over one that also writes it
+    (r"x_0", [{"latex": "x_{t}", "symbol": "x", "also_written": ["x_{0}"]},
+              {"latex": "x_{0}", "symbol": "x_{0}", "also_written": []}], "x_{0}"),
+    # two rows that both also write it: no guess
+    (r"z_2", [{"latex": "u_{1}", "symbol": "u", "also_written": ["z_{2}"]},
+              {"latex": "y_{1}", "symbol": "y", "also_written": ["z_{2}"]}], None),
+])
+def test_a_row_reads_the_other_forms_its_equation_writes(gold, rows, want):
+    class NoMacros:
+        def math(self, latex):
+            return latex
+    found = ra._rows_for(gold, {}, rows, NoMacros())
+    assert (found[0]["latex"] if found else None) == want

@@ -336,8 +336,13 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
                                                                      definition, defined_elsewhere, found))
         role, role_cue = _episode_variable(index, role, role_cue)
     shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
+    also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
-                         conventional, definition, redefinitions, home.id if home is not None else None)
+                         conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _spaceless(latex: str) -> str:
+    return re.sub(r"\s+", "", latex)
 
 
 def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,

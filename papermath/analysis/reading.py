@@ -71,6 +71,9 @@ class SymbolReading:
     defined_by: str | None = None
     """Id of the display whose left side defines the symbol (this equation for its left side): its lead-in and
     its "where" paragraph are the symbol's own context."""
+    also_written: tuple[str, ...] = ()
+    """The other forms this equation writes the symbol in (`x^{k}_{j}` beside `x^{k}_{i}`, `\\mathbf{x}_{0}` beside
+    `\\mathbf{x}_{t}`): one symbol with other indices, read in this one row."""
 
 
 @dataclass(frozen=True)

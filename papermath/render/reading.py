@@ -41,7 +41,7 @@ def _symbol_json(s: SymbolReading) -> dict:
         "role": s.role, "role_cue": s.role_cue, "shape": list(s.shape) if s.shape is not None else None,
         "shape_cue": s.shape_cue, "conventional": s.conventional,
         "definition": None, "redefinitions": [to_jsonable(d) for d in s.redefinitions],
-        "defined_by": s.defined_by,
+        "defined_by": s.defined_by, "also_written": list(s.also_written),
     }
     if s.definition is not None:
         d = s.definition
