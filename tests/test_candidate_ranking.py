@@ -122,3 +122,17 @@ where $M$ is a binary mask.
     rows = {s.latex: s for s in eq.symbols}
     assert "latent tokens" in rows["Z"].definition.quote
     assert rows["M"].definition.quote.startswith("where $M$ is a binary mask")
+
+
+@pytest.mark.parametrize("sentence, latex, pattern, strength", [
+    # a definition sign defines its left side outright, after a noun as well
+    (r"We denote the aggregated variable $z := (x, y)$.", "z := (x, y)", "appositive", 3),
+    (r"the pooled feature $h \coloneqq \frac{1}{n}\sum_i h_i$ is fed to the head", r"h \coloneqq \frac{1}{n}\sum_i h_i",
+     "appositive", 3),
+    # `=` after a noun: named, not defined outright
+    (r"a fixed dataset $D = \{(c, x)\}$ of pairs", r"D = \{(c, x)\}", "appositive", 2),
+])
+def test_a_definition_sign_defines_its_left_side_outright(sentence, latex, pattern, strength):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    assert (found.pattern, found.strength) == (pattern, strength)

@@ -821,9 +821,22 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
         return "equation", 3
     if _EQUATION_LEAD.search(before) or (where_state and re.search(r"(?:^|[,;])\s*(?:and\s+)?$", before)):
         return "equation", 3
+    # A definition sign (`:=`, `\\coloneqq`, `\\triangleq`) defines its left side outright, whatever words lead to it
+    # ("denote the aggregated variable $z := (x, y)$"); `=` after a noun may only restate it.
+    strength = 3 if _definition_sign(latex) else 2
     if _noun_phrase_before(before) is not None and not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)):
-        return "appositive", 2  # "a fixed dataset $\\mathcal{D} = \\{…\\}$"
-    return "equation", 2
+        return "appositive", strength  # "a fixed dataset $\\mathcal{D} = \\{…\\}$"
+    return "equation", strength
+
+
+_DEFINITION_SIGNS = frozenset({":=", "\\coloneqq", "\\triangleq", "\\eqqcolon"})
+
+
+def _definition_sign(latex: str) -> bool:
+    """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
+    tree = _parse(latex)
+    node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    return isinstance(node, ast.Relation) and node.ops[0] in _DEFINITION_SIGNS
 
 
 def _inner_keys(tree: ast.Node, keys: tuple[str, ...], ordinals: frozenset[str]) -> tuple[str, ...]:
