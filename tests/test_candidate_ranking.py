@@ -136,3 +136,17 @@ def test_a_definition_sign_defines_its_left_side_outright(sentence, latex, patte
     from papermath.analysis.definitions import classify_sentence
     found = next(f for f in classify_sentence(sentence) if f.latex == latex)
     assert (found.pattern, found.strength) == (pattern, strength)
+
+
+def test_two_sentences_that_hold_the_symbol_inside_other_formulas_rank_by_place_alone():
+    """T inside '$X \\in \\mathbb{R}^{D \\times T}$' (appositive, strength 2, first) and inside 'where $A = (…) \\in
+    \\mathbb{R}^{H \\times T \\times T}$' (a "where" clause, strength 3, later): the strength is the other formula's;
+    for T the earlier one is as good, so the place decides."""
+    first = _Static(mention=1, slot="inside", exact=0, tier=2, penalty=0, env=None, generic=False, strength=2,
+                    paragraph=16, sentence=0, order=0, declares=True)
+    later = _Static(mention=2, slot="inside", exact=0, tier=2, penalty=0, env=None, generic=False, strength=3,
+                    paragraph=18, sentence=0, order=1, declares=True)
+    assert _judged(first, 0, None)[1:] == _judged(later, 0, None)[1:]
+    own_strong = _static("subject", 0, 0, None, paragraph=18)
+    own_weak = _Static(**{**own_strong.__dict__, "strength": 2, "paragraph": 16})
+    assert _judged(own_strong, 0, None)[2] < _judged(own_weak, 0, None)[2]  # its own definitions: strength still counts

@@ -272,7 +272,10 @@ def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple
     # its own, wherever it stands, ranks first; the place orders definitions of one kind. A shape declaration
     # introduces its dimensions ('Let x ∈ ℝ^D'): it ranks by place with the symbol's own definitions.
     inside_other = tier >= 2 and not c.declares
-    return strength, (strength == MENTIONS, inside_other, penalty, max(0, tier - 1), c.exact), (tier, -c.strength)
+    # How strongly a sentence defines another symbol says nothing of this one: two sentences that hold it inside
+    # other formulas rank by place alone.
+    return strength, (strength == MENTIONS, inside_other, penalty, max(0, tier - 1), c.exact), \
+        (tier, -c.strength if c.slot == "subject" else 0)
 
 
 def lead_paragraph(doc: Document, eq: Equation) -> Paragraph | None:
