@@ -150,3 +150,15 @@ def test_two_sentences_that_hold_the_symbol_inside_other_formulas_rank_by_place_
     own_strong = _static("subject", 0, 0, None, paragraph=18)
     own_weak = _Static(**{**own_strong.__dict__, "strength": 2, "paragraph": 16})
     assert _judged(own_strong, 0, None)[2] < _judged(own_weak, 0, None)[2]  # its own definitions: strength still counts
+
+
+@pytest.mark.parametrize("sentence, keys", [
+    (r"the auto-regressive model $\epsilon$LlamaGen trained on our tokens", [None]),  # a letter in a name
+    (r"we compare against \(\sigma\)Reparam here", [None]),
+    (r"the noise $\epsilon$ is drawn from a Gaussian", [(r"\epsilon",)]),
+    (r"an $\epsilon$-greedy policy", [(r"\epsilon",)]),
+    (r"the $r$th layer", [("r",)]),  # an ordinal stays a mention
+])
+def test_a_formula_glued_to_a_word_is_part_of_a_name(sentence, keys):
+    from papermath.analysis.definitions import sentence_mentions
+    assert [m.keys if m is not None else None for m in sentence_mentions(sentence, 0, 0, frozenset())] == keys

@@ -676,7 +676,7 @@ def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset
         return []
     out: list[Mention | None] = []
     for f in classify_sentence(text):
-        tree = _parse(f.latex)
+        tree = _parse(f.latex) if not _part_of_a_word(text, f.end) else None
         if tree is None:
             out.append(None)
             continue
@@ -692,6 +692,15 @@ def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset
         out.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index, inner, described,
                            elements))
     return out
+
+
+_GLUED_WORD = re.compile(r"(?:\$|\\\))(?!(?:th|st|nd|rd)\b)[A-Za-z]{2}")
+
+
+def _part_of_a_word(text: str, end: int) -> bool:
+    """The formula is glued to the word after it (`$\\epsilon$LlamaGen`, `$\\sigma$Reparam`): a letter in the name
+    of a model or method, not a mention of the symbol (an ordinal `$r$th` stays a mention)."""
+    return bool(_GLUED_WORD.match(text, end))
 
 
 # "multi-head self-attention (\\texttt{MHSA})", "Kolmogorov-Smirnov Test (KST)": a name in words and its short form.
