@@ -23,7 +23,8 @@ What is scored (the gold README's definitions):
 
 Symbol matching (gold key ↔ papermath row) is one normalisation, not per-case: both spellings are split into
 TeX atoms, font commands of one family map to one marker (`\\bm`, `\\boldsymbol`, `\\mathbf`, `\\pmb` → bold;
-`\\mathrm`, `\\text`, `\\textrm`, `\\operatorname`, `\\texttt`, `\\mathtt` → roman), braces and spaces go,
+`\\mathrm`, `\\text`, `\\textrm`, `\\operatorname`, `\\texttt`, `\\mathtt` → roman; a font around one scripted
+letter is the letter's: `\\bm{x_0}` is `\\bm{x}_0`), braces and spaces go,
 `'` is `^\\prime`, and each atom's scripts are written superscript first; array indexing is a subscript
 (`r[j]` is `r_j`, `z[i][j]` is `z_{i,j}`), accents have one spelling each (`\\overline` is `\\bar`), operator names
 are roman (`\\log` is `\\text{log}`), a set of members is its members' symbol (`\\{t^N\\}` is `t^N`), and an
@@ -137,6 +138,9 @@ def _tree(toks: list[str]) -> list:
         if name in _BOLD or name in _ROMAN:
             arg, i = _group(toks, i + 1)
             marker = "B" if name in _BOLD else "R"
+            if len(arg) == 1 and (arg[0][1] or arg[0][2]):  # `\bm{x_0}` is `\bm{x}_0`: the letter's font
+                atoms.append([f"{marker}({arg[0][0]})", arg[0][1], arg[0][2]])
+                continue
             atoms.append([f"{marker}({_flat(arg)})", "", ""])
             continue
         if t == "{":

@@ -33,6 +33,8 @@ ra = _load()
     (r"\log", r"\text{log}"),                                # operator names are roman
     (r"Y_{\overline{\mathbf{M}}}", r"Y_\bar{\mathbf{M}}"),   # one spelling per accent, its argument with it
     (r"\bm{x}_t^{\text{num}}", r"\mathbf{x}^{\text{num}}_{t}"),
+    (r"\bm{x_0}", r"\mathbf{x}_{0}"),                        # a font around one scripted letter is the letter's
+    (r"\bm{v_\theta}", r"\mathbf{v}_\theta"),
 ])
 def test_spellings_of_one_symbol_meet(gold, row):
     assert ra.canon(gold) == ra.canon(row)
