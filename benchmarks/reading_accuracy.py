@@ -297,7 +297,17 @@ def _quote_contains(ours: str | None, gold_quotes: list[str], macros: PaperMacro
 def _dims(shape, macros: PaperMacros) -> tuple[str, ...] | None:
     if shape is None:
         return None
-    return tuple(canon(macros.math(str(d)).replace("ℓ", "\\ell")) for d in shape)
+    return tuple(_dim_form(canon(macros.math(_braced_word_scripts(str(d))).replace("ℓ", "\\ell"))) for d in shape)
+
+
+def _braced_word_scripts(dim: str) -> str:
+    """A dimension written in shorthand (`d_model`, `D^head`, `M_num`) has the word as its script."""
+    return re.sub(r"([_^])([A-Za-z]{2,})\b", r"\1{\2}", dim)
+
+
+def _dim_form(form: str) -> str:
+    """A dimension's label in words is the same label in any font (`d_{\\text{model}}` is `d_model`)."""
+    return re.sub(r"R\(([A-Za-z]+)\)", r"\1", form)
 
 
 def _concrete(shape) -> bool:

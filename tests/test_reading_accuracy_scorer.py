@@ -99,3 +99,23 @@ def test_a_row_reads_the_other_forms_its_equation_writes(gold, rows, want):
             return latex
     found = ra._rows_for(gold, {}, rows, NoMacros())
     assert (found[0]["latex"] if found else None) == want
+
+
+class _NoMacros:
+    def math(self, latex):
+        return latex
+
+
+@pytest.mark.parametrize("gold, ours", [
+    (["N", "d_model"], ["N", r"d_{\text{model}}"]),   # the gold's shorthand for a label in words
+    (["D^head", "D"], [r"D^{\text{head}}", "D"]),
+    (["M_num"], [r"M_{{\rm num}}"]),
+    (["d_h n_h"], ["d_h n_h"]),
+])
+def test_a_dimension_labelled_in_words_meets_in_any_font(gold, ours):
+    assert ra._dims(gold, _NoMacros()) == ra._dims(ours, _NoMacros())
+
+
+@pytest.mark.parametrize("a, b", [(["d_model"], ["d"]), (["D^head"], ["D_head"]), (["d_c"], ["d_h"])])
+def test_other_dimensions_stay_apart(a, b):
+    assert ra._dims(a, _NoMacros()) != ra._dims(b, _NoMacros())
