@@ -172,9 +172,10 @@ def canon(latex: str) -> str:
 
 
 def _text_key(text: str) -> str:
-    """Quote comparison form: `\\ensuremath`, braces, `~`, whitespace and closing punctuation dropped; TeX's
+    """Quote comparison form: `\\ensuremath`, `\\xspace` and text-style commands (`\\textsc`, `\\emph`, … their
+    words kept), braces, `~`, whitespace and closing punctuation dropped; TeX's
     quote ligatures (``…'') written as the characters they print (“…”), as plain text writes them."""
-    text = re.sub(r"\\ensuremath\b", "", text or "")
+    text = re.sub(r"\\(?:ensuremath|xspace|textsc|textbf|textit|textsl|emph)\b", "", text or "")
     text = text.replace("``", "\u201c").replace("''", "\u201d")
     return re.sub(r"[{}\s~]", "", text).rstrip(";,.:")
 

@@ -119,3 +119,18 @@ def test_a_dimension_labelled_in_words_meets_in_any_font(gold, ours):
 @pytest.mark.parametrize("a, b", [(["d_model"], ["d"]), (["D^head"], ["D_head"]), (["d_c"], ["d_h"])])
 def test_other_dimensions_stay_apart(a, b):
     assert ra._dims(a, _NoMacros()) != ra._dims(b, _NoMacros())
+
+
+@pytest.mark.parametrize("ours, gold", [
+    # the paragraph text keeps text-style commands that the gold's expansion prints as their words
+    (r"the training process of \textsc{Semanticist}\xspace is to minimize this loss",
+     "the training process of Semanticist is to minimize this loss"),
+    (r"where $x_0 \sim p_0$ are \textit{i.i.d.} samples from real data", "are i.i.d. samples from real data"),
+    (r"we introduce a \textbf{nested guidance} function", "a nested guidance function"),
+])
+def test_a_quote_meets_the_gold_whatever_its_text_style(ours, gold):
+    class Plain:
+        def text(self, latex):
+            return latex
+    assert ra._quote_contains(ours, [gold], Plain())
+    assert not ra._quote_contains(ours, ["a different sentence"], Plain())
