@@ -323,3 +323,16 @@ def test_a_long_display_of_rows_loads_in_linear_time(tmp_path):
     doc = load_document(str(tmp_path))
     assert len(doc.equations) == 1 and doc.equations[0].latex.count("x_{") == 6000
     assert time.process_time() - start < 10
+
+
+def test_a_restatable_that_restates_itself_is_printed_once(tmp_path):
+    """Campaign 11 (seed 311002670): a restatable whose \\end{restatable} was lost held the rest of the paper and
+    its own \\largess*, and every restatement restated itself again: 4,033 displays and 18 s from 107."""
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\usepackage{thmtools,thm-restate}\\newtheorem{theorem}{Theorem}"
+        "\\begin{document}\\begin{restatable}{theorem}{largess}Big steps:\\begin{equation}a = b\\end{equation}"
+        "\n\nLater, again: \\largess*\n\\begin{equation}c = d\\end{equation}\\end{document}\n", encoding="utf-8")
+    doc = load_document(str(tmp_path))
+    assert [eq.latex for eq in doc.equations] == ["a = b", "c = d"]
+    warning, = [d for d in doc.diagnostics if "restates the theorem it stands in" in d.message]
+    assert warning.position.line == 3 and warning.position.column == 15

@@ -298,6 +298,9 @@ class _Builder:
     the theorem's number), so `\\name*` prints it again with the same numbers."""
     _label_target_number: str | None = None
     _restating: bool = False
+    _open_restatables: set[str] = field(default_factory=set)
+    """The restatable bodies being typeset or restated now: a body that restates itself (a restatable whose
+    `\\end` is lost, holding the rest of the paper and its `\\macro*`) is printed once, as TeX would fail to."""
     _caption_type: str | None = None
     _mainmatter: bool = True
     label_kinds: dict[str, str] = field(default_factory=dict)
@@ -592,25 +595,39 @@ class _Builder:
             self.counters.step(counter)
             number = self.counters.format(counter)
         body = toks[k:close]
-        self.restatables[group_text(macro)] = (env_name, body, equation_start, number)
-        self.theorem_env(env_name, body, 0, len(body), number=number if counter else None)
+        name = group_text(macro)
+        self.restatables[name] = (env_name, body, equation_start, number)
+        self._open_restatables.add(name)
+        try:
+            self.theorem_env(env_name, body, 0, len(body), number=number if counter else None)
+        finally:
+            self._open_restatables.discard(name)
 
     def restate(self, toks, i, end):
         """`\\macro*`: a restatable theorem printed again with the numbers it had (thm-restate restores the
         counters); plain `\\macro` typesets it anew, stepping the theorem and equation counters again. Either
         way its labels keep their first definition."""
-        env_name, body, equation_start, number = self.restatables[toks[i].text]
+        name = toks[i].text
+        env_name, body, equation_start, number = self.restatables[name]
         j = i + 1
         starred = j < end and toks[j].kind == TEXT and toks[j].text == "*"
         if starred:
             j += 1
+        if name in self._open_restatables:
+            self.diag("warning", f"\\{name} restates the theorem it stands in (is its \\end{{restatable}} "
+                      "missing?): not printed again", toks[i].start)
+            return j
         saved_value = self.counters.value("equation")
         saved_restating = self._restating
         if starred:
             self.counters.set("equation", equation_start)
         self._restating = starred
         self.flush_paragraph()
-        self.theorem_env(env_name, list(body), 0, len(body), number=number if starred else None)
+        self._open_restatables.add(name)
+        try:
+            self.theorem_env(env_name, list(body), 0, len(body), number=number if starred else None)
+        finally:
+            self._open_restatables.discard(name)
         self._restating = saved_restating
         if starred:
             self.counters.set("equation", saved_value)

@@ -96,6 +96,9 @@ PAPERS: list[str] = [
     # campaign 9 (eecc32d, seed 309002082): an align of thousands of rows, each re-reading the statement above
     ("\\documentclass{article}\\begin{document}\\begin{align}y " + " \\\\ ".join(["& + x"] * 4000)
      + "\\end{align}\\end{document}\n"),
+    # campaign 11 (18bdf5c, seed 311002670): a restatable that lost its \end and restates itself
+    ("\\documentclass{article}\\newtheorem{theorem}{Theorem}\\begin{document}\\begin{restatable}{theorem}{big}"
+     "\\begin{equation}a\\end{equation}" + "\\big* " * 30 + "\\end{document}\n"),
 ]
 
 # Printed formulas that did not print the same after a reparse (campaign signature print:not-a-fixed-point).
