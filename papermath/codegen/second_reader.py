@@ -42,7 +42,9 @@ _FONTS = ("mathbf", "bm", "boldsymbol", "mathbfit", "mathit", "mathsf", "mathcal
           "pmb", "bf", "rm", "ensuremath", "displaystyle", "textstyle", "mathnormal", "vec")
 """Macros that only change how a symbol looks: the argument stays (the same cleaning is applied to the keys)."""
 
-_WORDS = re.compile(r"\\(?:text|mathrm|operatorname|textrm|textit|texttt|mathtt)\s*\{([^{}]*)\}")
+_WORDS = re.compile(r"(?P<script>[_^]\s*\{?\s*)?\\(?:text|mathrm|operatorname|textrm|textit|texttt|mathtt)\s*"
+                    r"\{(?P<word>[^{}]*)\}")
+"""An upright word; in a script (`p_{\\text{ref}}`, `x^\\mathrm{cat}`) its letters, elsewhere one symbol (`_word`)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,53 @@ def available() -> bool:
         return False
 
 
+_CONDITION_CLAUSE = re.compile(r"(?:[,;]|\\[,;:! ]|\s)*(?:\\forall(?![A-Za-z])|[,;]\s*(?:\\[,;:! ]|\s)*\\(?:text|mathrm"
+                               r"|textrm)\s*\{\s*(?:for|where|if|when|with|s\.t\.)\b).*$", re.S)
+"""A trailing clause saying where the statement holds (`, \\forall t`, `, \\text{for } t > 0`)."""
+
+_ANNOTATION = re.compile(r"\\(?P<kind>underbrace|overbrace|overset|underset|stackrel)(?![A-Za-z])\s*\{")
+
+
+def without_annotations(latex: str) -> str:
+    """The formula without its annotations: `\\underbrace{X}_{\\text{note}}` and `\\overbrace{X}^{…}` → `{X}`,
+    `\\overset{(a)}{=}`, `\\underset{…}{X}`, `\\stackrel{…}{X}` → `X` (a relation stays a relation): the note is
+    about the value, not part of it. Braces are matched in the text; an unbalanced one leaves the text as it is."""
+    start = 0
+    while True:
+        match = _ANNOTATION.search(latex, start)
+        if match is None:
+            return latex
+        try:
+            first = _closing(latex, match.end() - 1)
+            if match.group("kind") in ("underbrace", "overbrace"):
+                body = latex[match.end():first]
+                _, end = _script(latex, first + 1) if match.group("kind") == "underbrace" else _superscript(latex,
+                                                                                                        first + 1)
+                replacement = f"{{{body}}}"
+            else:
+                second = _skip_size(latex, first + 1)
+                if not latex.startswith("{", second):
+                    return latex
+                end = _closing(latex, second) + 1
+                replacement = f" {latex[second + 1:end - 1]} "
+        except _NotRewritten:
+            return latex
+        latex = latex[:match.start()] + replacement + latex[end:]
+        start = match.start()
+
+
+def _superscript(text: str, i: int) -> tuple[str, int]:
+    """A superscript at `i` (after spaces): (its text, end), or ("", i)."""
+    match = re.match(r"\s*\^\s*(?:\{|\\[A-Za-z]+|\S)", text[i:])
+    if match is None:
+        return "", i
+    j = i + match.end()
+    if text[j - 1] == "{":
+        close = _closing(text, j - 1)
+        return text[j:close], close + 1
+    return text[i + match.end() - 1:j], j
+
+
 def computed_side(latex: str) -> str:
     """The text after the last top-level relation of the last statement (braces and \\left…\\right counted)."""
     text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
@@ -92,6 +141,7 @@ def computed_side(latex: str) -> str:
         elif depth == 0:
             cut = match.end()
     side = re.sub(r"\\(?:quad|qquad)\b.*$", "", statement[cut:], flags=re.S)  # `\quad \text{for } v ∈ V`
+    side = _CONDITION_CLAUSE.sub("", side)  # `…, \forall t`: where it holds, not part of the value
     if _ORDER.search(_outside_braces(side)) or re.search(r"\\[lcv]?dots\b", side):
         return ""  # a bound or a condition (`\\le`, `\\in`, `\\sim`), or a pattern (`…`): not one value
     return side.replace("&", " ").strip().rstrip(".,;").strip()
@@ -171,15 +221,74 @@ def _outside_braces(text: str) -> str:
 
 def clean(latex: str) -> str:
     """Lexical cleaning for SymPy's grammar (the same for the formula and for each input's key)."""
-    text = _WORDS.sub(lambda m: re.sub(r"\W", "", m.group(1)), latex)
+    text = _WORDS.sub(_upright_word, latex)
     for _ in range(3):
         text = re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)
         text = re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "", text)
+    text = _words_placed(text)
     text = re.sub(r"\\[,;:!> ]|~", " ", text)
     text = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", text)
+    for _ in range(3):  # innermost groups first (`{{\\Delta x}_{1}}_{2}`)
+        text = _GROUP_SCRIPTED.sub(_group_as_name, text)
     for _ in range(3):  # innermost scripts first (`v_{\\theta^{*}}`): one linear pass each
         text = _SCRIPTED.sub(_scripts_as_name, text)
     return text.strip()
+
+
+def _upright_word(match: re.Match) -> str:
+    letters = re.sub(r"\W", "", match.group("word"))
+    script = match.group("script")
+    if script is None:
+        return _word(letters)
+    return f"{script}{letters}" if script.rstrip().endswith("{") else f"{script}{{{letters}}}"  # `x^\\mathrm{cat}`
+
+
+def _words_placed(text: str) -> str:
+    """The `@W…@` marks of `_word` → `{\\mathit{Qqw…}}`, one symbol spelled in letters (SymPy's lexer reads `d`
+    before a letter as a differential: `\\mathit{model}` does not parse); inside a script's braces, the word's
+    letters (SymPy reads `x_{model}` whole, and a script cannot hold a group)."""
+    out, scripts, i = [], [], 0
+    for match in re.finditer(r"[_^]\s*\{|\{|\}|@W([A-Za-z]+)@", text):
+        out.append(text[i:match.start()])
+        token = match.group(0)
+        if match.group(1):
+            out.append(match.group(1) if any(scripts) else f"{{\\mathit{{Qqw{_spelled(match.group(1))}}}}}")
+        else:
+            if token.endswith("{"):
+                scripts.append(token[0] in "_^")
+            elif scripts:
+                scripts.pop()
+            out.append(token)
+        i = match.end()
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _spelled(text: str) -> str:
+    """`text` in letters SymPy's lexer reads as one name (two of `_SIXTEEN_LETTERS` a byte)."""
+    return "".join(_SIXTEEN_LETTERS[b >> 4] + _SIXTEEN_LETTERS[b & 15] for b in text.encode())
+
+
+def _word(word: str) -> str:
+    """An upright or italic word (`\\text{model}`, `\\mathit{pos}`) as one symbol SymPy reads whole, not as a
+    product of its letters (marked `@W…@` until the font macros are gone, then `{\\mathit{…}}`); one letter stays
+    a letter, a word with other characters (`step\\_num`, `x2`) keeps its letters as before."""
+    return f"@W{word}@" if re.fullmatch(r"[A-Za-z]{2,}", word) else word
+
+
+
+
+
+def _group_as_name(match: re.Match) -> str:
+    """`{d}_x` → `d_x` (one letter or Greek letter in braces, left to `_scripts_as_name`); any other group (a word,
+    `{\\Delta x}_{1}`) → one symbol whose name spells the group and its subscript and decoration (`G_{\\mathit{Qqg…}}`),
+    a power kept a power, the same for the formula and an input's key."""
+    group = match.group("group").strip()
+    scripts = match.group(0)[match.end("group") + 1 - match.start():]
+    if re.fullmatch(r"[A-Za-z]|\\(?:%s)" % _GREEK, group):
+        return f"{group}{scripts}"
+    spelled = _spelled_scripts(match, prefix=group, always=True)
+    return f"G_{{\\mathit{{Qqg{spelled[0]}}}}}{spelled[1]}" if spelled else match.group(0)
 
 
 _GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|varpi"
@@ -189,6 +298,10 @@ _SCRIPT = r"\s*[_^]\s*(?:\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
 _SCRIPTED = re.compile(r"(?<![\\A-Za-z])(?P<base>[A-Za-z]|\\(?:%s)(?![A-Za-z]))(?P<primes>'*)"
                        r"(?P<first>%s)(?P<second>%s)?" % (_GREEK, _SCRIPT, _SCRIPT))
 """A letter with one or two scripts (braced groups with no group inside: `_SCRIPTED` runs innermost first)."""
+_GROUP_SCRIPTED = re.compile(r"(?<![_^}A-Za-z\\])(?<![_^]\s)\{(?P<group>(?:[^{}]|\{[^{}]*\})*)\}"
+                             r"(?P<primes>'*)(?P<first>%s)(?P<second>%s)?" % (_SCRIPT, _SCRIPT))
+"""A braced group that is not a script or a command's argument, with scripts after it (`{\\Delta x}_{1}`,
+`{d}_{model}`, `{\\mathit{pos}}_{i}`): SymPy's grammar cannot script a group."""
 _DECORATIONS = {"*", "\\ast", "\\star", "\\prime", "\\dagger", "'", "\\circ"}
 """Superscripts that name a quantity, not a power (`z^{*}`, `x^{\\star}`)."""
 
@@ -198,22 +311,38 @@ def _scripts_as_name(match: re.Match) -> str:
     `z^{(1)}`), a subscript of several indices (`a_{t, i}`) — as one symbol whose subscript spells its scripts in
     letters (`z_{\\mathit{Qqs…}}`); a power stays a power (`a_{t, i}^{2}`). The same cleaning applies to each
     input's key, so SymPy matches them by name. Other scripts are left as written."""
+    spelled = _spelled_scripts(match)
+    if spelled is None:
+        return match.group(0)
+    if isinstance(spelled, str):
+        return spelled
+    return f"{match.group('base')}_{{\\mathit{{Qqs{spelled[0]}}}}}{spelled[1]}"
+
+
+def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) -> tuple[str, str] | str | None:
+    """The scripts of `match` (groups first, second, primes) spelled in letters for a symbol's name, with the power
+    kept apart: (spelling, `^{power}` or ""). A decoration superscript (`*`, `(1)`, a word of two or more
+    letters: `x^{pred}`, `W^{KR}`) is part of the name, a power is not. Unless `always`: None where the scripts
+    are SymPy's own (`x_t`, `x_t^2`), or the text with a superscript written first moved after the subscript
+    (`\\sigma^2_t` → `\\sigma_t^{2}`: SymPy drops a subscript after a superscript), which TeX reads the same."""
     scripts = {}
     for part in (match.group("first"), match.group("second")):
         if part:
             mark, content = part.strip()[0], part.strip()[1:].strip()
             if mark in scripts:
-                return match.group(0)  # a double script: left to SymPy (which refuses it)
+                return None  # a double script: left to SymPy (which refuses it)
             scripts[mark] = content[1:-1].strip() if content.startswith("{") else content
     sub, sup = scripts.get("_"), scripts.get("^")
-    decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)", sup) is not None)
+    decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)|[A-Za-z]{2,}", sup) is not None)
     several = sub is not None and re.search(r"[,;]", sub) is not None
-    if not decoration and not several:
-        return match.group(0)
-    spelled = re.sub(r"\s+", "", f"{sub or ''}|{sup if decoration else ''}|{match.group('primes')}")
-    name = "".join(_SIXTEEN_LETTERS[b >> 4] + _SIXTEEN_LETTERS[b & 15] for b in spelled.encode())
-    power = f"^{{{sup}}}" if sup is not None and not decoration else ""
-    return f"{match.group('base')}_{{\\mathit{{Qqs{name}}}}}{power}"
+    if not (decoration or several or always):
+        if sub is not None and sup is not None and match.group("first").strip().startswith("^"):
+            return f"{match.group(0)[:match.start('first') - match.start()]}_{{{sub}}}^{{{sup}}}"
+        return None
+    spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{match.group('primes')}")
+    if not prefix:
+        spelled = spelled[1:]  # the spelling `_scripts_as_name` always gave
+    return _spelled(spelled), (f"^{{{sup}}}" if sup is not None and not decoration else "")
 
 
 def _argument(match: re.Match) -> str:
@@ -221,6 +350,8 @@ def _argument(match: re.Match) -> str:
     inner = match.group(1).strip()
     if re.fullmatch(r"[A-Za-z]", inner):
         return f" {inner}"
+    if re.fullmatch(r"[A-Za-z]{2,}", inner):  # `\\mathit{pos}`: one symbol (`_word`)
+        return f" {_word(inner)} "
     return f" {inner} " if re.fullmatch(r"\\[A-Za-z]+", inner) else f"{{{inner}}}"
 
 
@@ -230,6 +361,7 @@ _LETTERS = "abcefghijkp"
 _SIXTEEN_LETTERS = "abcefghijklmnopq"
 """The letters that spell a byte in two (no `d`, as in `_LETTERS`)."""
 _DIGIT_LETTERS = str.maketrans("0123456789.", _LETTERS)
+_LETTER_DIGITS = str.maketrans(_LETTERS, "0123456789.")
 _NUMBER_MARK, _INPUT_MARK = "\\mathit{Numeral", "\\mathit{Input"
 """Placeholders are words in letters (`\\mathit{…}` is one symbol to SymPy's grammar, kept as written): SymPy
 turns a number it parses into a value by `sympify` of its text, which `eval`s it; with every numeral a
@@ -294,6 +426,11 @@ _NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximu
 """Elementwise functions by the name papermath's `--fn` gives them."""
 
 _BUILTIN = {"max": lambda *a: functools.reduce(np.maximum, a), "min": lambda *a: functools.reduce(np.minimum, a)}
+
+_CONVENTIONAL = {"sigma": _NAMED["sigmoid"]}
+"""Functions a letter names by the guides' vocabulary when the paper's text gives it no other meaning: σ applied
+to a value is the logistic sigmoid (the Bradley–Terry and DPO losses). A paper that defines σ otherwise names it
+(`ev.implementations`), and that meaning is taken instead."""
 """Functions SymPy's parser leaves undefined that mean one thing (`\\max(a, b)`, `\\min(a, b)`)."""
 
 
@@ -323,9 +460,10 @@ def _read(ev: Any) -> SecondReading | str:
 
     if any(mark in ev.latex for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
         return "placeholder spelling"  # SymPy's reading could not be told from ours
+    latex = without_annotations(ev.latex)
     if ev.sides:
-        return _read_comparison(sympy, ev)
-    side = computed_side(ev.latex)
+        return _read_comparison(sympy, ev, latex)
+    side = computed_side(latex)
     if not side:
         return "no single value (a bound, a condition or a pattern)"
     read_side = _side_value(sympy, ev, side, np.asarray(ev.value, dtype=float))
@@ -343,11 +481,11 @@ def _close(value: Any, want: Any) -> bool:
     return bool(np.allclose(np.asarray(value, dtype=float), np.asarray(want, dtype=float), rtol=1e-6, atol=1e-9))
 
 
-def _read_comparison(sympy: Any, ev: Any) -> SecondReading | str:
+def _read_comparison(sympy: Any, ev: Any, latex: str) -> SecondReading | str:
     """A comparison or bound: each side cut from the text (`comparison_sides`) and read like a computed side; it
     agrees when every side equals papermath's value of that side (whether the relation holds is not what is
     checked: the test's inputs need not satisfy the paper's assumptions)."""
-    cut = comparison_sides(ev.latex)
+    cut = comparison_sides(latex)
     if cut is None:
         return "no single value (a bound, a condition or a pattern)"
     sides, ops = cut
@@ -389,6 +527,9 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
         return matched
     replacements, values = matched
     functions = _named_functions(sympy, ev)
+    for name in set(_CONVENTIONAL) & {str(key) for key in replacements}:
+        if functions[name] is _CONVENTIONAL[name]:
+            del functions[name]  # σ is an input here (a standard deviation): `\\sigma(a + b)` is no sigmoid
     if not expression.free_symbols:
         if constant and want.shape == ():
             try:
@@ -422,8 +563,10 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
             elif substituted.has(sympy.Piecewise):
                 return "a piecewise over arrays"
             else:
-                value = _array_value(sympy, substituted, _Scope(values, elements, {**functions, **doubles},
-                                                                expectations))
+                scope = _Scope(values, elements, {**functions, **doubles}, expectations,
+                               free=_free_indices(sympy, replacements, values))
+                scope = dataclasses.replace(scope, origins=_origins(sympy, substituted, scope))
+                value = _array_value(sympy, substituted, scope)
     except _NoOpinion as why:
         return f"no opinion: {why}"
     except Exception:  # a value SymPy cannot compute numerically
@@ -437,7 +580,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
 def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, dict] | str:
     """SymPy's reading of each input's name → a dummy symbol, and each dummy's value (or why not)."""
     replacements, values = {}, {}
-    for k, key in enumerate(ev.params):
+    keys = ev.params + tuple(i.key for i in ev.inputs if i.source == "dimension" and i.key not in ev.params)
+    for k, key in enumerate(keys):  # a dimension (`t = gamma.shape[0]`) is one of the test's inputs too
         dummy = sympy.Symbol(f"_input{k}")
         values[dummy] = np.asarray(ev.input(key).value, dtype=float)
         if key in placeholders:
@@ -457,14 +601,11 @@ def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, di
 
 def _named_functions(sympy: Any, ev: Any) -> dict[str, Any]:
     """The functions the text or `--fn` names concretely, by SymPy's name of their head (plain identifiers only)."""
-    functions: dict[str, Any] = dict(_BUILTIN)
+    functions: dict[str, Any] = {**_BUILTIN, **_CONVENTIONAL}
     for latex, op in ev.implementations:
-        try:
-            head = _parse(latex)
-        except Exception:
-            continue
-        if isinstance(head, sympy.Symbol) and op in _NAMED and re.fullmatch(r"[A-Za-z]\w*", str(head)):
-            functions[str(head)] = _NAMED[op]
+        name = _function_name(sympy, latex)
+        if name and op in _NAMED:
+            functions[name] = _NAMED[op]
     return functions
 
 
@@ -520,7 +661,7 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     the rest of its term (`\\mathbb{E}_{x} f(x) + c`: up to the `+` outside every bracket, as Σ does).
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
     used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
-    side = _inner_products(_absolute_values(_norms(side)))
+    side = _inner_products(_absolute_values(_norms(_function_heads(_braced_extrema(side)))))
     draws: dict[str, str] = {}
     start = 0
     while True:
@@ -545,6 +686,35 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
         draws[name] = subscript
         side = f"{side[:match.start()]} @{name}@({side[body_start:body_end]}){side[rest:]}"
         start = match.start()
+
+
+_WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit)\s*\{\s*(?P<word>[A-Za-z]{2,})\s*\}"
+                        r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()")
+"""A word in upright (or italic) font applied to a bracket: a function's name (`\\operatorname{Sigmoid}(u)`)."""
+
+
+def _function_heads(side: str) -> str:
+    """`\\operatorname{Softmax}(x)`, `\\mathrm{LN}(x)` → `@Qqfn…@(x)`, a function SymPy reads by its spelled name
+    (else it reads the word as a product of letters times the bracket); `_applied_value` computes the names
+    `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles."""
+    return _WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
+
+
+_EXTREMUM_SET = re.compile(r"\\(?P<op>min|max)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
+
+
+def _braced_extrema(side: str) -> str:
+    """`\\min\\{a, b\\}` → `\\min(a, b)`: the least of the listed values (SymPy reads only `\\min(a, b)`); a
+    `\\min` with a subscript (`\\min_{x \\in S}`) is not this form and is left alone."""
+    start = 0
+    while True:
+        match = _EXTREMUM_SET.search(side, start)
+        if match is None:
+            return side
+        close = _closing(side, match.end() - 1)
+        body_end = _strip_right(side, close - 1)  # the `\\` of `\\}`, and a `\\right`
+        side = f"{side[:match.start()]}\\{match.group('op')}({side[match.end():body_end]}){side[close + 1:]}"
+        start = match.start() + 1
 
 
 def _term_end(text: str, i: int) -> int:
@@ -713,24 +883,45 @@ def _doubles(sympy: Any, abstract: tuple) -> dict[str, Any]:
     arithmetic around the function; where it calls the function on other arguments, it has no value."""
     out = {}
     for latex, _, calls in abstract:
-        try:
-            head = _parse(latex)
-        except Exception:
-            continue
-        if isinstance(head, sympy.Symbol):
-            out[str(head)] = _double(calls)
+        name = _function_name(sympy, latex)
+        if name:
+            out[name] = _double(calls)
     return out
+
+
+def _function_name(sympy: Any, head: str) -> str:
+    """SymPy's name of the function whose head is `head` (`f`, `\\epsilon_\\theta`, `\\operatorname{MLP}`), read
+    as the formula's calls are (`_function_heads`); "" where SymPy reads no function."""
+    from ..budget import BudgetExceeded
+    try:
+        call = _parse(_function_heads(head + "(z)"))
+    except BudgetExceeded:
+        raise  # the formula's time is up: not a head SymPy cannot read
+    except Exception:  # SymPy cannot read the head: no name
+        return ""
+    if isinstance(call, sympy.core.function.AppliedUndef):
+        return call.func.__name__
+    return ""
 
 
 def _double(calls: tuple) -> Any:
     def double(*args: Any) -> Any:
         for known, output in calls:
-            if len(known) == len(args) and all(np.shape(k) == () and np.isclose(float(a), float(k), rtol=1e-9,
-                                                                                  atol=1e-12)
-                                               for a, k in zip(args, known)):
-                return float(np.asarray(output, dtype=float))
+            if len(known) == len(args) and all(_same_value(a, k) for a, k in zip(args, known)):
+                output = np.asarray(output, dtype=float)
+                return float(output) if output.ndim == 0 else output
         raise LookupError("called on arguments papermath's numbers did not use")
     return double
+
+
+def _same_value(computed: Any, known: Any) -> bool:
+    """An argument SymPy's reading computed equals one the numbers called the function on: same shape (a scalar
+    or an array: `F(\\mathbf{v}(\\mathbf{x}), \\Delta x)`), every element within rounding."""
+    try:
+        computed, known = np.asarray(computed, dtype=float), np.asarray(known, dtype=float)
+    except (TypeError, ValueError):  # a SymPy number that is not real, a ragged argument: not the same value
+        return False
+    return computed.shape == known.shape and bool(np.allclose(computed, known, rtol=1e-9, atol=1e-12))
 
 
 class _NoOpinion(ValueError):
@@ -751,6 +942,12 @@ class _Scope:
     """An expectation's function name (`reader_forms`) → the input symbols drawn under its 𝔼."""
     indices: tuple = ()
     """The indices the enclosing sums bind: (name, value, position in the array, count)."""
+    free: dict = dataclasses.field(default_factory=dict)
+    """An index no sum binds whose value is an input (`t`, set or read from a shape) → that whole number."""
+    origins: dict = dataclasses.field(default_factory=dict)
+    """An input array → the index of its first element, where a sum of the same formula runs over all of it
+    (`\\sum_{i=1}^{t} \\gamma_i` with t its length: 1), so that a free index picks an element: `\\gamma_t` is
+    element t − 1."""
 
     def index(self, name: str) -> tuple | None:
         return next((entry for entry in reversed(self.indices) if entry[0] == name), None)
@@ -813,10 +1010,45 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
     bound = scope.index(index)
     array = scope.values[base]
     if bound is None:
-        raise _NoOpinion("an element picked by an index no sum binds")
+        return _free_element(array, base, index, scope)
     if np.ndim(array) == 0 or np.shape(array)[0] != bound[3]:
         raise _NoOpinion("a sum over part of an array, or over a scalar")
     return array[bound[2]]
+
+
+def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
+    """The element a free index picks (`\\gamma_t`, `x_{0}`): the index's value (an input, or a numeral) less the
+    array's origin (`_Scope.origins`); no opinion where no sum of the formula says where the array starts."""
+    numeral = re.fullmatch(r"Numeral([a-k]+)", index)
+    value = int(numeral.group(1).translate(_LETTER_DIGITS)) if numeral else scope.free.get(index)
+    if value is None:
+        raise _NoOpinion("an element picked by an index no sum binds")
+    if base not in scope.origins:
+        raise _NoOpinion("an element picked by a free index, where no sum says where the array starts")
+    position = value - scope.origins[base]
+    if np.ndim(array) == 0 or not 0 <= position < np.shape(array)[0]:
+        raise _NoOpinion("an element picked by a free index outside the array")
+    return array[position]
+
+
+def _origins(sympy: Any, expression: Any, scope: _Scope) -> dict:
+    """Each input array's origin (`_Scope.origins`), from the sums of `expression` whose index picks elements of
+    it and whose bounds run over all of it; an array two sums start differently has none."""
+    found: dict = {}
+    for reduction in expression.atoms(sympy.Sum, sympy.Product):
+        for index, lower, upper in reduction.limits:
+            try:
+                low, high = (_array_value(sympy, bound, scope) for bound in (lower, upper))
+            except _NoOpinion:
+                continue
+            if np.ndim(low) or np.ndim(high) or low != round(float(low)) or high != round(float(high)):
+                continue
+            count = int(round(float(high))) - int(round(float(low))) + 1
+            for symbol in reduction.function.free_symbols:
+                base, name = scope.elements.get(symbol, (None, None))
+                if name == index.name and np.ndim(scope.values[base]) and np.shape(scope.values[base])[0] == count:
+                    found.setdefault(base, set()).add(int(round(float(low))))
+    return {base: starts.pop() for base, starts in found.items() if len(starts) == 1}
 
 
 def _reduction_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
@@ -855,9 +1087,36 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         if left.shape != right.shape:
             raise _NoOpinion("an inner product of arrays of different shapes")
         return np.sum(left * right)
+    if name not in scope.functions and name.startswith("F_{Qqfn"):
+        word = _unspelled(name[len("F_{Qqfn"):-1]).lower()
+        if word in _WORD_FUNCTIONS and len(args) == 1:
+            return _WORD_FUNCTIONS[word](np.asarray(args[0], dtype=float))
     if name not in scope.functions:
         raise _NoOpinion("an unknown function")
     return scope.functions[name](*args)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    if x.ndim > 1:
+        raise _NoOpinion("a softmax of a matrix (over which axis is the notation's)")
+    shifted = np.exp(x - np.max(x))
+    return shifted / np.sum(shifted)
+
+
+_WORD_FUNCTIONS = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
+                   "softplus": lambda x: np.logaddexp(0, x), "exp": np.exp, "log": np.log, "sin": np.sin,
+                   "cos": np.cos, "softmax": _softmax, "silu": lambda x: x / (1 + np.exp(-x)), "abs": np.abs,
+                   "sqrt": np.sqrt}
+"""Functions a word names the same in every paper (`\\operatorname{Sigmoid}`, `\\mathrm{softmax}` of a
+vector), by the word in lower case: computed here, not by papermath's evaluator."""
+
+
+def _unspelled(letters: str) -> str:
+    """The text `_spelled` spelled (letters that are not a spelling give "")."""
+    if len(letters) % 2 or any(c not in _SIXTEEN_LETTERS for c in letters):
+        return ""
+    pairs = (letters[k:k + 2] for k in range(0, len(letters), 2))
+    return bytes(_SIXTEEN_LETTERS.index(a) * 16 + _SIXTEEN_LETTERS.index(b) for a, b in pairs).decode(errors="replace")
 
 
 def _expectation_value(sympy: Any, call: Any, scope: _Scope) -> Any:
@@ -888,6 +1147,16 @@ def _same_shapes(operation: Any, operands: list) -> Any:
     if len(shapes) > 1:
         raise _NoOpinion("arrays of different shapes (papers do not inherit NumPy broadcasting)")
     return functools.reduce(operation, [np.asarray(o, dtype=float) for o in operands])
+
+
+def _free_indices(sympy: Any, replacements: dict, values: dict) -> dict:
+    """Inputs named by one letter or word whose value is one whole number (`t = 3`): what a free index is worth."""
+    out = {}
+    for key, dummy in replacements.items():
+        value = values[dummy]
+        if isinstance(key, sympy.Symbol) and np.ndim(value) == 0 and float(value) == round(float(value)):
+            out[key.name] = int(round(float(value)))
+    return out
 
 
 def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> dict:
