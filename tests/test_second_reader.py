@@ -333,7 +333,15 @@ def test_the_new_rewrites(latex, text):
 
 @pytest.mark.parametrize("latex, spelled", [
     (r"z^{*}", r"z_{\mathit{Qqs"), (r"\mathbf{z}_{0}^{*}", r"z_{\mathit{Qqs"), (r"a_{t, i}^{2}", "}}^{2}"),
-    (r"\gamma_t^2", r"\gamma_t^2"), (r"x_\star", r"x_\star"),
+    (r"\gamma_t^2", r"\gamma_t^2"),
+    # a decoration subscript names a quantity too (`z_*` did not parse): spelled like `z^{*}`
+    (r"x_\star", r"x_{\mathit{Qqs"), (r"z_*", r"z_{\mathit{Qqs"),
+    # an accent on a letter is another quantity (SymPy read `\tilde{g}` as tilde·g, and `\tilde{g}_t` not at all)
+    (r"\tilde{g}_{t}", r"g_{\mathit{Qqs"), (r"\hat{y}", r"y_{\mathit{Qqs"),
+    # a prime before a subscript, a superscript before a subscript: moved where SymPy reads them, as TeX does
+    (r"z'_{t}", r"z_{t}'"), (r"\sigma^2_t", r"\sigma_{t}^{2}"),
+    # a braced group with a script (SymPy cannot script a group): one letter unbraced, else one spelled symbol
+    (r"{d}_{\text{model}}", r"d_{model}"), (r"{\Delta x}_{1}", r"G_{\mathit{Qqg"), (r"{x'}_{1}", r"x_{1}'"),
 ])
 def test_decorations_and_index_pairs_are_one_symbol(latex, spelled):
     assert spelled in SR.clean(latex)

@@ -228,10 +228,14 @@ def clean(latex: str) -> str:
     text = _words_placed(text)
     text = re.sub(r"\\[,;:!> ]|~", " ", text)
     text = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", text)
+    text = _ACCENTED.sub(lambda m: f"{m.group('letter')}@A{m.group('accent').lower()}@", text)
     for _ in range(3):  # innermost groups first (`{{\\Delta x}_{1}}_{2}`)
         text = _GROUP_SCRIPTED.sub(_group_as_name, text)
     for _ in range(3):  # innermost scripts first (`v_{\\theta^{*}}`): one linear pass each
         text = _SCRIPTED.sub(_scripts_as_name, text)
+    text = re.sub(r"(?<![\\A-Za-z])([A-Za-z]|\\(?:%s))((?:'|@A[a-z]+@)+)" % _GREEK,
+                  lambda m: f"{m.group(1)}_{{\\mathit{{Qqs{_spelled('||' + m.group(2))}}}}}" if "@A" in m.group(2)
+                  else m.group(0), text)  # an accent with no script: `\\tilde{p}` alone
     return text.strip()
 
 
@@ -285,7 +289,7 @@ def _group_as_name(match: re.Match) -> str:
     a power kept a power, the same for the formula and an input's key."""
     group = match.group("group").strip()
     scripts = match.group(0)[match.end("group") + 1 - match.start():]
-    if re.fullmatch(r"[A-Za-z]|\\(?:%s)" % _GREEK, group):
+    if re.fullmatch(r"(?:[A-Za-z]|\\(?:%s))(?:'|@A[a-z]+@)*" % _GREEK, group):  # `{x'}_{1}`: `x'_{1}`
         return f"{group}{scripts}"
     spelled = _spelled_scripts(match, prefix=group, always=True)
     return f"G_{{\\mathit{{Qqg{spelled[0]}}}}}{spelled[1]}" if spelled else match.group(0)
@@ -294,12 +298,16 @@ def _group_as_name(match: re.Match) -> str:
 _GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|varpi"
           "|rho|varrho|sigma|varsigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma"
           "|Upsilon|Phi|Psi|Omega|ell")
+_ACCENTED = re.compile(r"\\(?P<accent>tilde|hat|bar|dot|ddot|check|breve|widetilde|widehat|overline|acute|grave"
+                       r"|mathring)(?![A-Za-z])\s*\{\s*(?P<letter>[A-Za-z]|\\(?:%s)(?![A-Za-z]))\s*\}" % _GREEK)
+"""An accent on one letter (`\\tilde{g}`, `\\hat{y}`): another quantity than the letter, named by the letter with
+the accent spelled into its name (`@A…@` until the scripts are read); SymPy reads `\\tilde{g}` as tilde·g."""
 _SCRIPT = r"\s*[_^]\s*(?:\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
-_SCRIPTED = re.compile(r"(?<![\\A-Za-z])(?P<base>[A-Za-z]|\\(?:%s)(?![A-Za-z]))(?P<primes>'*)"
+_SCRIPTED = re.compile(r"(?<![\\A-Za-z])(?P<base>[A-Za-z]|\\(?:%s)(?![A-Za-z]))(?P<primes>(?:'|@A[a-z]+@)*)"
                        r"(?P<first>%s)(?P<second>%s)?" % (_GREEK, _SCRIPT, _SCRIPT))
 """A letter with one or two scripts (braced groups with no group inside: `_SCRIPTED` runs innermost first)."""
 _GROUP_SCRIPTED = re.compile(r"(?<![_^}A-Za-z\\])(?<![_^]\s)\{(?P<group>(?:[^{}]|\{[^{}]*\})*)\}"
-                             r"(?P<primes>'*)(?P<first>%s)(?P<second>%s)?" % (_SCRIPT, _SCRIPT))
+                             r"(?P<primes>(?:'|@A[a-z]+@)*)(?P<first>%s)(?P<second>%s)?" % (_SCRIPT, _SCRIPT))
 """A braced group that is not a script or a command's argument, with scripts after it (`{\\Delta x}_{1}`,
 `{d}_{model}`, `{\\mathit{pos}}_{i}`): SymPy's grammar cannot script a group."""
 _DECORATIONS = {"*", "\\ast", "\\star", "\\prime", "\\dagger", "'", "\\circ"}
@@ -334,10 +342,13 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
             scripts[mark] = content[1:-1].strip() if content.startswith("{") else content
     sub, sup = scripts.get("_"), scripts.get("^")
     decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)|[A-Za-z]{2,}", sup) is not None)
-    several = sub is not None and re.search(r"[,;]", sub) is not None
-    if not (decoration or several or always):
-        if sub is not None and sup is not None and match.group("first").strip().startswith("^"):
-            return f"{match.group(0)[:match.start('first') - match.start()]}_{{{sub}}}^{{{sup}}}"
+    several = sub is not None and (re.search(r"[,;]", sub) is not None or sub in _DECORATIONS)  # `z_{t, i}`, `z_*`
+    primes = match.group("primes")
+    if not (decoration or several or always or "@A" in primes):
+        head = match.group(0)[:match.start("primes") - match.start()]
+        if sub is not None and (primes or sup is not None and match.group("first").strip().startswith("^")):
+            # `z'_{t}` → `z_{t}'`, `\\sigma^2_t` → `\\sigma_{t}^{2}`: TeX reads them the same, SymPy only so
+            return f"{head}_{{{sub}}}{primes}" + (f"^{{{sup}}}" if sup is not None else "")
         return None
     spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{match.group('primes')}")
     if not prefix:
@@ -1164,9 +1175,9 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
     bases = {str(key): dummy for key, dummy in replacements.items() if isinstance(key, sympy.Symbol)}
     out = {}
     for symbol in expression.free_symbols - set(values):
-        match = re.fullmatch(r"(.+?)_\{([A-Za-z]\w*)\}", symbol.name)
-        if match and match.group(1) in bases:
-            out[symbol] = (bases[match.group(1)], match.group(2))
+        match = re.fullmatch(r"(.+?)_\{([A-Za-z]\w*)\}('*)", symbol.name)  # `a_{k}'` is an element of `a'`
+        if match and match.group(1) + match.group(3) in bases and not match.group(2).startswith("Qq"):
+            out[symbol] = (bases[match.group(1) + match.group(3)], match.group(2))
     return out
 
 
