@@ -50,7 +50,8 @@ def test_an_elementwise_formula_on_vectors_worked_by_hand():
 
 
 @pytest.mark.parametrize("latex, values, shapes", [
-    ("y = W x", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}),  # a matrix product
+    ("y = x W", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}),  # shapes that do
+    # not line up as written (a vector before a matrix, no transpose)
     (r"y = \|X\|^2", {"X": [[1.0, 2.0], [0.0, 1.0]]}, {"X": ("n", "n")}),  # a matrix's operator norm
     ("y = 3", {}, {}),  # a constant
 ])
@@ -205,7 +206,6 @@ def test_a_planted_disagreement_on_the_new_forms_fails_the_check(latex, values, 
 
 
 @pytest.mark.parametrize("latex, values, shapes", [
-    (r"y = A B", {"A": [[1.0, 2.0], [3.0, 4.0]], "B": [[0.0, 1.0], [1.0, 0.0]]}, {"A": ("n", "n"), "B": ("n", "n")}),
     (r"L = \sum_{i=1}^{2} w_i", {"w": [2.0, 3.0, 1.0]}, {}),  # a sum over part of the array: no element rule
     (r"L = \mathbb{E}_{p}[x]", {"x": [2.0, 3.0, 1.0]}, {}),  # the subscript names no input: no sample axis
     (r"L = \mathbb{E}_{(x, y \sim D}[x]", {"x": [2.0, 3.0, 1.0]}, {}),  # a draw SymPy cannot parse
@@ -408,6 +408,25 @@ def test_functions_the_text_names(latex, values, shapes, implementations, by_han
     reading = SR.read(ev)
     assert reading is not None and reading.agrees
     np.testing.assert_allclose(reading.value, by_hand, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("latex, values, shapes, by_hand", [
+    # a product in the order the text writes it: W x = (1·1 + 2·1, 3·1 + 4·1)
+    ("y = W x", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.0, 1.0]}, {"W": ("n", "n"), "x": ("n",)}, [3.0, 7.0]),
+    # two matrices: A B swaps B's columns of A's rows here (B a permutation)
+    (r"y = A B", {"A": [[1.0, 2.0], [3.0, 4.0]], "B": [[0.0, 1.0], [1.0, 0.0]]}, {"A": ("n", "n"), "B": ("n", "n")},
+     [[2.0, 1.0], [4.0, 3.0]]),
+    # a transposed vector times a vector is their inner product: (1, 2)·((2, 1)(1, 1) − (1, 0)) = (1, 2)·(2, 3)
+    (r"f = y^{\top} (A x - b)", {"y": [1.0, 2.0], "A": [[2.0, 1.0], [1.0, 1.0]], "x": [1.0, 1.0], "b": [1.0, -1.0]},
+     {"y": ("n",), "A": ("n", "n"), "x": ("n",), "b": ("n",)}, 8.0),
+    # the inverse of a square matrix: diag(2, 4)^{-1} (2, 4) = (1, 1)
+    (r"z = (A)^{-1} v", {"A": [[2.0, 0.0], [0.0, 4.0]], "v": [2.0, 4.0]}, {"A": ("n", "n"), "v": ("n",)}, [1.0, 1.0]),
+])
+def test_products_in_the_texts_order(latex, values, shapes, by_hand):
+    ev = evaluate(latex, values, declared_shapes=shapes)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    np.testing.assert_allclose(reading.value, by_hand, rtol=1e-9)
 
 
 def test_an_abstract_function_of_a_vector_takes_the_tests_double():

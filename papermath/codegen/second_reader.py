@@ -289,6 +289,8 @@ def _group_as_name(match: re.Match) -> str:
     a power kept a power, the same for the formula and an input's key."""
     group = match.group("group").strip()
     scripts = match.group(0)[match.end("group") + 1 - match.start():]
+    if not any(part and part.strip().startswith("_") for part in (match.group("first"), match.group("second"))):
+        return match.group(0)  # a power of a group (`{\\nabla f(x)}^{\\top}`, `{x'}^{2}`): SymPy reads it
     if re.fullmatch(r"(?:[A-Za-z]|\\(?:%s))(?:'|@A[a-z]+@)*" % _GREEK, group):  # `{x'}_{1}`: `x'_{1}`
         return f"{group}{scripts}"
     spelled = _spelled_scripts(match, prefix=group, always=True)
@@ -419,7 +421,7 @@ def _past_exact_range(sympy: Any, expression: Any, values: dict) -> bool:
     return False
 
 
-def _parse(latex: str) -> Any:
+def _parse(latex: str, ordered: bool = False) -> Any:
     import sympy
     from sympy.parsing.latex import parse_latex
 
@@ -429,7 +431,18 @@ def _parse(latex: str) -> Any:
     text = re.sub(r"@(Input[a-k]+)@", lambda m: "{%s}" % m.group(1).replace("Input", _INPUT_MARK, 1) + "}", text)
     text = re.sub(r"@(Qq[a-z]+)@", lambda m: "F_{\\mathit{%s}}" % m.group(1), text)
     # strict: a formula read only in part is not read
-    return _number_values(sympy, parse_latex(_numerals_as_symbols(text), strict=True))
+    expression = parse_latex(_numerals_as_symbols(text), strict=True)
+    if ordered:  # before the numerals' values are put in, which rebuilds (and so re-sorts) a commutative product
+        expression = _noncommutative(sympy, expression)
+    return _number_values(sympy, expression)
+
+
+def _noncommutative(sympy: Any, expression: Any) -> Any:
+    """`expression` with its symbols non-commutative (but a sum's index and a numeral's placeholder)."""
+    keep = {limit[0] for reduction in expression.atoms(sympy.Sum, sympy.Product) for limit in reduction.limits}
+    return expression.xreplace({symbol: sympy.Symbol(symbol.name, commutative=False)
+                                for symbol in expression.free_symbols - keep
+                                if not re.fullmatch(r"Numeral[a-kp]+", symbol.name)})
 
 
 _NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
@@ -537,6 +550,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if isinstance(matched, str):
         return matched
     replacements, values = matched
+    if any(np.ndim(v) >= 2 for v in values.values()) or sympy.Symbol("top") in expression.free_symbols:
+        expression, replacements, values = _ordered(sympy, _parse(side, ordered=True), replacements, values)
     functions = _named_functions(sympy, ev)
     for name in set(_CONVENTIONAL) & {str(key) for key in replacements}:
         if functions[name] is _CONVENTIONAL[name]:
@@ -552,10 +567,11 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
     substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
     for name, constant in (("e", sympy.E), ("pi", sympy.pi)):  # e^{x}, \\pi with no input of that name
-        if sympy.Symbol(name) in substituted.free_symbols:
-            substituted = substituted.xreplace({sympy.Symbol(name): constant})
+        named = {symbol: constant for symbol in substituted.free_symbols if symbol.name == name}
+        substituted = substituted.xreplace(named) if named else substituted
     elements = _elements(sympy, substituted, replacements, values)
-    if substituted.free_symbols - set(values) - set(elements):
+    transposes = {p.exp for p in substituted.atoms(sympy.Pow) if _is_transpose(p.exp)}
+    if substituted.free_symbols - set(values) - set(elements) - transposes:
         return "a symbol no input matches"  # SymPy read something else
     doubles = _doubles(sympy, ev.abstract)
     unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
@@ -586,6 +602,21 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if value.shape != want.shape or not np.all(np.isfinite(value)):
         return "another shape (matrix or reduction) or not finite"
     return expression, value
+
+
+def _ordered(sympy: Any, expression: Any, replacements: dict, values: dict) -> tuple[Any, dict, dict]:
+    """The expression, the inputs' symbols and their dummies made non-commutative, so that a product keeps the
+    order the text writes (SymPy's parser builds it unevaluated, in order; a commutative product is re-sorted on
+    substitution): with a matrix among the inputs, or a transpose (`x^{\\top}`), `A x` and `x^{\\top} A` are
+    matrix products (`_product`). `expression` is parsed so (`_parse(…, ordered=True)`); a sum's index stays
+    commutative (SymPy's sums need it)."""
+    dummies = {dummy: sympy.Symbol(dummy.name, commutative=False) for dummy in values}
+    replacements = {_noncommutative(sympy, key): dummies[dummy] for key, dummy in replacements.items()}
+    return expression, replacements, {dummies[dummy]: value for dummy, value in values.items()}
+
+
+def _is_transpose(exponent: Any) -> bool:
+    return getattr(exponent, "name", None) == "top"
 
 
 def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, dict] | str:
@@ -986,9 +1017,20 @@ def _array_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
         return _same_shapes(np.add, [_array_value(sympy, a, scope) for a in args])
     if isinstance(expression, sympy.Mul):
         factors = [_array_value(sympy, a, scope) for a in args]
+        if not expression.is_commutative:
+            return _product(factors)
         if sum(np.ndim(f) >= 2 for f in factors) >= 2:
             raise _NoOpinion("a product of matrices (SymPy's products commute)")
         return _same_shapes(np.multiply, factors)
+    if isinstance(expression, sympy.Pow) and _is_transpose(args[1]):
+        return _transpose(_array_value(sympy, args[0], scope))
+    if isinstance(expression, sympy.Pow) and not expression.is_commutative and args[1] == -1:
+        base = np.asarray(_array_value(sympy, args[0], scope), dtype=float)
+        if base.ndim == 2 and base.shape[0] == base.shape[1]:
+            return np.linalg.inv(base)  # (A + λI)^{-1}: the inverse of a square matrix
+        if base.ndim:
+            raise _NoOpinion("the inverse of a vector or of a matrix that is not square")
+        return 1 / base
     if isinstance(expression, sympy.Pow):
         base, exponent = (_array_value(sympy, a, scope) for a in args)
         if np.ndim(exponent) and np.shape(exponent) != np.shape(base):
@@ -1009,6 +1051,45 @@ _ELEMENTWISE = {"exp": np.exp, "log": lambda x, base=None: np.log(x) if base is 
                 "Abs": np.abs, "Max": lambda *a: functools.reduce(np.maximum, a),
                 "Min": lambda *a: functools.reduce(np.minimum, a)}
 """SymPy's functions the array walk computes, elementwise."""
+
+
+class _Row(np.ndarray):
+    """A transposed vector (`x^{\\top}`): one row, so that `x^{\\top} y` is the inner product, a number."""
+
+
+def _transpose(value: Any) -> Any:
+    value = np.asarray(value, dtype=float)
+    if value.ndim == 1:
+        return value.reshape(1, -1).view(_Row)
+    if value.ndim == 2:
+        return value.T
+    raise _NoOpinion("a transpose of a scalar or of an array of more than two axes")
+
+
+def _product(factors: list) -> Any:
+    """A product as the text orders it (`_ordered`): numbers scale; a matrix (or a transposed vector) times a
+    vector or a matrix is the matrix product; two vectors of one shape, elementwise (as in the commutative reading);
+    anything else, no opinion. A row times a vector is a number, a row times a matrix a row."""
+    scale, arrays = np.float64(1.0), []
+    for factor in factors:
+        if np.ndim(factor) == 0:
+            scale = scale * np.asarray(factor, dtype=float)
+        else:
+            arrays.append(factor)
+    if not arrays:
+        return scale
+    out = arrays[0]
+    for right in arrays[1:]:
+        row = isinstance(out, _Row)
+        left, right = np.asarray(out, dtype=float), np.asarray(right, dtype=float)
+        if left.ndim == 2 and right.ndim in (1, 2) and left.shape[1] == right.shape[0]:
+            product = left @ right
+            out = (product[0] if right.ndim == 1 else product.view(_Row)) if row else product
+        elif left.ndim == 1 and right.ndim == 1 and left.shape == right.shape and not isinstance(right, _Row):
+            out = left * right
+        else:
+            raise _NoOpinion("a product whose shapes do not line up as a matrix product")
+    return scale * np.asarray(out, dtype=float) if isinstance(out, _Row) else scale * out
 
 
 def _symbol_value(symbol: Any, scope: _Scope) -> Any:
