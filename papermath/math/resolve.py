@@ -385,12 +385,7 @@ class _Resolver:
         if written is None or bare or letter in self.notation.running or \
                 letter == base.name or (letter in _RUNNING and letter not in self.notation.vectors):
             return None
-        here = self.text(node)
-        strength = getattr(self.notation, "strength", "formula")
-        ev = Evidence(LABEL, "the subscript names a quantity written on its own", f"{here} beside {written}",
-                      getattr(self.notation, "where", "this formula"), strength)
-        self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
-        return replace(base, sub_label=idx, span=node.span)
+        return self._as_label(node, base, "the subscript names a quantity written on its own", written)
 
     def _dimension_of_matrix(self, node: A.Indexed) -> Optional[A.Node]:
         """`\\sqrt{d_k}` beside the keys K, `d_v` beside V: a dimension whose subscript is the lower-case letter
@@ -402,13 +397,17 @@ class _Resolver:
         letter, matrix = idx.name, idx.name.upper()
         if letter in self.notation.running or matrix not in getattr(self.notation, "capitals", ()):
             return None
+        assert isinstance(node.base, A.Symbol)  # (the caller's check: a plain `d`)
+        return self._as_label(node, node.base, "a dimension named by the matrix of its letter", matrix)
+
+    def _as_label(self, node: A.Indexed, base: A.Symbol, reason: str, beside: str) -> A.Symbol:
+        """`base` with the subscript as its label, the decision recorded with the notation's evidence."""
         here = self.text(node)
         strength = getattr(self.notation, "strength", "formula")
-        ev = Evidence(LABEL, "a dimension named by the matrix of its letter", f"{here} beside {matrix}",
-                      getattr(self.notation, "where", "this formula"), strength)
+        ev = Evidence(LABEL, reason, f"{here} beside {beside}", getattr(self.notation, "where", "this formula"),
+                      strength)
         self.decisions.append(Decision(node.span, "label or index", here, "label", strength, (ev,)))
-        assert isinstance(node.base, A.Symbol)  # (the caller's check: a plain `d`)
-        return replace(node.base, sub_label=idx, span=node.span)
+        return replace(base, sub_label=node.indices[0], span=node.span)
 
     # --- label or power ------------------------------------------------------------------------------
     def _site(self, node: A.Power) -> Optional[A.Symbol]:
