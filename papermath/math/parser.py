@@ -2823,14 +2823,12 @@ class Parser:
 # ---------------------------------------------------------------------------------------------------
 
 def _is_d(node: A.Symbol) -> bool:
-    return node.name == "d" and node.font in (None, "rm", "op", "it") and not node.accents and \
-        node.sub_label is None and node.sup_label is None and not node.primes and not node.optimum
+    return node.name == "d" and node.font in (None, "rm", "op", "it") and not node.accents and _unscripted(node)
 
 
 def _plain_letter(node: A.Node) -> bool:
     return isinstance(node, A.Symbol) and len(node.name) == 1 and node.name.isalpha() and node.font is None \
-        and not node.accents and node.sub_label is None and node.sup_label is None and not node.primes \
-        and not node.optimum
+        and not node.accents and _unscripted(node)
 
 
 _TWO_LETTER_FUNCTIONS = frozenset("Tr tr KL ln lg Pr".split())
@@ -2901,8 +2899,8 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
         return "index", tuple(_index_item(i) for i in sub.items)  # `PE_{(pos, 2i+1)}`
     if isinstance(sub, A.BinOp) and sub.op in ("\\setminus", "\\cup", "\\cap"):
         return "label", sub  # `L_{X \\setminus A}`: named by a set
-    if any(isinstance(n, A.Symbol) and n.name in ("\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi")
-           for n in A.walk(sub)) and not isinstance(sub, (A.Relation, A.Sequence)):
+    if any(isinstance(n, A.Symbol) and n.name in T.PARAMETER_LETTERS for n in A.walk(sub)) and \
+            not isinstance(sub, (A.Relation, A.Sequence)):
         return "label", sub  # `\\pi_{\\theta + \\alpha \\nabla V}`, `\\pi_{\\theta_i}`: a policy named by its parameters
     return "index", (_index_item(sub),)
 
@@ -3319,6 +3317,7 @@ NAME_JOINERS = frozenset("@-_")
 
 
 def _unscripted(node: A.Symbol) -> bool:
+    """No label, prime or optimum mark on the symbol."""
     return node.sub_label is None and node.sup_label is None and not node.primes and not node.optimum
 
 

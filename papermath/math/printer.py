@@ -296,8 +296,7 @@ def _script_base(node: A.Node, adding: str) -> str:
                                               A.Opaque, A.Inverse, A.Transpose)):
         return text
     if adding in ("sub", "sup") and isinstance(node, A.Symbol):
-        if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
-                not (node.name in T.KNOWN_FUNCTIONS and not node.accents):
+        if _letters_read_apart(node):
             return _wrap(text)
         if (adding == "sub" and node.sub_label is not None) or (adding == "sup" and _has_sup(node)):
             return _wrap(text)
@@ -363,12 +362,18 @@ def _symbol_core(node: A.Symbol) -> str:
     return core
 
 
+def _letters_read_apart(node: A.Symbol) -> bool:
+    """A name of several plain letters that the parser, met bare before a script, reads as a product (`ab_0`);
+    a function's name it reads whole (`sgn_0 x`, `softmax_i x`: braced, it would no longer apply)."""
+    return len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
+        not (node.name in T.KNOWN_FUNCTIONS and not node.accents)
+
+
 def _symbol(node: A.Symbol) -> str:
     core = _symbol_core(node)
-    if len(node.name) > 1 and not node.name.startswith("\\") and node.font is None and \
-            (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum) and \
-            not (node.name in T.KNOWN_FUNCTIONS and not node.accents):
-        core = _wrap(core)  # `{ab}_0` is one name; a function's name reads as one bare (`sgn_0 x`: braced, not applied)
+    if _letters_read_apart(node) and \
+            (node.sub_label is not None or node.sup_label is not None or node.primes or node.optimum):
+        core = _wrap(core)  # `{ab}_0` is one name
     elif node.name in ("\\partial", "\\nabla") and (node.sub_label is not None or node.sup_label is not None):
         core = _wrap(core)
     elif node.name in T.UNARY_OPS and (node.sub_label is not None or node.sup_label is not None or node.primes

@@ -615,14 +615,10 @@ def _mentions_itself(node: A.Apply) -> bool:
                for arg in node.args for n in A.walk(arg))
 
 
-_PARAMETER_GREEK = frozenset({"\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi"})
-"""The letters papers write a model's weights with (`p_\\theta`, `q_\\phi`)."""
-
-
 def _parametrised(sym: A.Symbol) -> bool:
     """Is `sym` named by a model's weights (`\\sigma_\\phi`, `\\epsilon_{\\theta}`)?"""
     label = sym.sub_label
-    return isinstance(label, A.Symbol) and label.name in _PARAMETER_GREEK and label.sub_label is None
+    return isinstance(label, A.Symbol) and label.name in T.PARAMETER_LETTERS and label.sub_label is None
 
 
 def _is_letter(sym: A.Symbol) -> bool:

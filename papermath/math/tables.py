@@ -373,6 +373,9 @@ TRANSPOSE_MARKS: frozenset[str] = frozenset({"\\top", "T", "\\intercal", "\\math
 """Superscripts that mean transpose, as written (compared after removing spaces)."""
 
 OPTIMUM_MARKS: frozenset[str] = frozenset({"*", "\\ast", "\\star", "\\*"})
+PARAMETER_LETTERS: frozenset[str] = frozenset({"\\theta", "\\phi", "\\psi", "\\vartheta", "\\varphi"})
+"""The letters papers write a model's weights with: a subscript holding one names its symbol (`\\pi_\\theta`,
+`q_\\phi`, `\\sigma_\\phi`)."""
 PRIME_MARKS: frozenset[str] = frozenset({"\\prime", "'", "\\dprime"})
 DAGGER_MARKS: frozenset[str] = frozenset({"\\dagger", "\\ddagger", "+"})
 """Pseudo-inverse / adjoint marks (`A^\\dagger`, `A^+`): a label in the tree."""
