@@ -838,7 +838,9 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
     return "equation", strength
 
 
-_DEFINITION_SIGNS = frozenset({":=", "\\coloneqq", "\\triangleq", "\\eqqcolon"})
+_DEFINITION_SIGNS = frozenset({":=", "\\triangleq"})
+"""Relations that define their left side, as the parser writes them (`\\coloneqq`, `\\defeq` are `:=`; `=:`, which
+`\\eqqcolon` is, defines its right side)."""
 
 
 def _definition_sign(latex: str) -> bool:
