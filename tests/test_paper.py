@@ -288,7 +288,8 @@ def test_the_lexical_prefilter_admits_every_formula_for_the_keys_its_tree_gives(
     `could_write` admits for a key; it must admit every display whose own tree gives the key (what it defines,
     uses, applies) and every sentence whose mentions hold it, on every corpus formula."""
     from papermath.analysis.candidates import key_family
-    from papermath.analysis.equation_index import _SUBSCRIPT, FormulaText, could_apply, could_write, key_atoms
+    from papermath.analysis.equation_index import (_SUBSCRIPT, FormulaText, could_apply, could_write, key_atoms,
+                                                   left_side)
     from papermath.analysis.definitions import ordinal_indices
     from papermath.analysis.symbols import collect
 
@@ -306,6 +307,10 @@ def test_the_lexical_prefilter_admits_every_formula_for_the_keys_its_tree_gives(
             text = FormulaText(eq.latex)
             missed = [k for k in keys if not could_write(key_atoms(k), text)]
             missed += [u.key for u in symbols.uses if u.kind == "function" and not could_apply(u.key, text)]
+            # what the display defines, from its left side alone (`defined_by` and `definers` test only that)
+            left = FormulaText(left_side(eq.latex))
+            missed += [k for k in set(symbols.lhs_keys) | {_SUBSCRIPT.sub("", k) for k in symbols.lhs_keys}
+                       if not could_write(key_atoms(k), left)]
             assert not missed, (name, eq.id, missed, eq.latex[:200])
             checked += len(keys)
         # and every sentence of the prose for every key its mentions give (prose_index classifies only those)

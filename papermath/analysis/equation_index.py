@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterator
 
+from ..math.tables import RELATIONS
+
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?(\s*\{)?")
 _COMMAND_NAME = re.compile(r"\\[A-Za-z]+")
 _SUBSCRIPT = re.compile(r"_(?:\{[^{}]*\}|\\?[A-Za-z0-9]+)$")
@@ -97,17 +99,22 @@ def could_apply(key: str, text: FormulaText) -> bool:
     """False only when the formula cannot apply `key` as a function: a symbol named by a plain letter (`Q`,
     `z_{t}`) is applied by writing its argument's bracket after it (`Q(s, a)`, `z_t\\left(`, `Q^{\\pi}[`):
     past its scripts, primes, closing braces, spacing and size commands, an opening bracket follows. (Named
-    functions, `\\log x`, may go without one: for a key with a command this is `could_write`.)"""
+    functions, `\\log x`, may go without one: for a key with a command this is `could_write`.) A letter under a
+    font or an accent (`\\mathcal{F}`, `\\hat f`) is applied the same way; as a command may spell it (`\\R`),
+    a formula that holds the letter inside a command name can apply it."""
     atoms = key_atoms(key)
-    if atoms is None or text.unsure or atoms[0] or atoms[2] or len(atoms[1]) != 1:
+    if atoms is None or text.unsure or atoms[0] or len(atoms[1] | atoms[2]) != 1:
         return could_write(atoms, text)
     if not could_write(atoms, text):
         return False
-    letter = next(iter(atoms[1]))
+    wrapped = bool(atoms[2])
+    letter = next(iter(atoms[1] | atoms[2]))
     latex = text.latex
     for m in re.finditer(re.escape(letter), latex):
         at = m.start()
         if at > 0 and latex[at - 1] == "\\" or _inside_command(latex, at):
+            if wrapped:
+                return True
             continue
         end = m.end()
         while True:
@@ -145,6 +152,30 @@ def _after_group(latex: str, start: int) -> int:
     return k
 
 
+_RELATION_NAMES = frozenset(k[1:] for k in RELATIONS if k.startswith("\\") and k[1:].isalpha()) | frozenset(
+    ("mid", "divides", "parallel", "not", "overset", "stackrel", "underset"))
+_SIGN_OR_BRACE = re.compile(r"\\[A-Za-z]+|\\.|[{}=<>:]|[_^]\s*\|")
+
+
+def left_side(latex: str) -> str:
+    """The formula's text up to the end of its last relation sign outside braces: every left-hand side a display
+    writes stands before the relation that follows it at the top level of its row (`=`, `:`, `<`, `\\in`,
+    `\\coloneqq`, a stacked `\\overset{…}{=}`, …), so a key no left side can write is not one this text can write
+    (`could_write`). A bar is a relation only in a script (`_|`; in `\\|x\\|` or `p(x|y)` it is not one at the top
+    level), and inside braces nothing is. The whole text when no sign stands outside braces."""
+    depth = 0
+    end = -1
+    for m in _SIGN_OR_BRACE.finditer(latex):
+        token = m.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (token[0] != "\\" or token[1:] in _RELATION_NAMES):
+            end = m.end()
+    return latex if end < 0 else latex[:end]
+
+
 class EquationIndex:
     """defined-by, definers, used-in and applied-as-function over the display equations of a paper, computed
     per key on demand (`parse(eq)` gives an equation's (FormulaSymbols or None, warnings, error))."""
@@ -156,6 +187,8 @@ class EquationIndex:
         self._info: dict[str, tuple] = {}
         self._texts = [FormulaText(eq.latex) for eq in equations]
         self._candidates: dict[str, list[Any]] = {}
+        self._definer_candidates: dict[str, list[Any]] = {}
+        self._left_texts: dict[str, FormulaText] = {}
         self._full: tuple[dict, dict, dict, frozenset] | None = None
         self._memo: dict[tuple[str, str], Any] = {}
         self.formulas = _Formulas(self)
@@ -203,6 +236,23 @@ class EquationIndex:
                                               if could_write(atoms, text)]
         return found if with_text else [eq for eq, _ in found]
 
+    def _definers_for(self, key: str) -> list[Any]:
+        """The displays whose left side can write `key` (what `defined_by` and `definers` parse): a display
+        that writes the key only on its right-hand side cannot define it."""
+        base = key_base(key)
+        found = self._definer_candidates.get(base)
+        if found is None:
+            atoms = key_atoms(base)
+            found = self._definer_candidates[base] = [eq for eq, _ in self._candidates_for(key, True)
+                                                      if could_write(atoms, self._left_text(eq))]
+        return found
+
+    def _left_text(self, eq: Any) -> FormulaText:
+        found = self._left_texts.get(eq.id)
+        if found is None:
+            found = self._left_texts[eq.id] = FormulaText(left_side(eq.latex))
+        return found
+
     def lookup(self, relation: str, key: str) -> Any:
         """One relation's value for one key (None / a list / a bool), as `complete()` would give it."""
         if self._full is not None:
@@ -215,9 +265,9 @@ class EquationIndex:
             return memo
         value: Any
         if relation == "defined_by":
-            value = next((eq.id for eq in self._candidates_for(key) if self._lhs(eq, key)), None)
+            value = next((eq.id for eq in self._definers_for(key) if self._lhs(eq, key)), None)
         elif relation == "definers":
-            value = [eq.id for eq in self._candidates_for(key) for name in self._lhs_names(eq) if name == key]
+            value = [eq.id for eq in self._definers_for(key) for name in self._lhs_names(eq) if name == key]
         elif relation == "used_in":
             value = [eq.id for eq in self._candidates_for(key) if self._uses(eq, key)]
         else:
