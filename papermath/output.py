@@ -101,12 +101,17 @@ class OutputFolder:
 
     def write_bytes(self, relative: str, data: bytes) -> Path:
         target = self.path(relative)
+        key = "/".join(PurePosixPath(relative).parts)
+        if key not in self.written:
+            self.written.add(key)
+            self._save_marker(self.previous | self.written)  # claimed before it is written
+        return self._write(target, data)
+
+    @staticmethod
+    def _write(target: Path, data: bytes) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.is_symlink():
             target.unlink()  # a link papermath's marker claims: replace the link, never write through it
-        key = "/".join(PurePosixPath(relative).parts)
-        self.written.add(key)
-        self._save_marker(self.previous | self.written)
         target.write_bytes(data)
         return target
 
@@ -117,10 +122,11 @@ class OutputFolder:
         """Copy every file under `source` to `relative/…` (files for which `skip` is true are left out)."""
         files = [p for p in sorted(Path(source).rglob("*")) if p.is_file() and not skip(p)]
         targets = [f"{relative}/{p.relative_to(source).as_posix()}" for p in files]
-        for target in targets:
-            self.path(target)  # refuse before writing any of them
-        for path, target in zip(files, targets):
-            self.write_bytes(target, path.read_bytes())
+        paths = [self.path(target) for target in targets]  # refuse before writing any of them
+        self.written.update("/".join(PurePosixPath(t).parts) for t in targets)
+        self._save_marker(self.previous | self.written)  # all of them claimed once, before any is written
+        for path, target in zip(files, paths):
+            self._write(target, path.read_bytes())
 
     def remove_stale(self, under: str) -> None:
         """Remove files under `under/` that an earlier run wrote and this one did not (and folders left empty)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import Diagnostic
 from ..spans import Span
@@ -268,6 +269,7 @@ class Document:
     """How this paper's references print (see `render_references`)."""
     _index: dict = field(default_factory=dict, compare=False, repr=False)
     _sections: dict = field(default_factory=dict, compare=False, repr=False)
+    _numbers: dict = field(default_factory=dict, compare=False, repr=False)
 
     def equation(self, key: str) -> Equation | None:
         """Find an equation by number (`15`), id (`eq:15`) or label (`eq:foo`)."""
@@ -292,6 +294,17 @@ class Document:
             for sec in self.sections:
                 self._sections.setdefault(sec.id, sec)
         return self._sections.get(section_id)
+
+    def number_of(self, target: str) -> str | None:
+        """The printed number of the equation, section, float or algorithm whose id is `target` (the first of
+        them, in that order, with that id); for another id, what follows its `kind:` prefix."""
+        if not self._numbers:
+            kinds: tuple[tuple[Any, ...], ...] = (self.algorithms, self.floats, self.sections, self.equations)
+            for items in kinds:  # equations first, then sections, floats, algorithms: the first one wins
+                self._numbers.update((item.id, item.number) for item in reversed(items))
+        if target in self._numbers:
+            return self._numbers[target]
+        return target.split(":", 1)[1] if ":" in target else None
 
     def paragraph(self, paragraph_id: str | None) -> Paragraph | None:
         if paragraph_id is None or not paragraph_id.startswith("p:"):

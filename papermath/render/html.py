@@ -102,6 +102,12 @@ def katex_source(latex: str, env: str = "equation") -> str:
     return katex_layout(katex_body(latex), env)
 
 
+_MEMO = 16384
+"""Entries kept by each memo of a pure function of text below (a page repeats its formulas, its symbols and its
+definition quotes: SISS's page asks for one symbol's key 8,229 times for 630 rows)."""
+
+
+@functools.lru_cache(maxsize=_MEMO)
 def katex_body(latex: str) -> str:
     """The formula with labels, tags and layout commands removed and unsupported font commands mapped."""
     out: list[str] = []
@@ -132,6 +138,7 @@ def katex_body(latex: str) -> str:
     return body
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def katex_layout(body: str, env: str = "equation") -> str:
     """A formula body wrapped in `aligned` when it has top-level `&` or `\\\\` (`gathered` for multline)."""
     amps, breaks = _top_level_layout(body)
@@ -188,6 +195,7 @@ def katex_macros(doc: Document) -> dict[str, str]:
     return macros
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def norm_symbol(latex: str) -> str:
     """A key that two spellings of one symbol share: no spaces, no braces around one-character scripts."""
     s = re.sub(r"\s+", "", latex)
@@ -414,6 +422,17 @@ def esc(text: Any) -> str:
 def math_html(latex: str, lookup: Lookup | None, *, display: bool = False, env: str = "equation") -> str:
     """A formula for the page: the escaped source as text (shown if KaTeX fails) and, in data attributes,
     the KaTeX input with symbols tagged and the untagged fallback."""
+    if lookup is None:
+        return _untagged_math_html(latex, display, env)
+    return _math_html(latex, lookup, display, env)
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _untagged_math_html(latex: str, display: bool, env: str) -> str:
+    return _math_html(latex, None, display, env)
+
+
+def _math_html(latex: str, lookup: Lookup | None, display: bool, env: str) -> str:
     env = env if display else "inline"
     body = katex_body(latex)
     plain = katex_layout(body, env)
@@ -426,6 +445,7 @@ def math_html(latex: str, lookup: Lookup | None, *, display: bool = False, env: 
     return f'<span class="{cls}"{tagged_attr} data-plain="{esc(plain)}">{esc(latex)}</span>'
 
 
+@functools.lru_cache(maxsize=_MEMO)
 def _plain_text(segment: str) -> str:
     from ..latex.plain import plain_text
     from ..latex.tokens import tokenize
@@ -458,16 +478,21 @@ def prose_html(text: str, lookup: Lookup | None, doc: Document | None = None) ->
 
 def prose_parts(text: str) -> list[list[str]]:
     """Running text split for the browser: `["text", plain text]` and `["math", latex]` pieces."""
-    parts: list[list[str]] = []
+    return [list(part) for part in _prose_parts(text)]
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _prose_parts(text: str) -> tuple[tuple[str, str], ...]:
+    parts: list[tuple[str, str]] = []
     pos = 0
     for m in _MATH_RE.finditer(text):
         if m.start() > pos:
-            parts.append(["text", _plain_text(_REF_RE.sub("??", text[pos:m.start()]))])
-        parts.append(["math", katex_source(next(g for g in m.groups() if g is not None), "inline")])
+            parts.append(("text", _plain_text(_REF_RE.sub("??", text[pos:m.start()]))))
+        parts.append(("math", katex_source(next(g for g in m.groups() if g is not None), "inline")))
         pos = m.end()
     if pos < len(text):
-        parts.append(["text", _plain_text(_REF_RE.sub("??", text[pos:]))])
-    return [p for p in parts if p[1]]
+        parts.append(("text", _plain_text(_REF_RE.sub("??", text[pos:]))))
+    return tuple(p for p in parts if p[1])
 
 
 def _text_html(segment: str, doc: Document | None) -> str:
@@ -506,23 +531,7 @@ def _printed_reference(doc: Document | None, command: str) -> str | None:
 
 
 def _number_of(doc: Document | None, target: str) -> str | None:
-    if doc is None:
-        return None
-    for eq in doc.equations:
-        if eq.id == target:
-            return eq.number
-    for sec in doc.sections:
-        if sec.id == target:
-            return sec.number
-    for fl in doc.floats:
-        if fl.id == target:
-            return fl.number
-    for alg in doc.algorithms:
-        if alg.id == target:
-            return alg.number
-    if ":" in target:
-        return target.split(":", 1)[1]
-    return None
+    return doc.number_of(target) if doc is not None else None
 
 
 _HEADING_TAG = {0: "h2", 1: "h2", 2: "h3", 3: "h4", 4: "h5", 5: "h6"}
