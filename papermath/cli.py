@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import importlib
 import json
 import os
@@ -45,6 +46,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+SERVERS = frozenset({"mcp", "serve"})
+"""Commands that keep running (and keep reading papers): the garbage collector stays on for them."""
 
 
 class CommandLineError(Exception):
@@ -204,8 +208,23 @@ def error_json(command: str | None, message: str, exit_code: int, kind: str,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(argv) if argv is not None else sys.argv[1:]
+    if argv is None and _command_in(args) not in SERVERS:
+        # The process is one command: the cyclic collector would only scan, again and again, the paper being
+        # built and read (alive until the process ends), then the whole of it once more at exit. Reference
+        # counting still frees what the command drops; what it built is frozen at the end, so the exit does not
+        # scan it either. `read --json` on schedule_free: ~20% less CPU for the whole process.
+        gc.disable()
+        try:
+            return _run(args)
+        finally:
+            gc.freeze()
+    return _run(args)
+
+
+def _run(args: list[str]) -> int:
     try:
-        return _main(list(argv) if argv is not None else sys.argv[1:])
+        return _main(args)
     except BrokenPipeError:
         _quiet_broken_pipe()
         return EXIT_OK
