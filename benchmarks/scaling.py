@@ -202,13 +202,6 @@ def _drop_caches() -> None:
             for value in list(vars(module).values()):
                 if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == module.__name__:
                     value.cache_clear()
-    for module_name, names in (("papermath.analysis.shapes", ("_READ_CACHE", "_CONTEXT_CACHE")),
-                               ("papermath.analysis.read", ("_TREE_CACHE",))):
-        module = sys.modules.get(module_name)
-        for name in names:
-            cache = getattr(module, name, None)
-            if isinstance(cache, dict):
-                cache.clear()
     gc.collect()
 
 

@@ -1522,16 +1522,13 @@ def _real_space_dims(node: ast.Node) -> tuple[str, ...] | None:
     return None
 
 
-_TREE_CACHE: dict[str, ast.Node | None] = {}
-
-
 def _parse_cached(latex: str):
-    if latex not in _TREE_CACHE:
-        try:
-            _TREE_CACHE[latex] = parse(latex).tree
-        except MathParseError:
-            _TREE_CACHE[latex] = None
-    return _TREE_CACHE[latex]
+    """The formula's tree, or None: `math.parse` keeps the last few thousand parses (errors too), so this
+    cache is bounded, and shared with every other stage that parses the same formula."""
+    try:
+        return parse(latex).tree
+    except MathParseError:
+        return None
 
 
 def _read_reduction(node: ast.Reduction) -> ReductionReading:
