@@ -4,9 +4,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from typing import TYPE_CHECKING
 
-from ..render.compare import render_comparison
-from ..stats import Comparison, Interval, compare_scores
+if TYPE_CHECKING:  # SciPy's statistics are imported when the command runs, not when its options are listed
+    from ..stats import Comparison, Interval
 
 HELP = "compare two 'mean ± spread' results: difference, 95% intervals (normal, t, Welch, paired), verdict"
 DESCRIPTION = """\
@@ -58,6 +59,9 @@ def comparison_to_json(comparison: Comparison) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..render.compare import render_comparison
+    from ..stats import compare_scores
+
     comparison = compare_scores(args.first, args.second, args.runs, args.spread,
                                 welch=args.welch, paired=args.paired, pair_sd=args.pair_sd)
     if args.json:

@@ -5,8 +5,6 @@ import argparse
 import json
 from typing import Any
 
-import numpy as np
-
 from ..errors import UsageError
 from .shapes import add_source_arguments, load_target
 
@@ -129,6 +127,8 @@ def conventional_used(target: Any, declared: dict) -> bool:
 
 
 def evaluation_json(ev: Any) -> dict:
+    import numpy as np
+
     def value(v: Any) -> Any:
         array = np.asarray(v, dtype=float)
         return [value(x) for x in array] if array.ndim else (None if not np.isfinite(array) else float(array))

@@ -5,9 +5,6 @@ import argparse
 import dataclasses
 import json
 
-from ..render.passk import render_pass_at_k
-from ..stats import parse_ks, pass_at_k_table
-
 HELP = "pass@k with the unbiased, numerically stable estimator 1 − C(n−c, k)/C(n, k)"
 DESCRIPTION = """\
 pass@k: the chance that at least one of k samples passes the tests, estimated from n samples per problem
@@ -33,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..render.passk import render_pass_at_k
+    from ..stats import parse_ks, pass_at_k_table  # NumPy and SciPy: when the command runs, not when it is listed
+
     rows = pass_at_k_table(args.n, args.c, parse_ks(args.k))
     if args.json:
         print(json.dumps({"schema": "papermath.passk/1", "n": args.n, "c": args.c, "estimator": "1 - C(n-c,k)/C(n,k)",

@@ -4,14 +4,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..readings import (
-    load_readings,
-    reading_json,
-    verify,
-    worked_reading,
-)
-from ..render.worked import render_markdown, render_text
-
 HELP = "worked readings of well-known equations: symbol tables, hand-worked numbers (re-run), code and tests"
 DESCRIPTION = """\
 The bundled worked equations — scaled dot-product attention, softmax and log-sum-exp, the
@@ -43,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _list(as_json: bool) -> int:
+    from ..readings import load_readings, verify  # NumPy: when the command runs, not when it is listed
+
     readings = load_readings()
     results = {r.name: verify(r) for r in readings}
     failed = [name for name, rs in results.items() if not all(r.ok for r in rs)]
@@ -66,6 +60,9 @@ def _list(as_json: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..readings import load_readings, reading_json, verify, worked_reading
+    from ..render.worked import render_markdown, render_text
+
     fmt = "json" if args.json else args.format
     if not args.name:
         if args.command == "reading":
