@@ -300,11 +300,10 @@ class Paper:
         source = self.doc.sources.get(file)
         if not source or not text.strip():
             return None
-        pattern = r"\s+".join(re.escape(w) for w in text.split()[:8])
+        words = text.split()[:8]
         start = max(near_offset, 0)
-        m = re.compile(pattern).search(source, start, start + _LOCATE_WINDOW) if near_offset > 0 else \
-            re.compile(pattern).search(source)
-        return None if m is None else self._sources.lines(file).line_col(m.start())[0]
+        at = _find_words(source, words, start, start + _LOCATE_WINDOW if near_offset > 0 else len(source))
+        return None if at < 0 else self._sources.lines(file).line_col(at)[0]
 
     # -- formulas ------------------------------------------------------------------------------------------
     def _make(self, fid: str, latex: str, display: bool, place: Place, span: Span, equation=None) -> Formula:
@@ -510,6 +509,27 @@ class Paper:
         from .analysis.notation_index import build_index
         with self._lock, gc_paused():
             return build_index(self.doc)
+
+
+def _find_words(source: str, words: list[str], start: int, end: int) -> int:
+    """Where `words` first stand in `source[start:end]` one after another, each separated from the next by white
+    space (what the pattern `w1\\s+w2\\s+…` finds, without compiling one per quote), or -1. A word holds no white
+    space, so the white space after a word is all skipped before the next word is compared."""
+    first = words[0]
+    at = source.find(first, start, end)
+    while at >= 0:
+        k = at + len(first)
+        for word in words[1:]:
+            gap = k
+            while k < end and source[k].isspace():
+                k += 1
+            if k == gap or not source.startswith(word, k, end):
+                break
+            k += len(word)
+        else:
+            return at
+        at = source.find(first, at + 1, end)
+    return -1
 
 
 # -- opening papers: one session per source, a few kept ----------------------------------------------------------

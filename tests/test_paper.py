@@ -392,3 +392,25 @@ def test_the_spellings_of_a_symbol_are_found_without_reading_the_whole_prose():
             checked += bool(found[key])
         assert lazy._full is None
     assert checked > 20
+
+
+@pytest.mark.parametrize("source, words, start, end, expected", [
+    ("we define  the\n loss as", ["the", "loss"], 0, None, 11),     # any white space between the words
+    ("the lossy the loss", ["the", "loss"], 0, None, 0),             # a word is a prefix of the text's word
+    ("theloss the loss", ["the", "loss"], 0, None, 8),               # but the words are apart
+    ("a the loss b the loss", ["the", "loss"], 3, None, 13),         # from `start`
+    ("a the loss", ["the", "loss"], 0, 8, -1),                      # the match must end inside the window
+    ("x\u00a0y", ["x", "y"], 0, None, 0),                            # non-breaking space is white space
+    ("no match here", ["absent"], 0, None, -1),
+])
+def test_quotes_are_found_as_the_whitespace_pattern_finds_them(source, words, start, end, expected):
+    """Issue 18: `Paper.locate_text` finds a quote's words without compiling a pattern per quote, where the
+    pattern `w1\\s+w2…` would."""
+    import re
+
+    from papermath.paper import _find_words
+
+    end = len(source) if end is None else end
+    found = _find_words(source, words, start, end)
+    m = re.compile(r"\s+".join(map(re.escape, words))).search(source, start, end)
+    assert found == expected == (m.start() if m else -1)
