@@ -20,9 +20,9 @@ the analysis alone (the command minus its document load, measured as `skim`'s lo
 Every command runs once, untimed, on the first paper before the table (imports a command makes on first use,
 such as SymPy's LaTeX reader for `code`, are paid once per process, not by the first paper's ratio).
 Targets: one-equation commands ≤ 0.5× a `read`, `html` ≤ 1.5×. The `floor` column is what any one-equation
-command pays before its own equation: the document load and the paper-wide index (every display and inline
-formula parsed, the prose's mentions, defined-by/used-by), as a fraction of the read; a one-equation reading
-shows what defines its symbols and which equations use it, so it needs all of that. `--repeat N` keeps the least
+command pays before its own equation: the document load and the paper session's index as it starts (lazy: no
+display parsed and no sentence classified yet; a reading parses and classifies those that can hold its symbols),
+as a fraction of the read. `--repeat N` keeps the least
 CPU time of N runs for every figure (the machine is shared). Timeouts (`--timeout`) are CPU seconds.
 """
 from __future__ import annotations
@@ -206,7 +206,7 @@ def _drop_caches() -> None:
 
 
 def _shared(source: str) -> float:
-    """CPU of the document load and the paper-wide index alone (`papermath.open(source).index`)."""
+    """CPU of the document load and the start of the paper's lazy index (`papermath.open(source).index`)."""
     import papermath
 
     best = math.inf
@@ -246,8 +246,8 @@ def ratios(names: list[str]) -> None:
     print(f"one-equation commands against a whole-paper `read` (CPU time, best of {REPEAT}, same process, caches "
           "dropped each time;")
     print("whole = command incl. document load; analysis = command minus the document load; worse of first/last eq)")
-    print("floor = the document load and the paper-wide index (every display and inline formula parsed, the prose's")
-    print("mentions, defined-by/used-by), which a one-equation reading needs too, as a fraction of the read")
+    print("floor = the document load and the paper session's index as it starts (lazy: nothing parsed or classified")
+    print("yet), what every command pays before its own equation, as a fraction of the read")
     header = f"{'paper':30} {'eqs':>4} {'load s':>7} {'read s':>7} {'floor':>6}"
     for command in ONE_EQUATION + ("html",):
         header += f" {command:>10}"
