@@ -231,13 +231,39 @@ class Tally:
     reductions_right: int = 0
     entirely_right: int = 0
     causes: Counter = field(default_factory=Counter)
+    # Per equation not entirely right: the spoiler groups (SPOILERS) that keep it from being right. `spoiled_by`
+    # counts the equations each group spoils; `only` the equations that group alone spoils (fixing that group
+    # alone would make them entirely right); `combinations` the sets of groups.
+    spoiled_by: Counter = field(default_factory=Counter)
+    only: Counter = field(default_factory=Counter)
+    only_with_quote: Counter = field(default_factory=Counter)  # spoiled by that group and at most quotes
+    combinations: Counter = field(default_factory=Counter)
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
-            if name == "causes":
-                self.causes.update(other.causes)
+            value = getattr(self, name)
+            if isinstance(value, Counter):
+                value.update(getattr(other, name))
             else:
                 setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+# What can spoil an equation, one group per condition of "entirely right" (module docstring).
+SPOILERS = ("equation not found", "no row", "quote", "undefined claim", "role", "shape", "kind", "reductions")
+
+
+def _spoiler(what: str, cause: str) -> str:
+    """The spoiler group of a miss."""
+    if what == "quote" and cause in ("gold undefined, quoted", "conventional listed undefined",
+                                     "gold undefined, not listed"):
+        return "undefined claim"
+    return {"row": "no row", "equation": "equation not found"}.get(what, what)
+
+
+def _spoilers(found: list[Miss]) -> frozenset[str]:
+    """The spoiler groups of one equation's misses; a symbol with no row is spoiled by that alone."""
+    rowless = {m.symbol for m in found if m.what == "row"}
+    return frozenset(_spoiler(m.what, m.cause) for m in found if m.what == "row" or m.symbol not in rowless)
 
 
 @dataclass
@@ -383,6 +409,7 @@ def _find_equation(gold_key: str, gold_eq: dict, equations: list[dict]) -> dict 
 def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macros: PaperMacros,
                    misses: list[Miss]) -> Tally:
     t = Tally(equations=1)
+    first_miss = len(misses)
     if ours is None:
         t.causes["equation not found"] += 1
         t.symbols += len(gold_eq["symbols"])
@@ -432,6 +459,7 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                 symbol_right = False
             elif not g.get("conventional") and not listed_undefined and not quote:
                 t.causes["gold undefined: not listed undefined"] += 1
+                misses.append(Miss(paper, key, gkey, "quote", "gold undefined, not listed", ""))
                 symbol_right = False
         roles = {g["role"]} | set(g.get("alt_roles") or []) | set(g.get("role_alt") or [])
         if row is not None and row.get("role") in roles:
@@ -451,7 +479,8 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
             else:
                 symbol_right = False
                 t.causes["shape: wrong or missing"] += 1
-                misses.append(Miss(paper, key, gkey, "shape", "wrong or missing", f"ours {ours_shape} gold {g['shape']}"))
+                misses.append(Miss(paper, key, gkey, "shape", "wrong or missing",
+                                   f"ours {ours_shape} gold {g['shape']}"))
         elif _concrete(ours_shape) and not g.get("debatable"):
             symbol_right = False
             t.causes["shape: claimed, gold states none"] += 1
@@ -475,7 +504,19 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                            f"ours {[(r['op'], r['over']) for r in ours.get('reductions', [])]} gold "
                            f"{[(r['op'], r['over']) for r in gold_eq.get('reductions', [])]}"))
     t.entirely_right += int(all_right)
+    _count_spoilers(t, _spoilers(misses[first_miss:]), all_right)
     return t
+
+
+def _count_spoilers(t: Tally, spoilers: frozenset[str], all_right: bool) -> None:
+    assert bool(spoilers) != all_right, spoilers  # every spoiled equation names what spoils it
+    if spoilers:
+        t.spoiled_by.update(spoilers)
+        t.combinations[" + ".join(s for s in SPOILERS if s in spoilers)] += 1
+        if len(spoilers) == 1:
+            t.only.update(spoilers)
+        if len(spoilers - {"quote"}) == 1:
+            t.only_with_quote.update(spoilers - {"quote"})
 
 
 def _quote_cause(row: dict, quote: str | None, gold_quotes: list[str], listed_undefined: bool,
@@ -519,6 +560,19 @@ def print_table(rows: list[tuple[str, Tally]]) -> None:
               f"{_pct(t.reductions_right, t.reductions):>7} {t.entirely_right:>3}/{t.equations:<3}")
 
 
+def print_spoilers(total: Tally, combinations: int) -> None:
+    spoiled = total.equations - total.entirely_right
+    print(f"\nspoilers of the {spoiled} equations not entirely right (equations spoiled by the group; in brackets "
+          "the equations that group alone spoils, which fixing it alone would make entirely right, and those it "
+          "spoils with at most quotes besides):")
+    for name in sorted(SPOILERS, key=lambda n: (-total.only[n], -total.spoiled_by[n])):
+        print(f"  {name:18} {total.spoiled_by[name]:4d}  [{total.only[name]} alone, "
+              f"{total.only_with_quote[name]} with quotes]")
+    print("  most frequent combinations:")
+    for combination, n in total.combinations.most_common(combinations):
+        print(f"    {n:4d}  {combination}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gold", default=str(GOLD), help="gold readings (default: ../shared/gold/readings/dev.json)")
@@ -527,6 +581,8 @@ def main(argv=None) -> int:
     parser.add_argument("--misses", type=int, default=0, help="list this many misses (per kind of miss)")
     parser.add_argument("--what", default="", help="only list misses of these kinds (quote,role,kind,...)")
     parser.add_argument("--causes", type=int, default=25, help="how many causes to print")
+    parser.add_argument("--combinations", type=int, default=10, help="how many spoiler combinations to print")
+    parser.add_argument("--spoilers", action="store_true", help="list each spoiled equation's spoilers")
     args = parser.parse_args(argv)
     gold_path = Path(args.gold)
     if not gold_path.is_file() or not CORPUS.is_dir():
@@ -553,8 +609,8 @@ def main(argv=None) -> int:
     print()
     print(f"quote right {total.quote_right}/{total.defined} = {_pct(total.quote_right, total.defined).strip()} of "
           f"defined symbols; false-undefined {total.false_undefined}/{total.defined} = "
-          f"{_pct(total.false_undefined, total.defined).strip()} (and {total.mentioned_only} more reported as mentioned, "
-          f"not defined); role {total.role_right}/{total.symbols} = "
+          f"{_pct(total.false_undefined, total.defined).strip()} (and {total.mentioned_only} more reported as "
+          f"mentioned, not defined); role {total.role_right}/{total.symbols} = "
           f"{_pct(total.role_right, total.symbols).strip()}; shape {total.shape_right}/{total.shape_stated}; "
           f"kind {total.kind_right}/{total.equations} = {_pct(total.kind_right, total.equations).strip()}; "
           f"reductions {total.reductions_right}/{total.reductions}; entirely right "
@@ -562,6 +618,16 @@ def main(argv=None) -> int:
     print("\nmisses by cause:")
     for cause, n in total.causes.most_common(args.causes):
         print(f"  {n:4d}  {cause}")
+    print_spoilers(total, args.combinations)
+    if args.spoilers:
+        print("\nspoilers per equation not entirely right:")
+        by_equation: dict[tuple[str, str], list[Miss]] = {}
+        for m in misses:
+            by_equation.setdefault((m.paper, m.eq), []).append(m)
+        for (paper, eq), found in by_equation.items():
+            print(f"  {paper} ({eq}): " + "; ".join(f"{_spoiler(m.what, m.cause)} {m.symbol}"
+                                                    + (f" [{m.cause}]" if m.what in ("role", "kind") else "")
+                                                    for m in found))
     if args.misses:
         wanted = {w for w in args.what.split(",") if w}
         shown: Counter = Counter()

@@ -335,7 +335,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
                                                                      definition, defined_elsewhere, found))
         role, role_cue = _episode_variable(index, role, role_cue)
-    shape, shape_cue = _shape_from_text(index, use, defining) if use.kind != "index" else (None, None)
+    shape, shape_cue = _shape_from_text(index, use, defining, info, eq) if use.kind != "index" else (None, None)
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
@@ -1411,7 +1411,8 @@ def _section_label_uncached(doc: Document, section_id: str | None) -> str | None
     return numbered or sec.title
 
 
-def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[str, ...] | None, str | None]:
+def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymbols | None = None,
+                     eq: Equation | None = None) -> tuple[tuple[str, ...] | None, str | None]:
     """Dimensions the text states (`\\in \\mathbb{R}^{…}`, "shape (B, T, C)", "of dimension d") from any of the
     symbol's defining sentences; only if none does, the coarse words "scalar", "vector", "matrix"."""
     coarse: tuple[tuple[str, ...] | None, str | None] = (None, None)
@@ -1432,41 +1433,247 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[st
         m = _TABLE_COUNT.match(description) if description else None
         if m:
             return (), f'"{m.group(0).strip()}" (a number)'
+    # A membership states dimensions outright, wherever among the defining sentences it is; the words come next,
+    # then what the paper declares for the symbol elsewhere (the same quantity at another step or layer).
+    for mention, _ in found:
+        dims = _declared_dims(index, use, mention.math)
+        if dims is not None:
+            return dims, f"${mention.math}$"
+    bound = _bound_in_space(use, info) or _written_out_entries(index, use, found)
+    if bound is not None:
+        return bound
     for mention, definition in found:
-        tree = _parse_cached(mention.math)
-        if tree is not None:
-            for subjects, op, rhs in membership_groups(tree):
-                if op != "\\in" or rhs is None:
-                    continue
-                if not any(_same_symbol(subject, use, index.ordinals) and not is_component(subject)
-                           for subject in subjects):
-                    continue
-                dims = _real_space_dims(rhs)
-                if dims is not None:
-                    return dims, f"${mention.math}$"
-        # Only the words about this symbol count, not another symbol's description in the same sentence:
-        # its description, and what follows the formula ("an input $x$ with shape $(B, T, C)$").
-        text = mention.description if mention.description is not None else (
-            row_description(definition.quote) or definition.quote if mention.pattern == "table" else definition.quote)
-        at = definition.quote.find(f"${mention.math}$")
-        if at >= 0:
-            follow = _ATTACHED_SHAPE.match(definition.quote, at + len(mention.math) + 2)
-            if follow:
-                text = f"{text} {follow.group(0)}"
-        m = SHAPE_TUPLE.search(text)
-        if m:
-            return tuple(d.strip() for d in m.group(1).split(",") if d.strip()), m.group(0)
-        if mention.pattern == "dimension":
-            return (), "a dimension (a number)"
-        m = OF_DIMENSION.search(text) or D_DIMENSIONAL.search(text)
-        if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math:
-            return (m.group(1).strip(),), m.group(0)
-        plain = re.sub(r"\$[^$]*\$", " ", text)
-        for pattern, shape in SHAPE_WORDS:
-            m = pattern.search(plain)
-            if m and coarse[0] is None:
-                coarse = (shape, m.group(0))
+        if definition.pattern in ("inside", "same letter"):
+            continue  # a sentence about another symbol: its words describe that one
+        worded = _shape_in_words(mention, definition)
+        if worded is not None:
+            if worded[0] is not None and len(worded[0]) and worded[0][0] == "?":
+                coarse = coarse if coarse[0] is not None else worded
+                continue
+            return worded
+    drawn = _drawn_with_identity_covariance(index, use, found, eq)
+    if drawn is not None:
+        return drawn
+    declared = _declared_elsewhere(index, use)
+    if declared is not None:
+        return declared
     return coarse
+
+
+def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[str, ...], str] | None:
+    """`\\min_{\\mathbf{x} \\in \\mathbb{R}^{d_x}}`: the display's own reduction declares the space its variable
+    runs over."""
+    for red in info.reductions if info is not None else ():
+        if red.domain is None or len(red.variables) != 1 or symbol_key(red.variables[0]) != use.key:
+            continue
+        dims = _real_space_dims(red.domain)
+        if dims is not None and dims != ():
+            return dims, f"${to_latex(red.variables[0])} \\in {to_latex(red.domain)}$"
+    return None
+
+
+def _written_out_entries(index: PaperIndex, use: SymbolUse, found) -> tuple[tuple[str, ...], str] | None:
+    """`\\Delta x = (\\Delta x_1, \\Delta x_2)`, `Y = [y_i]_{i=1}^N`, `x = (x_1, \\dots, x_n)`: a vector written as its
+    entries has that many (2, N, n). Entries the paper sets in bold are vectors themselves (their own length
+    unknown here), and a set `\\{…\\}` has members, not entries: no shape from them."""
+    for mention, definition in found:
+        if definition.pattern in ("inside", "same letter"):
+            continue
+        tree = _parse_cached(mention.math)
+        if isinstance(tree, ast.Sequence) and tree.items:
+            tree = tree.items[0]
+        if not isinstance(tree, ast.Relation) or tree.ops[0] not in ("=", ":=", "\\coloneqq") or \
+                isinstance(tree.operands[0], ast.Tuple) or not _same_symbol(tree.operands[0], use, index.ordinals):
+            continue
+        count = _entry_count(tree.operands[1])
+        if count is not None:
+            return (count,), f"${mention.math}$"
+    return None
+
+
+def _entry_count(node: ast.Node) -> str | None:
+    """How many entries a written-out vector has: `(a_1, a_2)` → "2", `(a_1, \\dots, a_n)` → "n",
+    `[y_i]_{i=1}^N` → "N"; None for anything else."""
+    def scalar_entry(item: ast.Node) -> bool:
+        return isinstance(item, ast.Indexed) and isinstance(item.base, ast.Symbol) and \
+            item.base.font not in ("bf", "bb") and len(item.indices) == 1
+    if isinstance(node, ast.Labeled) and node.position == "sup" and isinstance(node.base, ast.Indexed) and \
+            isinstance(node.base.base, ast.Group) and node.base.base.open == "[" and scalar_entry(node.base.base.body):
+        return to_latex(node.label)  # `[y_i]_{i=1}^N`
+    if not isinstance(node, ast.Tuple) or node.open not in ("(", "["):
+        return None
+    items = [i for i in node.items if not isinstance(i, ast.Ellipsis_)]
+    if len(items) < 2 or not all(scalar_entry(i) for i in items):
+        return None
+    if len(items) == len(node.items):
+        return str(len(items))  # every entry written out
+    final = node.items[-1]
+    if not isinstance(final, ast.Indexed) or isinstance(final.indices[0], ast.Number):
+        return None
+    return to_latex(final.indices[0])
+
+
+def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str, ...], str] | None:
+    """The shape the words about the symbol state: "shape (B, T, C)" after it, "of dimension $d$", "a
+    $d$-dimensional vector"; ("?", …) for the coarse "vector"/"matrix" of its own description (a scalar is ())."""
+    # Only the words about this symbol count, not another symbol's description in the same sentence:
+    # its description, and what follows the formula ("an input $x$ with shape $(B, T, C)$").
+    text = mention.description if mention.description is not None else (
+        row_description(definition.quote) or definition.quote if mention.pattern == "table" else "")
+    at = definition.quote.find(f"${mention.math}$")
+    if at >= 0:
+        follow = _ATTACHED_SHAPE.match(definition.quote, at + len(mention.math) + 2)
+        if follow:
+            text = f"{text} {follow.group(0)}"
+        text = f"{_own_noun_phrase(definition.quote[:at])} {text}"
+    m = SHAPE_TUPLE.search(text)
+    if m:
+        return tuple(d.strip() for d in m.group(1).split(",") if d.strip()), m.group(0)
+    if mention.pattern == "dimension":
+        return (), "a dimension (a number)"
+    m = OF_DIMENSION.search(text) or D_DIMENSIONAL.search(text)
+    if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math:
+        return (m.group(1).strip(),), m.group(0)
+    plain = re.sub(r"\$[^$]*\$", " ", text)
+    for pattern, shape in SHAPE_WORDS:
+        m = pattern.search(plain)
+        if m:
+            return shape, m.group(0)
+    return None
+
+
+# The noun phrase written right before a formula ("a $d$-dimensional vector $v$", "the matrix $W$"): the words
+# of the last clause, up to the formula, when nothing but modifiers and their own formulas lie between.
+_OWN_NOUN_PHRASE = re.compile(r"(?:\b(?:an?|the|each|every|our|its|some|any)\s+)?(?:(?:\$[^$]*\$-?|[\w\-]+)\s*)"
+                              r"{1,5}$", re.I)
+_CLAUSE_WORDS = re.compile(r"\b(?:is|are|be|was|were|of|with|from|to|by|for|where|and|or|in|on|at|that|which|as)\b"
+                           r"(?![\w-])", re.I)
+
+
+def _own_noun_phrase(before: str) -> str:
+    """The noun phrase right before a formula, or "" (a verb or a preposition between them ends it: "the gradient
+    of $f$ at $x$" describes neither f nor x by its noun)."""
+    m = _OWN_NOUN_PHRASE.search(before.rstrip())
+    if m is None:
+        return ""
+    phrase = m.group(0)
+    words = list(_CLAUSE_WORDS.finditer(phrase))
+    return phrase[words[-1].end():] if words else phrase
+
+
+_IDENTITY = re.compile(r"(?:\\(?:mathbf|bm|boldsymbol|mathrm|mathbb)\s*)?\{?\s*I\s*\}?\s*_\s*")
+
+
+def _identity_size(latex: str) -> str | None:
+    """The size `d` of an identity matrix written `\\mathbf{I}_d` / `\\bm I_{M_{\\text{num}}}` in `latex`, or None."""
+    m = _IDENTITY.search(latex)
+    if m is None:
+        return None
+    rest = latex[m.end():]
+    if not rest.startswith("{"):
+        word = re.match(r"\\?[A-Za-z]+|\d+", rest)
+        return word.group(0) if word else None
+    depth = 0
+    for k, ch in enumerate(rest):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth == 0:
+            return rest[1:k].strip() or None
+    return None
+
+
+def _drawn_with_identity_covariance(index: PaperIndex, use: SymbolUse, found,
+                                    eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
+    """`\\epsilon \\sim \\mathcal{N}(\\bm 0, \\bm I_{M})`: a draw whose covariance is the M×M identity has M entries
+    (the draw of a defining sentence, or the display's own draw)."""
+    draws = [m.math for m, d in found if m.pattern == "sampled" and d.pattern not in ("inside", "same letter")]
+    in_display = _drawn_in_display(index, use.key) if use.sampled and eq is not None else None
+    if in_display is not None and eq is not None and (in_display.file, in_display.line) != (eq.span.file,
+                                                                                             eq.span.line):
+        in_display = None  # another display's draw: what it draws there is said of that display
+    for math in draws + ([in_display.quote] if in_display is not None else []):
+        left, _, right = math.partition("\\sim")
+        tree = _parse_cached(left.strip()) if right else None
+        if tree is None or not _same_symbol(tree, use, index.ordinals):
+            continue
+        size = _identity_size(right)
+        if size is not None:
+            return (size,), f"${math}$"
+    return None
+
+
+def _declared_dims(index: PaperIndex, use: SymbolUse, math: str, key: str | None = None) -> tuple[str, ...] | None:
+    """The dimensions a formula declares for the symbol (`W \\in \\mathbb{R}^{d \\times k}`; every member of a
+    chain of equalities ending in a membership: `\\mathcal{A} = (a_{h,q,k}) \\in \\mathbb{R}^{H \\times T \\times T}`),
+    or None. With `key`, the symbol declared is that key (another form of the same quantity)."""
+    tree = _parse_cached(math)
+    if tree is None:
+        return None
+    for subjects, rhs in _memberships(tree):
+        if any(not is_component(subject) and (symbol_key(subject) == key if key is not None else
+                                              _same_symbol(subject, use, index.ordinals)) for subject in subjects):
+            dims = _real_space_dims(rhs)
+            if dims is not None:
+                return dims
+    return None
+
+
+def _memberships(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], ast.Node]]:
+    """(subjects, space) of each `\\in` of a prose formula: the grouped subjects (`A, B \\in …`) and, in a chain,
+    every operand the equalities before it join (`A = (a_{ij}) \\in …`)."""
+    out = [(subjects, rhs) for subjects, op, rhs in membership_groups(tree) if op == "\\in" and rhs is not None]
+    node = tree.items[0] if isinstance(tree, ast.Sequence) and tree.items else tree
+    if isinstance(node, ast.Relation) and len(node.ops) > 1:
+        for k, op in enumerate(node.ops):
+            if op != "\\in":
+                continue
+            first = k
+            while first > 0 and node.ops[first - 1] in ("=", ":=", "\\coloneqq"):
+                first -= 1
+            # the members of a tuple the chain builds (`z := (x, y) \\in \\mathbb{R}^d`) are not the space's points
+            out.append((tuple(o for o in node.operands[first:k + 1] if not isinstance(o, ast.Tuple)),
+                        node.operands[k + 1]))
+    return out
+
+
+def _declared_elsewhere(index: PaperIndex, use: SymbolUse) -> tuple[tuple[str, ...], str] | None:
+    """A membership anywhere in the prose that declares the symbol itself, or the same quantity at another value of
+    its running index (`$\\bm{X}^0 \\in \\mathbb{R}^{D \\times N}$` for `\\bm{X}^i`; `\\mathbf{x}^{num} \\in
+    \\mathbb{R}^{M}` for `\\mathbf{x}^{num}_t`): the shape does not change along the index."""
+    if use.kind != "symbol":
+        return None
+    own = _label_spelling(use.key)
+    family = [(i, key) for i, relation, key in index.mentions.index.family.get(key_family(use.key), ())
+              if relation == "subject" and (_label_spelling(key) == own or _same_quantity(use.key, key))]
+    # the prose's other spellings of the key (`^\\mathrm{num}` for `^{\\text{num}}`), which its family misses
+    spelled = [(i, key) for key in index.mentions.spellings(use.key, _label_spelling) if key != use.key
+               for i in index.mentions.index.subject.get(key, ())]
+    for i, key in sorted(set(family + spelled)):
+        mention = index.mentions[i]
+        dims = _declared_dims(index, use, mention.math, key)
+        if dims is not None:
+            return dims, f"${mention.math}$"
+    return None
+
+
+_ROMAN_LABEL = re.compile(r"\\(?:mathrm|textrm|text|rm|operatorname|textnormal)(?![A-Za-z])\s*")
+
+
+def _label_spelling(key: str) -> str:
+    """A key with its word labels in one spelling (`^\\mathrm{num}`, `^{\\text{num}}`, `^{{\\rm num}}` are one label)."""
+    return re.sub(r"[{}\s]", "", _ROMAN_LABEL.sub(r"\\text ", key))
+
+
+def _same_quantity(use_key: str, other_key: str) -> bool:
+    """`\\bm{X}^{i}` and `\\bm{X}^{0}`: one quantity at two values of its running index (a step, a layer), the
+    labels in the same place and the rest of the key equal."""
+    from .candidates import _labels
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    if not pos_a or pos_a != pos_b or key_family(use_key) != key_family(other_key):
+        return False
+    return all(_RUNNING_LABEL.fullmatch(label) for label in (a, b))
+
+
+_RUNNING_LABEL = re.compile(r"\s*(?:\d+|[a-z]|\\ell|(?:[a-z]|\\ell)\s*[-+]\s*\d+)\s*")
 
 
 def _same_symbol(node: ast.Node, use: SymbolUse, ordinals: frozenset[str]) -> bool:
@@ -1502,24 +1709,40 @@ _TABLE_COUNT = re.compile(r"\s*(?:the\s+)?(?:total\s+)?(?:numbers?\s+of\b|(?:[\w
 
 
 def _real_space_dims(node: ast.Node) -> tuple[str, ...] | None:
-    """`\\mathbb{R}^{d_c \\times d}` → ("d_c", "d"); `\\mathbb{R}` → () (a scalar)."""
-    if isinstance(node, ast.Symbol) and node.font == "bb" and node.name == "R":
-        if node.sup_label is not None:  # \mathbb{R}^D read with D as a label
-            return _real_space_dims(ast.Power(ast.Symbol("R", "bb"), node.sup_label))
+    """The dimensions a membership's right side states: `\\mathbb{R}^{d_c \\times d}` → ("d_c", "d"), as for any
+    number field or its part (`\\mathbb{C}^d`, `\\mathbb{R}_{+}^d`) and for a set raised to a power
+    (`\\{0,1\\}^K` → ("K",)); `\\mathbb{R}`, `\\mathbb{R}_{+}` or an interval (`[0, 1)`) → () (a scalar); None for
+    anything else (a named set, a set written out)."""
+    if isinstance(node, ast.Interval):
         return ()
-    if isinstance(node, ast.Power) and isinstance(node.base, ast.Symbol) and node.base.name == "R":
-        exponent = node.exponent
-        parts: list[ast.Node] = []
+    if isinstance(node, ast.Symbol) and node.font == "bb" and node.name in _NUMBER_FIELDS:
+        if node.sup_label is not None:  # \mathbb{R}^D read with D as a label
+            return _real_space_dims(ast.Power(replace(node, sup_label=None), node.sup_label))
+        return ()
+    power = None
+    if isinstance(node, ast.Power) and isinstance(node.base, ast.Symbol) and \
+            (node.base.name == "R" or node.base.font == "bb" and node.base.name in _NUMBER_FIELDS):
+        power = node.exponent
+    elif isinstance(node, ast.Power) and isinstance(node.base, ast.SetLiteral):
+        power = node.exponent
+    elif isinstance(node, ast.Labeled) and node.position == "sup" and isinstance(node.base, ast.SetLiteral):
+        power = node.label  # `\{0,1\}^K`: K entries, each a member of the set
+    if power is None:
+        return None
+    parts: list[ast.Node] = []
 
-        def flatten(n):
-            if isinstance(n, ast.BinOp) and n.op in ("\\times", "\\cdot", "*"):
-                flatten(n.left)
-                flatten(n.right)
-            else:
-                parts.append(n)
-        flatten(exponent)
-        return tuple(to_latex(p) for p in parts)
-    return None
+    def flatten(n):
+        if isinstance(n, ast.BinOp) and n.op in ("\\times", "\\cdot", "*"):
+            flatten(n.left)
+            flatten(n.right)
+        else:
+            parts.append(n)
+    flatten(power)
+    return tuple(to_latex(p) for p in parts)
+
+
+# The number fields a paper puts a quantity's entries in (ℝ, ℂ, ℤ, ℕ, ℚ).
+_NUMBER_FIELDS = frozenset({"R", "C", "Z", "N", "Q"})
 
 
 def _parse_cached(latex: str):
