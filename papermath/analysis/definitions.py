@@ -266,8 +266,11 @@ def _collection_items(node: ast.Node) -> tuple[ast.Node, ...] | None:
     if isinstance(node, ast.Group):
         node = node.body
         if isinstance(node, (ast.Indexed, ast.Symbol)) or \
-                (isinstance(node, ast.Power) and label_exponent(node.exponent)):
-            return (node,)  # `[y_i]_{i=1}^N`, `\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]`
+                (isinstance(node, ast.Power) and label_exponent(node.exponent)) or \
+                (isinstance(node, ast.Apply) and isinstance(node.func, ast.Indexed)):
+            # `[y_i]_{i=1}^N`, `\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]`, a vector of its entries' values
+            # `\\bm\\sigma(t) = [\\sigma_{\\rho_i}(t)]`
+            return (node,)
     if isinstance(node, (ast.SetLiteral, ast.Tuple)):
         out: list[ast.Node] = []
         for item in node.items:
