@@ -40,6 +40,13 @@ CAUSES = [
     # a vector defined by its entries' values defines the entries
     ("the entries of a vector defined as [f_i(t)]", "TabDiff", "10", r"\sigma^{\text{num}}_{\rho_{i}}",
      r"we define $\bm \sigma^{\text{num}}(t) = ["),
+    # "we denote <a noun phrase> as $X$": the formula after "as" is named by the words between
+    ("denote a noun phrase as X", "OptimalSteps", "11", r"\mathbf{z}_{i,j}", "we denote the optimal denoised result"),
+    # … and that sentence introduces the left-hand side better than the display's lead-in
+    ("a coordinated list after 'as'; an upright label in another spelling", "TabDiff", "3", r"M_{\text{num}}",
+     "we denote the number of numerical features and categorical features as"),
+    # a set-builder names its element: "Let $\{x_t : t \sim [0, 1]\}$ denote a sequence of data"
+    ("the element of a set-builder", "TabDiff", "8", r"\mathbf{x}_{t}", "denote a sequence of data in the diffusion"),
 ]
 
 
@@ -68,3 +75,37 @@ def test_a_vector_written_as_its_entries_defines_the_entries():
     from papermath.analysis.definitions import _parse, element_keys
     tree = _parse(r"\bm \sigma^{\text{num}}(t) = [\sigma_{\rho_i}^{\text{num}}(t)]")
     assert element_keys(tree, frozenset()) == (r"\sigma^{\text{num}}_{\rho_{i}}",)
+
+
+@pytest.mark.parametrize("sentence, latex, pattern, description", [
+    (r"For the student model, we denote the optimal result using $i$ steps as $z_{i,j}$.", "z_{i,j}", "denote-as",
+     "the optimal result using $i$ steps"),
+    (r"We abbreviate the result generated from $x_T$ according to Equation \ref{eq:a} as $F(x_T)$.", "F(x_T)",
+     "denote-as", r"the result generated from $x_T$ according to Equation \ref{eq:a}"),
+    (r"we denote the number of features as $M$ and $N$, respectively.", "N", "denote-as", "the number of features"),
+    # a formula alone before "as" renames, it is not described; "denoted as" is its own pattern
+    (r"We write $x_t$ as $x$ for brevity.", "x", None, None),
+    (r"the result is denoted as $F$.", "F", "denoted", "the result"),
+])
+def test_denote_a_noun_phrase_as_a_formula(sentence, latex, pattern, description):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    described = sentence[found.description[0]:found.description[1]] if found.description else None
+    assert (found.pattern, described) == (pattern, description)
+
+
+@pytest.mark.parametrize("one, other", [
+    (r"M_{\text{num}}", r"M_\mathrm{num}"),  # `\text{num}` and `\rm num` in the source
+    (r"\mathbf{x}^{\text{num}}", r"\mathbf{x}^\mathrm{num}"),
+    (r"\mathbf\mu _\theta ^\mathrm{cat}", r"\mu_\theta^{\text{cat}}"),  # and another weight
+])
+def test_an_upright_label_is_one_label_however_the_source_sets_it(one, other):
+    from papermath.analysis.read import _spelling
+    assert _spelling(one) == _spelling(other)
+    assert _spelling("M_{n}") != _spelling(one)
+
+
+def test_a_set_builder_names_its_element():
+    from papermath.analysis.definitions import _parse, element_keys
+    assert element_keys(_parse(r"\{\mathbf{x}_t:t\sim [0,1]\}"), frozenset()) == (r"\mathbf{x}_{t}",)
+    assert element_keys(_parse(r"\{x \in S \mid x > 0\}"), frozenset()) == ("x",)
