@@ -6,7 +6,8 @@ plays there: the *subject* of a definition pattern ("where $X$ is …", "the ste
 mentions c and x). One ranking orders them all:
 
 1. how strongly the sentence defines the symbol (a definition pattern with the symbol as its subject first;
-   a symbol inside a formula that is itself defined next; a plain mention last);
+   a shape declaration that introduces it as a dimension next; a plain mention, or the symbol inside another
+   formula, last — a sentence that defines `\\ell(\\theta)` says nothing of θ);
 2. where the sentence stands: the method and notation text before related work, experiments and the
    introduction, and those before appendices, proofs, lemmas, figure captions — unless the equation itself
    stands there;
@@ -233,7 +234,10 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
         if slot == "subject":
             tier = 0 if m.strength >= 2 else (1 if m.strength == 1 else 3)
         else:
-            tier = 2 if m.strength >= 2 else 3
+            # Inside another formula the symbol is only mentioned, however strongly the sentence defines that
+            # formula ("the final loss ℓ(θ) can be written as" says nothing of θ; SISS (2) quoted it over
+            # "moves θ towards a set of parameters"); a shape declaration introduces its dimensions.
+            tier = 2 if m.strength >= 2 and _declares_shape(m.math) else 3
         known = m.paragraph_index < len(doc.paragraphs)
         penalty = where.paragraph_penalty[m.paragraph_index] if known else 0
         env = where.paragraph_env[m.paragraph_index] if known else None

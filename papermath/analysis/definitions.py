@@ -266,8 +266,17 @@ def _collection_items(node: ast.Node) -> tuple[ast.Node, ...] | None:
     if isinstance(node, ast.Group):
         node = node.body
         if isinstance(node, (ast.Indexed, ast.Symbol)) or \
-                (isinstance(node, ast.Power) and label_exponent(node.exponent)):
-            return (node,)  # `[y_i]_{i=1}^N`, `\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]`
+                (isinstance(node, ast.Power) and label_exponent(node.exponent)) or \
+                (isinstance(node, ast.Apply) and isinstance(node.func, ast.Indexed)):
+            # `[y_i]_{i=1}^N`, `\\mathbf{W}^{\\ell} = [w_{ij}^{\\ell}]`, a vector of its entries' values
+            # `\\bm\\sigma(t) = [\\sigma_{\\rho_i}(t)]`
+            return (node,)
+    if isinstance(node, ast.SetBuilder):
+        # `\\{\\mathbf{x}_t : t \\sim [0, 1]\\}`, `\\{x \\in S \\mid …\\}`: the set of its element
+        element = node.element
+        if isinstance(element, ast.Relation) and element.operands:
+            element = element.operands[0]
+        return (element,) if isinstance(element, SYMBOL_LIKE) else None
     if isinstance(node, (ast.SetLiteral, ast.Tuple)):
         out: list[ast.Node] = []
         for item in node.items:
@@ -458,6 +467,8 @@ def _description(clause: str, math_start: int, math_end: int, pattern: str) -> t
                 return _noun_phrase_before(re.sub(r",\s*$", " ", clause[:math_start]))
             return None
         return _words_until(clause, math_end + m.end(), _DESCRIPTION_END)
+    if pattern == "denote-as":
+        return _named_as(clause[:math_start])
     if pattern == "denote-by":
         m = re.match(r"\s*(?:,?\s*+(?:and\s+)?\$[^$]*+\$\s*+)*+,?\s*(?:to\s+(?:denote|represent|indicate|refer\s+to)\s+|as\s+)?",
                      clause[math_end:], re.I)
@@ -756,12 +767,41 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
     return mentions
 
 
+# "we denote the number of numerical features as $M$", "We abbreviate the result generated from … as $F(…)$": a verb
+# of naming, its object (the description), then "as" and the formula (a list of formulas: "as $M$ and $N$").
+_NAMING_VERB = re.compile(r"\b(?:denote|write|abbreviate|refer\s+to|represent)\s+(?!(?:by|as|with)\b)", re.I)
+_AS_FORMULAS = re.compile(r"\s+as\s*+(?:\$x*\$\s*+,?\s*+(?:and\s+)?)*+$")
+_NAMING_WINDOW = 300
+
+
+def _named_as(before: str) -> tuple[int, int] | None:
+    """The object of "denote <object> as" when `before` (the clause up to a formula) ends so: its offsets in
+    `before`, or None. The object is words (a formula alone is a renaming: "write $x_t$ as $x$"), and the verb
+    is the last one before the formula, within a bounded window."""
+    cut = max(0, len(before) - _NAMING_WINDOW)
+    masked = _MATH.sub(lambda m: "$" + "x" * (len(m.group()) - 2) + "$", before[cut:])
+    tail = _AS_FORMULAS.search(masked)
+    verb = None
+    for verb in _NAMING_VERB.finditer(masked, 0, tail.start() if tail else 0):
+        pass
+    if tail is None or verb is None:
+        return None
+    obj = masked[verb.end():tail.start()]
+    words = re.sub(r"\$x*\$|\\[A-Za-z]+\*?(?:\{[^{}]*\})?", " ", obj)  # formulas, `\\ref{eq:x}`
+    # the object is one noun phrase: no clause break and no other "as" in it
+    if not re.search(r"[A-Za-z]{2}", words) or re.search(r"[;:.]|\bas\b", words):
+        return None
+    return cut + verb.end(), cut + tail.start()
+
+
 # "$m_t$ is sampled from the mixture distribution", "$t$ is drawn uniformly from": a draw, said in words.
 _SAMPLED_AFTER = re.compile(r"\s*(?:,\s*)?(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:sampled|drawn|resampled)\b", re.I)
 
 
 def _classify(before: str, after: str, latex: str, where_state: bool,
               skip: tuple[str, ...] = ()) -> tuple[str | None, int]:
+    if "denote-as" not in skip and _symbol_like(latex) and _named_as(before) is not None:
+        return "denote-as", 3
     # Patterns look at most a few words each way; bounding the text keeps every regex linear.
     if len(before) > 160:
         before = "\u2026" + before[-160:]

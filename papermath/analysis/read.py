@@ -278,7 +278,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     best = defining[0] if defining else None
     if home is not None:
         near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
-        if best is None or best[1].paragraph not in near:
+        if best is None or (best[1].paragraph not in near and not (use.lhs and _defines_outright(*best))):
             lead = _introducing_sentence(index, home)
             if lead is not None:
                 best = (None, lead)
@@ -1161,6 +1161,20 @@ def _draw_clauses(latex: str) -> list[str]:
     return [p for p in pieces if "\\sim" in p and p.count("\\sim") == 1 and len(p) < 200]
 
 
+_NAMING_PATTERNS = frozenset({"let", "denoted", "called", "denote-by", "denote-as"})
+"""The definition patterns that introduce notation ("let $X$ …", "denote by $X$ …", "… called $X$"), not only
+describe a symbol the text already has."""
+
+
+def _defines_outright(mention: Mention | None, definition: Definition) -> bool:
+    """A sentence that defines the symbol outright ("we denote … as $z_{i,j}$", "denote the aggregated variable
+    $z := (x, y)$"), as written or with other indices: it says what the symbol is better than the lead-in of a
+    display that computes it (OptimalSteps (11) "By combining Equation … the recursion relation can be written
+    as:")."""
+    return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
+        definition.pattern in _NAMING_PATTERNS
+
+
 def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
     """For what an equation defines: the sentence that introduces the display ("we also employ a … loss:")."""
     para = lead_paragraph(index.doc, eq)
@@ -1270,26 +1284,38 @@ def _unbold(key: str) -> str:
     return re.sub(r"\s+", "", _BOLD_WRAP.sub(lambda m: m.group(1) or m.group(2), key))
 
 
+_ROMAN_LABEL = re.compile(r"\\(?:mathrm|text|textrm|textup|mathup|rm)\s*(?:\{([^{}]*)\}|([A-Za-z]+))")
+_BRACED_LABEL = re.compile(r"([_^])\{(\\text\{[^{}]*\})\}")
+
+
+def _spelling(key: str) -> str:
+    """A key in one weight and one roman spelling: `M_{\\text{num}}`, `M_\\mathrm{num}` (`M_{\\rm num}`) and
+    `\\mathbf{M}_\\mathrm{num}` are one spelling; an upright label is one label however the source sets it."""
+    plain = _ROMAN_LABEL.sub(lambda m: "\\text{%s}" % (m.group(1) if m.group(1) is not None else m.group(2)),
+                             _unbold(key))
+    return _BRACED_LABEL.sub(r"\1\2", plain)
+
+
 _VARIANTS: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
 
 
 def _font_variants(mentions, mi, key: str) -> tuple[str, ...]:
-    """The mention keys that spell `key` in some weight, when there are two or more (`ProseMentions` looks at
+    """The mention keys that spell `key` in some weight or roman spelling (`_spelling`), when there are two or more (`ProseMentions` looks at
     the sentences that can hold them; mentions in a tuple are indexed once per paper)."""
     spellings = getattr(mentions, "spellings", None)
     if spellings is not None:
-        return spellings(key, _unbold)
+        return spellings(key, _spelling)
     cached = _VARIANTS.get(id(mi))
     if cached is None or cached[0] is not mi:
         found: dict[str, list[str]] = {}
         for k in list(mi.subject) + list(mi.inside):
-            same = found.setdefault(_unbold(k), [])
+            same = found.setdefault(_spelling(k), [])
             if k not in same:
                 same.append(k)
         if len(_VARIANTS) > 16:
             _VARIANTS.clear()
         cached = _VARIANTS[id(mi)] = (mi, {k: tuple(v) for k, v in found.items() if len(v) > 1})
-    return cached[1].get(_unbold(key), ())
+    return cached[1].get(_spelling(key), ())
 
 
 def _varies_like_index(use_key: str, other_key: str) -> bool:

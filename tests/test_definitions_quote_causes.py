@@ -1,0 +1,111 @@
+"""Which sentence a symbol's quote comes from (issue 14, the quote): one test per cause of a wrong quote found on
+the development gold, each with its corpus example (skipped without ../shared) and, where the mechanism fits in a
+few lines, a synthetic paper.
+
+The expectations are ours, checked by hand against the papers; only short fragments of the sentences are named.
+"""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.read import read_document
+from papermath.latex import document_from_string, load_document
+
+from conftest import corpus_paper, symbol_row
+
+_READINGS: dict[tuple[str, str], object] = {}
+
+
+def _equation(paper: str, key: str):
+    if (paper, key) not in _READINGS:
+        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
+    return _READINGS[(paper, key)]
+
+
+def _read(body: str, key: str = "1"):
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n" % body)
+    return read_document(doc, [key]).equations[0]
+
+
+# (cause, paper, equation, symbol, a fragment the quote must hold)
+CAUSES = [
+    # A symbol inside another symbol's definition is not defined there: the sentence about the symbol itself wins,
+    # and two sentences that hold it inside other formulas rank by place.
+    ("inside another's definition vs a sentence about the symbol", "SISS", "2", r"\theta",
+     r"moves $\theta$ towards a set of parameters"),
+    ("two sentences holding it inside other formulas: the earlier", "GMFlow", "8", r"\mathbf\mu _{\text{c}}",
+     "isotropic Gaussian surrogates"),
+    ("inside other formulas: the first that holds it", "llm-sci-use", "eq:u3", "N",
+     r"based on observed documents $\{X_i\}_{i=1}^N"),
+    # a vector defined by its entries' values defines the entries
+    ("the entries of a vector defined as [f_i(t)]", "TabDiff", "10", r"\sigma^{\text{num}}_{\rho_{i}}",
+     r"we define $\bm \sigma^{\text{num}}(t) = ["),
+    # "we denote <a noun phrase> as $X$": the formula after "as" is named by the words between
+    ("denote a noun phrase as X", "OptimalSteps", "11", r"\mathbf{z}_{i,j}", "we denote the optimal denoised result"),
+    # … and that sentence introduces the left-hand side better than the display's lead-in
+    ("a coordinated list after 'as'; an upright label in another spelling", "TabDiff", "3", r"M_{\text{num}}",
+     "we denote the number of numerical features and categorical features as"),
+    # a set-builder names its element: "Let $\{x_t : t \sim [0, 1]\}$ denote a sequence of data"
+    ("the element of a set-builder", "TabDiff", "8", r"\mathbf{x}_{t}", "denote a sequence of data in the diffusion"),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("cause, paper, key, latex, fragment", CAUSES, ids=[c[0] for c in CAUSES])
+def test_each_quote_cause_with_its_corpus_example(cause, paper, key, latex, fragment):
+    eq = _equation(paper, key)
+    row = symbol_row(eq, latex)
+    assert row.definition is not None, (cause, eq.undefined)
+    assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), (cause, row.definition.quote)
+
+
+def test_a_symbol_inside_another_definition_does_not_outrank_a_sentence_about_it():
+    eq = _read(r"""
+\section{Method}
+Fine-tuning moves $\theta$ towards a set of parameters that forget the unlearning set.
+
+The final weighted loss $\ell(\theta)$ can be written as
+\begin{equation} \ell(\theta) = \mathbb{E}_{x} \| \epsilon_\theta(x) - x \|^2 \end{equation}
+""")
+    row = symbol_row(eq, r"\theta")
+    assert "moves $\\theta$ towards" in row.definition.quote, row.definition
+
+
+def test_a_vector_written_as_its_entries_defines_the_entries():
+    from papermath.analysis.definitions import _parse, element_keys
+    tree = _parse(r"\bm \sigma^{\text{num}}(t) = [\sigma_{\rho_i}^{\text{num}}(t)]")
+    assert element_keys(tree, frozenset()) == (r"\sigma^{\text{num}}_{\rho_{i}}",)
+
+
+@pytest.mark.parametrize("sentence, latex, pattern, description", [
+    (r"For the student model, we denote the optimal result using $i$ steps as $z_{i,j}$.", "z_{i,j}", "denote-as",
+     "the optimal result using $i$ steps"),
+    (r"We abbreviate the result generated from $x_T$ according to Equation \ref{eq:a} as $F(x_T)$.", "F(x_T)",
+     "denote-as", r"the result generated from $x_T$ according to Equation \ref{eq:a}"),
+    (r"we denote the number of features as $M$ and $N$, respectively.", "N", "denote-as", "the number of features"),
+    # a formula alone before "as" renames, it is not described; "denoted as" is its own pattern
+    (r"We write $x_t$ as $x$ for brevity.", "x", None, None),
+    (r"the result is denoted as $F$.", "F", "denoted", "the result"),
+])
+def test_denote_a_noun_phrase_as_a_formula(sentence, latex, pattern, description):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    described = sentence[found.description[0]:found.description[1]] if found.description else None
+    assert (found.pattern, described) == (pattern, description)
+
+
+@pytest.mark.parametrize("one, other", [
+    (r"M_{\text{num}}", r"M_\mathrm{num}"),  # `\text{num}` and `\rm num` in the source
+    (r"\mathbf{x}^{\text{num}}", r"\mathbf{x}^\mathrm{num}"),
+    (r"\mathbf\mu _\theta ^\mathrm{cat}", r"\mu_\theta^{\text{cat}}"),  # and another weight
+])
+def test_an_upright_label_is_one_label_however_the_source_sets_it(one, other):
+    from papermath.analysis.read import _spelling
+    assert _spelling(one) == _spelling(other)
+    assert _spelling("M_{n}") != _spelling(one)
+
+
+def test_a_set_builder_names_its_element():
+    from papermath.analysis.definitions import _parse, element_keys
+    assert element_keys(_parse(r"\{\mathbf{x}_t:t\sim [0,1]\}"), frozenset()) == (r"\mathbf{x}_{t}",)
+    assert element_keys(_parse(r"\{x \in S \mid x > 0\}"), frozenset()) == ("x",)
