@@ -566,3 +566,27 @@ def test_a_labelled_dimension_prints_as_the_paper_writes_it():
 ])
 def test_a_capital_subscript_beside_its_lower_case_index(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # thousands separated by a braced comma are one number
+    (r"(64 \times 64) \times (4 \times 4)^2 = 1{,}048{,}576",
+     "(Relation (\\times (Group (\\times 64 64)) (Power (Group (\\times 4 4)) 2)) = 1048576)"),
+    (r"12{,}5", "(Product [12 , 5])"),  # (a decimal comma is no thousands group: left as written)
+    # a sign over a number set restricts it; a dimension raises it
+    (r"\sigma(t):[0,1] \to \mathbb{R}^+",
+     "(Relation (Apply \\sigma [t] certainty=convention) : (Relation (Interval 0 1 left_closed=True right_closed=True) "
+     "\\to R{bb,^+}))"),
+    (r"\mathbb{R}^n", "(Power R{bb} n)"),
+    # an optimiser set as text is the operator; a minimum's name in a subscript stays a word
+    (r"x_\star=\text{argmin } F", "(Relation x{_\\star} = (argmin F))"),
+    (r"\sigma_{\text{min}}", "\\sigma{_'min'}"),
+    # an optimisation over a constraint alone binds the constraint's letters: the next term on z is its body
+    (r"\mathop{\text{argmin}}_{\|z\|\le D} \langle g, z\rangle + \frac{1}{2\eta} \|z - y\|^2",
+     "(argmin (+ (Delimited (Tuple [g z]) kind=angle) (Product [(Frac 1 (Product [2 \\eta])) (Power (Norm (- z y)) "
+     "2)])) condition=(Relation (Norm z) \\le D))"),
+    (r"\min_{\|x\| \le 1} f(x) + c",
+     "(+ (min (Apply f [x] certainty=convention) condition=(Relation (Norm x) \\le 1)) c)"),
+])
+def test_blind_batch_s7_mechanisms(latex, expected):
+    assert tree(latex) == expected
