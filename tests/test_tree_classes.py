@@ -568,6 +568,36 @@ def test_a_capital_subscript_beside_its_lower_case_index(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
 
 
+VECTOR, SENTENCE = "the dimension of the vector its subscript writes", "sentence: a size"
+
+
+@pytest.mark.parametrize("text, latex, expected, evidence", [
+    # the vector a space measures names its dimension, even where its letter runs elsewhere (lim_{x -> inf})
+    (r"Pairs $\{(\bm{x}_i, \bm{y}_i)\}$, where $\bm{x}_i\in\mathbb{R}^{N_x}$, and $\lim_{x \to \infty} g(x) = 0$.",
+     r"\bm{x}_i\in\mathbb{R}^{N_x}", "(Relation (Indexed x{bf} [i]) \\in (Power R{bb} N{_x}))", [VECTOR]),
+    # the prose calls it a size: "keys of dimension $d_k$", although k runs in another symbol's index
+    (r"Keys of dimension $d_k$ and the offset $k$ in $PE_{pos+k}$; the matrix $K$.", r"\sqrt{d_k}",
+     "(Root d{_k})", [SENTENCE]),
+    (r"Let $n_h$ denote the number of heads, $d_h$ denote the dimension per head, and $\mathbf{h}_t$ the input.",
+     r"\mathbb{R}^{d_h n_h}", "(Power R{bb} (Product [d{_h} n{_h}]))", [SENTENCE, SENTENCE]),
+    # a width indexed by the layer that runs in its own subscripts stays an index (N_{\ell-1})
+    (r"Layer $\ell$ has width $N_\ell$ and $\bm{x}^\ell \in \mathbb{R}^{N_\ell}$.",
+     r"\mathbf{W}^{\ell} \in \mathbb{R}^{N_{\ell}\times N_{\ell-1}}",
+     "(Relation W{bf,^\\ell} \\in (Power R{bb} (\\times (Indexed N [\\ell]) (Indexed N [(- \\ell 1)]))))", []),
+    # a size summed over its letter is indexed by it, whatever the prose calls it
+    (r"Let $n_i$ be the number of tokens, with $\bm{i}$ a vector and $\sum_i n_i = n$.", r"n_i",
+     "(Indexed n [i])", []),
+    # a list written out to x_N counts to N: x_N is the N-th, not x named by N
+    (r"The input $X^0 = [\bm{x}_1, \cdots, \bm{x}_{N}]$ has $N$ tokens.", r"\bm{x}_{N}", "(Indexed x{bf} [N])", []),
+])
+def test_sizes_named_by_their_subscript(text, latex, expected, evidence):
+    result = paper_tree(text, latex)
+    assert sexpr(result.tree) == expected
+    labels = [e.kind for d in result.decisions if d.question == "label or index" and d.reading == "label"
+              for e in d.evidence]
+    assert labels == evidence
+
+
 @pytest.mark.parametrize("latex, expected", [
     # thousands separated by a braced comma are one number
     (r"(64 \times 64) \times (4 \times 4)^2 = 1{,}048{,}576",

@@ -302,6 +302,9 @@ class _Resolver:
         """`y_w`, `\\pi_r`, `\\phi_a`: a letter that never runs over values, on a base that carries other names,
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
+        sized = self._named_size(node)
+        if sized is not None:
+            return sized
         if isinstance(base, A.Symbol) and base.name == "d" and base.sub_label is None and len(node.indices) == 1:
             # a dimension: `d_x` beside the vector x names x's dimension; otherwise `d_c` is left as written
             return self._names_a_quantity(node, dimension=True) or self._dimension_of_matrix(node) or node
@@ -369,6 +372,27 @@ class _Resolver:
             return node
         self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
                                        tuple(evidence)))
+        return replace(base, sub_label=idx, span=node.span)
+
+    def _named_size(self, node: A.Indexed) -> Optional[A.Node]:
+        """`N_x` where the paper writes `\\bm{x}_i \\in \\mathbb{R}^{N_x}`, `d_k` where it says "keys of dimension
+        $d_k$": a size its subscript names is labelled, even where the letter runs elsewhere (`PE_{pos+k}`) —
+        unless it runs in this family's own subscripts (`N_{\\ell-1}`: N_\\ell is layer \\ell's width), or the
+        letter is no quantity of its own. None otherwise."""
+        base = node.base
+        if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1):
+            return None
+        idx = node.indices[0]
+        fam = family(base)
+        if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None and
+                not idx.accents and fam is not None) or idx.name in self.notation.runs_on.get(fam, ()):
+            return None
+        if idx.name not in self.notation.quantities and idx.name.upper() not in self.notation.capitals:
+            return None  # (a size per document `n_i`: i is no quantity of its own to be measured)
+        said = self.notation.dimensions.get((fam, idx.name))
+        if said is None:
+            return None
+        self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength, (said,)))
         return replace(base, sub_label=idx, span=node.span)
 
     def _names_a_quantity(self, node: A.Indexed, dimension: bool = False) -> Optional[A.Node]:
