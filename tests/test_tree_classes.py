@@ -589,6 +589,9 @@ VECTOR, SENTENCE = "the dimension of the vector its subscript writes", "sentence
      "(Indexed n [i])", []),
     # a list written out to x_N counts to N: x_N is the N-th, not x named by N
     (r"The input $X^0 = [\bm{x}_1, \cdots, \bm{x}_{N}]$ has $N$ tokens.", r"\bm{x}_{N}", "(Indexed x{bf} [N])", []),
+    # "$d_h$ is the head dimension": h a head, written bare, never running
+    (r"Query head $h$ attends with head $g(h)$; $d_h$ is the head dimension.", r"\sqrt{d_h}", "(Root d{_h})",
+     [SENTENCE]),
 ])
 def test_sizes_named_by_their_subscript(text, latex, expected, evidence):
     result = paper_tree(text, latex)
@@ -620,3 +623,16 @@ def test_sizes_named_by_their_subscript(text, latex, expected, evidence):
 ])
 def test_blind_batch_s7_mechanisms(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # s runs elsewhere (x_s a time), but on F it stands beside r, which names: the real and the synthetic CDF
+    (r"Let $q(x_t \mid x_{s+1})$ for $s < t$, and $F_r(x)$, $F_s(x)$ the CDFs of $p_r(x)$ and $p_s(x)$.",
+     r"\sup_x |F_r(x) - F_s(x)|",
+     "(sup (Abs (- (Apply F{_r} [x] certainty=convention) (Apply F{_s} [x] certainty=convention))) variables=[x])"),
+    # a loop letter, or one that runs in the family's own subscripts, still indexes beside a name
+    (r"Let $x_r$ be a reference and $\sum_t x_t$ a sum.", r"x_t", "(Indexed x [t])"),
+    (r"Let $F_r$ be a reference, $F_{s+1}$ the next and $\sum_s a_s$.", r"F_s", "(Indexed F [s])"),
+])
+def test_a_running_letter_beside_names_on_its_symbol(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

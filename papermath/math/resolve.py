@@ -342,7 +342,7 @@ class _Resolver:
             return node
         letter = idx.name
         if letter in self.notation.running:
-            return node
+            return self._beside_names(node, base, letter)
         said = self.notation.named_scripts["sub"].get(letter)
         if said is not None:
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength,
@@ -374,11 +374,25 @@ class _Resolver:
                                        tuple(evidence)))
         return replace(base, sub_label=idx, span=node.span)
 
+    def _beside_names(self, node: A.Indexed, base: A.Symbol, letter: str) -> A.Node:
+        """`F_s` beside `F_r` (the real and the synthetic CDF), where s also runs elsewhere (`q(x_t \\mid x_s)`): on a
+        family whose other subscript letters name (they never run), a letter that never runs in this family's
+        subscripts and is no loop letter names too. Otherwise the running letter indexes (the node unchanged)."""
+        fam = _family_text(base)
+        if letter in _RUNNING or letter in self.notation.runs_on.get(family(base) or "", ()):
+            return node
+        siblings = sorted(v for v in self.notation.sub_letters.get(fam, {}) if v != letter and v.islower() and
+                          v not in self.notation.running and v not in _RUNNING)
+        if not siblings:
+            return node
+        return self._as_label(node, base, "a letter beside names on the same symbol, never running on it",
+                              ", ".join(f"{fam}_{v}" for v in siblings[:3]))
+
     def _named_size(self, node: A.Indexed) -> Optional[A.Node]:
         """`N_x` where the paper writes `\\bm{x}_i \\in \\mathbb{R}^{N_x}`, `d_k` where it says "keys of dimension
         $d_k$": a size its subscript names is labelled, even where the letter runs elsewhere (`PE_{pos+k}`) —
         unless it runs in this family's own subscripts (`N_{\\ell-1}`: N_\\ell is layer \\ell's width), or the
-        letter is no quantity of its own. None otherwise."""
+        letter runs elsewhere and is no quantity of its own. None otherwise."""
         base = node.base
         if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1):
             return None
@@ -387,8 +401,9 @@ class _Resolver:
         if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None and
                 not idx.accents and fam is not None) or idx.name in self.notation.runs_on.get(fam, ()):
             return None
-        if idx.name not in self.notation.quantities and idx.name.upper() not in self.notation.capitals:
-            return None  # (a size per document `n_i`: i is no quantity of its own to be measured)
+        if idx.name in self.notation.running and idx.name not in self.notation.quantities and \
+                idx.name.upper() not in self.notation.capitals:
+            return None  # (a size per document `n_i`: i runs, and is no quantity of its own to be measured)
         said = self.notation.dimensions.get((fam, idx.name))
         if said is None:
             return None
