@@ -636,3 +636,20 @@ def test_blind_batch_s7_mechanisms(latex, expected):
 ])
 def test_a_running_letter_beside_names_on_its_symbol(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # l indexes nothing in the paper: `ls` is one name (label smoothing), s running elsewhere notwithstanding
+    (r"We use label smoothing of value $\epsilon_{ls}=0.1$, and $x_s$ for $\sum_s a_s$.", r"\epsilon_{ls}",
+     "\\epsilon{_ls}"),
+    # both letters index elsewhere (v_j, a sum over i): the Kronecker delta's two indices
+    (r"Let $\delta_{ij}$ with $v_j$ and $\sum_i x_i$.", r"\delta_{ij}", "(Indexed \\delta [i j])"),
+    # written apart, or a diagonal entry: indices
+    (r"Let $w_{k,l}$ and $w_{kk}$ be weights.", r"w_{k,l} + w_{kk}", "(+ (Indexed w [k l]) (Indexed w [k k]))"),
+])
+def test_two_letters_written_together_as_a_name(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+def test_two_letters_bare_stay_indices():
+    assert tree(r"\lambda_{kl} \mathcal{L}_{kl}") == "(Product [(Indexed \\lambda [k l]) (Indexed L{cal} [k l])])"

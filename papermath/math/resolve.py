@@ -302,7 +302,7 @@ class _Resolver:
         """`y_w`, `\\pi_r`, `\\phi_a`: a letter that never runs over values, on a base that carries other names,
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
-        sized = self._named_size(node)
+        sized = self._named_size(node) or self._two_letter_name(node)
         if sized is not None:
             return sized
         if isinstance(base, A.Symbol) and base.name == "d" and base.sub_label is None and len(node.indices) == 1:
@@ -387,6 +387,30 @@ class _Resolver:
             return node
         return self._as_label(node, base, "a letter beside names on the same symbol, never running on it",
                               ", ".join(f"{fam}_{v}" for v in siblings[:3]))
+
+    def _two_letter_name(self, node: A.Indexed) -> Optional[A.Node]:
+        """`\\epsilon_{ls}` (label smoothing), `\\lambda_{kl}`: two letters written together as a subscript, one of
+        which indexes nothing anywhere in the paper (it never runs, and no other symbol carries it as a subscript),
+        are one name; `\\delta_{ij}`, `w_{ij}` beside `v_j` or a sum over j stay two indices. Only with a paper."""
+        base = node.base
+        if getattr(self.notation, "strength", "formula") != "paper" or not isinstance(base, A.Symbol) or \
+                base.sub_label is not None or len(node.indices) != 2:
+            return None
+        letters = [i for i in node.indices if isinstance(i, A.Symbol) and _is_letter(i)]
+        if len(letters) != 2 or letters[0].span[1] != letters[1].span[0] or \
+                letters[0].name == letters[1].name:
+            return None  # (written apart, `x_{i,j}`, or a diagonal `w_{ii}`: indices)
+        fam = _family_text(base)
+        if not any(letter.name not in self.notation.running and
+                   not any(letter.name in letters_on for other, letters_on in self.notation.sub_letters.items()
+                           if other != fam) for letter in letters):
+            return None
+        name = A.Symbol(letters[0].name + letters[1].name, span=(letters[0].span[0], letters[1].span[1]))
+        here = self.text(node)
+        ev = Evidence(LABEL, "two letters written together, one of which indexes nothing in the paper", here,
+                      "the paper", "paper")
+        self.decisions.append(Decision(node.span, "label or index", here, "label", "paper", (ev,)))
+        return replace(base, sub_label=name, span=node.span)
 
     def _named_size(self, node: A.Indexed) -> Optional[A.Node]:
         """`N_x` where the paper writes `\\bm{x}_i \\in \\mathbb{R}^{N_x}`, `d_k` where it says "keys of dimension
