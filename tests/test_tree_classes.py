@@ -653,3 +653,18 @@ def test_two_letters_written_together_as_a_name(text, latex, expected):
 
 def test_two_letters_bare_stay_indices():
     assert tree(r"\lambda_{kl} \mathcal{L}_{kl}") == "(Product [(Indexed \\lambda [k l]) (Indexed L{cal} [k l])])"
+
+
+def test_an_algorithm_lines_command_is_no_word_of_its_sentence():
+    # `\State{$v$ = $D_\theta$$(x, i)$}`: "state" is the algorithm's command, not a noun saying D is a state
+    text = (r"\begin{algorithm}\begin{algorithmic}\State{$v$ = $D_\theta$$(x, i)$}\State{$u$ = $D_\theta$$(y, j)$}"
+            r"\end{algorithmic}\end{algorithm}")
+    result = paper_tree(text, r"D_\theta(x, i)")
+    assert sexpr(result.tree) == "(Apply D{_\\theta} [x i] certainty=formula)"
+    assert not any(e.kind == "sentence: state" for d in result.decisions for e in d.evidence)
+
+
+def test_a_labelled_name_written_out_is_applied():
+    # `\text{HYLA}^+_q(X)`: the superscript label leaves the written-out name a name
+    assert tree(r"\text{HYLA}^+_{q}(X)") == \
+        "(Apply (Labeled (Indexed 'HYLA' [q]) + position=sup) [X] certainty=convention)"

@@ -315,15 +315,16 @@ def _subjects(tree: ast.Node) -> list[ast.Node]:
     return out
 
 
-_WORD = re.compile(r"[A-Za-z]+|[,.;]")
+_WORD = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|[,.;]")
+"""Words and stops; a control word (`\\State{…}` of an algorithm line) is matched whole so that it is no word."""
 
 
 def _words_around(sentence: str, latex: str) -> tuple[Optional[list[str]], list[str]]:
     """The lower-cased words before and after `$latex$` in the sentence."""
     for m in INLINE.finditer(sentence):
         if " ".join(m.group(1).split()) == " ".join(latex.split()):
-            before = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[:m.start()]))]
-            after = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[m.end():]))]
+            before = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[:m.start()])) if w[0] != "\\"]
+            after = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[m.end():])) if w[0] != "\\"]
             return before, after
     return None, []
 

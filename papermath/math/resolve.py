@@ -230,7 +230,8 @@ class _Resolver:
     def _call_conventions(self, node: A.Apply, known: list[Evidence]) -> list[Evidence]:
         out: list[Evidence] = []
         func = node.func
-        sym = base_symbol(func)
+        # a superscript label on a name the parser could not fold in (`\\text{HYLA}^+_q`) names it still
+        sym = base_symbol(func.base if isinstance(func, A.Labeled) and func.position == "sup" else func)
         here = self.text(node)
         arity = max((_arity(e) for e in known if e.kind.startswith("comma arguments")), default=0)
         compound = len(node.args) == 1 and _compound(node.args[0])
