@@ -52,7 +52,7 @@ TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
 PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4",
-              "fresh-corpus-s6"}
+              "fresh-corpus-s6", "fresh-corpus-s7"}
 """Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
 the dev gold)."""
 
@@ -401,7 +401,9 @@ def check_product(a: dict, f: Formula, view: TreeView) -> Check:
     for node, _ in view.nodes:
         if isinstance(node, A.Product) or (isinstance(node, A.BinOp) and node.op in PRODUCT_OPS):
             ok = False
-            for factors in (_factors(node), _operands(node)):
+            whole = [node.left, node.right] if isinstance(node, A.BinOp) else []
+            for factors in (_factors(node), _operands(node), whole):
+                # (`h d_v \times d_{model}`: an explicit multiplication of two products, each operand whole)
                 got = [view.interval_of(x) for x in factors]
                 # a reduction factor may be named by its operator and scripts (`\beta T \mathbb{E}_t[…]`)
                 got = [_operator_part(view, x, iv, want) for x, iv in zip(factors, got)]

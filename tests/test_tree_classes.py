@@ -566,3 +566,105 @@ def test_a_labelled_dimension_prints_as_the_paper_writes_it():
 ])
 def test_a_capital_subscript_beside_its_lower_case_index(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+VECTOR, SENTENCE = "the dimension of the vector its subscript writes", "sentence: a size"
+
+
+@pytest.mark.parametrize("text, latex, expected, evidence", [
+    # the vector a space measures names its dimension, even where its letter runs elsewhere (lim_{x -> inf})
+    (r"Pairs $\{(\bm{x}_i, \bm{y}_i)\}$, where $\bm{x}_i\in\mathbb{R}^{N_x}$, and $\lim_{x \to \infty} g(x) = 0$.",
+     r"\bm{x}_i\in\mathbb{R}^{N_x}", "(Relation (Indexed x{bf} [i]) \\in (Power R{bb} N{_x}))", [VECTOR]),
+    # the prose calls it a size: "keys of dimension $d_k$", although k runs in another symbol's index
+    (r"Keys of dimension $d_k$ and the offset $k$ in $PE_{pos+k}$; the matrix $K$.", r"\sqrt{d_k}",
+     "(Root d{_k})", [SENTENCE]),
+    (r"Let $n_h$ denote the number of heads, $d_h$ denote the dimension per head, and $\mathbf{h}_t$ the input.",
+     r"\mathbb{R}^{d_h n_h}", "(Power R{bb} (Product [d{_h} n{_h}]))", [SENTENCE, SENTENCE]),
+    # a width indexed by the layer that runs in its own subscripts stays an index (N_{\ell-1})
+    (r"Layer $\ell$ has width $N_\ell$ and $\bm{x}^\ell \in \mathbb{R}^{N_\ell}$.",
+     r"\mathbf{W}^{\ell} \in \mathbb{R}^{N_{\ell}\times N_{\ell-1}}",
+     "(Relation W{bf,^\\ell} \\in (Power R{bb} (\\times (Indexed N [\\ell]) (Indexed N [(- \\ell 1)]))))", []),
+    # a size summed over its letter is indexed by it, whatever the prose calls it
+    (r"Let $n_i$ be the number of tokens, with $\bm{i}$ a vector and $\sum_i n_i = n$.", r"n_i",
+     "(Indexed n [i])", []),
+    # a list written out to x_N counts to N: x_N is the N-th, not x named by N
+    (r"The input $X^0 = [\bm{x}_1, \cdots, \bm{x}_{N}]$ has $N$ tokens.", r"\bm{x}_{N}", "(Indexed x{bf} [N])", []),
+    # "$d_h$ is the head dimension": h a head, written bare, never running
+    (r"Query head $h$ attends with head $g(h)$; $d_h$ is the head dimension.", r"\sqrt{d_h}", "(Root d{_h})",
+     [SENTENCE]),
+])
+def test_sizes_named_by_their_subscript(text, latex, expected, evidence):
+    result = paper_tree(text, latex)
+    assert sexpr(result.tree) == expected
+    labels = [e.kind for d in result.decisions if d.question == "label or index" and d.reading == "label"
+              for e in d.evidence]
+    assert labels == evidence
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # thousands separated by a braced comma are one number
+    (r"(64 \times 64) \times (4 \times 4)^2 = 1{,}048{,}576",
+     "(Relation (\\times (Group (\\times 64 64)) (Power (Group (\\times 4 4)) 2)) = 1048576)"),
+    (r"12{,}5", "(Product [12 , 5])"),  # (a decimal comma is no thousands group: left as written)
+    # a sign over a number set restricts it; a dimension raises it
+    (r"\sigma(t):[0,1] \to \mathbb{R}^+",
+     "(Relation (Apply \\sigma [t] certainty=convention) : (Relation (Interval 0 1 left_closed=True right_closed=True) "
+     "\\to R{bb,^+}))"),
+    (r"\mathbb{R}^n", "(Power R{bb} n)"),
+    # an optimiser set as text is the operator; a minimum's name in a subscript stays a word
+    (r"x_\star=\text{argmin } F", "(Relation x{_\\star} = (argmin F))"),
+    (r"\sigma_{\text{min}}", "\\sigma{_'min'}"),
+    # an optimisation over a constraint alone binds the constraint's letters: the next term on z is its body
+    (r"\mathop{\text{argmin}}_{\|z\|\le D} \langle g, z\rangle + \frac{1}{2\eta} \|z - y\|^2",
+     "(argmin (+ (Delimited (Tuple [g z]) kind=angle) (Product [(Frac 1 (Product [2 \\eta])) (Power (Norm (- z y)) "
+     "2)])) condition=(Relation (Norm z) \\le D))"),
+    (r"\min_{\|x\| \le 1} f(x) + c",
+     "(+ (min (Apply f [x] certainty=convention) condition=(Relation (Norm x) \\le 1)) c)"),
+])
+def test_blind_batch_s7_mechanisms(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # s runs elsewhere (x_s a time), but on F it stands beside r, which names: the real and the synthetic CDF
+    (r"Let $q(x_t \mid x_{s+1})$ for $s < t$, and $F_r(x)$, $F_s(x)$ the CDFs of $p_r(x)$ and $p_s(x)$.",
+     r"\sup_x |F_r(x) - F_s(x)|",
+     "(sup (Abs (- (Apply F{_r} [x] certainty=convention) (Apply F{_s} [x] certainty=convention))) variables=[x])"),
+    # a loop letter, or one that runs in the family's own subscripts, still indexes beside a name
+    (r"Let $x_r$ be a reference and $\sum_t x_t$ a sum.", r"x_t", "(Indexed x [t])"),
+    (r"Let $F_r$ be a reference, $F_{s+1}$ the next and $\sum_s a_s$.", r"F_s", "(Indexed F [s])"),
+])
+def test_a_running_letter_beside_names_on_its_symbol(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # l indexes nothing in the paper: `ls` is one name (label smoothing), s running elsewhere notwithstanding
+    (r"We use label smoothing of value $\epsilon_{ls}=0.1$, and $x_s$ for $\sum_s a_s$.", r"\epsilon_{ls}",
+     "\\epsilon{_ls}"),
+    # both letters index elsewhere (v_j, a sum over i): the Kronecker delta's two indices
+    (r"Let $\delta_{ij}$ with $v_j$ and $\sum_i x_i$.", r"\delta_{ij}", "(Indexed \\delta [i j])"),
+    # written apart, or a diagonal entry: indices
+    (r"Let $w_{k,l}$ and $w_{kk}$ be weights.", r"w_{k,l} + w_{kk}", "(+ (Indexed w [k l]) (Indexed w [k k]))"),
+])
+def test_two_letters_written_together_as_a_name(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+def test_two_letters_bare_stay_indices():
+    assert tree(r"\lambda_{kl} \mathcal{L}_{kl}") == "(Product [(Indexed \\lambda [k l]) (Indexed L{cal} [k l])])"
+
+
+def test_an_algorithm_lines_command_is_no_word_of_its_sentence():
+    # `\State{$v$ = $D_\theta$$(x, i)$}`: "state" is the algorithm's command, not a noun saying D is a state
+    text = (r"\begin{algorithm}\begin{algorithmic}\State{$v$ = $D_\theta$$(x, i)$}\State{$u$ = $D_\theta$$(y, j)$}"
+            r"\end{algorithmic}\end{algorithm}")
+    result = paper_tree(text, r"D_\theta(x, i)")
+    assert sexpr(result.tree) == "(Apply D{_\\theta} [x i] certainty=formula)"
+    assert not any(e.kind == "sentence: state" for d in result.decisions for e in d.evidence)
+
+
+def test_a_labelled_name_written_out_is_applied():
+    # `\text{HYLA}^+_q(X)`: the superscript label leaves the written-out name a name
+    assert tree(r"\text{HYLA}^+_{q}(X)") == \
+        "(Apply (Labeled (Indexed 'HYLA' [q]) + position=sup) [X] certainty=convention)"

@@ -61,6 +61,8 @@ rejected chosen patch patches block blocks modality iteration iterate round stag
 clients party teacher student view views level levels scale scales depth
 """.split())
 _ARRAY_NOUNS = frozenset("vector vectors tensor tensors".split())
+SIZE_NOUNS = frozenset("dimension dimensions dimensionality size number count length width depth".split())
+"""Nouns that say a symbol is a size (`keys of dimension $d_k$`): its subscript names what it measures."""
 PARAMETER_NOUNS = frozenset("parameter parameters".split())
 """Nouns that say a symbol is a (learnable) parameter: as a subscript it names what it parameterises."""
 _SCRIPT_WORDS = frozenset("superscript superscripts subscript subscripts".split())
@@ -215,6 +217,16 @@ class NotationIndex(Notation):
         for fam in _subject_families(subjects):
             self.parameters.setdefault(fam, evidence)
 
+    def _size(self, tree: ast.Node, evidence: Evidence) -> None:
+        """"queries and keys of dimension $d_k$", "$n_h$ denote the number of heads": the one subscripted size the
+        formula writes (alone or defined) is named by its subscript (Notation.dimensions); a list the sentence
+        measures (`length $(z_1, ..., z_n)$`) names no size."""
+        node = tree.operands[0] if isinstance(tree, ast.Relation) else tree
+        if isinstance(node, ast.Indexed) and len(node.indices) == 1 and isinstance(node.indices[0], ast.Symbol):
+            fam = family(node.base)
+            if fam is not None:
+                self.dimensions.setdefault((fam, node.indices[0].name), evidence)
+
     def _prose(self, record: IndexedFormula, sentence: str, where: str) -> None:
         """What the sentence says of the symbols the inline formula is about."""
         assert record.raw is not None
@@ -239,6 +251,8 @@ class NotationIndex(Notation):
                                                         where, "paper"))
                     break
         quote = " ".join(sentence.split())[:160]
+        if _sizes(before, after):
+            self._size(record.raw.tree, Evidence(LABEL, "sentence: a size", quote, where, "paper"))
         for noun in (noun_before, noun_after):
             if noun is None:
                 continue
@@ -275,6 +289,14 @@ class NotationIndex(Notation):
                     atom.name, Evidence(LABEL, f"sentence: the {position}script names", quote, where, "paper"))
 
 
+def _sizes(before: list[str], after: list[str]) -> bool:
+    """Does the sentence call the formula a size? `of dimension $d_k$`, `the number of heads $n_h$`,
+    `$d_h$ denote the dimension per head`."""
+    return bool(before) and (before[-1] in SIZE_NOUNS or (len(before) >= 3 and before[-3] in SIZE_NOUNS and
+                                                        before[-2] == "of")) or \
+        bool(after) and after[0] in _COPULA and bool(set(after[1:4]) & SIZE_NOUNS)
+
+
 def _subject_families(subjects: list[ast.Node]) -> list[str]:
     return [fam for fam in (family(node.func if isinstance(node, ast.Apply) else node) for node in subjects)
             if fam is not None]
@@ -293,15 +315,16 @@ def _subjects(tree: ast.Node) -> list[ast.Node]:
     return out
 
 
-_WORD = re.compile(r"[A-Za-z]+|[,.;]")
+_WORD = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|[,.;]")
+"""Words and stops; a control word (`\\State{…}` of an algorithm line) is matched whole so that it is no word."""
 
 
 def _words_around(sentence: str, latex: str) -> tuple[Optional[list[str]], list[str]]:
     """The lower-cased words before and after `$latex$` in the sentence."""
     for m in INLINE.finditer(sentence):
         if " ".join(m.group(1).split()) == " ".join(latex.split()):
-            before = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[:m.start()]))]
-            after = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[m.end():]))]
+            before = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[:m.start()])) if w[0] != "\\"]
+            after = [w.lower() for w in _WORD.findall(INLINE.sub(" ", sentence[m.end():])) if w[0] != "\\"]
             return before, after
     return None, []
 

@@ -183,6 +183,12 @@ class Notation:
         subscript that is one names its symbol (`\\sigma_{k_j}`), as `p_\\theta` is named by its weights."""
         self.names: dict[str, list[Evidence]] = defaultdict(list)
         """Runs of letters the formulas use as one name (`SE` defined by `SE = \\|…\\|^2`), with the evidence."""
+        self.dimensions: dict[tuple[str, str], Evidence] = {}
+        """Sizes named by their subscript letter, keyed (family, letter), with what says so: the dimension of
+        the vector the letter writes (`\\bm{x}_i \\in \\mathbb{R}^{N_x}`), or a size the prose names ("keys of
+        dimension $d_k$", "$d_h$ denotes the dimension per head")."""
+        self.runs_on: dict[str, set[str]] = defaultdict(set)
+        """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
 
     @classmethod
     def of_formula(cls, tree: A.Node, source: str, functions: Iterable[str] = ()) -> "Notation":
@@ -252,17 +258,10 @@ class Notation:
                 fam = family(node)
                 if fam is not None:
                     self.sub_labels[fam].add(_text(source, node.sub_label))
+            if isinstance(node, (A.Tuple, A.SetLiteral, A.Concat, A.Sequence)):
+                self._enumeration(node.items, source, where, strength)
             if isinstance(node, A.Reduction):
-                for v in node.variables:
-                    # `\\sum_i`, `\\sum_{t=1}^T`: the bound letter runs (`\\mathbb E_{y_w}` binds y_w, not w)
-                    if isinstance(v, A.Symbol) and v.sub_label is None and v.sup_label is None and \
-                            v.font not in _VECTOR_FONTS:  # (`\min_{\bm x}` binds a vector, no index runs)
-                        self.running.add(v.name)
-                for limit in (node.upper, node.lower):
-                    key = identity(limit) if limit is not None else None
-                    if key is not None and isinstance(base_symbol(limit), A.Symbol):
-                        self.add(key, Evidence(NOT_FUNCTION, "limit", _text(source, node.operator) + " … " +
-                                               _text(source, limit), where, strength))
+                self._reduction(node, source, where, strength)
             elif isinstance(node, A.Relation):
                 self._relation(node, source, where, strength)
             if isinstance(node, (A.Symbol, A.Text)):
@@ -270,6 +269,21 @@ class Notation:
                 if key is not None:
                     self.facts[key].uses += 1
         self._repeated_runs(runs, source, where, strength)
+
+    def _reduction(self, node: A.Reduction, source: str, where: str, strength: str) -> None:
+        """What a reduction shows: the letters it binds run (over the families they subscript in its body); its
+        limits are counts."""
+        for v in node.variables:
+            # `\\sum_i`, `\\sum_{t=1}^T`: the bound letter runs (`\\mathbb E_{y_w}` binds y_w, not w)
+            if isinstance(v, A.Symbol) and v.sub_label is None and v.sup_label is None and \
+                    v.font not in _VECTOR_FONTS:  # (`\min_{\bm x}` binds a vector, no index runs)
+                self.running.add(v.name)
+                self._bound_on(node.body, v.name)
+        for limit in (node.upper, node.lower):
+            key = identity(limit) if limit is not None else None
+            if key is not None and isinstance(base_symbol(limit), A.Symbol):
+                self.add(key, Evidence(NOT_FUNCTION, "limit", _text(source, node.operator) + " … " +
+                                       _text(source, limit), where, strength))
 
     def _repeated_runs(self, runs: dict[str, set], source: str, where: str, strength: str) -> None:
         for word, places in runs.items():
@@ -315,6 +329,8 @@ class Notation:
                 for n in A.walk(idx):  # `x_{t-1}`, `x_{1:T}`, `x_{<t}`: these letters run
                     if isinstance(n, A.Symbol) and len(n.name) == 1:
                         self.running.add(n.name)
+                        if fam is not None:
+                            self.runs_on[fam].add(n.name)
 
     def _application(self, node: A.Apply, source: str, where: str, strength: str) -> None:
         key = identity(node.func)
@@ -365,10 +381,53 @@ class Notation:
                 self.add(identity(dist), Evidence(FUNCTION, "sampled from", _text(source, node)[:80], where,
                                                   strength))
             elif op == "\\in" and _is_shape(right):
-                for item in (left.items if isinstance(left, A.Tuple) else (left,)):
+                items = left.items if isinstance(left, (A.Tuple, A.Sequence)) else (left,)
+                for item in items:
                     if isinstance(base_symbol(item), A.Symbol) and not isinstance(item, A.Apply):
                         self.add(identity(item), Evidence(NOT_FUNCTION, "shape", _text(source, node)[:80], where,
                                                           strength))
+                self._measured(items, right, _text(source, node)[:80], where, strength)
+
+    def _enumeration(self, items: Sequence[A.Node], source: str, where: str, strength: str) -> None:
+        """`x_1, \\cdots, x_N`, `\\{t_N, …, t_0\\}`: a list written out with an ellipsis counts to the letter its
+        last (or first) member is indexed by, as a sum's limit does: that letter is a count (x_N the N-th)."""
+        if len(items) < 3 or not any(isinstance(i, A.Ellipsis_) for i in items):
+            return
+        ends = [i for i in (items[0], items[-1]) if isinstance(i, A.Indexed) and len(i.indices) == 1]
+        families = {family(i.base) for i in items if isinstance(i, A.Indexed)}
+        if len(families) != 1:
+            return
+        for end in ends:
+            idx = end.indices[0]
+            if isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha():
+                self.add(identity(idx), Evidence(NOT_FUNCTION, "limit", _text(source, end), where, strength))
+
+    def _bound_on(self, body: Optional[A.Node], letter: str) -> None:
+        """`\\sum_i n_i`: the families the bound letter subscripts in the body run over it."""
+        for n in A.walk(body) if body is not None else ():
+            if isinstance(n, A.Indexed) and any(isinstance(i, A.Symbol) and i.name == letter for i in n.indices):
+                fam = family(n.base)
+                if fam is not None:
+                    self.runs_on[fam].add(letter)
+
+    def _measured(self, members: Sequence[A.Node], space: A.Node, text: str, where: str, strength: str) -> None:
+        """`\\bm{x}_i \\in \\mathbb{R}^{N_x}`, `y \\in \\mathbb{R}^{d_y}`: a size in the space's exponent whose
+        subscript is the letter of the member measures that member: the subscript names it (x's dimension), it
+        indexes nothing."""
+        if not isinstance(space, A.Power):
+            return
+        letters = set()
+        for item in members:
+            sym = base_symbol(item)
+            if isinstance(sym, A.Symbol) and len(sym.name) == 1 and sym.name.isalpha():
+                letters.add(sym.name)
+        for n in A.walk(space.exponent):
+            if isinstance(n, A.Indexed) and len(n.indices) == 1 and isinstance(n.indices[0], A.Symbol) and \
+                    n.indices[0].name in letters and n.indices[0].font is None:
+                fam = family(n.base)
+                if fam is not None:
+                    self.dimensions.setdefault((fam, n.indices[0].name), Evidence(
+                        LABEL, "the dimension of the vector its subscript writes", text, where, strength))
 
 
 _VECTOR_FONTS = frozenset(("bf", "bm", "bfit", "boldsymbol"))

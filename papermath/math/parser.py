@@ -1637,8 +1637,13 @@ class Parser:
             return node, "plain"
         if kind == TEXT:
             self.next()
+            word = tok.text.strip()
+            if word in _ARG_OPTIMISATIONS:
+                # `\text{argmin } F`: an optimiser set as text is still the operator (as `\operatorname{argmin}`);
+                # `d_{\text{min}}` keeps its word (a minimum's name, no operator)
+                return A.Symbol(word, font="op", span=(tok.start, tok.end)), "limop"
             # `\text{log } p(x)`: a function's name set as text is still the function
-            role = "func" if tok.text.strip() in T.FUNCTION_MACROS else "plain"
+            role = "func" if word in T.FUNCTION_MACROS else "plain"
             return A.Text(tok.text, span=(tok.start, tok.end)), role
         if kind == BEGIN:
             return self._environment(), "plain"
@@ -2914,12 +2919,16 @@ def _index_item(node: A.Node) -> A.Node:
 
 
 _TRANSPOSE_NAMES = {"\\top", "\\intercal", "\\transpose", "\\T"}
+_SIGN_MARKS = frozenset(("+", "-", "*", "\\ast", "\\star", "\\times"))
+"""Superscripts that restrict a number set (`\\mathbb{R}^+`, `\\mathbb{C}^*`) rather than raise it to a dimension."""
 
 
 def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
     """(kind, value): kind is power, transpose, inverse, optimum, prime or label."""
     if isinstance(base, A.Symbol) and base.font == "bb" and base.name in ("R", "N", "Z", "C", "Q") and \
             not base.accents:
+        if isinstance(sup, A.Symbol) and sup.name in _SIGN_MARKS:
+            return "label", sup  # `\\mathbb{R}^+`, `\\mathbb{R}^*`: the positive (non-zero) numbers, no dimension
         return "power", sup  # `\\mathbb{R}^D`, `\\mathbb{R}^{n \\times d}`: a space of D-tuples
     if isinstance(base, A.Number):
         if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
@@ -3247,6 +3256,7 @@ def _free_names(node: A.Node) -> set[str]:
 
 
 _OPTIMISATIONS = frozenset("max min argmax argmin sup inf".split())
+_ARG_OPTIMISATIONS = frozenset("argmax argmin".split())
 
 
 def _indexed_bases(node: A.Node) -> set[str]:
@@ -3257,6 +3267,20 @@ def _indexed_bases(node: A.Node) -> set[str]:
         if isinstance(n, A.Indexed) and isinstance(n.base, A.Symbol):
             out.add(to_latex(n.base))
     return out
+
+
+def _bound_names(red: A.Reduction) -> set[str]:
+    """The names a reduction binds: its variables; an optimisation over a constraint alone (`\\argmin_{\\|z\\| \\le
+    D}`) binds the letters of the constraint's left side."""
+    if red.variables:
+        return set().union(*(_keys(v) for v in red.variables))
+    if red.op in _OPTIMISATIONS and isinstance(red.condition, A.Relation) and red.condition.ops and \
+            red.condition.ops[0] in _CONSTRAINT_SIGNS:
+        return {to for n in A.walk(red.condition.operands[0]) if isinstance(n, A.Symbol) for to in _keys(n)}
+    return set()
+
+
+_CONSTRAINT_SIGNS = frozenset(("\\le", "\\leq", "<", "\\ge", "\\geq", ">", "="))
 
 
 def _extend_scope(left: A.Node, op: str, right: A.Node,
@@ -3270,8 +3294,7 @@ def _extend_scope(left: A.Node, op: str, right: A.Node,
     free = _free_names(right)
     if not free:
         return None
-    scopes = [(red, path, set().union(*(_keys(v) for v in red.variables)) if red.variables else set())
-              for red, path in opened]
+    scopes = [(red, path, _bound_names(red)) for red, path in opened]
     used = set()
     components = _indexed_bases(right)
     for red, _, bound in scopes:

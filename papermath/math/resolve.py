@@ -230,7 +230,8 @@ class _Resolver:
     def _call_conventions(self, node: A.Apply, known: list[Evidence]) -> list[Evidence]:
         out: list[Evidence] = []
         func = node.func
-        sym = base_symbol(func)
+        # a superscript label on a name the parser could not fold in (`\\text{HYLA}^+_q`) names it still
+        sym = base_symbol(func.base if isinstance(func, A.Labeled) and func.position == "sup" else func)
         here = self.text(node)
         arity = max((_arity(e) for e in known if e.kind.startswith("comma arguments")), default=0)
         compound = len(node.args) == 1 and _compound(node.args[0])
@@ -302,6 +303,9 @@ class _Resolver:
         """`y_w`, `\\pi_r`, `\\phi_a`: a letter that never runs over values, on a base that carries other names,
         names it; `x_t`, `w_i`: a letter that runs (bound, in arithmetic, ranged) indexes."""
         base = node.base
+        sized = self._named_size(node) or self._two_letter_name(node)
+        if sized is not None:
+            return sized
         if isinstance(base, A.Symbol) and base.name == "d" and base.sub_label is None and len(node.indices) == 1:
             # a dimension: `d_x` beside the vector x names x's dimension; otherwise `d_c` is left as written
             return self._names_a_quantity(node, dimension=True) or self._dimension_of_matrix(node) or node
@@ -339,7 +343,7 @@ class _Resolver:
             return node
         letter = idx.name
         if letter in self.notation.running:
-            return node
+            return self._beside_names(node, base, letter)
         said = self.notation.named_scripts["sub"].get(letter)
         if said is not None:
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength,
@@ -369,6 +373,66 @@ class _Resolver:
             return node
         self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
                                        tuple(evidence)))
+        return replace(base, sub_label=idx, span=node.span)
+
+    def _beside_names(self, node: A.Indexed, base: A.Symbol, letter: str) -> A.Node:
+        """`F_s` beside `F_r` (the real and the synthetic CDF), where s also runs elsewhere (`q(x_t \\mid x_s)`): on a
+        family whose other subscript letters name (they never run), a letter that never runs in this family's
+        subscripts and is no loop letter names too. Otherwise the running letter indexes (the node unchanged)."""
+        fam = _family_text(base)
+        if letter in _RUNNING or letter in self.notation.runs_on.get(family(base) or "", ()):
+            return node
+        siblings = sorted(v for v in self.notation.sub_letters.get(fam, {}) if v != letter and v.islower() and
+                          v not in self.notation.running and v not in _RUNNING)
+        if not siblings:
+            return node
+        return self._as_label(node, base, "a letter beside names on the same symbol, never running on it",
+                              ", ".join(f"{fam}_{v}" for v in siblings[:3]))
+
+    def _two_letter_name(self, node: A.Indexed) -> Optional[A.Node]:
+        """`\\epsilon_{ls}` (label smoothing), `\\lambda_{kl}`: two letters written together as a subscript, one of
+        which indexes nothing anywhere in the paper (it never runs, and no other symbol carries it as a subscript),
+        are one name; `\\delta_{ij}`, `w_{ij}` beside `v_j` or a sum over j stay two indices. Only with a paper."""
+        base = node.base
+        if getattr(self.notation, "strength", "formula") != "paper" or not isinstance(base, A.Symbol) or \
+                base.sub_label is not None or len(node.indices) != 2:
+            return None
+        letters = [i for i in node.indices if isinstance(i, A.Symbol) and _is_letter(i)]
+        if len(letters) != 2 or letters[0].span[1] != letters[1].span[0] or \
+                letters[0].name == letters[1].name:
+            return None  # (written apart, `x_{i,j}`, or a diagonal `w_{ii}`: indices)
+        fam = _family_text(base)
+        if not any(letter.name not in self.notation.running and
+                   not any(letter.name in letters_on for other, letters_on in self.notation.sub_letters.items()
+                           if other != fam) for letter in letters):
+            return None
+        name = A.Symbol(letters[0].name + letters[1].name, span=(letters[0].span[0], letters[1].span[1]))
+        here = self.text(node)
+        ev = Evidence(LABEL, "two letters written together, one of which indexes nothing in the paper", here,
+                      "the paper", "paper")
+        self.decisions.append(Decision(node.span, "label or index", here, "label", "paper", (ev,)))
+        return replace(base, sub_label=name, span=node.span)
+
+    def _named_size(self, node: A.Indexed) -> Optional[A.Node]:
+        """`N_x` where the paper writes `\\bm{x}_i \\in \\mathbb{R}^{N_x}`, `d_k` where it says "keys of dimension
+        $d_k$": a size its subscript names is labelled, even where the letter runs elsewhere (`PE_{pos+k}`) —
+        unless it runs in this family's own subscripts (`N_{\\ell-1}`: N_\\ell is layer \\ell's width), or the
+        letter runs elsewhere and is no quantity of its own. None otherwise."""
+        base = node.base
+        if not (isinstance(base, A.Symbol) and base.sub_label is None and len(node.indices) == 1):
+            return None
+        idx = node.indices[0]
+        fam = family(base)
+        if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None and
+                not idx.accents and fam is not None) or idx.name in self.notation.runs_on.get(fam, ()):
+            return None
+        if idx.name in self.notation.running and idx.name not in self.notation.quantities and \
+                idx.name.upper() not in self.notation.capitals:
+            return None  # (a size per document `n_i`: i runs, and is no quantity of its own to be measured)
+        said = self.notation.dimensions.get((fam, idx.name))
+        if said is None:
+            return None
+        self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", said.strength, (said,)))
         return replace(base, sub_label=idx, span=node.span)
 
     def _names_a_quantity(self, node: A.Indexed, dimension: bool = False) -> Optional[A.Node]:

@@ -5,6 +5,8 @@ letters written without spaces (`softmax`) may be one name.
 """
 from __future__ import annotations
 
+import re
+
 from .tables import UNICODE_TOKENS
 
 # Token kinds.
@@ -38,6 +40,7 @@ class Token:
         return f"Token({self.kind!r}, {self.text!r}, {self.start}, {self.end})"
 
 
+_THOUSANDS = re.compile(r"\{,\}\d{3}(?!\d)")
 _SINGLE = {"{": LBRACE, "}": RBRACE, "^": SUP, "_": SUB, "&": AMP, "'": PRIME}
 
 
@@ -83,11 +86,17 @@ def tokenize(text: str) -> list[Token]:
             j = i + 1
             while j < n and text[j].isdigit() and text[j].isascii():
                 j += 1
+            while j - i <= 3 or "{,}" in text[i:j]:
+                # `1{,}048{,}576`: a braced comma separates thousands (TeX's way to keep a comma's space out)
+                group = _THOUSANDS.match(text, j)
+                if group is None:
+                    break
+                j = group.end()
             if j + 1 < n and text[j] == "." and text[j + 1].isdigit() and text[j + 1].isascii():
                 j += 1
                 while j < n and text[j].isdigit() and text[j].isascii():
                     j += 1
-            append(Token(NUMBER, text[i:j], i, j, space))
+            append(Token(NUMBER, text[i:j].replace("{,}", ""), i, j, space))
             i = j
         elif c in _SINGLE:
             append(Token(_SINGLE[c], c, i, i + 1, space))
