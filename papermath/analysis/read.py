@@ -1681,12 +1681,12 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse) -> tuple[tuple[str, .
     return None
 
 
-_ROMAN_LABEL = re.compile(r"\\(?:mathrm|textrm|text|rm|operatorname|textnormal)(?![A-Za-z])\s*")
+_ROMAN_COMMAND = re.compile(r"\\(?:mathrm|textrm|text|rm|operatorname|textnormal)(?![A-Za-z])\s*")
 
 
 def _label_spelling(key: str) -> str:
     """A key with its word labels in one spelling (`^\\mathrm{num}`, `^{\\text{num}}`, `^{{\\rm num}}` are one label)."""
-    return re.sub(r"[{}\s]", "", _ROMAN_LABEL.sub(r"\\text ", key))
+    return re.sub(r"[{}\s]", "", _ROMAN_COMMAND.sub(r"\\text ", key))
 
 
 def _same_quantity(use_key: str, other_key: str) -> bool:
