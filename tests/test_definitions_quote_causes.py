@@ -47,6 +47,9 @@ CAUSES = [
      "we denote the number of numerical features and categorical features as"),
     # a set-builder names its element: "Let $\{x_t : t \sim [0, 1]\}$ denote a sequence of data"
     ("the element of a set-builder", "TabDiff", "8", r"\mathbf{x}_{t}", "denote a sequence of data in the diffusion"),
+    # a "where" clause that says what the formula's own parts are is quoted with it
+    ("the where clause explaining the formula's members", "DiffusionDPO", "14", r"\mathcal{D}",
+     "where each example contains a prompt"),
 ]
 
 
@@ -109,3 +112,14 @@ def test_a_set_builder_names_its_element():
     from papermath.analysis.definitions import _parse, element_keys
     assert element_keys(_parse(r"\{\mathbf{x}_t:t\sim [0,1]\}"), frozenset()) == (r"\mathbf{x}_{t}",)
     assert element_keys(_parse(r"\{x \in S \mid x > 0\}"), frozenset()) == ("x",)
+
+
+def test_a_where_clause_about_the_formulas_parts_is_quoted_with_it():
+    from papermath.analysis.definitions import sentence_mentions
+    text = (r"$\mathcal{R} = \{r^1, \dots, r^n\}$ is the set of reward functions where each $r^i$ maps a state "
+            r"to a return.")
+    first = sentence_mentions(text, 0, 0, frozenset())[0]
+    assert first.quote.endswith("maps a state to a return."), first.quote
+    # a where clause about something else stays its own clause
+    other = sentence_mentions(r"$A$ is the matrix, where $b$ is the bias.", 0, 0, frozenset())[0]
+    assert "bias" not in other.quote, other.quote

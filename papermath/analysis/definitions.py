@@ -685,24 +685,50 @@ def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset
     classifies only the sentences a reading asks about)."""
     if "$" not in text and "\\(" not in text:
         return []
-    out: list[Mention | None] = []
-    for f in classify_sentence(text):
+    found = classify_sentence(text)
+    parts: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None] = []
+    for f in found:
         tree = _parse(f.latex) if not _part_of_a_word(text, f.end) else None
         if tree is None:
-            out.append(None)
+            parts.append(None)
             continue
         keys, bases = _mention_keys(tree, ordinals)
         elements = element_keys(tree, ordinals)
-        inner = _inner_keys(tree, keys + elements, ordinals)
-        if not keys and not elements and not inner:
+        parts.append((keys, bases, elements, _inner_keys(tree, keys + elements, ordinals)))
+    out: list[Mention | None] = []
+    for k, (f, part) in enumerate(zip(found, parts)):
+        if part is None or not any(part[i] for i in (0, 2, 3)):
             out.append(None)
             continue
-        clause = text[f.clause[0]:f.clause[1]]
-        quote = _quote_for(clause, text, f.pattern, f.clause)
+        keys, bases, elements, inner = part
+        end = _explained_until(text, found, parts, k)
+        quote = _quote_for(text[f.clause[0]:end], text, f.pattern, (f.clause[0], end))
         described = text[f.description[0]:f.description[1]] if f.description else None
         out.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index, inner, described,
                            elements))
     return out
+
+
+_WHERE_CLAUSE = re.compile(r"\s*,?\s*(?:where|wherein)\b", re.I)
+
+
+def _explained_until(text: str, found: list[FormulaInProse], parts: list, k: int) -> int:
+    """Where the quote of formula `k` ends: its clause, and the "where" clause right after it when that clause
+    says what the formula's own parts are ("a fixed dataset $\\mathcal{D} = \\{(c, x^w, x^l)\\}$, where each
+    example contains a prompt $c$ …", "$\\mathcal{R} = \\{r^1, …, r^n\\}$ is the set of reward functions where
+    each $r^i$ maps …"): a reader quotes the two together."""
+    from .candidates import key_family
+    end = found[k].clause[1]
+    own = parts[k]
+    if own is None or not _WHERE_CLAUSE.match(text, end):
+        return end
+    families = {key_family(key) for key in own[2] + own[3]}
+    for f, part in zip(found[k + 1:], parts[k + 1:]):
+        if f.clause[0] != end:
+            break
+        if part is not None and any(key_family(key) in families for key in part[0] + part[2] + part[3]):
+            return f.clause[1]
+    return end
 
 
 _GLUED_WORD = re.compile(r"(?:\$|\\\))(?!(?:th|st|nd|rd)\b)[A-Za-z]{2}")
