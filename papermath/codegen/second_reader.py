@@ -221,7 +221,8 @@ def _outside_braces(text: str) -> str:
 
 def clean(latex: str) -> str:
     """Lexical cleaning for SymPy's grammar (the same for the formula and for each input's key)."""
-    text = _WORDS.sub(_upright_word, latex)
+    text = _SNAKE_WORD.sub(lambda m: _word(m.group(0).replace("\\_", "Qu")), latex)
+    text = _WORDS.sub(_upright_word, text)
     for _ in range(3):
         text = re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)
         text = re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "", text)
@@ -237,6 +238,10 @@ def clean(latex: str) -> str:
                   lambda m: f"{m.group(1)}_{{\\mathit{{Qqs{_spelled('||' + m.group(2))}}}}}" if "@A" in m.group(2)
                   else m.group(0), text)  # an accent with no script: `\\tilde{p}` alone
     return text.strip()
+
+
+_SNAKE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+(?:\\_[A-Za-z]+)+(?![A-Za-z])")
+"""A name written as code writes it (`step\\_num`, `warmup\\_steps`): one symbol, its `\\_` spelled in letters."""
 
 
 def _upright_word(match: re.Match) -> str:
@@ -571,7 +576,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
         substituted = substituted.xreplace(named) if named else substituted
     elements = _elements(sympy, substituted, replacements, values)
     transposes = {p.exp for p in substituted.atoms(sympy.Pow) if _is_transpose(p.exp)}
-    if substituted.free_symbols - set(values) - set(elements) - transposes:
+    identities = _identity_symbols(substituted) - set(elements)
+    if substituted.free_symbols - set(values) - set(elements) - transposes - identities:
         return "a symbol no input matches"  # SymPy read something else
     doubles = _doubles(sympy, ev.abstract)
     unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
@@ -585,7 +591,7 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
-            if all(values[s].ndim == 0 for s in order) and not readers and not elements:
+            if all(values[s].ndim == 0 for s in order) and not readers and not elements and not identities:
                 value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
             elif substituted.has(sympy.Piecewise):
                 return "a piecewise over arrays"
@@ -594,6 +600,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
                                free=_free_indices(sympy, replacements, values))
                 scope = dataclasses.replace(scope, origins=_origins(sympy, substituted, scope))
                 value = _array_value(sympy, substituted, scope)
+                if isinstance(value, _Identity):
+                    raise _NoOpinion("an identity of no size (nothing it meets says how large)")
     except _NoOpinion as why:
         return f"no opinion: {why}"
     except Exception:  # a value SymPy cannot compute numerically
@@ -698,12 +706,15 @@ class _NotRewritten(ValueError):
 def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     """Token-level rewrites of constructs SymPy's grammar lacks into function applications it reads, SymPy still
     parsing every operand: `\\|…\\|_2` → `@Qqnormtwo@(…)`, `\\lvert…\\rvert` → `@Qqabs@(…)`, `\\langle a, b\\rangle`
-    → `@Qqinner@(a, b)`, then `\\mathbb{E}_{x \\sim p}[…]` → `@Qqexpecta@(…)` (the markers become
+    → `@Qqinner@(a, b)`, `\\mathcal{N}(x; \\mu, \\Sigma)` → `@Qqgauss@(x, \\mu, \\Sigma)`, `[a; b]` →
+    `@Qqconcat@(a, b)`, `\\Pi_{\\|z\\| \\le D} v` → `@Qqproj@(v, D)`, then `\\mathbb{E}_{x \\sim p}[…]` →
+    `@Qqexpecta@(…)` (the markers become
     `F_{\\mathit{Qq…}}` after cleaning; see `_array_value` for what each computes). An 𝔼 with no bracket takes
     the rest of its term (`\\mathbb{E}_{x} f(x) + c`: up to the `+` outside every bracket, as Σ does).
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
     used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
-    side = _inner_products(_absolute_values(_norms(_function_heads(_braced_extrema(side)))))
+    side = _concatenations(_gaussians(_inner_products(_absolute_values(_norms(_function_heads(
+        _braced_extrema(_projections(side))))))))
     draws: dict[str, str] = {}
     start = 0
     while True:
@@ -757,6 +768,106 @@ def _braced_extrema(side: str) -> str:
         body_end = _strip_right(side, close - 1)  # the `\\` of `\\}`, and a `\\right`
         side = f"{side[:match.start()]}\\{match.group('op')}({side[match.end():body_end]}){side[close + 1:]}"
         start = match.start() + 1
+
+
+_PROJECTION = re.compile(r"\\Pi\s*_\s*\{")
+_BALL = re.compile(r"\s*(?:\\\||\\lVert(?![A-Za-z])|\\Vert(?![A-Za-z]))(?P<variable>.*?)(?:\\\||\\rVert(?![A-Za-z])"
+                   r"|\\Vert(?![A-Za-z]))\s*(?:_\s*\{?\s*2\s*\}?)?\s*\\leq?(?![A-Za-z])\s*(?P<radius>.+?)\s*", re.S)
+"""The subscript of a projection onto a Euclidean ball: `\\|z\\| \\le D` (the variable, the radius)."""
+
+
+def _projections(side: str) -> str:
+    """`\\Pi_{\\|z\\| \\le D} v` → `@Qqproj@(v, D)`: the projection onto the ball the subscript states
+    (`_projected`); v is the bracket that follows, else the rest of the term (as for Σ). A Π whose subscript states
+    another set is left alone (SymPy then reads a symbol no input is, and has no opinion)."""
+    start = 0
+    while True:
+        match = _PROJECTION.search(side, start)
+        if match is None:
+            return side
+        close = _closing(side, match.end() - 1)
+        ball = _BALL.fullmatch(side, match.end(), close)
+        if ball is None:
+            start = match.end()
+            continue
+        i = _skip_size(side, close + 1)
+        if i < len(side) and side[i] in "([{":
+            end = _closing(side, i) + 1
+            operand = side[i + 1:_strip_right(side, end - 1)]
+            if re.fullmatch(r"\s*(?:\\left\s*)?[\[(].*[\])]\s*", operand, re.S):  # `{[…]}`: the printer's braces
+                inner = _skip_size(operand, 0)
+                if _closing(operand, inner) == len(operand.rstrip()) - 1:
+                    operand = operand[inner + 1:_strip_right(operand, len(operand.rstrip()) - 1)]
+        else:
+            end = _term_end(side, i)
+            operand = side[i:end]
+        if not operand.strip():
+            raise _NotRewritten("a projection of nothing")
+        side = f"{side[:match.start()]} @Qqproj@({operand}, {ball.group('radius')}){side[end:]}"
+        start = match.start() + 1
+
+
+_GAUSSIAN = re.compile(r"\\mathcal\s*(?:\{\s*N\s*\}|N(?![A-Za-z]))")
+
+
+def _gaussians(side: str) -> str:
+    """`\\mathcal{N}(x; \\mu, \\Sigma)` → `@Qqgauss@(x, \\mu, \\Sigma)`: the normal density at x, its mean and
+    covariance (`_gaussian_density`), the `;` and `,` found at the bracket's top level in the text. `\\mathcal{N}`
+    with no `;` (`\\mathcal{N}(0, I)`, a distribution, not a value at a point) is left alone."""
+    start = 0
+    while True:
+        match = _GAUSSIAN.search(side, start)
+        if match is None:
+            return side
+        i = _skip_size(side, match.end())
+        if not side.startswith("(", i):
+            start = match.end()
+            continue
+        close = _closing(side, i)
+        point, *rest = _split_top(side[i + 1:_strip_right(side, close)], ";")
+        moments = _split_top(rest[0], ",") if len(rest) == 1 else []
+        if len(moments) != 2:
+            start = match.end()
+            continue
+        side = f"{side[:match.start()]} @Qqgauss@({point}, {moments[0]}, {moments[1]}){side[close + 1:]}"
+        start = match.start() + 1
+
+
+_BRACKET_OPEN = re.compile(r"(?:\\left\s*)?(?:\[|\\lbrack(?![A-Za-z]))")
+
+
+def _concatenations(side: str) -> str:
+    """`[a; b]`, `\\lbrack a; b \\rbrack` → `@Qqconcat@(a, b)`: the parts stacked one after the other (a `;` in a
+    bracket stacks vertically: vectors joined end to end, matrices' rows one after the other). A bracket with no
+    top-level `;` is left alone (`[a, b]`, a group); a part with a top-level comma is no concatenation."""
+    side = re.sub(r"\\lbrack(?![A-Za-z])", "[", re.sub(r"\\rbrack(?![A-Za-z])", "]", side))
+    start = 0
+    while True:
+        match = _BRACKET_OPEN.search(side, start)
+        if match is None:
+            return side
+        close = _closing(side, match.end() - 1)
+        parts = _split_top(side[match.end():_strip_right(side, close)], ";")
+        if len(parts) < 2:
+            start = match.end()
+            continue
+        if any(len(_split_top(part, ",")) != 1 for part in parts):
+            raise _NotRewritten("a bracket mixing ; and , (a matrix or a list, not a concatenation)")
+        side = f"{side[:match.start()]} @Qqconcat@({', '.join(parts)}){side[close + 1:]}"
+        start = match.start() + 1
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """`text` split at each `separator` outside every bracket (empty parts kept, so that `a;` is two parts)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += char in _OPENERS
+        depth -= char in _CLOSERS
+        if char == separator and depth == 0 and text[i - 1:i] != "\\":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts]
 
 
 def _term_end(text: str, i: int) -> int:
@@ -1014,14 +1125,13 @@ def _array_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
         return np.float64(float(sympy.N(expression, 17)))
     args = expression.args
     if isinstance(expression, sympy.Add):
-        return _same_shapes(np.add, [_array_value(sympy, a, scope) for a in args])
+        return _sum_with_identity([_array_value(sympy, a, scope) for a in args])
     if isinstance(expression, sympy.Mul):
-        factors = [_array_value(sympy, a, scope) for a in args]
-        if not expression.is_commutative:
-            return _product(factors)
-        if sum(np.ndim(f) >= 2 for f in factors) >= 2:
-            raise _NoOpinion("a product of matrices (SymPy's products commute)")
-        return _same_shapes(np.multiply, factors)
+        return _product_with_identity([_array_value(sympy, a, scope) for a in args], expression.is_commutative)
+    if isinstance(expression, sympy.Pow) and isinstance(args[1], sympy.Integer):
+        base = _array_value(sympy, args[0], scope)
+        if isinstance(base, _Identity):  # (λI)^{-1} = λ^{-1} I, (λI)^2 = λ² I
+            return dataclasses.replace(base, scale=base.scale ** int(args[1]))
     if isinstance(expression, sympy.Pow) and _is_transpose(args[1]):
         return _transpose(_array_value(sympy, args[0], scope))
     if isinstance(expression, sympy.Pow) and not expression.is_commutative and args[1] == -1:
@@ -1051,6 +1161,112 @@ _ELEMENTWISE = {"exp": np.exp, "log": lambda x, base=None: np.log(x) if base is 
                 "Abs": np.abs, "Max": lambda *a: functools.reduce(np.maximum, a),
                 "Min": lambda *a: functools.reduce(np.minimum, a)}
 """SymPy's functions the array walk computes, elementwise."""
+
+
+@dataclass(frozen=True)
+class _Identity:
+    """The identity matrix `I` (no input of that name), times a number: its size is what it meets — added to an
+    n × n matrix it is the n × n identity, multiplying a vector or a matrix it leaves it (times the number), as a
+    Gaussian's covariance it is one variance for every entry. `size`: the `d` of `I_d`, where d has a value."""
+
+    scale: float = 1.0
+    size: int | None = None
+
+    def sized(self, n: int) -> np.ndarray:
+        if self.size is not None and self.size != n:
+            raise _NoOpinion("an identity whose size is not that of what it meets")
+        return self.scale * np.eye(n)
+
+
+_IDENTITY_NAME = re.compile(r"I(?:_\{(?P<size>[A-Za-z]\w*)\})?")
+"""SymPy's name of `I`, `\\mathbf{I}`, `I_d` after cleaning (fonts dropped)."""
+
+
+def _identity_symbols(expression: Any) -> set:
+    """The symbols of `expression` (after the inputs are substituted) that name the identity."""
+    return {symbol for symbol in expression.free_symbols if _IDENTITY_NAME.fullmatch(symbol.name)}
+
+
+def _sum_with_identity(terms: list) -> Any:
+    """A sum; an identity among the terms takes the size of the square matrix the other terms sum to."""
+    identities = [t for t in terms if isinstance(t, _Identity)]
+    if not identities:
+        return _same_shapes(np.add, terms)
+    rest = [t for t in terms if not isinstance(t, _Identity)]
+    if not rest:
+        return _Identity(sum(i.scale for i in identities), identities[0].size)
+    other = np.asarray(_same_shapes(np.add, rest), dtype=float)
+    if other.ndim != 2 or other.shape[0] != other.shape[1]:
+        raise _NoOpinion("the identity added to what is not a square matrix")
+    return other + sum(i.sized(other.shape[0]) for i in identities)
+
+
+def _product_with_identity(factors: list, commutative: bool) -> Any:
+    """A product (`_product` where the order counts, else elementwise); an identity among the factors scales
+    them: I x = x, λ I stays an identity until it meets a size."""
+    identities = [f for f in factors if isinstance(f, _Identity)]
+    rest = [f for f in factors if not isinstance(f, _Identity)]
+    if not rest:
+        return _Identity(float(np.prod([i.scale for i in identities])), identities[0].size)
+    if not commutative:
+        value = _product(rest)
+    elif sum(np.ndim(f) >= 2 for f in rest) >= 2:
+        raise _NoOpinion("a product of matrices (SymPy's products commute)")
+    else:
+        value = _same_shapes(np.multiply, rest)
+    if not identities:
+        return value
+    scale = float(np.prod([i.scale for i in identities]))
+    if np.ndim(value) == 0:
+        return _Identity(scale * float(value), identities[0].size)
+    if any(i.size is not None and i.size != np.shape(value)[0] for i in identities):
+        raise _NoOpinion("an identity whose size is not that of what it multiplies")
+    return scale * np.asarray(value, dtype=float)
+
+
+def _gaussian_density(point: Any, mean: Any, covariance: Any) -> Any:
+    """The normal density N(x; μ, Σ) at x, from its formula: (2π)^{-n/2} det(Σ)^{-1/2} exp(-½ (x-μ)ᵀ Σ⁻¹ (x-μ)),
+    with Σ a number or λI (one variance for every entry), a vector of x's shape (one variance per entry) or an
+    n × n matrix for an n-vector x (a full covariance)."""
+    x = np.asarray(point, dtype=float)
+    mu = np.asarray(mean, dtype=float)
+    if mu.ndim and mu.shape != x.shape:
+        raise _NoOpinion("a Gaussian whose mean has another shape than its point")
+    diff = x - mu
+    if isinstance(covariance, _Identity):
+        if covariance.size is not None and diff.ndim and covariance.size != diff.shape[0]:
+            raise _NoOpinion("an identity covariance of another size than the point")
+        covariance = covariance.scale
+    cov = np.asarray(covariance, dtype=float)
+    if cov.ndim == 2 and diff.ndim == 1 and cov.shape == (diff.size, diff.size):
+        determinant = np.linalg.det(cov)
+        if not determinant > 0:
+            raise _NoOpinion("a covariance that is not positive definite")
+        quadratic = diff @ np.linalg.inv(cov) @ diff
+        return np.exp(-0.5 * quadratic) / np.sqrt((2 * np.pi) ** diff.size * determinant)
+    if cov.ndim and cov.shape != diff.shape:
+        raise _NoOpinion("a Gaussian whose covariance fits neither one variance per entry nor a full matrix")
+    variance = np.broadcast_to(cov, diff.shape)
+    if np.any(variance <= 0):
+        raise _NoOpinion("a variance that is not positive")
+    return np.prod(np.exp(-diff ** 2 / (2 * variance)) / np.sqrt(2 * np.pi * variance))
+
+
+def _projected(vector: Any, radius: Any) -> Any:
+    """The point of the ball {z : ‖z‖₂ ≤ r} nearest to v: v inside the ball, else v · r / ‖v‖₂."""
+    v, r = np.asarray(vector, dtype=float), np.asarray(radius, dtype=float)
+    if r.ndim or r < 0:
+        raise _NoOpinion("a ball whose radius is not one number ≥ 0")
+    length = np.sqrt(np.sum(v * v))
+    return v if length <= r else v * (r / length)
+
+
+def _concatenated(parts: list) -> Any:
+    """`[a; b]`: the parts one after the other along their first axis (numbers as one-element vectors)."""
+    arrays = [np.atleast_1d(np.asarray(part, dtype=float)) for part in parts]
+    if len({a.ndim for a in arrays}) != 1 or len({a.shape[1:] for a in arrays}) != 1:
+        raise _NoOpinion("a concatenation of parts whose shapes do not line up")
+    return np.concatenate(arrays, axis=0)
 
 
 class _Row(np.ndarray):
@@ -1097,7 +1313,11 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
     if bound is not None:
         return np.float64(bound[1])
     if symbol not in scope.elements:
-        raise _NoOpinion("a symbol no input matches")
+        identity = _IDENTITY_NAME.fullmatch(symbol.name)
+        if identity is None:
+            raise _NoOpinion("a symbol no input matches")
+        size = identity.group("size")
+        return _Identity(size=None if size is None else _index_value(size, scope))
     base, index = scope.elements[symbol]
     bound = scope.index(index)
     array = scope.values[base]
@@ -1111,8 +1331,7 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
 def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
     """The element a free index picks (`\\gamma_t`, `x_{0}`): the index's value (an input, or a numeral) less the
     array's origin (`_Scope.origins`); no opinion where no sum of the formula says where the array starts."""
-    numeral = re.fullmatch(r"Numeral([a-k]+)", index)
-    value = int(numeral.group(1).translate(_LETTER_DIGITS)) if numeral else scope.free.get(index)
+    value = _index_value(index, scope)
     if value is None:
         raise _NoOpinion("an element picked by an index no sum binds")
     if base not in scope.origins:
@@ -1121,6 +1340,12 @@ def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
     if np.ndim(array) == 0 or not 0 <= position < np.shape(array)[0]:
         raise _NoOpinion("an element picked by a free index outside the array")
     return array[position]
+
+
+def _index_value(index: str, scope: _Scope) -> int | None:
+    """The whole number an index's name stands for: a numeral's placeholder, or an input (`_Scope.free`)."""
+    numeral = re.fullmatch(r"Numeral([a-k]+)", index)
+    return int(numeral.group(1).translate(_LETTER_DIGITS)) if numeral else scope.free.get(index)
 
 
 def _origins(sympy: Any, expression: Any, scope: _Scope) -> dict:
@@ -1171,6 +1396,14 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
             raise _NoOpinion("an operator norm of a matrix")
         operand = np.asarray(operand, dtype=float)
         return np.sum(np.abs(operand)) if kind == "one" else np.sqrt(np.sum(operand * operand))
+    if name == "F_{Qqgauss}":
+        return _gaussian_density(*args)
+    if name == "F_{Qqconcat}":
+        return _concatenated(args)
+    if name == "F_{Qqproj}":
+        return _projected(*args)
+    if any(isinstance(a, _Identity) for a in args):
+        raise _NoOpinion("the identity as a function's argument")
     if name == "F_{Qqabs}":
         (operand,) = args
         return np.abs(np.asarray(operand, dtype=float))

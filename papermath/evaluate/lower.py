@@ -331,6 +331,10 @@ class Lowerer:
                     count = sum(1 for i in n.indices if to_latex(i) in self.bound)
                     if count:
                         self.arrays[symbol_key(n)] = max(self.arrays.get(symbol_key(n), 0), count)
+        self.families = _families(statements, self.bound_all, self.arrays)
+        """Symbols the equation writes only with subscripts no operator binds, in two or more spellings (`x_t`,
+        `x_0`, `x_{t - \\Delta t}`): each spelling is a quantity of its own (states at different times), not an
+        element of one array (see `_families`)."""
         self.upper_bounds: dict[str, tuple[A.Node, str, A.Node]] = {}
         for statement in statements:
             for n in A.walk(statement):
@@ -896,6 +900,10 @@ class Lowerer:
         if _is_identity(node.base) and len(node.indices) == 1 and self._unvalued(symbol_key(node)) \
                 and whole not in self.given:
             return _identity(self.lower(node.indices[0]), whole)  # `I_d`: the d × d identity
+        family = symbol_key(node.base) if isinstance(node.base, A.Symbol) else None
+        if family in self.families and family not in self.given and family not in self.inputs:
+            declared = self.declared.get(family)  # `\\mathbf{x} \\in \\mathbb{R}^D`: each x_t is such a vector
+            return self.lookup(whole, node, sizes=[self.dim_size(d) for d in declared] if declared else None)
         name, axes = split_indexed(node, self.bound_all, self.given)
         if not axes and name not in self.given and name not in self.inputs and symbol_key(node) not in self.given:
             # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`): a quantity of its own.
@@ -1353,6 +1361,15 @@ class Lowerer:
         merged = self._group_given_runs(merged)
         if len(merged) == 1:
             return self.lower(merged[0])
+        head = next((k for k, f in enumerate(merged[:-1]) if _ball_radius(f) is not None), None)
+        if head is not None:  # `Π_{‖z‖ ≤ D} v`: what follows the projection is what it projects
+            rest = merged[head + 1:]
+            projected = self.projection(merged[head], rest[0] if len(rest) == 1 else A.Product(tuple(rest)))
+            if head == 0:
+                return projected
+            before = merged[:head]
+            scale = self.lower(before[0] if len(before) == 1 else A.Product(tuple(before)))
+            return self.matmul(scale, projected, to_latex(node))
         factors = merged
         current = self.lower(factors[0])
         latex_parts = [to_latex(factors[0])]
@@ -1406,6 +1423,24 @@ class Lowerer:
         if op is not None:
             return self.known_function(op, node, name)
         return self.abstract_call(node, key, name)
+
+    def projection(self, head: A.Node, operand: A.Node) -> Low:
+        """`\\Pi_{\\|z\\| \\le D} v`: the Euclidean projection of v onto the ball of radius D (the set the
+        subscript states): v where its norm is at most D, else v scaled back to norm D."""
+        radius = self.lower(_ball_radius(head))
+        value = self.lower(operand)
+        r, v = float(np.asarray(radius.value, float)), np.asarray(value.value, float)
+        if r < 0:
+            raise EvaluationError(f"{to_latex(head)}: a ball of negative radius ({r})")
+        norm = float(np.linalg.norm(v))
+        projected = v if norm <= r else v * (r / norm)
+        o, t, rn, rt = _wrap(value.np), _wrap(value.torch), _wrap(radius.np), _wrap(radius.torch)
+        npc = f"({o} if np.linalg.norm({o}) <= {rn} else {o} * ({rn} / np.linalg.norm({o})))"
+        tc = (f"({t} if torch.linalg.norm(torch.as_tensor({t}, dtype=torch.float64)) <= {rt} else {t} * ({rt} / "
+              f"torch.linalg.norm(torch.as_tensor({t}, dtype=torch.float64))))")
+        self.notes.append(f"{to_latex(head)}: the projection onto the ball of radius {to_latex(_ball_radius(head))}")
+        return self.emit(Low(np.asarray(projected), npc, tc, f"{to_latex(head)} {to_latex(operand)}"), "proj",
+                         "projection onto the ball")
 
     def gaussian(self, node: A.Apply) -> Low:
         """`\\mathcal{N}(x; \\mu, \\Sigma)`: the Gaussian density at x, through its log-density (guide 002: densities
@@ -2606,6 +2641,45 @@ def _exponent_of(node: Optional[A.Node]) -> Optional[A.Node]:
 def _same_arguments(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return len(a) == len(b) and all(np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-12, atol=0, equal_nan=True)
                                     for x, y in zip(a, b))
+
+
+def _families(statements: list[A.Node], bound: set[str], arrays: dict[str, int]) -> frozenset[str]:
+    """Symbols written in two or more subscripted spellings, none of whose subscripts an operator of the equation
+    binds, and never bare (`q(x_t | x_0) = \\mathcal{N}(x_t; \\gamma_t x_0, \\sigma_t I)`): x_t and x_0 are two
+    quantities of one family (guide 002: an index that no operator binds does not run over a sequence), so neither
+    is read as an element of the other. A symbol some sum or 𝔼 indexes (`arrays`), or written bare, is an array;
+    an equation with a pattern (`\\cdots`) has none: the dots run the index."""
+    spellings: dict[str, set[str]] = {}
+    bare: dict[str, int] = {}
+    for statement in statements:
+        for node in A.walk(statement):
+            if isinstance(node, A.Ellipsis_):
+                return frozenset()  # `h_1, \\cdots, h_h`: the dots run an index over one sequence
+            if isinstance(node, A.Symbol):
+                bare[symbol_key(node)] = bare.get(symbol_key(node), 0) + 1
+            if isinstance(node, A.Indexed) and isinstance(node.base, A.Symbol):
+                key = symbol_key(node.base)
+                bare[key] = bare.get(key, 0) - 1  # its base is counted once by the walk: not a bare use
+                uses_bound = any(to_latex(n) in bound for i in node.indices for n in A.walk(i)
+                                 if isinstance(n, (A.Symbol, A.Indexed)))
+                spellings.setdefault(key, set()).add("\x00" if uses_bound else to_latex(node))
+    return frozenset(key for key, seen in spellings.items()
+                     if len(seen) >= 2 and "\x00" not in seen and key not in arrays and bare.get(key, 0) <= 0)
+
+
+def _ball_radius(node: A.Node) -> Optional[A.Node]:
+    """D for `\\Pi_{\\|z\\| \\le D}` (a projection whose subscript states the Euclidean ball it projects onto),
+    else None."""
+    if not (isinstance(node, A.Indexed) and isinstance(node.base, A.Symbol) and node.base.name == "\\Pi"
+            and len(node.indices) == 1 and isinstance(node.indices[0], A.Relation)):
+        return None
+    condition = node.indices[0]
+    if condition.ops not in (("\\le",), ("\\leq",)) or not isinstance(condition.operands[0], A.Norm):
+        return None
+    order = condition.operands[0].order
+    if order is not None and not (isinstance(order, A.Number) and order.value == "2"):
+        return None
+    return condition.operands[1]
 
 
 def _is_gaussian(func: A.Node) -> bool:
