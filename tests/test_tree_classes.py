@@ -668,3 +668,15 @@ def test_a_labelled_name_written_out_is_applied():
     # `\text{HYLA}^+_q(X)`: the superscript label leaves the written-out name a name
     assert tree(r"\text{HYLA}^+_{q}(X)") == \
         "(Apply (Labeled (Indexed 'HYLA' [q]) + position=sup) [X] certainty=convention)"
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # the paper writes B only before its arguments: B(\theta) a map, before an expression too
+    (r"We write $B(\theta)$ and $B(\phi)$.", r"B(\theta + \phi)",
+     "(Apply B [(+ \\theta \\phi)] certainty=paper)"),
+    # B written as a value of its own too (`3B`): an expression in brackets after it multiplies it
+    (r"We write $B(\theta)$ and $B(\phi)$, and $3B/16$.", r"B(\theta + \phi)",
+     "(Product [B (Group (+ \\theta \\phi))])"),
+])
+def test_a_symbol_the_paper_writes_only_before_arguments_is_a_function(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
