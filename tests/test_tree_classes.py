@@ -629,7 +629,7 @@ def test_blind_batch_s7_mechanisms(latex, expected):
     # s runs elsewhere (x_s a time), but on F it stands beside r, which names: the real and the synthetic CDF
     (r"Let $q(x_t \mid x_{s+1})$ for $s < t$, and $F_r(x)$, $F_s(x)$ the CDFs of $p_r(x)$ and $p_s(x)$.",
      r"\sup_x |F_r(x) - F_s(x)|",
-     "(sup (Abs (- (Apply F{_r} [x] certainty=convention) (Apply F{_s} [x] certainty=convention))) variables=[x])"),
+     "(sup (Abs (- (Apply F{_r} [x] certainty=paper) (Apply F{_s} [x] certainty=paper))) variables=[x])"),
     # a loop letter, or one that runs in the family's own subscripts, still indexes beside a name
     (r"Let $x_r$ be a reference and $\sum_t x_t$ a sum.", r"x_t", "(Indexed x [t])"),
     (r"Let $F_r$ be a reference, $F_{s+1}$ the next and $\sum_s a_s$.", r"F_s", "(Indexed F [s])"),
@@ -668,3 +668,15 @@ def test_a_labelled_name_written_out_is_applied():
     # `\text{HYLA}^+_q(X)`: the superscript label leaves the written-out name a name
     assert tree(r"\text{HYLA}^+_{q}(X)") == \
         "(Apply (Labeled (Indexed 'HYLA' [q]) + position=sup) [X] certainty=convention)"
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # the paper writes B only before its arguments: B(\theta) a map, before an expression too
+    (r"We write $B(\theta)$ and $B(\phi)$.", r"B(\theta + \phi)",
+     "(Apply B [(+ \\theta \\phi)] certainty=paper)"),
+    # B written as a value of its own too (`3B`): an expression in brackets after it multiplies it
+    (r"We write $B(\theta)$ and $B(\phi)$, and $3B/16$.", r"B(\theta + \phi)",
+     "(Product [B (Group (+ \\theta \\phi))])"),
+])
+def test_a_symbol_the_paper_writes_only_before_arguments_is_a_function(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

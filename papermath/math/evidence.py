@@ -204,6 +204,7 @@ class Notation:
         key, fam = identity(func), family(func)
         if key is not None:
             out.extend(self.facts[key].evidence) if key in self.facts else None
+            out.extend(self._always_applied(key))
         if fam is not None and fam != key and fam in self.facts:
             # what the paper says of \pi_\theta counts (weaker) for \pi_{ref}: a function of the same letter is
             # another function of it; a number of the same letter (`a rate $p = 0.7$`) says nothing about p_A
@@ -212,6 +213,16 @@ class Notation:
                     weaker = "formula" if ev.strength in ("declared", "paper") else "convention"
                     out.append(replace(ev, strength=weaker, kind=ev.kind + " (same letter)"))
         return [e for e in out if e.reading in (FUNCTION, NOT_FUNCTION)]
+
+    def _always_applied(self, key: str) -> list[Evidence]:
+        """`\\Theta(d)`, `\\Theta(\\frac{…}{…})`: a symbol the paper writes only before its arguments, twice or more
+        and never as a value of its own (bare, scripted alone, multiplied), is a function wherever it stands."""
+        facts = self.facts.get(key)
+        if getattr(self, "strength", "formula") != "paper" or facts is None or facts.applied < 2 or \
+                facts.applied < facts.uses:
+            return []
+        return [Evidence(FUNCTION, "always written before its arguments", f"{key}: {facts.applied} times",
+                         getattr(self, "where", "the paper"), "paper")]
 
     def superscripts(self, base: A.Node) -> Counter:
         """The superscripts written on this base anywhere (`x_0^w`, `x_t^l` → w, l)."""
