@@ -1461,10 +1461,14 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
             return (), f'"{m.group(0).strip()}" (a number)'
     # A membership states dimensions outright, wherever among the defining sentences it is; the words come next,
     # then what the paper declares for the symbol elsewhere (the same quantity at another step or layer).
-    for mention, _ in found:
+    for rank, (mention, definition) in enumerate(found):
         dims = _declared_dims(index, use, mention.math)
         if dims is not None:
             return dims, f"${mention.math}$"
+        if rank == 0 and _quote_spaces_another_spelling(use, definition.quote):
+            # The quote gives the letter a space in another spelling (`\bm{y}_i \in \mathbb{R}^{N_y}` quoted for
+            # y): another sentence's space would contradict the sentence shown as the definition.
+            return None, None
     bound = _bound_in_space(use, info) or _written_out_entries(index, use, found)
     if bound is not None:
         return bound
@@ -1625,6 +1629,24 @@ def _drawn_with_identity_covariance(index: PaperIndex, use: SymbolUse, found,
         if size is not None:
             return (size,), f"${math}$"
     return None
+
+
+def _quote_spaces_another_spelling(use: SymbolUse, quote: str) -> bool:
+    """Whether a formula of the quote puts the symbol's letter, spelled otherwise (another weight, other
+    scripts), in a space (`\\bm{y}_i \\in \\mathbb{R}^{N_y}` for y)."""
+    letter = _bare_letter(use.key)
+    for math in re.findall(r"\$([^$]+)\$", quote):
+        tree = _parse_cached(math)
+        for subjects, rhs in _memberships(tree) if tree is not None else ():
+            keys = {key for key in map(symbol_key, subjects) if key is not None and key != use.key}
+            if any(_bare_letter(key) == letter for key in keys) and _real_space_dims(rhs) is not None:
+                return True
+    return False
+
+
+def _bare_letter(key: str) -> str:
+    """A key without weight and scripts (`\\bm{y}_i` → `y`)."""
+    return re.split(r"[_^]", _unbold(key), maxsplit=1)[0]
 
 
 def _declared_dims(index: PaperIndex, use: SymbolUse, math: str, key: str | None = None) -> tuple[str, ...] | None:
