@@ -1284,16 +1284,20 @@ def _unbold(key: str) -> str:
     return re.sub(r"\s+", "", _BOLD_WRAP.sub(lambda m: m.group(1) or m.group(2), key))
 
 
-_ROMAN_LABEL = re.compile(r"\\(?:mathrm|text|textrm|textup|mathup|rm)\s*(?:\{([^{}]*)\}|([A-Za-z]+))")
+_ROMAN_LABEL = re.compile(r"\\(?:mathrm|text|textrm|textup|mathup|rm|operatorname|textnormal)(?![A-Za-z])\s*"
+                          r"(?:\{([^{}]*)\}|([A-Za-z]+))")
 _BRACED_LABEL = re.compile(r"([_^])\{(\\text\{[^{}]*\})\}")
 
 
 def _spelling(key: str) -> str:
     """A key in one weight and one roman spelling: `M_{\\text{num}}`, `M_\\mathrm{num}` (`M_{\\rm num}`) and
     `\\mathbf{M}_\\mathrm{num}` are one spelling; an upright label is one label however the source sets it."""
-    plain = _ROMAN_LABEL.sub(lambda m: "\\text{%s}" % (m.group(1) if m.group(1) is not None else m.group(2)),
-                             _unbold(key))
-    return _BRACED_LABEL.sub(r"\1\2", plain)
+    return _BRACED_LABEL.sub(r"\1\2", _unbold(_roman_as_text(key)))
+
+
+def _roman_as_text(key: str) -> str:
+    """Every upright label of a key written `\\text{…}` (`\\mathrm{num}`, `\\rm num`, `\\operatorname{num}`)."""
+    return _ROMAN_LABEL.sub(lambda m: "\\text{%s}" % (m.group(1) if m.group(1) is not None else m.group(2)), key)
 
 
 _VARIANTS: dict[int, tuple[object, dict[str, tuple[str, ...]]]] = {}
@@ -1703,12 +1707,9 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse) -> tuple[tuple[str, .
     return None
 
 
-_ROMAN_COMMAND = re.compile(r"\\(?:mathrm|textrm|text|rm|operatorname|textnormal)(?![A-Za-z])\s*")
-
-
 def _label_spelling(key: str) -> str:
     """A key with its word labels in one spelling (`^\\mathrm{num}`, `^{\\text{num}}`, `^{{\\rm num}}` are one label)."""
-    return re.sub(r"[{}\s]", "", _ROMAN_COMMAND.sub(r"\\text ", key))
+    return re.sub(r"[{}\s]", "", _roman_as_text(key))
 
 
 def _same_quantity(use_key: str, other_key: str) -> bool:
