@@ -25,6 +25,18 @@ def corpus_paper(name: str) -> Path:
     return path
 
 
+_READINGS: dict[tuple[str, str], object] = {}
+
+
+def corpus_equation(paper: str, key: str):
+    """The reading of one equation of a corpus paper (`read_document` with that key), read once per test session."""
+    if (paper, key) not in _READINGS:
+        from papermath.analysis.read import read_document
+        from papermath.latex import load_document
+        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
+    return _READINGS[(paper, key)]
+
+
 def symbol_row(eq, latex: str):
     """The row of a reading's equation for `latex` (compared in canonical form), or an AssertionError naming the
     rows there are."""

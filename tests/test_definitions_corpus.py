@@ -16,18 +16,9 @@ from papermath.check.symbols import canonical
 from papermath.latex import load_document
 from papermath.render.reading import reading_json
 
-from conftest import corpus_paper, symbol_row
+from conftest import corpus_equation, symbol_row
 
 pytestmark = pytest.mark.corpus
-
-_READINGS: dict[tuple[str, str], object] = {}
-
-
-def _equation(paper: str, key: str):
-    if (paper, key) not in _READINGS:
-        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
-    return _READINGS[(paper, key)]
-
 
 # (cause, paper, equation, symbol, a fragment the quote must hold, the role)
 CAUSES = [
@@ -64,7 +55,7 @@ CAUSES = [
 
 @pytest.mark.parametrize("cause, paper, key, latex, fragment, role", CAUSES, ids=[c[0] for c in CAUSES])
 def test_each_cause_with_its_corpus_example(cause, paper, key, latex, fragment, role):
-    eq = _equation(paper, key)
+    eq = corpus_equation(paper, key)
     row = symbol_row(eq, latex)
     assert row.definition is not None and row.definition.strength == "defines", (cause, row.definition)
     assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), (cause, row.definition.quote)
@@ -74,14 +65,14 @@ def test_each_cause_with_its_corpus_example(cause, paper, key, latex, fragment, 
 
 def test_a_passing_mention_of_another_meaning_is_not_the_definition():
     # DiffusionDPO (1): σ_{t|t-1} is the noise schedule, not "where σ is the sigmoid function"
-    row = symbol_row(_equation("DiffusionDPO", "1"), r"\sigma_{t \mid t - 1}")
+    row = symbol_row(corpus_equation("DiffusionDPO", "1"), r"\sigma_{t \mid t - 1}")
     assert row.definition is not None and "sigmoid" not in row.definition.quote
     assert "noise scheduling" in row.definition.quote
 
 
 def test_a_set_builder_binds_only_its_element():
     # minp: S = {i | l'_i >= M - n_thresh}: i is bound by the set; l', M are the paper's quantities
-    eq = _equation("minp", "eq:u1")
+    eq = corpus_equation("minp", "eq:u1")
     latex = {s.latex for s in eq.symbols}
     assert {"l'_{i}", "M"} <= latex, latex
     assert symbol_row(eq, "M").role == "computed"
@@ -89,20 +80,20 @@ def test_a_set_builder_binds_only_its_element():
 
 def test_a_word_operator_binds_the_subscript_its_argument_carries():
     # maskgit: \text{sorted}_j(c_j) — j runs over the argument; "sorted" is the standard function
-    eq = _equation("maskgit-2202.04200", "eq:u1")
+    eq = corpus_equation("maskgit-2202.04200", "eq:u1")
     assert not eq.undefined, eq.undefined
     assert "j" not in {s.latex for s in eq.symbols}
 
 
 def test_a_component_gives_no_shape_to_the_vector():
     # TabDiff: "x^num ∈ ℝ^{M_num} … (x^num)_i ∈ ℝ": the entry is a scalar, the vector is not
-    row = symbol_row(_equation("TabDiff", "1"), r"\mathbf{x}^\mathrm{num}_{t}")
+    row = symbol_row(corpus_equation("TabDiff", "1"), r"\mathbf{x}^\mathrm{num}_{t}")
     assert row.shape != (), (row.shape, row.shape_cue)
 
 
 def test_a_footnote_is_not_the_lead_in_of_a_display():
     # TabDiff (17): KST's display follows a paragraph whose footnote is a URL; the lead-in is the text before it
-    row = symbol_row(_equation("TabDiff", "17"), r"\mathrm{KST}")
+    row = symbol_row(corpus_equation("TabDiff", "17"), r"\mathrm{KST}")
     assert row.definition is not None and "url" not in row.definition.quote
     assert "KST" in row.definition.quote
 
@@ -121,7 +112,7 @@ def test_read_json_passes_check_on_every_corpus_paper(corpus):
 def test_the_quantities_a_label_writes_are_defined_rows():
     # SISS (2): L_{X \setminus A} — X is the training set, A the unlearning set; t is the time of x_t, quoted
     # from the method ("at time $t$"), not from the appendix lemma's "step size $t$"
-    eq = _equation("SISS", "2")
+    eq = corpus_equation("SISS", "2")
     assert "training dataset" in symbol_row(eq, "X").definition.quote
     assert "unlearning set" in symbol_row(eq, "A").definition.quote
     t = symbol_row(eq, "t")
@@ -132,16 +123,16 @@ def test_the_quantities_a_label_writes_are_defined_rows():
 def test_a_lead_in_that_says_nothing_is_not_the_quote():
     # schedule_free (12): g_t is computed by (11), whose lead-in is "Set:"; the paper's "where $g_t$ is the
     # stochastic (sub-)gradient" says what it is. LEN (u14): "Let" alone is no definition of \bar{x}_t.
-    row = symbol_row(_equation("schedule_free", "12"), "g_{t}")
+    row = symbol_row(corpus_equation("schedule_free", "12"), "g_{t}")
     assert "stochastic (sub-)gradient" in row.definition.quote, row.definition
-    for s in _equation("LEN", "eq:u14").symbols:
+    for s in corpus_equation("LEN", "eq:u14").symbols:
         assert s.definition is None or s.definition.quote.strip() not in ("Let", "Set:"), s
 
 
 def test_the_prose_may_write_the_symbol_in_another_weight():
     # TabDiff (8): the displays write \bm{\mu}_\theta^{cat}, the sentence that introduces the network writes
     # \mu^{cat}_\theta (no display writes that plain spelling as a symbol of its own)
-    row = symbol_row(_equation("TabDiff", "8"), r"\mathbf\mu _\theta ^\mathrm{cat}")
+    row = symbol_row(corpus_equation("TabDiff", "8"), r"\mathbf\mu _\theta ^\mathrm{cat}")
     assert "We introduce the denoising network" in row.definition.quote, row.definition
 
 
@@ -149,7 +140,7 @@ def test_a_sample_drawn_in_a_display_is_defined_by_that_draw():
     # TabDiff (3) "… \bm\sigma^{num}(t) \bm \epsilon, \quad \bm \epsilon \sim \mathcal{N}(\bm 0, \bm I)": the display
     # says what ε is; (5), which draws it again under its expectation, quotes the first display's draw
     for key in ("3", "5"):
-        eq = _equation("TabDiff", key)
+        eq = corpus_equation("TabDiff", key)
         row = symbol_row(eq, r"\mathbf\epsilon ")
         assert row.definition is not None and r"\sim \mathcal{N}(\bm 0" in row.definition.quote, row.definition
         assert r"\mathbf\epsilon " not in eq.undefined
@@ -158,7 +149,7 @@ def test_a_sample_drawn_in_a_display_is_defined_by_that_draw():
 def test_a_matrix_of_entries_defines_its_entries():
     # Tanh-Init (1): "Denote $\mathbf{W}^{\ell}=[w_{ij}^{\ell}]$" defines the entries w^{k+1}_{ij} (a layer label
     # written ℓ there and k+1 in the display varies like an index)
-    eq = _equation("Tanh-Init", "1")
+    eq = corpus_equation("Tanh-Init", "1")
     row = symbol_row(eq, "w^{k + 1}_{i,i}")
     assert row.definition is not None and "[w_{ij}^{\\ell}]" in row.definition.quote, row.definition
     assert "w^{k + 1}_{i,i}" not in eq.undefined
@@ -171,5 +162,5 @@ def test_a_matrix_of_entries_defines_its_entries():
     ("TabDiff", "9", r"\mathbf{m}", "mask token"),
 ])
 def test_a_symbol_inside_another_definition_is_not_its_definition(paper, key, latex, fragment):
-    quote = symbol_row(_equation(paper, key), latex).definition.quote
+    quote = symbol_row(corpus_equation(paper, key), latex).definition.quote
     assert fragment in quote, quote

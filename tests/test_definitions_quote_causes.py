@@ -9,18 +9,9 @@ from __future__ import annotations
 import pytest
 
 from papermath.analysis.read import read_document
-from papermath.latex import document_from_string, load_document
+from papermath.latex import document_from_string
 
-from conftest import corpus_paper, symbol_row
-
-_READINGS: dict[tuple[str, str], object] = {}
-
-
-def _equation(paper: str, key: str):
-    if (paper, key) not in _READINGS:
-        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
-    return _READINGS[(paper, key)]
-
+from conftest import corpus_equation, symbol_row
 
 def _read(body: str, key: str = "1"):
     doc = document_from_string("\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n" % body)
@@ -56,7 +47,7 @@ CAUSES = [
 @pytest.mark.corpus
 @pytest.mark.parametrize("cause, paper, key, latex, fragment", CAUSES, ids=[c[0] for c in CAUSES])
 def test_each_quote_cause_with_its_corpus_example(cause, paper, key, latex, fragment):
-    eq = _equation(paper, key)
+    eq = corpus_equation(paper, key)
     row = symbol_row(eq, latex)
     assert row.definition is not None, (cause, eq.undefined)
     assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), (cause, row.definition.quote)

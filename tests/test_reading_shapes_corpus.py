@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from papermath.analysis.read import read_document
 from papermath.check.symbols import canonical
-from papermath.latex import load_document
 
-from conftest import corpus_paper, symbol_row
+from conftest import corpus_equation, symbol_row
 
 pytestmark = pytest.mark.corpus
-
-_READINGS: dict[tuple[str, str], object] = {}
-
-
-def _equation(paper: str, key: str):
-    if (paper, key) not in _READINGS:
-        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
-    return _READINGS[(paper, key)]
-
 
 # (how the paper states it, paper, equation, symbol row, the dimensions)
 SHAPES = [
@@ -44,18 +33,18 @@ SHAPES = [
 
 @pytest.mark.parametrize("how, paper, key, latex, dims", SHAPES, ids=[s[0] for s in SHAPES])
 def test_each_way_a_paper_states_a_shape(how, paper, key, latex, dims):
-    row = symbol_row(_equation(paper, key), latex)
+    row = symbol_row(corpus_equation(paper, key), latex)
     assert row.shape is not None, (how, row.shape_cue)
     assert tuple(canonical(d) for d in row.shape) == tuple(canonical(d) for d in dims), (how, row.shape, row.shape_cue)
 
 
 def test_the_members_of_a_tuple_a_chain_builds_get_no_shape_from_it():
     # LEN: "z := (x, y) ∈ ℝ^d": z has d entries; x alone does not (its own space is ℝ^{d_x})
-    row = symbol_row(_equation("LEN", "1"), r"\mathbf{y}")
+    row = symbol_row(corpus_equation("LEN", "1"), r"\mathbf{y}")
     assert row.shape is not None and canonical(row.shape[0]) == canonical("d_{y}"), (row.shape, row.shape_cue)
 
 
 def test_another_displays_draw_gives_no_shape_here():
     # TabDiff (5) uses ε drawn by (3)'s display: what (3) draws is said of (3), not stated for (5)
-    row = symbol_row(_equation("TabDiff", "5"), r"\mathbf\epsilon")
+    row = symbol_row(corpus_equation("TabDiff", "5"), r"\mathbf\epsilon")
     assert row.shape is None, (row.shape, row.shape_cue)

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from papermath.analysis.read import read_document
 from papermath.analysis.symbols import CONCAT_KEY, INNER_PRODUCT_KEY, collect, written_form
-from papermath.latex import load_document
 from papermath.math import parse
 
-from conftest import corpus_paper, symbol_row
+from conftest import corpus_equation, symbol_row
 
 
 def _uses(latex: str):
@@ -77,13 +75,8 @@ def test_operator_notations_are_recorded_with_the_key_their_prose_carries(latex,
 
 # -- the corpus examples ---------------------------------------------------------------------------------------
 
-_READINGS: dict[tuple[str, str], object] = {}
-
-
 def _row(paper: str, key: str, latex: str):
-    if (paper, key) not in _READINGS:
-        _READINGS[(paper, key)] = read_document(load_document(str(corpus_paper(paper))), [key]).equations[0]
-    return symbol_row(_READINGS[(paper, key)], latex)
+    return symbol_row(corpus_equation(paper, key), latex)
 
 
 # (paper, equation, row, a fragment the quote holds (None: no quote claimed), the role)
