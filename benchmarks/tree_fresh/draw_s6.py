@@ -41,35 +41,40 @@ def gold_counts() -> Counter:
     return counts
 
 
-def draw(candidates: list[dict], counts: Counter, per: Counter, drawn: list[dict]) -> list[dict]:
+def draw(candidates: list[dict], counts: Counter, per: Counter, drawn: list[dict], seed: int = SEED,
+         per_paper: int = PER_PAPER, target: int = TARGET) -> list[dict]:
     """Round by round, each paper (fewest gold formulas first) gives its next shuffled candidate."""
-    random.Random(SEED).shuffle(candidates)
+    random.Random(seed).shuffle(candidates)
     papers = sorted({eq["paper"] for eq in candidates}, key=lambda p: (counts[p], p))
     queues = {p: [eq for eq in candidates if eq["paper"] == p and len(eq["latex"]) <= draw_s3.MAX_CHARS]
               for p in papers}
-    for _ in range(PER_PAPER):
+    for _ in range(per_paper):
         for paper in papers:
-            if queues[paper] and len(drawn) < TARGET and per[paper] < PER_PAPER:
+            if queues[paper] and len(drawn) < target and per[paper] < per_paper:
                 drawn.append(queues[paper].pop(0))
                 per[paper] += 1
     return drawn
 
 
-def main() -> int:
+def main(draw_pool=draw, gold_files: list | None = None) -> int:
+    """Draw the displays, then the inline formulas, with `draw_pool` (a later session's draw passes its own, and
+    the gold files it excludes)."""
     if not draw_s3.validate_corpus.PAPERS.exists():
         print(f"skipped: {draw_s3.validate_corpus.PAPERS} is absent")
         return 0
+    if gold_files is not None:
+        GOLD_FILES[:] = gold_files
     draw_s3.GOLD_FILES[:] = GOLD_FILES
     candidates = [eq for eq in draw_s3.pool() if eq["latex"].strip()]  # an empty row skim lists is no formula
     counts = gold_counts()
     print(len(candidates), "displays in the pool", file=sys.stderr)
     per: Counter = Counter()
-    drawn = draw(candidates, counts, per, [])
+    drawn = draw_pool(candidates, counts, per, [])
     pairs, heads = draw_s3.judged()
     inline = [eq for eq in draw_s4.inline_pool(pairs, heads) if len(eq["latex"].strip()) >= INLINE_MIN and
               "graphics" not in eq["latex"] and draw_s4.weak_classes(eq["latex"])]
     print(len(inline), "inline formulas in the pool", file=sys.stderr)
-    drawn = draw(inline, counts, per, drawn)
+    drawn = draw_pool(inline, counts, per, drawn)
     for eq in drawn:
         eq["weak"] = draw_s4.weak_classes(eq["latex"])
         eq["gold_before"] = counts[eq["paper"]]
