@@ -369,7 +369,26 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
         # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
         # a function
         return "computed", f"${equality}$"
+    if equality is not None and mention is not None and worded is None and _quantity_of_others(index, mention.math) \
+            and not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
+        # "where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[Q^2(s_t, a, b_t)]$": the sentence is the equality, and its
+        # right side aggregates other quantities (an expectation over the agent's action): a quantity computed from
+        # them, though written with arguments
+        return "computed", f"${equality}$"
     return "function", "applied to arguments"
+
+
+def _quantity_of_others(index: PaperIndex, math: str) -> bool:
+    """The formula `f(a, b) := rhs` is no density (`q(x | y)`) and its right side reduces something over a bound
+    variable (an expectation, a sum, a max over an index): a quantity aggregated from others, not a map written
+    out pointwise (`\\pi(t) = t - t \\bmod m`, `\\phi(x) = \\max(0, x)`, `\\sigma(t) = [\\sigma_i(t)]`)."""
+    tree = _parse_cached(math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS or \
+            not isinstance(tree.operands[0], ast.Apply) or tree.operands[0].given:
+        return False
+    return any(r.variables for r in collect(tree.operands[1], index.ordinals).reductions)
 
 
 _MAP_DECLARATION = re.compile(r"^\s*[^:=]{1,40}?\s*(?::|\\colon)\s*[^=:]{1,80}?"
