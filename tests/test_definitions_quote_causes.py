@@ -41,6 +41,12 @@ CAUSES = [
     # a "where" clause that says what the formula's own parts are is quoted with it
     ("the where clause explaining the formula's members", "DiffusionDPO", "14", r"\mathcal{D}",
      "where each example contains a prompt"),
+    # a recurrence writes its left side at the step before: the display's lead-in defines both (Tanh-Init (1)
+    # x_i^{k} and (2), which uses (1)'s x^{k}; eq:u6 x^{\ell-1}), not a passing mention later in the section
+    ("the step before of a recurrence's left side", "Tanh-Init", "1", "x^{k}_{i}", "For the ($k+1$)-th layer"),
+    ("the step before, defined by an earlier display", "Tanh-Init", "2", "x^{k}_{j}", "For the ($k+1$)-th layer"),
+    ("the layer before of a recurrence", "Tanh-Init", "eq:u6", r"\mathbf{x}^{\ell - 1}",
+     r"The iterative computation at each layer $\ell$ is defined as follows"),
 ]
 
 
@@ -63,6 +69,31 @@ The final weighted loss $\ell(\theta)$ can be written as
 """)
     row = symbol_row(eq, r"\theta")
     assert "moves $\\theta$ towards" in row.definition.quote, row.definition
+
+
+def test_a_recurrence_defines_its_left_side_at_the_step_before():
+    eq = _read(r"""
+\section{Method}
+Later we note that $h^{t}$ grows when the weights are large.
+
+The hidden state of the next step is computed as
+\begin{equation} h^{t+1} = \tanh(W h^{t}) \end{equation}
+""")
+    row = symbol_row(eq, "h^{t}")
+    assert row.definition is not None and "hidden state of the next step" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("earlier, later, expected", [
+    ("x^{k}", "x^{k + 1}", True),
+    (r"\mathbf{x}^{\ell - 1}", r"\mathbf{x}^\ell ", True),
+    ("x^{k + 1}", "x^{k}", False),  # the step after is not the step before
+    ("W_{1}", "W_{2}", False),  # two numbered weights are two symbols
+    ("x_{k}", "x^{k + 1}", False),  # a subscript and a superscript
+    ("x^{k}", "y^{k + 1}", False),
+])
+def test_previous_step(earlier, later, expected):
+    from papermath.analysis.candidates import previous_step
+    assert previous_step(earlier, later) is expected
 
 
 def test_a_vector_written_as_its_entries_defines_the_entries():

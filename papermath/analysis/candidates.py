@@ -601,3 +601,43 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
     if a.isdigit() and b.isdigit():
         return False
     return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))
+
+
+_STEP_LABEL = re.compile(r"^(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?$")
+
+
+def _step(label: str) -> tuple[str, int] | None:
+    """A label that counts steps: `k` → (k, 0), `k+1` → (k, 1), `\\ell-1` → (\\ell, -1); None otherwise."""
+    m = _STEP_LABEL.match(re.sub(r"\s+|[{}]", "", label))
+    if m is None:
+        return None
+    return m.group(1), {"+": 1, "-": -1, None: 0}[m.group(2)]
+
+
+@lru_cache(maxsize=65536)
+def previous_step(use_key: str, other_key: str) -> bool:
+    """`use_key` is `other_key` one step earlier: the same letter with the step label one less (`x^{k}` and
+    `x^{k+1}`, `\\mathbf{x}^{\\ell-1}` and `\\mathbf{x}^{\\ell}`). A recurrence writes the quantity it defines at the
+    step before on its right side: what defines the left side defines it."""
+    if key_family(use_key) != key_family(other_key) or use_key == other_key:
+        return False
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    if not pos_a or pos_a != pos_b:
+        return False
+    sa, sb = _step(a), _step(b)
+    return sa is not None and sb is not None and sa[0] == sb[0] and sb[1] - sa[1] == 1
+
+
+def next_step_keys(key: str) -> tuple[str, ...]:
+    """The spellings a parser gives the key one step later (`x^{k}` → `x^{k + 1}`; `\\mathbf{x}^{\\ell - 1}` →
+    `\\mathbf{x}^\\ell `, `\\mathbf{x}^{\\ell}`), to look that key up among the displays' left sides."""
+    pos, label = _labels(key)
+    step = _step(label) if pos else None
+    if step is None:
+        return ()
+    family, (letter, shift) = key_family(key), step
+    if shift == 0:
+        return (f"{family}{pos}{{{letter} + 1}}", f"{family}{pos}{{{letter}+1}}")
+    if shift == -1:
+        return (f"{family}{pos}{letter} ", f"{family}{pos}{{{letter}}}", f"{family}{pos}{letter}")
+    return ()

@@ -19,6 +19,7 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
                    OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
+                         next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from . import roles
 from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
@@ -282,6 +283,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             lead = _introducing_sentence(index, home)
             if lead is not None:
                 best = (None, lead)
+    best, home = _recurrence_lead(index, eq, use, info, best, home)
     if best is None and (use.sampled or use.bound_by == "E"):
         # "\\epsilon \\sim \\mathcal{N}(0, I)" written in a display: the first display that draws the symbol
         # says what it is (TabDiff (3), and (5) which draws it again under its expectation).
@@ -339,6 +341,30 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
+    """(best, home) once more for a symbol nothing defines yet: the quantity a recurrence defines, written at the
+    step before (`x_i^{k+1} = \\tanh(… x_i^{k})`), is introduced by the lead-in of the display that defines the
+    left side (this one or an earlier one), which is then its home."""
+    if best is not None or home is not None or use.lhs or use.kind == "index":
+        return best, home
+    step = _recurrence_home(index, eq, use, info)
+    lead = _introducing_sentence(index, step) if step is not None else None
+    return ((None, lead), step) if lead is not None else (best, home)
+
+
+def _recurrence_home(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols) -> Equation | None:
+    """The display whose left side is `use` one step later (`previous_step`): this one, or an earlier one."""
+    if any(u.lhs and previous_step(use.key, u.key) for u in info.uses):
+        return eq
+    order = _display_order(index.doc)
+    for key in next_step_keys(use.key):
+        other = index.defined_by.get(key)
+        found = index.doc.equation(other) if other else None
+        if found is not None and order.get(found.id, 0) <= order.get(eq.id, 0):
+            return found
+    return None
 
 
 def _spaceless(latex: str) -> str:
