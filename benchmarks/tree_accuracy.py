@@ -52,7 +52,7 @@ TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
 PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4",
-              "fresh-corpus-s6", "fresh-corpus-s7"}
+              "fresh-corpus-s6", "fresh-corpus-s7", "fresh-corpus-s8"}
 """Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
 the dev gold)."""
 
