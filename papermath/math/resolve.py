@@ -211,6 +211,13 @@ class _Resolver:
         evidence.extend(self._call_conventions(node, evidence))
         reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
         subject = self.text(node.func)
+        if reading != FUNCTION and _after_sim(self.source, node.span[0]) and node.args:
+            # `x_T \sim N(0,1)` although N counts steps elsewhere in the paper: what is drawn from is a distribution
+            # at this place, whatever the letter is in general
+            strength = "declared" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
+            evidence.append(Evidence(FUNCTION, "drawn from here (after \\sim)", self.text(node), "this formula",
+                                     strength))
+            reading = FUNCTION
         # `\\sigma^2_\\phi(x)`: the number stays the power of the map's value, not a name of the map
         core = base_symbol(node.func)
         squared_map = isinstance(node.func, A.Power) and isinstance(node.func.exponent, A.Number) and \
@@ -746,6 +753,12 @@ def _weigh(evidence: list[Evidence], yes: str, no: str) -> tuple[Optional[str], 
         return None, "ambiguous"
     side = yes if score > 0 else no
     return side, best[side] or "convention"
+
+
+def _after_sim(source: str, start: int) -> bool:
+    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?"""
+    before = re.sub(r"(?:\\[,;:!]|\\q?quad|\s)+$", "", source[:start])
+    return before.endswith("\\sim")
 
 
 def _open_bracket(source: str, after: int, end: int) -> int:
