@@ -709,3 +709,24 @@ def test_blind_batch_s8_mechanisms(latex, expected):
 ])
 def test_a_distribution_drawn_from_is_applied_whatever_its_letter_counts(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # the optimum of what the arg min runs over, written with a mark: no quantity equals its own optimum to a power
+    (r"\{s^M\}^o = \mathop{\arg\min}_{\{s^M\} \subset \{t^N\}} \|F(\{s^M\})\|^2",
+     "(Relation (Labeled (SetLiteral [s{^M}]) o position=sup) = (argmin (Power (Norm (Apply F [(SetLiteral [s{^M}])] "
+     "certainty=convention)) 2) variables=[s{^M}] domain=(SetLiteral [t{^N}])))"),
+    (r"\theta^o = \arg\max_\theta J(\theta)",
+     "(Relation \\theta{^o} = (argmax (Apply J [\\theta] certainty=convention) variables=[\\theta]))"),
+    (r"x^2 = \arg\min_y f(y)",
+     "(Relation (Power x 2) = (argmin (Apply f [y] certainty=convention) variables=[y]))"),
+    # a map defined with a letter on its name that its definition uses as a value: the map's parameter
+    (r"L_2^\tau(u) = |\tau - \mathbb{1}(u < 0)| u^2",
+     "(Relation (Apply (Indexed L{^\\tau} [2]) [u] certainty=formula) = (Product [(Abs (- \\tau (Indicator "
+     "(Relation u < 0) symbol=1{bb} brackets=()))) (Power u 2)]))"),
+    # ... but a definition that raises to it is a power
+    (r"f^\alpha(x) = f(x)^\alpha",
+     "(Relation (Apply (Power f \\alpha) [x] certainty=formula) = (Power (Apply f [x] certainty=formula) \\alpha))"),
+])
+def test_a_superscript_the_definition_explains(latex, expected):
+    assert tree(latex) == expected
