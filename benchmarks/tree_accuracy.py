@@ -52,7 +52,7 @@ TARGETS = {"corpus (A + C)": 95.0, "B own": 95.0, "multi-line (all)": 90.0}
 SET_NAMES = {"A": "A corpus-random", "A-multiline-whole": "A multi-line whole", "B": "B own",
              "corpus": "C new corpus"}
 PAPER_SETS = {"A", "A-multiline-whole", "corpus", "fresh-corpus", "fresh-corpus-s3", "fresh-corpus-s4",
-              "fresh-corpus-s6", "fresh-corpus-s7"}
+              "fresh-corpus-s6", "fresh-corpus-s7", "fresh-corpus-s8"}
 """Sets read with their paper (`fresh-corpus`, `fresh-corpus-s3`: benchmarks/tree_fresh, corpus formulas judged after
 the dev gold)."""
 
@@ -546,6 +546,11 @@ def _body_matches(f: Formula, view: TreeView, red: A.Reduction, want: Interval) 
         inner = view.interval_of(red.body.body)
         if inner is not None:
             options.add(inner)  # `\arg\max_i [g_i + \log\pi_i]`: the brackets are the body's
+    cond = view.interval_of(red.condition) if red.condition is not None else None
+    if cond is not None and cond[0] == body[1] + 1 and f.toks[body[1]] in ("|", "\\mid"):
+        # `\mathbb{E}[g_t | z_t]`: the tree keeps the body g_t and its condition z_t; the gold writes the body
+        # through its condition
+        options.add((body[0], cond[1]))
     wants = {want}
     inner = f.unbracket(want)
     if inner is not None:

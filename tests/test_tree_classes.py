@@ -680,3 +680,53 @@ def test_a_labelled_name_written_out_is_applied():
 ])
 def test_a_symbol_the_paper_writes_only_before_arguments_is_a_function(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # `\triangledown` written for ∇ is the gradient: the score of the forward process
+    (r"\triangledown_{\bm{x}_t} \ln{q(\bm{x}_t | \bm{x}_0)}",
+     "(Gradient (Apply \\ln [(Apply q [(Indexed x{bf} [t])] given=[(Indexed x{bf} [0])] certainty=conditional)] "
+     "brackets=) wrt=(Indexed x{bf} [t]))"),
+    # a pair from minus a compound value to the value is the open interval around 0; plain pairs stay pairs
+    (r"\left(-\frac{1}{a}\sec^{-1}(b), \frac{1}{a}\sec^{-1}(b)\right)",
+     "(Interval (- (Product [(Frac 1 a) (Apply (Inverse \\sec) [b])])) (Product [(Frac 1 a) (Apply (Inverse \\sec) "
+     "[b])]) left_closed=False right_closed=False)"),
+    (r"(-1, 1)", "(Tuple [(- 1) 1])"),
+    (r"(-x, x)", "(Tuple [(- x) x])"),
+    (r"(-a, b)", "(Tuple [(- a) b])"),
+])
+def test_blind_batch_s8_mechanisms(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # N counts steps in the paper, but what a sample is drawn from is a distribution at that place
+    (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"\bm{x} \sim N(0,1)",
+     "(Relation x{bf} \\sim (Apply N [0 1] certainty=declared))"),
+    # elsewhere the count times a bracket stays a product
+    (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"y = N(a + b)",
+     "(Relation y = (Product [N (Group (+ a b))]))"),
+])
+def test_a_distribution_drawn_from_is_applied_whatever_its_letter_counts(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # the optimum of what the arg min runs over, written with a mark: no quantity equals its own optimum to a power
+    (r"\{s^M\}^o = \mathop{\arg\min}_{\{s^M\} \subset \{t^N\}} \|F(\{s^M\})\|^2",
+     "(Relation (Labeled (SetLiteral [s{^M}]) o position=sup) = (argmin (Power (Norm (Apply F [(SetLiteral [s{^M}])] "
+     "certainty=convention)) 2) variables=[s{^M}] domain=(SetLiteral [t{^N}])))"),
+    (r"\theta^o = \arg\max_\theta J(\theta)",
+     "(Relation \\theta{^o} = (argmax (Apply J [\\theta] certainty=convention) variables=[\\theta]))"),
+    (r"x^2 = \arg\min_y f(y)",
+     "(Relation (Power x 2) = (argmin (Apply f [y] certainty=convention) variables=[y]))"),
+    # a map defined with a letter on its name that its definition uses as a value: the map's parameter
+    (r"L_2^\tau(u) = |\tau - \mathbb{1}(u < 0)| u^2",
+     "(Relation (Apply (Indexed L{^\\tau} [2]) [u] certainty=formula) = (Product [(Abs (- \\tau (Indicator "
+     "(Relation u < 0) symbol=1{bb} brackets=()))) (Power u 2)]))"),
+    # ... but a definition that raises to it is a power
+    (r"f^\alpha(x) = f(x)^\alpha",
+     "(Relation (Apply (Power f \\alpha) [x] certainty=formula) = (Power (Apply f [x] certainty=formula) \\alpha))"),
+])
+def test_a_superscript_the_definition_explains(latex, expected):
+    assert tree(latex) == expected

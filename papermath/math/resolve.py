@@ -77,6 +77,8 @@ class _Resolver:
             return self.power(node, applied)
         if isinstance(node, A.Indexed):
             return self.subscript(node)
+        if isinstance(node, A.Relation):
+            node = self._parameter_of_definition(self._optimum_named(node))
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -89,6 +91,69 @@ class _Resolver:
         if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
             return self._bound_indices(node)
         return node
+
+    def _parameter_of_definition(self, node: A.Node) -> A.Node:
+        """`L_2^\\tau(u) = |\\tau - \\mathbb{1}(u < 0)| u^2`: a map defined with a letter on its name that the
+        definition uses as a value (not as an exponent) is a map of that parameter, as `p_\\theta` is; the letter
+        names the map, it does not raise it to a power (`f^\\alpha(x) = f(x)^\\alpha` stays a power)."""
+        if not isinstance(node, A.Relation) or len(node.ops) != 1 or node.ops[0] not in ("=", ":=", "\\coloneqq"):
+            return node
+        lhs, rhs = node.operands
+        if not (isinstance(lhs, A.Apply) and isinstance(lhs.func, A.Power)):
+            return node
+        power = lhs.func
+        exp = power.exponent.body if isinstance(power.exponent, A.Group) else power.exponent
+        sym = power.base.base if isinstance(power.base, A.Indexed) else power.base
+        if not (isinstance(exp, A.Symbol) and isinstance(sym, A.Symbol) and sym.sup_label is None):
+            return node
+        exponents = {id(n) for p in A.walk(rhs) if isinstance(p, A.Power) for n in A.walk(p.exponent)}
+        as_value = [n for n in A.walk(rhs) if isinstance(n, A.Symbol) and n.name == exp.name and
+                    n.font == exp.font and id(n) not in exponents]
+        if not as_value or any(isinstance(n, A.Symbol) and n.name == exp.name for a in lhs.args for n in A.walk(a)):
+            return node
+        ev = Evidence(LABEL, "the map's definition uses its superscript as a value: a parameter of the map",
+                      self.text(node), "this formula", "formula")
+        self.decisions.append(Decision(power.span, "label or power", self.text(power), LABEL, "formula", (ev,)))
+        if isinstance(power.base, A.Indexed):
+            func: A.Node = replace(power.base, base=replace(sym, sup_label=power.exponent), span=power.span)
+        else:
+            func = replace(sym, sup_label=power.exponent, span=power.span)
+        return replace(node, operands=(replace(lhs, func=func), rhs))
+
+    def _optimum_named(self, node: A.Relation) -> A.Node:
+        """`\\{s^M\\}^o = \\arg\\min_{\\{s^M\\} \\subset …} …`, `\\theta^{o} = \\arg\\max_\\theta J`: the left side is
+        the optimum of what the arg min runs over, written with a mark; no quantity equals the optimum over itself
+        raised to a power, so the superscript is a label."""
+        if len(node.ops) != 1 or node.ops[0] != "=":
+            return node
+        lhs, rhs = node.operands
+        if not (isinstance(lhs, A.Power) and isinstance(rhs, A.Reduction) and rhs.op in ("argmin", "argmax") and
+                not isinstance(lhs.exponent, A.Number)):
+            return node
+        from .printer import to_latex
+
+        def bare(n: A.Node) -> str:
+            if isinstance(n, A.SetLiteral) and len(n.items) == 1:
+                n = n.items[0]
+            return to_latex(n)
+
+        bound = {bare(v) for v in rhs.variables}
+        if rhs.condition is not None and isinstance(rhs.condition, A.Relation):
+            bound.add(bare(rhs.condition.operands[0]))
+        if bare(lhs.base) not in bound:
+            return node
+        here = self.text(lhs)
+        ev = Evidence(LABEL, "the optimum of what the arg min/max on the right runs over", self.text(node),
+                      "this formula", "formula")
+        self.decisions.append(Decision(lhs.span, "label or power", here, LABEL, "formula", (ev,)))
+        sym = lhs.base
+        if isinstance(sym, A.Indexed) and isinstance(sym.base, A.Symbol) and sym.base.sup_label is None:
+            marked: A.Node = replace(sym, base=replace(sym.base, sup_label=lhs.exponent), span=lhs.span)
+        elif isinstance(sym, A.Symbol) and sym.sup_label is None:
+            marked = replace(sym, sup_label=lhs.exponent, span=lhs.span)
+        else:
+            marked = A.Labeled(sym, lhs.exponent, "sup", span=lhs.span)
+        return replace(node, operands=(marked, rhs))
 
     def _delta_on_its_own(self) -> bool:
         """Does the paper write `\\Delta` as a quantity of its own, and its prose name it so (`the step size
@@ -211,6 +276,13 @@ class _Resolver:
         evidence.extend(self._call_conventions(node, evidence))
         reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
         subject = self.text(node.func)
+        if reading != FUNCTION and _after_sim(self.source, node.span[0]) and node.args:
+            # `x_T \sim N(0,1)` although N counts steps elsewhere in the paper: what is drawn from is a distribution
+            # at this place, whatever the letter is in general
+            strength = "declared" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
+            evidence.append(Evidence(FUNCTION, "drawn from here (after \\sim)", self.text(node), "this formula",
+                                     strength))
+            reading = FUNCTION
         # `\\sigma^2_\\phi(x)`: the number stays the power of the map's value, not a name of the map
         core = base_symbol(node.func)
         squared_map = isinstance(node.func, A.Power) and isinstance(node.func.exponent, A.Number) and \
@@ -746,6 +818,12 @@ def _weigh(evidence: list[Evidence], yes: str, no: str) -> tuple[Optional[str], 
         return None, "ambiguous"
     side = yes if score > 0 else no
     return side, best[side] or "convention"
+
+
+def _after_sim(source: str, start: int) -> bool:
+    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?"""
+    before = re.sub(r"(?:\\[,;:!]|\\q?quad|\s)+$", "", source[:start])
+    return before.endswith("\\sim")
 
 
 def _open_bracket(source: str, after: int, end: int) -> int:

@@ -17,7 +17,7 @@ varGamma varDelta varTheta varLambda varXi varPi varSigma varUpsilon varPhi varP
 
 LETTER_LIKE: frozenset[str] = frozenset("""
 ell infty hbar hslash imath jmath aleph beth gimel wp Re Im emptyset varnothing top bot
-forall exists nexists complement Box square blacksquare triangle triangledown diamond lozenge
+forall exists nexists complement Box square blacksquare triangle diamond lozenge
 star dagger ddagger flat natural sharp clubsuit diamondsuit heartsuit spadesuit checkmark
 angle measuredangle eth mho Finv Game Bbbk backprime varclubsuit S P pounds copyright
 circledR yen maltese degree prime dprime intercal transpose_ dag ddag bigtriangleup bigtriangledown
@@ -424,7 +424,8 @@ INFIX_GENFRAC: dict[str, str] = {"over": "frac", "choose": "binom", "atop": "fra
                                  "brace": "binom"}
 """Old infix forms `{a \\over b}`, `{n \\choose k}`."""
 
-NABLA: frozenset[str] = frozenset({"nabla", "grad_"})
+NABLA: frozenset[str] = frozenset({"nabla", "grad_", "triangledown"})
+"""The gradient operator; `\\triangledown_{x}` is how some papers write ∇ (the score `\\triangledown_{x_t} \\ln q`)."""
 DIFFERENTIALS: frozenset[str] = frozenset({"partial", "delta_", "mathrm{d}"})
 
 UNICODE_TOKENS: dict[str, str] = {
