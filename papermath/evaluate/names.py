@@ -176,12 +176,21 @@ def parse_name(text: str) -> A.Node:
         raise UsageError(f"cannot read the symbol {text!r}: {error.message}") from None
 
 
-def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--set",
-            extra: Iterable[str] = (), shown: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Binding]]:
-    """Match typed names to the equation: (evaluator key → value, the bindings). `extra` are other names the
-    option may legitimately use (dimensions of declared shapes). Raises UsageError naming close matches."""
+_LAST_TABLE: tuple = ((), None)
+"""The trees of the last `_table` and its result (the trees held, so their ids are never reused): `resolve_shapes`
+asks once per declared shape about the same tree. One tuple, replaced whole (safe across threads)."""
+
+
+def _table(trees: list[A.Node]):
+    """(bound, positions, candidates, symbols, by_loose) of the equation's trees: what `resolve` matches names to
+    (read only; the last one kept)."""
+    global _LAST_TABLE
     from .lower import symbol_key
 
+    last, found = _LAST_TABLE
+    if found is not None and len(last) == len(trees) and all(a is b for a, b in zip(last, trees)):
+        return found
+    given = tuple(trees)
     bound: set[str] = set()
     for tree in trees:
         bound |= bound_variables(tree)
@@ -201,6 +210,18 @@ def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--s
         by_loose.setdefault(loose(key), [])
         if key not in by_loose[loose(key)]:
             by_loose[loose(key)].append(key)
+    found = (bound, positions, candidates, symbols, by_loose)
+    _LAST_TABLE = (given, found)
+    return found
+
+
+def resolve(typed: Mapping[str, Any], trees: list[A.Node], *, option: str = "--set",
+            extra: Iterable[str] = (), shown: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Binding]]:
+    """Match typed names to the equation: (evaluator key → value, the bindings). `extra` are other names the
+    option may legitimately use (dimensions of declared shapes). Raises UsageError naming close matches."""
+    if not typed:
+        return {}, []
+    bound, positions, candidates, symbols, by_loose = _table(trees)
     extra = set(extra)
     out: dict[str, Any] = {}
     bindings: list[Binding] = []

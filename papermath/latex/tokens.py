@@ -32,44 +32,46 @@ class Token(NamedTuple):
 
 
 _TOKEN_RE = re.compile(
-    r"\\(?P<word>[A-Za-z@]+)"
-    r"|\\(?P<sym>[\s\S])"
-    r"|(?P<par>\n[ \t\r\f]*\n[ \t\r\n\f]*)"
-    r"|(?P<space>[ \t\r\n\f]+)"
-    r"|(?P<special>[{}$&#^_~])"
-    r"|(?P<text>[^\\{}$&#^_~ \t\r\n\f\[\]*]+|[\[\]*])"
-    r"|(?P<lone>\\)"
+    r"\\[A-Za-z@]+"                       # a control word
+    r"|\\[\s\S]"                          # a control symbol
+    r"|\n[ \t\r\f]*\n[ \t\r\n\f]*"          # a blank line (a paragraph break)
+    r"|[ \t\r\n\f]+"                       # white space
+    r"|[{}$&#^_~]"                         # one special character
+    r"|[^\\{}$&#^_~ \t\r\n\f\[\]*]+|[\[\]*]"  # a run of ordinary characters; [, ] and * alone
+    r"|\\"                                # a lone backslash at the end
 )
+"""Every character belongs to one match, so the matches are contiguous: `tokenize` takes their strings
+(`findall`, no match objects) and counts the offsets itself. The first character tells the kind."""
 _SPECIAL_KIND = {"{": BGROUP, "}": EGROUP, "$": MATH, "&": ALIGN, "#": PARAM, "^": SUP, "_": SUB, "~": TILDE}
+_BACKSLASH, _NEWLINE = "\\", "\n"
+_FIRST_KIND = {**_SPECIAL_KIND, " ": SPACE, "\t": SPACE, "\r": SPACE, "\f": SPACE, "\n": _NEWLINE,
+               "\\": _BACKSLASH}
 
 
 _new_token = tuple.__new__  # NamedTuple's own __new__ is a Python function: too slow for a million tokens
-_WORD, _SYM, _PAR_GROUP, _SPACE_GROUP, _SPECIAL, _TEXT_GROUP, _LONE = range(1, 8)
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of `text[start:end]`, positions relative to `text`."""
     out: list[Token] = []
     append = out.append
-    special = _SPECIAL_KIND
-    for m in _TOKEN_RE.finditer(text, start, len(text) if end is None else end):
-        group = m.lastindex
-        s, e = m.span()
-        if group == _TEXT_GROUP:
-            append(_new_token(Token, (TEXT, m.group(), s, e, False)))
-        elif group == _WORD:
-            append(_new_token(Token, (CS, m.group(1), s, e, False)))
-        elif group == _SPACE_GROUP:
-            append(_new_token(Token, (SPACE, " ", s, e, False)))
-        elif group == _SPECIAL:
-            ch = m.group()
-            append(_new_token(Token, (special[ch], ch, s, e, False)))
-        elif group == _SYM:
-            append(_new_token(Token, (CS, m.group(2), s, e, False)))
-        elif group == _PAR_GROUP:
-            append(_new_token(Token, (PAR, "\n\n", s, e, False)))
+    kind_of = _FIRST_KIND.get
+    new = _new_token
+    s = start
+    for chars in _TOKEN_RE.findall(text, start, len(text) if end is None else end):
+        e = s + len(chars)
+        kind = kind_of(chars[0], TEXT)
+        if kind is TEXT:
+            append(new(Token, (TEXT, chars, s, e, False)))
+        elif kind is _BACKSLASH:  # a control word or symbol; a lone backslash is text
+            append(new(Token, (CS, chars[1:], s, e, False) if e - s > 1 else (TEXT, chars, s, e, False)))
+        elif kind is SPACE:
+            append(new(Token, (SPACE, " ", s, e, False)))
+        elif kind is _NEWLINE:  # white space from a newline: a blank line when it holds a second newline
+            append(new(Token, (PAR, "\n\n", s, e, False) if "\n" in chars[1:] else (SPACE, " ", s, e, False)))
         else:
-            append(_new_token(Token, (TEXT, "\\", s, e, False)))
+            append(new(Token, (kind, chars, s, e, False)))
+        s = e
     return out
 
 
