@@ -730,3 +730,16 @@ def test_a_distribution_drawn_from_is_applied_whatever_its_letter_counts(text, l
 ])
 def test_a_superscript_the_definition_explains(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # two losses, each defined by an equation of its own, summed into L: the number names the part of L
+    (r"Let $L_1 = \mathbb{E}_x[f(x)^2]$ and $L_2 = \mathbb{E}_x[g(x)]$. We minimize $L = L_1 + \lambda L_2$.",
+     r"L_2", "L{_2}"),
+    # coefficients defined one by one but never summed into a bare c: positions
+    (r"Let $c_1 = \alpha_t$ and $c_2 = \sigma_t$ in $y = c_1 x + c_2 z$.", r"c_2", "(Indexed c [2])"),
+    # a family that also runs (x_t) is indexed by its numbers, whatever is defined
+    (r"Let $x_1 = a$, $x_2 = b$, $x = x_1 + x_2$ and $x_{t+1} = x_t$.", r"x_2", "(Indexed x [2])"),
+])
+def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

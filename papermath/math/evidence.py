@@ -188,6 +188,11 @@ class Notation:
         the vector the letter writes (`\\bm{x}_i \\in \\mathbb{R}^{N_x}`), or a size the prose names ("keys of
         dimension $d_k$", "$d_h$ denotes the dimension per head")."""
         self.runs_on: dict[str, set[str]] = defaultdict(set)
+        self.numbered: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        """Members of a family defined each by an equation of its own, numbered (`L_1 = \\mathbb{E}[…]`, `L_2 = …`):
+        family → number → the right sides that define it."""
+        self.composed: dict[str, set[str]] = defaultdict(set)
+        """Numbered members a family's bare symbol is defined from (`L = L_1 + \\lambda L_2` → L: 1, 2)."""
         """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
 
     @classmethod
@@ -379,6 +384,20 @@ class Notation:
                    for a in first.args):
                 self.add(identity(first.func), Evidence(FUNCTION, "defined as a function", _text(source, node)[:80],
                                                         where, strength))
+        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
+                isinstance(first, A.Indexed) and len(first.indices) == 1 and \
+                isinstance(first.indices[0], A.Number) and isinstance(first.base, A.Symbol) and \
+                family(first.base) is not None:
+            # `L_1 = \\mathbb{E}_x[…]`: the first loss, defined by an equation of its own
+            rhs = " ".join(_text(source, node.operands[1]).split())
+            self.numbered[family(first.base)][first.indices[0].value].add(rhs)
+        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
+                isinstance(first, A.Symbol) and first.sub_label is None and family(first) is not None:
+            # `L = L_1 + \\lambda L_2`: the bare symbol made of its numbered members
+            for n in A.walk(node.operands[1]):
+                if isinstance(n, A.Indexed) and len(n.indices) == 1 and isinstance(n.indices[0], A.Number) and \
+                        isinstance(n.base, A.Symbol) and family(n.base) == family(first):
+                    self.composed[family(first)].add(n.indices[0].value)
         if isinstance(first, A.Symbol) and ops and ops[0] in ("=", "\\in") and isinstance(node.operands[1], (
                 A.Sequence, A.Interval, A.SetLiteral)) or (isinstance(first, A.Symbol) and ops and ops[0] == "\\in" and
                                                          isinstance(node.operands[1], A.Concat)):

@@ -386,6 +386,8 @@ class _Resolver:
             return node
         idx = node.indices[0]
         strength = getattr(self.notation, "strength", "formula")
+        if strength == "paper" and isinstance(idx, A.Number):
+            return self._numbered_member(node, base, idx)
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
                 idx.font is None and idx.name not in self.notation.running and \
                 idx.name.lower() not in self.notation.sub_letters.get(_family_text(base), ()) and \
@@ -446,6 +448,25 @@ class _Resolver:
         self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
                                        tuple(evidence)))
         return replace(base, sub_label=idx, span=node.span)
+
+    def _numbered_member(self, node: A.Indexed, base: A.Symbol, idx: A.Number) -> A.Node:
+        """`L_2` where the paper defines `L_1 = \\mathbb{E}_x[…]` and `L_2 = \\mathbb{E}[…]` each by an equation of its
+        own and `L = L_1 + \\lambda L_2` from them (and never writes L with a running subscript): the number says
+        which named part of L, the first or the second loss, not a position in a sequence (`x_1` beside `x_t`;
+        coefficients `c_1, c_2` defined one by one but never summed into a `c`). The node unchanged otherwise."""
+        fam = family(base)
+        members = getattr(self.notation, "numbered", {}).get(fam or "", {})
+        composed = getattr(self.notation, "composed", {}).get(fam or "", set())
+        if idx.value not in members or idx.value not in composed or len(members) < 2 or \
+                self.notation.runs_on.get(fam or "", ()) or \
+                any(v in self.notation.running or v in _RUNNING for v in self.notation.sub_letters.get(fam or "", {})):
+            return node
+        rights = {rhs for defs in members.values() for rhs in defs}
+        if len(rights) < len(members):
+            return node  # (`x_1 = x_2 = 0`: members set alike are positions given one value)
+        shown = ", ".join(f"{self.text(base)}_{k}" for k in sorted(members)[:4])
+        return self._as_label(node, base, "a named part of the bare symbol, each defined by an equation of its own",
+                              shown)
 
     def _beside_names(self, node: A.Indexed, base: A.Symbol, letter: str) -> A.Node:
         """`F_s` beside `F_r` (the real and the synthetic CDF), where s also runs elsewhere (`q(x_t \\mid x_s)`): on a
