@@ -743,3 +743,18 @@ def test_a_superscript_the_definition_explains(latex, expected):
 ])
 def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # \Pi with a constraint under it projects onto that set: at the head of a side, the whole side
+    (r"z_{t+1} = \Pi_{\|z_{t+1}\|\le D} z'_{t+1} -\eta_t g_t",
+     "(Relation (Indexed z [(+ t 1)]) = (Apply \\Pi{_(Relation (Norm (Indexed z [(+ t 1)])) \\le D)} "
+     "[(- (Indexed z{'} [(+ t 1)]) (Product [(Indexed \\eta [t]) (Indexed g [t])]))] certainty=formula brackets=))"),
+    (r"z_{t+1} = \Pi_{\|z\|\le D}[z_t - \frac{a}{b}]",
+     "(Relation (Indexed z [(+ t 1)]) = (Apply \\Pi{_(Relation (Norm z) \\le D)} [(- (Indexed z [t]) (Frac a b))] "
+     "certainty=formula brackets=[]))"),
+    # \Pi over a range is a product; a projection inside a term keeps its place
+    (r"y = \Pi_{i=1}^n x_i", "(Relation y = (Product [(Indexed \\Pi{^n} [(Relation i = 1)]) (Indexed x [i])]))"),
+])
+def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
+    assert tree(latex) == expected

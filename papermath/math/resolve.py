@@ -79,6 +79,8 @@ class _Resolver:
             return self.subscript(node)
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
+            if isinstance(node, A.Relation):
+                node = replace(node, operands=tuple(self._projection(o) for o in node.operands))
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -119,6 +121,35 @@ class _Resolver:
         else:
             func = replace(sym, sup_label=power.exponent, span=power.span)
         return replace(node, operands=(replace(lhs, func=func), rhs))
+
+    def _projection(self, side: A.Node) -> A.Node:
+        """`\\Pi_{\\|z\\| \\le D} z' - \\eta g`, `\\Pi_{\\|z\\|\\le D}[z_t - \\eta g_t]`: \\Pi with a constraint under
+        it is the projection onto that set; written at the head of a relation's side it takes the whole side (its value
+        must satisfy the constraint, which a step added after the projection would leave). Other sides unchanged."""
+        path: list[A.BinOp] = []
+        head = side
+        while isinstance(head, A.BinOp) and head.op in ("+", "-"):
+            path.append(head)
+            head = head.left
+        if not (isinstance(head, A.Product) and len(head.factors) >= 2 and _projector(head.factors[0])):
+            return side
+        proj = head.factors[0]
+        rest = head.factors[1:]
+        first: A.Node = rest[0] if len(rest) == 1 else A.Product(tuple(rest), span=(rest[0].span[0], head.span[1]))
+        brackets = ""
+        if not path and isinstance(first, A.Group) and first.open in ("[", "("):
+            brackets = first.open + first.close
+            first = first.body
+        arg = first
+        for op_node in reversed(path):
+            arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
+        assert isinstance(proj, A.Indexed)
+        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
+        ev = Evidence(FUNCTION, "a projection onto the set under it, at the head of the side", self.text(side),
+                      "this formula", "formula")
+        self.decisions.append(Decision(side.span, "application or product", self.text(proj), APPLICATION, "formula",
+                                       (ev,)))
+        return A.Apply(func, (arg,), (), (), "formula", brackets, span=side.span)
 
     def _optimum_named(self, node: A.Relation) -> A.Node:
         """`\\{s^M\\}^o = \\arg\\min_{\\{s^M\\} \\subset …} …`, `\\theta^{o} = \\arg\\max_\\theta J`: the left side is
@@ -839,6 +870,16 @@ def _weigh(evidence: list[Evidence], yes: str, no: str) -> tuple[Optional[str], 
         return None, "ambiguous"
     side = yes if score > 0 else no
     return side, best[side] or "convention"
+
+
+def _projector(node: A.Node) -> bool:
+    """`\\Pi_{\\|z\\|\\le D}`: \\Pi with a constraint (an inequality or a membership) under it."""
+    if not (isinstance(node, A.Indexed) and isinstance(node.base, A.Symbol) and node.base.name == "\\Pi" and
+            node.base.sub_label is None and node.base.sup_label is None and len(node.indices) == 1):
+        return False
+    idx = node.indices[0]
+    return isinstance(idx, A.Relation) and all(op in ("\\le", "<", "\\ge", ">", "\\in", "\\subset", "\\subseteq")
+                                               for op in idx.ops)
 
 
 def _after_sim(source: str, start: int) -> bool:
