@@ -758,3 +758,14 @@ def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
 ])
 def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # q_1, k_1, q_2, k_2 name four vectors in pairs; k runs elsewhere (the keys K_i, a sum over k) but names here
+    (r"Let $\lambda_{q_1}, \lambda_{k_1}, \lambda_{q_2}, \lambda_{k_2}$ be vectors; $\sum_k K_k$ sums the keys.",
+     r"\lambda_{q_2} \cdot \lambda_{k_2}", "(\\cdot \\lambda{_(Indexed q [2])} \\lambda{_(Indexed k [2])})"),
+    # without a pair that names, a numbered running letter still indexes
+    (r"Let $w_{k_1}$ and $w_{k_2}$ be weights; $\sum_k a_k$.", r"w_{k_2}", "(Indexed w [(Indexed k [2])])"),
+])
+def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected

@@ -191,6 +191,8 @@ class Notation:
         self.numbered: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         """Members of a family defined each by an equation of its own, numbered (`L_1 = \\mathbb{E}[…]`, `L_2 = …`):
         family → number → the right sides that define it."""
+        self.sub_indexed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        """Subscripts that are a numbered letter, per family (`\\lambda_{q_1}`, `\\lambda_{k_1}` → (q, 1), (k, 1))."""
         self.composed: dict[str, set[str]] = defaultdict(set)
         """Numbered members a family's bare symbol is defined from (`L = L_1 + \\lambda L_2` → L: 1, 2)."""
         """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
@@ -341,6 +343,9 @@ class Notation:
             if isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None:
                 if fam is not None:
                     self.sub_letters[fam][idx.name] += 1
+            elif isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and len(idx.indices) == 1 and \
+                    isinstance(idx.indices[0], A.Number) and fam is not None:
+                self.sub_indexed[fam].add((idx.base.name, idx.indices[0].value))
             elif isinstance(idx, (A.BinOp, A.UnaryOp, A.Slice, A.Relation)):
                 for n in A.walk(idx):  # `x_{t-1}`, `x_{1:T}`, `x_{<t}`: these letters run
                     if isinstance(n, A.Symbol) and len(n.name) == 1:

@@ -443,6 +443,17 @@ class _Resolver:
                           "the paper", "paper")
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
             return replace(base, sub_label=idx, span=node.span)
+        if strength == "paper" and isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and \
+                len(idx.indices) == 1 and isinstance(idx.indices[0], A.Number):
+            # `\\lambda_{k_1}` beside `\\lambda_{q_1}`: vectors named in pairs numbered alike; where the other letter of
+            # the pair names (it never runs), this one names too, though k runs elsewhere
+            number = idx.indices[0].value
+            pairs = sorted(v for v, n in getattr(self.notation, "sub_indexed", {}).get(family(base) or "", ())
+                           if n == number and v != idx.base.name and len(v) == 1 and v.islower() and
+                           v not in self.notation.running and v not in _RUNNING)
+            if pairs:
+                return self._as_label(node, base, "named in pairs numbered alike with a letter that never runs",
+                                      ", ".join(f"{v}_{number}" for v in pairs))
         if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.name.islower() and
                 idx.font is None and not idx.accents and idx.sub_label is None and idx.sup_label is None):
             return node
