@@ -769,3 +769,14 @@ def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
 ])
 def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a row with its own relation at the alignment point is its own statement, although it starts with a sign
+    (r"\begin{aligned} a - b &\le c \\ - d - e &\le f \end{aligned}",
+     "(Rows [(Relation (- a b) \\le c) (Relation (- (- d) e) \\le f)])"),
+    # a row that starts at the alignment point with a sign goes on with the statement above
+    (r"\begin{aligned} a - b &\le c \\ & - d - e \end{aligned}", "(Relation (- a b) \\le (- (- c d) e))"),
+])
+def test_a_signed_row_with_its_own_relation_is_its_own_statement(latex, expected):
+    assert tree(latex) == expected
