@@ -780,3 +780,16 @@ def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
 ])
 def test_a_signed_row_with_its_own_relation_is_its_own_statement(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a list written out with an ellipsis repeats A: bare in one term, A^k in a later one — powers of A
+    (r"\overline{\mathbf{K}} = (\mathbf{C}\overline{\mathbf{B}}, \mathbf{C}\overline{\mathbf{A}}\overline{\mathbf{B}}, "
+     r"\dots, \mathbf{C}\overline{\mathbf{A}}^k\overline{\mathbf{B}}, \dots)",
+     "(Relation K{bf,bar} = (Tuple [(Product [C{bf} B{bf,bar}]) (Product [C{bf} A{bf,bar} B{bf,bar}]) "
+     "(Ellipsis kind=...) (Product [C{bf} (Power A{bf,bar} k) B{bf,bar}]) (Ellipsis kind=...)]))"),
+    # labels on a matrix written only with its labels stay labels
+    (r"(W^Q x, W^K x, \dots)", "(Tuple [(Product [W{^Q} x]) (Product [W{^K} x]) (Ellipsis kind=...)])"),
+])
+def test_a_factor_repeated_along_a_list_is_raised_to_powers(latex, expected):
+    assert tree(latex) == expected

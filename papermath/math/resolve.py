@@ -77,6 +77,8 @@ class _Resolver:
             return self.power(node, applied)
         if isinstance(node, A.Indexed):
             return self.subscript(node)
+        if isinstance(node, (A.Tuple, A.Sequence)) and any(isinstance(i, A.Ellipsis_) for i in node.items):
+            node = self._growing_powers(node)
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
             if isinstance(node, A.Relation):
@@ -121,6 +123,36 @@ class _Resolver:
         else:
             func = replace(sym, sup_label=power.exponent, span=power.span)
         return replace(node, operands=(replace(lhs, func=func), rhs))
+
+    def _growing_powers(self, node: A.Node) -> A.Node:
+        """`(C\\bar{B}, C\\bar{A}\\bar{B}, \\dots, C\\bar{A}^k\\bar{B}, \\dots)`: a list written out with an ellipsis whose terms repeat a factor (A bare in one term, A^k in a later
+        one) counts the repetitions: the letter on that factor is a power, whatever a matrix's superscript names
+        elsewhere. The node unchanged otherwise."""
+        items = list(node.items)  # type: ignore[attr-defined]
+        from .printer import to_latex
+        bare = {to_latex(f) for i in items if isinstance(i, A.Product) for f in i.factors
+                if isinstance(f, A.Symbol) and f.sup_label is None}
+        changed = False
+        for n, item in enumerate(items):
+            if not isinstance(item, A.Product):
+                continue
+            factors = list(item.factors)
+            for m, f in enumerate(factors):
+                exp = f.sup_label if isinstance(f, A.Symbol) else None
+                if exp is None or not (isinstance(exp, A.Symbol) and len(exp.name) == 1 and exp.name.isalpha()):
+                    continue
+                plain = replace(f, sup_label=None)
+                if to_latex(plain) not in bare:
+                    continue
+                caret = self.source.rfind("^", f.span[0], exp.span[0])
+                base_span = (f.span[0], caret) if caret > f.span[0] else f.span
+                factors[m] = A.Power(replace(plain, span=base_span), exp, span=f.span)
+                ev = Evidence(POWER, "a factor repeated along a list written out with an ellipsis", self.text(node),
+                              "this formula", "formula")
+                self.decisions.append(Decision(f.span, "label or power", self.text(f), POWER, "formula", (ev,)))
+                changed = True
+            items[n] = replace(item, factors=tuple(factors))
+        return replace(node, items=tuple(items)) if changed else node
 
     def _projection(self, side: A.Node) -> A.Node:
         """`\\Pi_{\\|z\\| \\le D} z' - \\eta g`, `\\Pi_{\\|z\\|\\le D}[z_t - \\eta g_t]`: \\Pi with a constraint under
