@@ -125,9 +125,9 @@ class _Resolver:
         return replace(node, operands=(replace(lhs, func=func), rhs))
 
     def _growing_powers(self, node: A.Node) -> A.Node:
-        """`(C\\bar{B}, C\\bar{A}\\bar{B}, \\dots, C\\bar{A}^k\\bar{B}, \\dots)`: a list written out with an ellipsis whose terms repeat a factor (A bare in one term, A^k in a later
-        one) counts the repetitions: the letter on that factor is a power, whatever a matrix's superscript names
-        elsewhere. The node unchanged otherwise."""
+        """`(C\\bar{B}, C\\bar{A}\\bar{B}, \\dots, C\\bar{A}^k\\bar{B}, \\dots)`: a list written out with an ellipsis
+        whose terms repeat a factor (A bare in one term, A^k in a later one) counts the repetitions: the letter on
+        that factor is a power, whatever a matrix's superscript names elsewhere. The node unchanged otherwise."""
         items = list(node.items)  # type: ignore[attr-defined]
         from .printer import to_latex
         bare = {to_latex(f) for i in items if isinstance(i, A.Product) for f in i.factors
