@@ -730,3 +730,66 @@ def test_a_distribution_drawn_from_is_applied_whatever_its_letter_counts(text, l
 ])
 def test_a_superscript_the_definition_explains(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # two losses, each defined by an equation of its own, summed into L: the number names the part of L
+    (r"Let $L_1 = \mathbb{E}_x[f(x)^2]$ and $L_2 = \mathbb{E}_x[g(x)]$. We minimize $L = L_1 + \lambda L_2$.",
+     r"L_2", "L{_2}"),
+    # coefficients defined one by one but never summed into a bare c: positions
+    (r"Let $c_1 = \alpha_t$ and $c_2 = \sigma_t$ in $y = c_1 x + c_2 z$.", r"c_2", "(Indexed c [2])"),
+    # a family that also runs (x_t) is indexed by its numbers, whatever is defined
+    (r"Let $x_1 = a$, $x_2 = b$, $x = x_1 + x_2$ and $x_{t+1} = x_t$.", r"x_2", "(Indexed x [2])"),
+])
+def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # \Pi with a constraint under it projects onto that set: at the head of a side, the whole side
+    (r"z_{t+1} = \Pi_{\|z_{t+1}\|\le D} z'_{t+1} -\eta_t g_t",
+     "(Relation (Indexed z [(+ t 1)]) = (Apply \\Pi{_(Relation (Norm (Indexed z [(+ t 1)])) \\le D)} "
+     "[(- (Indexed z{'} [(+ t 1)]) (Product [(Indexed \\eta [t]) (Indexed g [t])]))] certainty=formula brackets=))"),
+    (r"z_{t+1} = \Pi_{\|z\|\le D}[z_t - \frac{a}{b}]",
+     "(Relation (Indexed z [(+ t 1)]) = (Apply \\Pi{_(Relation (Norm z) \\le D)} [(- (Indexed z [t]) (Frac a b))] "
+     "certainty=formula brackets=[]))"),
+    # \Pi over a range is a product; a projection inside a term keeps its place
+    (r"y = \Pi_{i=1}^n x_i", "(Relation y = (Product [(Indexed \\Pi{^n} [(Relation i = 1)]) (Indexed x [i])]))"),
+])
+def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("text, latex, expected", [
+    # q_1, k_1, q_2, k_2 name four vectors in pairs; k runs elsewhere (the keys K_i, a sum over k) but names here
+    (r"Let $\lambda_{q_1}, \lambda_{k_1}, \lambda_{q_2}, \lambda_{k_2}$ be vectors; $\sum_k K_k$ sums the keys.",
+     r"\lambda_{q_2} \cdot \lambda_{k_2}", "(\\cdot \\lambda{_(Indexed q [2])} \\lambda{_(Indexed k [2])})"),
+    # without a pair that names, a numbered running letter still indexes
+    (r"Let $w_{k_1}$ and $w_{k_2}$ be weights; $\sum_k a_k$.", r"w_{k_2}", "(Indexed w [(Indexed k [2])])"),
+])
+def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
+    assert sexpr(paper_tree(text, latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a row with its own relation at the alignment point is its own statement, although it starts with a sign
+    (r"\begin{aligned} a - b &\le c \\ - d - e &\le f \end{aligned}",
+     "(Rows [(Relation (- a b) \\le c) (Relation (- (- d) e) \\le f)])"),
+    # a row that starts at the alignment point with a sign goes on with the statement above
+    (r"\begin{aligned} a - b &\le c \\ & - d - e \end{aligned}", "(Relation (- a b) \\le (- (- c d) e))"),
+])
+def test_a_signed_row_with_its_own_relation_is_its_own_statement(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a list written out with an ellipsis repeats A: bare in one term, A^k in a later one — powers of A
+    (r"\overline{\mathbf{K}} = (\mathbf{C}\overline{\mathbf{B}}, \mathbf{C}\overline{\mathbf{A}}\overline{\mathbf{B}}, "
+     r"\dots, \mathbf{C}\overline{\mathbf{A}}^k\overline{\mathbf{B}}, \dots)",
+     "(Relation K{bf,bar} = (Tuple [(Product [C{bf} B{bf,bar}]) (Product [C{bf} A{bf,bar} B{bf,bar}]) "
+     "(Ellipsis kind=...) (Product [C{bf} (Power A{bf,bar} k) B{bf,bar}]) (Ellipsis kind=...)]))"),
+    # labels on a matrix written only with its labels stay labels
+    (r"(W^Q x, W^K x, \dots)", "(Tuple [(Product [W{^Q} x]) (Product [W{^K} x]) (Ellipsis kind=...)])"),
+])
+def test_a_factor_repeated_along_a_list_is_raised_to_powers(latex, expected):
+    assert tree(latex) == expected

@@ -188,6 +188,13 @@ class Notation:
         the vector the letter writes (`\\bm{x}_i \\in \\mathbb{R}^{N_x}`), or a size the prose names ("keys of
         dimension $d_k$", "$d_h$ denotes the dimension per head")."""
         self.runs_on: dict[str, set[str]] = defaultdict(set)
+        self.numbered: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        """Members of a family defined each by an equation of its own, numbered (`L_1 = \\mathbb{E}[…]`, `L_2 = …`):
+        family → number → the right sides that define it."""
+        self.sub_indexed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        """Subscripts that are a numbered letter, per family (`\\lambda_{q_1}`, `\\lambda_{k_1}` → (q, 1), (k, 1))."""
+        self.composed: dict[str, set[str]] = defaultdict(set)
+        """Numbered members a family's bare symbol is defined from (`L = L_1 + \\lambda L_2` → L: 1, 2)."""
         """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
 
     @classmethod
@@ -336,6 +343,9 @@ class Notation:
             if isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.font is None:
                 if fam is not None:
                     self.sub_letters[fam][idx.name] += 1
+            elif isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and len(idx.indices) == 1 and \
+                    isinstance(idx.indices[0], A.Number) and fam is not None:
+                self.sub_indexed[fam].add((idx.base.name, idx.indices[0].value))
             elif isinstance(idx, (A.BinOp, A.UnaryOp, A.Slice, A.Relation)):
                 for n in A.walk(idx):  # `x_{t-1}`, `x_{1:T}`, `x_{<t}`: these letters run
                     if isinstance(n, A.Symbol) and len(n.name) == 1:
@@ -379,6 +389,20 @@ class Notation:
                    for a in first.args):
                 self.add(identity(first.func), Evidence(FUNCTION, "defined as a function", _text(source, node)[:80],
                                                         where, strength))
+        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
+                isinstance(first, A.Indexed) and len(first.indices) == 1 and \
+                isinstance(first.indices[0], A.Number) and isinstance(first.base, A.Symbol) and \
+                family(first.base) is not None:
+            # `L_1 = \\mathbb{E}_x[…]`: the first loss, defined by an equation of its own
+            rhs = " ".join(_text(source, node.operands[1]).split())
+            self.numbered[family(first.base)][first.indices[0].value].add(rhs)
+        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
+                isinstance(first, A.Symbol) and first.sub_label is None and family(first) is not None:
+            # `L = L_1 + \\lambda L_2`: the bare symbol made of its numbered members
+            for n in A.walk(node.operands[1]):
+                if isinstance(n, A.Indexed) and len(n.indices) == 1 and isinstance(n.indices[0], A.Number) and \
+                        isinstance(n.base, A.Symbol) and family(n.base) == family(first):
+                    self.composed[family(first)].add(n.indices[0].value)
         if isinstance(first, A.Symbol) and ops and ops[0] in ("=", "\\in") and isinstance(node.operands[1], (
                 A.Sequence, A.Interval, A.SetLiteral)) or (isinstance(first, A.Symbol) and ops and ops[0] == "\\in" and
                                                          isinstance(node.operands[1], A.Concat)):

@@ -166,6 +166,24 @@ def _is_continuation(tok: Token) -> bool:
     return False
 
 
+def _aligned_relation(tokens: list[Token], k: int) -> bool:
+    """Does the row starting at tokens[k] put a relation of its own at its alignment point (`- w B(x) &\\le …`)?
+    Such a row is a statement of its own although it starts with a sign: a continuation starts at or after the
+    alignment point (`& - w B(x)`)."""
+    depth = 0
+    i = k
+    while i < len(tokens) and tokens[i].kind not in (NEWLINE, END, EOF):
+        t = tokens[i]
+        depth += t.kind == LBRACE
+        depth -= t.kind == RBRACE
+        if t.kind == AMP and depth == 0:
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            return nxt is not None and ((nxt.kind == PUNCT and nxt.text in "=<>") or
+                                        (nxt.kind == CMD and nxt.text in T.RELATIONS))
+        i += 1
+    return False
+
+
 def _stacks_a_relation(tokens: list[Token], k: int) -> bool:
     """Does `\\stackrel{…}{=}` / `\\overset{(a)}{\\le}` start at tokens[k]: a relation with a note over it (a row
     that starts with one goes on with the statement before it, as a row starting with `=` does)?"""
@@ -503,10 +521,12 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     dangling += 1
                 # Look past layout (and the `\left.` that reopens a group) for the next meaningful token.
                 k = j
+                amp_first = False
                 while k < n:
                     t = tokens[k]
                     if t.kind == CMD and (t.text[1:] in T.LAYOUT_NOARG or t.text in ("\\,", "\\;", "\\quad")) \
                             or t.kind == AMP:
+                        amp_first = amp_first or t.kind == AMP
                         k += 1
                     elif dangling and t.kind == CMD and t.text[1:] in T.SIZED_OPEN and k + 1 < n and \
                             tokens[k + 1].kind == PUNCT and tokens[k + 1].text == ".":
@@ -522,7 +542,9 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     continue
                 sync()
                 inside = len(delims) > env_base[-1] and delims[-1] == "("
-                if inside or _is_continuation(nxt) or (prev is not None and _is_continuation(prev)) or \
+                own_row = not amp_first and nxt.kind == PUNCT and nxt.text in "+-" and _aligned_relation(tokens, k)
+                if inside or (_is_continuation(nxt) and not own_row) or \
+                        (prev is not None and _is_continuation(prev)) or \
                         prev is None or prev.kind in (NEWLINE, BEGIN) or _stacks_a_relation(tokens, k):
                     i = j
                     continue

@@ -77,8 +77,12 @@ class _Resolver:
             return self.power(node, applied)
         if isinstance(node, A.Indexed):
             return self.subscript(node)
+        if isinstance(node, (A.Tuple, A.Sequence)) and any(isinstance(i, A.Ellipsis_) for i in node.items):
+            node = self._growing_powers(node)
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
+            if isinstance(node, A.Relation):
+                node = replace(node, operands=tuple(self._projection(o) for o in node.operands))
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -119,6 +123,65 @@ class _Resolver:
         else:
             func = replace(sym, sup_label=power.exponent, span=power.span)
         return replace(node, operands=(replace(lhs, func=func), rhs))
+
+    def _growing_powers(self, node: A.Node) -> A.Node:
+        """`(C\\bar{B}, C\\bar{A}\\bar{B}, \\dots, C\\bar{A}^k\\bar{B}, \\dots)`: a list written out with an ellipsis
+        whose terms repeat a factor (A bare in one term, A^k in a later one) counts the repetitions: the letter on
+        that factor is a power, whatever a matrix's superscript names elsewhere. The node unchanged otherwise."""
+        items = list(node.items)  # type: ignore[attr-defined]
+        from .printer import to_latex
+        bare = {to_latex(f) for i in items if isinstance(i, A.Product) for f in i.factors
+                if isinstance(f, A.Symbol) and f.sup_label is None}
+        changed = False
+        for n, item in enumerate(items):
+            if not isinstance(item, A.Product):
+                continue
+            factors = list(item.factors)
+            for m, f in enumerate(factors):
+                exp = f.sup_label if isinstance(f, A.Symbol) else None
+                if exp is None or not (isinstance(exp, A.Symbol) and len(exp.name) == 1 and exp.name.isalpha()):
+                    continue
+                plain = replace(f, sup_label=None)
+                if to_latex(plain) not in bare:
+                    continue
+                caret = self.source.rfind("^", f.span[0], exp.span[0])
+                base_span = (f.span[0], caret) if caret > f.span[0] else f.span
+                factors[m] = A.Power(replace(plain, span=base_span), exp, span=f.span)
+                ev = Evidence(POWER, "a factor repeated along a list written out with an ellipsis", self.text(node),
+                              "this formula", "formula")
+                self.decisions.append(Decision(f.span, "label or power", self.text(f), POWER, "formula", (ev,)))
+                changed = True
+            items[n] = replace(item, factors=tuple(factors))
+        return replace(node, items=tuple(items)) if changed else node
+
+    def _projection(self, side: A.Node) -> A.Node:
+        """`\\Pi_{\\|z\\| \\le D} z' - \\eta g`, `\\Pi_{\\|z\\|\\le D}[z_t - \\eta g_t]`: \\Pi with a constraint under
+        it is the projection onto that set; written at the head of a relation's side it takes the whole side (its value
+        must satisfy the constraint, which a step added after the projection would leave). Other sides unchanged."""
+        path: list[A.BinOp] = []
+        head = side
+        while isinstance(head, A.BinOp) and head.op in ("+", "-"):
+            path.append(head)
+            head = head.left
+        if not (isinstance(head, A.Product) and len(head.factors) >= 2 and _projector(head.factors[0])):
+            return side
+        proj = head.factors[0]
+        rest = head.factors[1:]
+        first: A.Node = rest[0] if len(rest) == 1 else A.Product(tuple(rest), span=(rest[0].span[0], head.span[1]))
+        brackets = ""
+        if not path and isinstance(first, A.Group) and first.open in ("[", "("):
+            brackets = first.open + first.close
+            first = first.body
+        arg = first
+        for op_node in reversed(path):
+            arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
+        assert isinstance(proj, A.Indexed)
+        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
+        ev = Evidence(FUNCTION, "a projection onto the set under it, at the head of the side", self.text(side),
+                      "this formula", "formula")
+        self.decisions.append(Decision(side.span, "application or product", self.text(proj), APPLICATION, "formula",
+                                       (ev,)))
+        return A.Apply(func, (arg,), (), (), "formula", brackets, span=side.span)
 
     def _optimum_named(self, node: A.Relation) -> A.Node:
         """`\\{s^M\\}^o = \\arg\\min_{\\{s^M\\} \\subset …} …`, `\\theta^{o} = \\arg\\max_\\theta J`: the left side is
@@ -386,6 +449,8 @@ class _Resolver:
             return node
         idx = node.indices[0]
         strength = getattr(self.notation, "strength", "formula")
+        if strength == "paper" and isinstance(idx, A.Number):
+            return self._numbered_member(node, base, idx)
         if strength == "paper" and isinstance(idx, A.Symbol) and idx.name in ("T", "N", "K", "M", "L") and \
                 idx.font is None and idx.name not in self.notation.running and \
                 idx.name.lower() not in self.notation.sub_letters.get(_family_text(base), ()) and \
@@ -410,6 +475,17 @@ class _Resolver:
                           "the paper", "paper")
             self.decisions.append(Decision(node.span, "label or index", self.text(node), "label", "paper", (ev,)))
             return replace(base, sub_label=idx, span=node.span)
+        if strength == "paper" and isinstance(idx, A.Indexed) and isinstance(idx.base, A.Symbol) and \
+                len(idx.indices) == 1 and isinstance(idx.indices[0], A.Number):
+            # `\\lambda_{k_1}` beside `\\lambda_{q_1}`: vectors named in pairs numbered alike; where the other letter of
+            # the pair names (it never runs), this one names too, though k runs elsewhere
+            number = idx.indices[0].value
+            pairs = sorted(v for v, n in getattr(self.notation, "sub_indexed", {}).get(family(base) or "", ())
+                           if n == number and v != idx.base.name and len(v) == 1 and v.islower() and
+                           v not in self.notation.running and v not in _RUNNING)
+            if pairs:
+                return self._as_label(node, base, "named in pairs numbered alike with a letter that never runs",
+                                      ", ".join(f"{v}_{number}" for v in pairs))
         if not (isinstance(idx, A.Symbol) and len(idx.name) == 1 and idx.name.isalpha() and idx.name.islower() and
                 idx.font is None and not idx.accents and idx.sub_label is None and idx.sup_label is None):
             return node
@@ -446,6 +522,25 @@ class _Resolver:
         self.decisions.append(Decision(node.span, "label or index", here, "label", evidence[0].strength,
                                        tuple(evidence)))
         return replace(base, sub_label=idx, span=node.span)
+
+    def _numbered_member(self, node: A.Indexed, base: A.Symbol, idx: A.Number) -> A.Node:
+        """`L_2` where the paper defines `L_1 = \\mathbb{E}_x[…]` and `L_2 = \\mathbb{E}[…]` each by an equation of its
+        own and `L = L_1 + \\lambda L_2` from them (and never writes L with a running subscript): the number says
+        which named part of L, the first or the second loss, not a position in a sequence (`x_1` beside `x_t`;
+        coefficients `c_1, c_2` defined one by one but never summed into a `c`). The node unchanged otherwise."""
+        fam = family(base)
+        members = getattr(self.notation, "numbered", {}).get(fam or "", {})
+        composed = getattr(self.notation, "composed", {}).get(fam or "", set())
+        if idx.value not in members or idx.value not in composed or len(members) < 2 or \
+                self.notation.runs_on.get(fam or "", ()) or \
+                any(v in self.notation.running or v in _RUNNING for v in self.notation.sub_letters.get(fam or "", {})):
+            return node
+        rights = {rhs for defs in members.values() for rhs in defs}
+        if len(rights) < len(members):
+            return node  # (`x_1 = x_2 = 0`: members set alike are positions given one value)
+        shown = ", ".join(f"{self.text(base)}_{k}" for k in sorted(members)[:4])
+        return self._as_label(node, base, "a named part of the bare symbol, each defined by an equation of its own",
+                              shown)
 
     def _beside_names(self, node: A.Indexed, base: A.Symbol, letter: str) -> A.Node:
         """`F_s` beside `F_r` (the real and the synthetic CDF), where s also runs elsewhere (`q(x_t \\mid x_s)`): on a
@@ -818,6 +913,16 @@ def _weigh(evidence: list[Evidence], yes: str, no: str) -> tuple[Optional[str], 
         return None, "ambiguous"
     side = yes if score > 0 else no
     return side, best[side] or "convention"
+
+
+def _projector(node: A.Node) -> bool:
+    """`\\Pi_{\\|z\\|\\le D}`: \\Pi with a constraint (an inequality or a membership) under it."""
+    if not (isinstance(node, A.Indexed) and isinstance(node.base, A.Symbol) and node.base.name == "\\Pi" and
+            node.base.sub_label is None and node.base.sup_label is None and len(node.indices) == 1):
+        return False
+    idx = node.indices[0]
+    return isinstance(idx, A.Relation) and all(op in ("\\le", "<", "\\ge", ">", "\\in", "\\subset", "\\subseteq")
+                                               for op in idx.ops)
 
 
 def _after_sim(source: str, start: int) -> bool:
