@@ -76,7 +76,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser. Only the command being run (`only`) has its module imported."""
+    """The argument parser. Only the command being run (`only`) has its module imported; when it names a command,
+    the others get no sub-parser at all (nothing but its own is consulted: its name is already a valid choice,
+    and the top-level help is not printed), which saves building twenty parsers on every run."""
     parser = _Parser(
         prog="papermath",
         description="Read the mathematics in an ML paper from its LaTeX source: find each equation and "
@@ -87,7 +89,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module_name, help_text) in COMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name, help=help_text)
+            if only not in COMMANDS:
+                sub.add_parser(name, help=help_text)
             continue
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text,

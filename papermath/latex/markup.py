@@ -8,6 +8,8 @@ keep their source offsets, so a cleaned formula still maps back to the character
 """
 from __future__ import annotations
 
+import operator
+
 from .tokens import CS, EGROUP, MATH, SPACE, TEXT, Token
 
 KEEP, DROP = "keep", "drop"
@@ -41,13 +43,18 @@ STARRED = frozenset({"vspace", "hspace"})
 _DIMENSION_AFTER = frozenset({"vskip", "hskip"})
 
 
+_NAMES = frozenset(MARKUP) | frozenset(CHOICES)
+_TEXT = operator.itemgetter(1)  # a token's text
+"""Every command `clean_formula` removes or unwraps (one set lookup per token in the scans below)."""
+
+
 def is_markup(name: str) -> bool:
-    return name in MARKUP or name in CHOICES
+    return name in _NAMES
 
 
 def clean_formula(tokens: list[Token]) -> list[Token]:
     """The formula's tokens without presentation markup (see MARKUP). Never fails: unknown shapes pass."""
-    if not any(t.kind == CS and (t.text in MARKUP or t.text in CHOICES) for t in tokens):
+    if _NAMES.isdisjoint(map(_TEXT, tokens)):  # no such command (a word spelled like one only costs the walk)
         return tokens
     from .macros import read_group, read_optional  # macros records definitions with is_markup: no cycle at import
     toks = list(tokens)
@@ -115,7 +122,7 @@ def _skip_dimension(toks: list[Token], j: int) -> int:
 
 def clean_math_runs(tokens: list[Token]) -> list[Token]:
     """Running text with the formulas in it (`$…$`, `\\(…\\)`) cleaned; the words around them untouched."""
-    if not any(t.kind == CS and (t.text in MARKUP or t.text in CHOICES) for t in tokens):
+    if _NAMES.isdisjoint(map(_TEXT, tokens)):  # no such command (a word spelled like one only costs the walk)
         return tokens
     out: list[Token] = []
     i, n = 0, len(tokens)

@@ -40,7 +40,6 @@ SYMBOLS = {"&": "&", "%": "%", "$": "$", "#": "#", "_": "_", "{": "{", "}": "}",
            "textless": "<", "textgreater": ">", "textasciitilde": "~", "ldots ": "…", "@": ""}
 ACCENTS = {"'", "`", "^", "\"", "~", "=", ".", "u", "v", "H", "c", "d", "b", "r", "k", "t"}
 
-_SPACES = re.compile(r"\s+")
 
 
 REF_OPEN, REF_SEP, REF_CLOSE = "\ue000", "\ue002", "\ue001"
@@ -58,7 +57,7 @@ def plain_text(tokens: list[Token], text: str, keep_math: bool = True, mark_refs
     _plain(list(tokens), text, keep_math, out, mark_refs)
     s = "".join(out)
     s = s.replace("``", "“").replace("''", "”").replace("---", "—").replace("--", "–")
-    return _SPACES.sub(" ", s).strip()
+    return " ".join(s.split())
 
 
 def resolve_refs(text: str, numbers) -> str:
@@ -172,5 +171,6 @@ def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_r
 
 
 def collapse(s: str) -> str:
-    """Whitespace collapsed to single spaces."""
-    return _SPACES.sub(" ", s).strip()
+    """Whitespace collapsed to single spaces (what `\\s+` → " " and a strip give: `str.split` splits on the same
+    characters)."""
+    return " ".join(s.split())
