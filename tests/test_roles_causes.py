@@ -32,10 +32,30 @@ def test_function_or_computed(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # the vocabulary a model draws its tokens from is fixed before anything runs
+    ("Let $\\mathcal{V}$ denote the vocabulary.\n\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
+     "\\mathcal{V}", "fixed setting"),
+    # a timestep the process runs through is an index …
+    ("\\begin{equation} y = \\sigma(t) x \\end{equation}\nwhere $s$ and $t$ are two arbitrary timesteps.", "t", "index"),
+    # … and a sample where the display draws it
+    ("\\begin{equation} L = \\mathbb{E}_{t \\sim U[0, 1]} \\| f(x, t) \\|^2 \\end{equation}\n"
+     "where $s$ and $t$ are two arbitrary timesteps.", "t", "random sample"),
+    # a sequence "indexed by a time variable" is the sequence's data, not the time
+    ("Let $\\{x_t\\}$ denote a sequence of data indexed by a continuous time variable $t$.\n"
+     "\\begin{equation} y = W x_t \\end{equation}", "x_{t}", "input data"),
+])
+def test_head_nouns_of_settings_and_times(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("paper, number, symbol, want", [
     ("advantage-alignment", "4", "Q^{2}", "computed"),   # where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[…]$
     ("LEN", "4", "\\pi", "function"),                     # $\pi(t) = t - t \bmod m$: a map, pointwise
+    ("minp", "2", "\\mathcal{V}", "fixed setting"),        # let $\mathcal{V}$ denote the vocabulary
+    ("TabDiff", "10", "t", "index"),                         # "$s$ and $t$ are two arbitrary timesteps"
+    ("TabDiff", "12", "t", "random sample"),                 # … drawn by the objective's expectation
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)
