@@ -34,10 +34,12 @@ def test_function_or_computed(body, symbol, want):
 
 @pytest.mark.parametrize("body, symbol, want", [
     # the vocabulary a model draws its tokens from is fixed before anything runs
-    ("Let $\\mathcal{V}$ denote the vocabulary.\n\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
+    ("Let $\\mathcal{V}$ denote the vocabulary.\n"
+     "\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
      "\\mathcal{V}", "fixed setting"),
     # a timestep the process runs through is an index …
-    ("\\begin{equation} y = \\sigma(t) x \\end{equation}\nwhere $s$ and $t$ are two arbitrary timesteps.", "t", "index"),
+    ("\\begin{equation} y = \\sigma(t) x \\end{equation}\nwhere $s$ and $t$ are two arbitrary timesteps.",
+     "t", "index"),
     # … and a sample where the display draws it
     ("\\begin{equation} L = \\mathbb{E}_{t \\sim U[0, 1]} \\| f(x, t) \\|^2 \\end{equation}\n"
      "where $s$ and $t$ are two arbitrary timesteps.", "t", "random sample"),
