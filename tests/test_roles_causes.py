@@ -13,6 +13,10 @@ from conftest import corpus_equation
 DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
 
 
+LOSSES = ("\\begin{equation} \\mathcal{L}(\\theta) = \\mathcal{L}_{a}(\\theta) + \\eta \\mathcal{L}_{b}(\\theta) "
+          "\\end{equation}")
+
+
 def row(body: str, latex: str, number: str = "1"):
     eq = read_document(document_from_string(DOC % body), [number]).equations[0]
     found = [s for s in eq.symbols if latex in (s.latex, s.symbol)]
@@ -51,6 +55,21 @@ def test_head_nouns_of_settings_and_times(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # a symbol that only scales a named loss in a sum of losses weighs it: a setting
+    (LOSSES,
+     "\\eta", "fixed setting"),
+    # a factor of something that is no loss gets nothing from it: unknown, said honestly
+    ("\\begin{equation} \\mathcal{L}(\\theta) = \\mathcal{L}_{a}(\\theta) + \\eta g(\\theta) \\end{equation}",
+     "\\eta", "unknown"),
+    # the words decide first: a weight the paper calls learnable stays trained
+    (LOSSES + "\n"
+     "where $\\eta$ is a learnable weight.", "\\eta", "trained weight"),
+])
+def test_weight_of_a_loss_term(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("paper, number, symbol, want", [
     ("advantage-alignment", "4", "Q^{2}", "computed"),   # where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[…]$
@@ -58,6 +77,7 @@ def test_head_nouns_of_settings_and_times(body, symbol, want):
     ("minp", "2", "\\mathcal{V}", "fixed setting"),        # let $\mathcal{V}$ denote the vocabulary
     ("TabDiff", "10", "t", "index"),                         # "$s$ and $t$ are two arbitrary timesteps"
     ("TabDiff", "12", "t", "random sample"),                 # … drawn by the objective's expectation
+    ("REPA-E", "u2", "\\eta", "fixed setting"),             # … + \eta \mathcal{L}_{REG}(\phi)
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)
