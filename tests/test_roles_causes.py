@@ -70,6 +70,19 @@ def test_weight_of_a_loss_term(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("key, indices, keys, want", [
+    ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{h}",), True),   # the prose writes the index
+    ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}",), True),
+    ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{k}",), False),  # another index
+    ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}_{h}",), False),     # a member, not the whole
+])
+def test_a_mention_names_the_use_with_its_indices(key, indices, keys, want):
+    from types import SimpleNamespace
+
+    from papermath.analysis.roles import names_use
+    assert names_use(SimpleNamespace(key=key, indices=indices), keys) is want
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("paper, number, symbol, want", [
     ("advantage-alignment", "4", "Q^{2}", "computed"),   # where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[…]$
@@ -77,6 +90,7 @@ def test_weight_of_a_loss_term(body, symbol, want):
     ("minp", "2", "\\mathcal{V}", "fixed setting"),        # let $\mathcal{V}$ denote the vocabulary
     ("TabDiff", "10", "t", "index"),                         # "$s$ and $t$ are two arbitrary timesteps"
     ("TabDiff", "12", "t", "random sample"),                 # … drawn by the objective's expectation
+    ("hyla", "4", "\\mathbf{W}^{\\text{out}}_{h}", "trained weight"),  # "the output and value projections $W^{out}_h$"
     ("REPA-E", "u2", "\\eta", "fixed setting"),             # … + \eta \mathcal{L}_{REG}(\phi)
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):

@@ -76,9 +76,24 @@ def head_role(phrase: str) -> tuple[str, str] | None:
     return None
 
 
+def _plain(key: str) -> str:
+    return re.sub(r"[{}\s]", "", key)
+
+
+def names_use(use: Any, keys: Iterable[str]) -> bool:
+    """One of a mention's keys is this use: its key, or its key with the indices it is written with here (the prose
+    writes `W^{out}_h`, the display `W^{out}_h` too, whose key is `W^{out}` with the index h)."""
+    if use.key in keys:
+        return True
+    if not use.indices:
+        return False
+    indexed = _plain(use.key) + "_" + _plain(",".join(use.indices))
+    return any(_plain(k) in (indexed, _plain(use.key) + "_{" + ",".join(use.indices) + "}") for k in keys)
+
+
 def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
-        if m is None or d.pattern in ("inside", "same letter") or ctx.use.key not in m.keys:
+        if m is None or d.pattern in ("inside", "same letter") or not names_use(ctx.use, m.keys):
             continue
         phrase = noun_before(m.quote, m.math)
         found = head_role(phrase) if phrase else None
