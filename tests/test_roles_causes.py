@@ -13,6 +13,10 @@ from conftest import corpus_equation
 DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
 
 
+LOSSES = ("\\begin{equation} \\mathcal{L}(\\theta) = \\mathcal{L}_{a}(\\theta) + \\eta \\mathcal{L}_{b}(\\theta) "
+          "\\end{equation}")
+
+
 def row(body: str, latex: str, number: str = "1"):
     eq = read_document(document_from_string(DOC % body), [number]).equations[0]
     found = [s for s in eq.symbols if latex in (s.latex, s.symbol)]
@@ -32,10 +36,62 @@ def test_function_or_computed(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # the vocabulary a model draws its tokens from is fixed before anything runs
+    ("Let $\\mathcal{V}$ denote the vocabulary.\n"
+     "\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
+     "\\mathcal{V}", "fixed setting"),
+    # a timestep the process runs through is an index …
+    ("\\begin{equation} y = \\sigma(t) x \\end{equation}\nwhere $s$ and $t$ are two arbitrary timesteps.",
+     "t", "index"),
+    # … and a sample where the display draws it
+    ("\\begin{equation} L = \\mathbb{E}_{t \\sim U[0, 1]} \\| f(x, t) \\|^2 \\end{equation}\n"
+     "where $s$ and $t$ are two arbitrary timesteps.", "t", "random sample"),
+    # a sequence "indexed by a time variable" is the sequence's data, not the time
+    ("Let $\\{x_t\\}$ denote a sequence of data indexed by a continuous time variable $t$.\n"
+     "\\begin{equation} y = W x_t \\end{equation}", "x_{t}", "input data"),
+])
+def test_head_nouns_of_settings_and_times(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # a symbol that only scales a named loss in a sum of losses weighs it: a setting
+    (LOSSES,
+     "\\eta", "fixed setting"),
+    # a factor of something that is no loss gets nothing from it: unknown, said honestly
+    ("\\begin{equation} \\mathcal{L}(\\theta) = \\mathcal{L}_{a}(\\theta) + \\eta g(\\theta) \\end{equation}",
+     "\\eta", "unknown"),
+    # the words decide first: a weight the paper calls learnable stays trained
+    (LOSSES + "\n"
+     "where $\\eta$ is a learnable weight.", "\\eta", "trained weight"),
+])
+def test_weight_of_a_loss_term(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.parametrize("key, indices, keys, want", [
+    ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{h}",), True),   # the prose writes the index
+    ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}",), True),
+    ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{k}",), False),  # another index
+    ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}_{h}",), False),     # a member, not the whole
+])
+def test_a_mention_names_the_use_with_its_indices(key, indices, keys, want):
+    from types import SimpleNamespace
+
+    from papermath.analysis.roles import names_use
+    assert names_use(SimpleNamespace(key=key, indices=indices), keys) is want
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("paper, number, symbol, want", [
     ("advantage-alignment", "4", "Q^{2}", "computed"),   # where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[…]$
     ("LEN", "4", "\\pi", "function"),                     # $\pi(t) = t - t \bmod m$: a map, pointwise
+    ("minp", "2", "\\mathcal{V}", "fixed setting"),        # let $\mathcal{V}$ denote the vocabulary
+    ("TabDiff", "10", "t", "index"),                         # "$s$ and $t$ are two arbitrary timesteps"
+    ("TabDiff", "12", "t", "random sample"),                 # … drawn by the objective's expectation
+    ("hyla", "4", "\\mathbf{W}^{\\text{out}}_{h}", "trained weight"),  # "the output and value projections $W^{out}_h$"
+    ("REPA-E", "u2", "\\eta", "fixed setting"),             # … + \eta \mathcal{L}_{REG}(\phi)
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)

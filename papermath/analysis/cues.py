@@ -80,7 +80,7 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"(?:loss\s+)?weights?\s+of\s+the\s+\w+\s+loss|dimensions?|dimensionality|"
                       r"numbers?\s+of|budgets?|horizons?|schedules?|warm-?up|(?:linear\s+)?decay|"
                       r"guidance\s+scale|scales?|widths?|depths?|lengths?|batch\s+sizes?|ranks?|radius|"
-                      r"(?:noise\s+)?levels?|variances?\s+schedule)\b"),
+                      r"(?:noise\s+)?levels?|variances?\s+schedule|vocabular(?:y|ies))\b"),
     ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
                       r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?|"
                       r"(?:noisy|noised|random|generated|fresh|monte\s+carlo|sampled)\s+samples?|"
@@ -95,6 +95,9 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                    r"(?:training|test|testing|validation|held-?out|unlearning|forget|retain|calibration|evaluation)\s+"
                    r"(?:sets?|splits?|examples?)|examples?|conditions?|condition\s+signals?|tokens?|"
                    r"trajector(?:y|ies)|states?|actions?|(?:self-)?position|locations?)\b(?![-])"),
+    # a time the process runs through ("two arbitrary timesteps", "a continuous time variable"): an index, unless
+    # the predicate or the display draws it ("we sample a time step $t$", `t \\sim U[0, 1]`)
+    ("index", r"\b(?:time\s*-?\s*steps?|time\s+variables?|time\s+ind(?:ex|ices))\b"),
     ("computed", r"\b(?:(?:(?:first|second)[- ]order\s+)?(?:partial\s+)?derivatives?|gradients?|"
                  r"normali[sz]ation\s+(?:factors?|constants?|terms?)|normali[sz]ers?|partition\s+functions?|"
                  r"signal-to-noise\s+ratios?|scores?)\b"),

@@ -509,6 +509,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
         # a prompt the expectation runs over (E_{c, x}, E_{c ~ \\mathcal{D}}) stays the input data it is
         return "random sample", f"{best[1]}, drawn by the expectation" if drawn_here else \
             f"{best[1]}, drawn from a distribution in another display"
+    if best is not None and best[0] == "index" and best[2] != "predicate" and drawn_here:
+        # "two arbitrary timesteps" … `\\mathbb{E}_{t \\sim U[0, 1]}`: the time this display draws is a sample of it
+        return "random sample", f"{best[1]}, drawn by this display"
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
     drawn = _drawn_by_sentence(index, eq, use, mention, definition) if best is None else None

@@ -10,7 +10,8 @@ When it says nothing that names one, the rest of the paper still gives evidence,
 - a member of a chain of equalities that ends in a number ("We set $\\lambda = \\gamma = 10^{-4}$"): a fixed setting;
 - a sentence that draws it in the active voice ("we generate each element in $b$ as independent Rademacher
   variables"): a random sample;
-- being an argument of the function this display defines (`\\mathrm{FFN}(x) = …`): the function's input.
+- being an argument of the function this display defines (`\\mathrm{FFN}(x) = …`): the function's input;
+- scaling a named loss in a sum of losses (`\\mathcal{L} = \\mathcal{L}_{a} + \\eta \\mathcal{L}_{b}`): a fixed setting.
 
 `weigh` adds the strengths per role; the role wins only when it leads the next one by at least `MARGIN`; otherwise
 the reading stays "unknown" (an honest "I don't know" beats a guess). Each rule is a row of `USE_RULES`.
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..math import ast
+from ..math import ast, to_latex
 from .cues import HEAD_ROLES, LOSS_NAME
 from .candidates import key_family
 from .symbols import collect, symbol_key
@@ -75,9 +76,24 @@ def head_role(phrase: str) -> tuple[str, str] | None:
     return None
 
 
+def _plain(key: str) -> str:
+    return re.sub(r"[{}\s]", "", key)
+
+
+def names_use(use: Any, keys: Iterable[str]) -> bool:
+    """One of a mention's keys is this use: its key, or its key with the indices it is written with here (the prose
+    writes `W^{out}_h`, the display `W^{out}_h` too, whose key is `W^{out}` with the index h)."""
+    if use.key in keys:
+        return True
+    if not use.indices:
+        return False
+    indexed = _plain(use.key) + "_" + _plain(",".join(use.indices))
+    return any(_plain(k) in (indexed, _plain(use.key) + "_{" + ",".join(use.indices) + "}") for k in keys)
+
+
 def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
-        if m is None or d.pattern in ("inside", "same letter") or ctx.use.key not in m.keys:
+        if m is None or d.pattern in ("inside", "same letter") or not names_use(ctx.use, m.keys):
             continue
         phrase = noun_before(m.quote, m.math)
         found = head_role(phrase) if phrase else None
@@ -176,6 +192,33 @@ def _argument_of_defined_function(ctx: UseContext) -> Iterable[Evidence]:
             return
 
 
+def _loss_term(node: ast.Node) -> bool:
+    """A named loss as a term (`\\mathcal{L}_{REG}(\\phi)`, `\\mathcal{L}_{dice}`)."""
+    name = symbol_key(node.func) if isinstance(node, ast.Apply) else symbol_key(node)
+    return name is not None and bool(LOSS_NAME.match(name))
+
+
+def _weight_of_a_loss_term(ctx: UseContext) -> Iterable[Evidence]:
+    """`\\mathcal{L} = \\mathcal{L}_{DIFF} + \\lambda \\mathcal{L}_{REPA} + \\eta \\mathcal{L}_{REG}`: a symbol that
+    only scales a named loss in a sum of losses weighs that term: a setting chosen before training (a weight the
+    run learns would be called learnable, which the defining sentence reads first)."""
+    tree = ctx.tree
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) < 2 or not _loss_term(tree.operands[0]):
+        return
+    for side in tree.operands[1:]:
+        terms = [n for n in ast.walk(side) if isinstance(n, ast.BinOp) and n.op in ("+", "-")]
+        if not terms:
+            continue
+        for node in ast.walk(side):
+            if isinstance(node, ast.Product) and len(node.factors) == 2 and _loss_term(node.factors[1]) and \
+                    isinstance(node.factors[0], (ast.Symbol, ast.Indexed)) and \
+                    symbol_key(node.factors[0]) == ctx.use.key:
+                yield Evidence("fixed setting", f"the weight of ${to_latex(node.factors[1])}$ in a sum of losses", 1)
+                return
+
+
 @dataclass(frozen=True)
 class UseContext:
     """What the rules look at: the symbol's use, the candidate sentences that mention it, this display's tree, a
@@ -198,6 +241,7 @@ USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = 
     ("a member of a chain of equalities ending in a number", _set_in_a_chain),
     ("generated at random in the prose", _generated_at_random),
     ("argument of the defined function", _argument_of_defined_function),
+    ("the weight of a loss term", _weight_of_a_loss_term),
 )
 
 
