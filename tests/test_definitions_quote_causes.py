@@ -45,6 +45,10 @@ CAUSES = [
     # x_i^{k} and (2), which uses (1)'s x^{k}; eq:u6 x^{\ell-1}), not a passing mention later in the section
     ("the step before of a recurrence's left side", "Tanh-Init", "1", "x^{k}_{i}", "For the ($k+1$)-th layer"),
     ("the step before, defined by an earlier display", "Tanh-Init", "2", "x^{k}_{j}", "For the ($k+1$)-th layer"),
+    # a definition sign in the prose defines the symbol itself: it stands over the lead-in of the display that
+    # computes the symbol's next iterate ("They applied the following lazy Hessian update …:")
+    ("a definition sign over the computing display's lead-in", "LEN", "4", r"\mathbf{z}_{t}",
+     "denote the aggregated variable"),
     ("the layer before of a recurrence", "Tanh-Init", "eq:u6", r"\mathbf{x}^{\ell - 1}",
      r"The iterative computation at each layer $\ell$ is defined as follows"),
 ]
@@ -69,6 +73,22 @@ The final weighted loss $\ell(\theta)$ can be written as
 """)
     row = symbol_row(eq, r"\theta")
     assert "moves $\\theta$ towards" in row.definition.quote, row.definition
+
+
+def test_a_definition_sign_stands_over_the_lead_in_of_the_display_that_computes_the_symbol():
+    body = r"""
+\section{Method}
+We denote the aggregated variable $z := (x, y)$ of the two players.
+
+\section{Algorithm}
+We take the following extragradient step:
+\begin{equation} z_{t+1} = z_t - \eta F(z_t) \end{equation}
+The step size is small.
+\begin{equation} \label{eq:gap} G = \| z_t - z_{t+1} \| \end{equation}
+"""
+    eq = _read(body, "2")
+    row = symbol_row(eq, "z_{t}")
+    assert "aggregated variable" in row.definition.quote, row.definition
 
 
 def test_a_recurrence_defines_its_left_side_at_the_step_before():

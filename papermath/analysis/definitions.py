@@ -909,6 +909,11 @@ _DEFINITION_SIGNS = frozenset({":=", "\\triangleq"})
 `\\eqqcolon` is, defines its right side)."""
 
 
+def defined_by_sign(latex: str) -> bool:
+    """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
+    return _definition_sign(latex)
+
+
 def _definition_sign(latex: str) -> bool:
     """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
     tree = _parse(latex)
