@@ -49,6 +49,9 @@ CAUSES = [
     # computes the symbol's next iterate ("They applied the following lazy Hessian update …:")
     ("a definition sign over the computing display's lead-in", "LEN", "4", r"\mathbf{z}_{t}",
      "denote the aggregated variable"),
+    # a draw said far from the display does not outrank what the symbol denotes (GMFlow (6) t, "where $t\sim U(0, 1)$"
+    # of another display); a draw next to the display still defines its sample
+    ("a draw elsewhere vs what the symbol denotes", "GMFlow", "6", "t", "denotes the diffusion time"),
     ("the layer before of a recurrence", "Tanh-Init", "eq:u6", r"\mathbf{x}^{\ell - 1}",
      r"The iterative computation at each layer $\ell$ is defined as follows"),
 ]
@@ -89,6 +92,27 @@ The step size is small.
     eq = _read(body, "2")
     row = symbol_row(eq, "z_{t}")
     assert "aggregated variable" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("after, fragment", [
+    ("The loss is minimised by gradient descent.", "denotes the diffusion time"),
+    (r"where $t \sim \mathcal{U}(0, 1)$ is drawn for each example.", r"$t \sim \mathcal{U}(0, 1)$ is drawn"),
+])
+def test_a_draw_defines_a_sample_next_to_its_display_only(after, fragment):
+    eq = _read(r"""
+\section{Background}
+The forward process runs over time, where $t \in [0, T]$ denotes the diffusion time.
+
+\section{Training}
+In training, $t \sim \mathcal{U}(0, 1)$ is drawn.
+
+\section{Method}
+The loss of the denoiser is
+\begin{equation} L = \mathbb{E}_{t} \| f(t) \|^2 \end{equation}
+%s
+""" % after)
+    row = symbol_row(eq, "t")
+    assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), row.definition
 
 
 def test_a_recurrence_defines_its_left_side_at_the_step_before():

@@ -274,7 +274,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
         # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
-        drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled"]
+        drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled" and
+                 d.paragraph in display_context(index.doc, eq)]
         defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
