@@ -163,6 +163,25 @@ def test_denote_a_noun_phrase_as_a_formula(sentence, latex, pattern, description
     assert (found.pattern, described) == (pattern, description)
 
 
+# The patterns read formulas delimited `\(…\)` as they read `$…$`: a list after a noun, a "where" list.
+@pytest.mark.parametrize("sentence, latex, pattern", [
+    (r"defined over the spatial domain \(x \in [0, 1]\) and \(y \in [0, 1]\).", r"y \in [0, 1]", "appositive"),
+    (r"defined over the spatial domain $x \in [0, 1]$ and $y \in [0, 1]$.", r"y \in [0, 1]", "appositive"),
+    (r"where \( M = \max(l') \) and \( \sigma \) is the standard deviation.", r"\sigma", "where"),
+])
+def test_formulas_in_parentheses_read_as_in_dollars(sentence, latex, pattern):
+    from papermath.analysis.definitions import classify_sentence
+    assert next(f for f in classify_sentence(sentence) if f.latex == latex).pattern == pattern
+
+
+@pytest.mark.corpus
+def test_an_exact_spelling_in_the_displays_lead_in_over_a_bold_variant_elsewhere():
+    r"""Tanh-Init's Poisson equation: y is "the spatial domain \(x \in [0, 1]\) and \(y \in [0, 1]\)", not the
+    training targets `\bm{y}_i \in \mathbb{R}^{N_y}` of the method section."""
+    row = symbol_row(corpus_equation("Tanh-Init", "eq:u13"), "y")
+    assert "spatial domain" in row.definition.quote, row.definition
+
+
 @pytest.mark.parametrize("one, other", [
     (r"M_{\text{num}}", r"M_\mathrm{num}"),  # `\text{num}` and `\rm num` in the source
     (r"\mathbf{x}^{\text{num}}", r"\mathbf{x}^\mathrm{num}"),
