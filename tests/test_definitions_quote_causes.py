@@ -45,6 +45,13 @@ CAUSES = [
     # x_i^{k} and (2), which uses (1)'s x^{k}; eq:u6 x^{\ell-1}), not a passing mention later in the section
     ("the step before of a recurrence's left side", "Tanh-Init", "1", "x^{k}_{i}", "For the ($k+1$)-th layer"),
     ("the step before, defined by an earlier display", "Tanh-Init", "2", "x^{k}_{j}", "For the ($k+1$)-th layer"),
+    # a definition sign in the prose defines the symbol itself: it stands over the lead-in of the display that
+    # computes the symbol's next iterate ("They applied the following lazy Hessian update …:")
+    ("a definition sign over the computing display's lead-in", "LEN", "4", r"\mathbf{z}_{t}",
+     "denote the aggregated variable"),
+    # a draw said far from the display does not outrank what the symbol denotes (GMFlow (6) t, "where $t\sim U(0, 1)$"
+    # of another display); a draw next to the display still defines its sample
+    ("a draw elsewhere vs what the symbol denotes", "GMFlow", "6", "t", "denotes the diffusion time"),
     ("the layer before of a recurrence", "Tanh-Init", "eq:u6", r"\mathbf{x}^{\ell - 1}",
      r"The iterative computation at each layer $\ell$ is defined as follows"),
 ]
@@ -69,6 +76,43 @@ The final weighted loss $\ell(\theta)$ can be written as
 """)
     row = symbol_row(eq, r"\theta")
     assert "moves $\\theta$ towards" in row.definition.quote, row.definition
+
+
+def test_a_definition_sign_stands_over_the_lead_in_of_the_display_that_computes_the_symbol():
+    body = r"""
+\section{Method}
+We denote the aggregated variable $z := (x, y)$ of the two players.
+
+\section{Algorithm}
+We take the following extragradient step:
+\begin{equation} z_{t+1} = z_t - \eta F(z_t) \end{equation}
+The step size is small.
+\begin{equation} \label{eq:gap} G = \| z_t - z_{t+1} \| \end{equation}
+"""
+    eq = _read(body, "2")
+    row = symbol_row(eq, "z_{t}")
+    assert "aggregated variable" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("after, fragment", [
+    ("The loss is minimised by gradient descent.", "denotes the diffusion time"),
+    (r"where $t \sim \mathcal{U}(0, 1)$ is drawn for each example.", r"$t \sim \mathcal{U}(0, 1)$ is drawn"),
+])
+def test_a_draw_defines_a_sample_next_to_its_display_only(after, fragment):
+    eq = _read(r"""
+\section{Background}
+The forward process runs over time, where $t \in [0, T]$ denotes the diffusion time.
+
+\section{Training}
+In training, $t \sim \mathcal{U}(0, 1)$ is drawn.
+
+\section{Method}
+The loss of the denoiser is
+\begin{equation} L = \mathbb{E}_{t} \| f(t) \|^2 \end{equation}
+%s
+""" % after)
+    row = symbol_row(eq, "t")
+    assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), row.definition
 
 
 def test_a_recurrence_defines_its_left_side_at_the_step_before():
@@ -117,6 +161,25 @@ def test_denote_a_noun_phrase_as_a_formula(sentence, latex, pattern, description
     found = next(f for f in classify_sentence(sentence) if f.latex == latex)
     described = sentence[found.description[0]:found.description[1]] if found.description else None
     assert (found.pattern, described) == (pattern, description)
+
+
+# The patterns read formulas delimited `\(…\)` as they read `$…$`: a list after a noun, a "where" list.
+@pytest.mark.parametrize("sentence, latex, pattern", [
+    (r"defined over the spatial domain \(x \in [0, 1]\) and \(y \in [0, 1]\).", r"y \in [0, 1]", "appositive"),
+    (r"defined over the spatial domain $x \in [0, 1]$ and $y \in [0, 1]$.", r"y \in [0, 1]", "appositive"),
+    (r"where \( M = \max(l') \) and \( \sigma \) is the standard deviation.", r"\sigma", "where"),
+])
+def test_formulas_in_parentheses_read_as_in_dollars(sentence, latex, pattern):
+    from papermath.analysis.definitions import classify_sentence
+    assert next(f for f in classify_sentence(sentence) if f.latex == latex).pattern == pattern
+
+
+@pytest.mark.corpus
+def test_an_exact_spelling_in_the_displays_lead_in_over_a_bold_variant_elsewhere():
+    r"""Tanh-Init's Poisson equation: y is "the spatial domain \(x \in [0, 1]\) and \(y \in [0, 1]\)", not the
+    training targets `\bm{y}_i \in \mathbb{R}^{N_y}` of the method section."""
+    row = symbol_row(corpus_equation("Tanh-Init", "eq:u13"), "y")
+    assert "spatial domain" in row.definition.quote, row.definition
 
 
 @pytest.mark.parametrize("one, other", [

@@ -417,7 +417,7 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
             latex = (m.group(inner) or "").strip()
             if not latex:
                 continue
-            before, after = clause[:m.start()], clause[m.end():]
+            before, after = _dollars(clause[:m.start()]), _dollars(clause[m.end():])
             pattern, strength = _classify(before, after, latex, where_state)
             description = _description(clause, m.start(), m.end(), pattern) if pattern else None
             if pattern in ("is", "where", "let") and description is not None and \
@@ -432,6 +432,15 @@ def classify_sentence(text: str) -> list[FormulaInProse]:
             found.append(FormulaInProse(latex, a + m.start(inner), a + m.end(inner), pattern, strength, (a, b),
                                         description))
     return found
+
+
+_PAREN_MATH = re.compile(r"\\\((.{0,4000}?)\\\)", re.S)
+
+
+def _dollars(text: str) -> str:
+    """The text with `\\(…\\)` formulas written `$…$`: the patterns read the formulas around a symbol ("the spatial
+    domain \\(x \\in [0, 1]\\) and \\(y \\in [0, 1]\\)") however the paper delimits them."""
+    return _PAREN_MATH.sub(lambda m: "$" + m.group(1).replace("$", " ") + "$", text) if "\\(" in text else text
 
 
 # Where a description stops. Possessive `\s*+` and a bounded window keep the search linear on long runs of
@@ -907,6 +916,11 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
 _DEFINITION_SIGNS = frozenset({":=", "\\triangleq"})
 """Relations that define their left side, as the parser writes them (`\\coloneqq`, `\\defeq` are `:=`; `=:`, which
 `\\eqqcolon` is, defines its right side)."""
+
+
+def defined_by_sign(latex: str) -> bool:
+    """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
+    return _definition_sign(latex)
 
 
 def _definition_sign(latex: str) -> bool:

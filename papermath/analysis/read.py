@@ -22,7 +22,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
                          next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from . import roles
-from .definitions import Mention, is_component, membership_groups, ordinal_indices, row_description
+from .definitions import Mention, defined_by_sign, is_component, membership_groups, ordinal_indices, row_description
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
                       written_form)
@@ -274,12 +274,13 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
         # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
-        drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled"]
+        drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled" and
+                 d.paragraph in display_context(index.doc, eq)]
         defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
         near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
-        if best is None or (best[1].paragraph not in near and not (use.lhs and _defines_outright(*best))):
+        if best is None or (best[1].paragraph not in near and not _keeps_own_definition(use, *best)):
             lead = _introducing_sentence(index, home)
             if lead is not None:
                 best = (None, lead)
@@ -1221,6 +1222,17 @@ def _defines_outright(mention: Mention | None, definition: Definition) -> bool:
     as:")."""
     return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
         definition.pattern in _NAMING_PATTERNS
+
+
+def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: Definition) -> bool:
+    """Whether the symbol's defining sentence stands, away from the display that defines it, over that display's
+    lead-in: for the left side, one that defines it outright (`_defines_outright`); for any symbol, one that
+    defines it by a definition sign (LEN's "denote the aggregated variable $z := (x, y)$" says what the iterates
+    z_t of "the following lazy Hessian update:" are)."""
+    if use.lhs and _defines_outright(mention, definition):
+        return True
+    return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
+        definition.pattern not in ("inside", "same letter") and defined_by_sign(mention.math)
 
 
 def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
