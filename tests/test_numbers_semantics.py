@@ -65,6 +65,21 @@ def test_index_arithmetic_counts_each_sequence_from_where_the_equation_starts_it
     np.testing.assert_allclose(run_code(ev), want)
 
 
+@pytest.mark.parametrize("latex, length, by_hand", [
+    # g_{t-1} at t = 1 reaches g_0: g runs 0..T, T + 1 entries; Σ (g_t - g_{t-1})² over the chosen g, by hand
+    (r"S = \sum_{t=1}^T (g_t - g_{t-1})^2", 4, lambda g: sum((g[t] - g[t - 1]) ** 2 for t in (1, 2, 3))),
+    # z_{t+1} at t = T reaches z_{T+1}: z runs 1..T+1; the sum telescopes to z_{T+1} - z_1
+    (r"S = \sum_{t=1}^T (z_{t+1} - z_t)", 4, lambda z: z[3] - z[0]),
+])
+def test_a_chosen_sequence_is_long_enough_for_every_index_the_equation_reaches(latex, length, by_hand):
+    ev = evaluate(latex, {})
+    (sequence,) = [i for i in ev.inputs if i.key not in ("T", "S")]
+    values = np.asarray(sequence.value, dtype=float)
+    assert values.shape == (length,)
+    assert float(ev.value) == pytest.approx(by_hand(values))
+    assert float(run_code(ev)) == pytest.approx(by_hand(values))
+
+
 def test_a_free_index_used_as_a_number_is_evaluated_per_position():
     # A*_t = A1_t + β γ (Σ_{k<t} γ^{t-k} A1_k) A2_t for t = 1..4, by a loop written here
     a1, a2, beta, gamma = [0.5, -0.3, 0.8, 0.2], [-0.4, 0.6, 0.1, -0.7], 1.5, 0.9

@@ -306,6 +306,8 @@ class Lowerer:
         self.standins: dict[str, str] = {}
         self.assumed_scalars: list[str] = []
         self._loop_extent: dict[str, int] = {}
+        self._loop_top: dict[str, int] = {}
+        """The largest value a loop over whole numbers takes (a sequence it indexes reaches that far)."""
         self.bound = self._bound_variables()
         self.bound_all = self.bound.union(*(bound_variables(s) for s in statements))
         """Every variable an operator binds: sums, 𝔼, set-builders, `for v ∈ S` clauses."""
@@ -927,7 +929,9 @@ class Lowerer:
                 # Declared one entry at a time (`\mathbf{h}_t \in \mathbb{R}^d`): indices the equation binds
                 # select an entry; the others name it.
                 if not known:
-                    sizes = [self._index_extent(i) for i in fixed] + [self.dim_size(d) for d in entry]
+                    table = split_indexed(node, self.bound_all, self.given)[0]
+                    sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)] \
+                        + [self.dim_size(d) for d in entry]
                     base = self.lookup(key, node.base, sizes=sizes)
                 else:
                     base = self.lookup(key, node.base)
@@ -941,7 +945,8 @@ class Lowerer:
                 return self.lookup(whole, node)
             sizes = None
             if not known and fixed:
-                sizes = [self._index_extent(i) for i in fixed]
+                table = split_indexed(node, self.bound_all, self.given)[0]
+                sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)]
                 if declared is not None and len(declared) < len(fixed) + len(declared) and len(declared) != len(fixed):
                     sizes = sizes + [self.dim_size(d) for d in declared]
                 elif declared is not None and len(declared) == len(fixed):
@@ -1060,13 +1065,44 @@ class Lowerer:
     def _uses_loop(self, index: A.Node) -> bool:
         return any(to_latex(n) in self.loops for n in A.walk(index) if isinstance(n, (A.Symbol, A.Indexed)))
 
-    def _index_extent(self, index: A.Node) -> int:
+    def _index_extent(self, index: A.Node, table: str = "", axis: int = 0) -> int:
+        """How long a sequence that `index` selects in is made. With its `table` and `axis`: long enough for
+        every position the equation reaches on that axis in the loops running now (`g_{t-1}` and `g_t` in
+        \\sum_{t=1}^T: g_0 … g_T, T + 1 entries; `z_{t+1}` from t = 1 to T: z_1 … z_{T+1})."""
         if isinstance(index, A.Number):
-            return max(int(float(index.value)) + (1 if self.uses_zero_index else 0), 2)
-        key = to_latex(index)
-        if key in self.loops:
-            return self._loop_extent.get(key, 3)
-        return 3
+            extent = max(int(float(index.value)) + (1 if self.uses_zero_index else 0), 2)
+        else:
+            key = to_latex(index)
+            extent = self._loop_extent.get(key, 3) if key in self.loops else 3
+        if not table:
+            return extent
+        first = 0 if (table, axis) in self.zero_based else 1
+        reached = [position for position in self._positions_reached(table, axis) if position is not None]
+        return max([extent] + [top - first + 1 for top in reached])
+
+    def _positions_reached(self, table: str, axis: int) -> list[Optional[int]]:
+        """The largest index each use of `table` on `axis` takes in the loops running now: a whole number, or a
+        loop's variable plus a whole number (None where the index is neither)."""
+        out: list[Optional[int]] = []
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if not isinstance(node, A.Indexed):
+                    continue
+                name, axes = split_indexed(node, self.bound_all, self.given)
+                if name != table or axis >= len(axes):
+                    continue
+                index = axes[axis]
+                if isinstance(index, A.Number) and _is_number(index.value) and float(index.value).is_integer():
+                    out.append(int(float(index.value)))
+                    continue
+                for var, top in self._loop_top.items():
+                    shift = _shift(index, var) if var in self.loops else None
+                    if shift is not None and float(shift).is_integer():
+                        out.append(top + int(shift))
+                        break
+                else:
+                    out.append(None)
+        return out
 
 
     def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None, table: str = "") -> Low:
@@ -2091,6 +2127,8 @@ class Lowerer:
             pass
         values, code = [], None
         self._loop_extent[var] = len(items)
+        if not over and items:
+            self._loop_top[var] = max(items)
         self.quiet += 1
         try:
             for position, item in enumerate(items):
