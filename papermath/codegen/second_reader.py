@@ -759,10 +759,18 @@ _WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit)\s*\{\s
 """A word in upright (or italic) font applied to a bracket: a function's name (`\\operatorname{Sigmoid}(u)`)."""
 
 
+_GRADIENT_HEAD = re.compile(r"\\nabla(?![A-Za-z])\s*(?P<head>[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()" % _GREEK)
+"""The gradient of a function, written as the function applied (`\\nabla f(y_t, \\zeta_t)`, nothing under ∇): a
+function of the point in its own right, named by both letters."""
+
+
 def _function_heads(side: str) -> str:
     """`\\operatorname{Softmax}(x)`, `\\mathrm{LN}(x)` → `@Qqfn…@(x)`, a function SymPy reads by its spelled name
     (else it reads the word as a product of letters times the bracket); `_applied_value` computes the names
-    `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles."""
+    `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
+    `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
+    side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
     return _WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
 
 
