@@ -65,6 +65,21 @@ def test_index_arithmetic_counts_each_sequence_from_where_the_equation_starts_it
     np.testing.assert_allclose(run_code(ev), want)
 
 
+@pytest.mark.parametrize("latex, length, by_hand", [
+    # g_{t-1} at t = 1 reaches g_0: g runs 0..T, T + 1 entries; Σ (g_t - g_{t-1})² over the chosen g, by hand
+    (r"S = \sum_{t=1}^T (g_t - g_{t-1})^2", 4, lambda g: sum((g[t] - g[t - 1]) ** 2 for t in (1, 2, 3))),
+    # z_{t+1} at t = T reaches z_{T+1}: z runs 1..T+1; the sum telescopes to z_{T+1} - z_1
+    (r"S = \sum_{t=1}^T (z_{t+1} - z_t)", 4, lambda z: z[3] - z[0]),
+])
+def test_a_chosen_sequence_is_long_enough_for_every_index_the_equation_reaches(latex, length, by_hand):
+    ev = evaluate(latex, {})
+    (sequence,) = [i for i in ev.inputs if i.key not in ("T", "S")]
+    values = np.asarray(sequence.value, dtype=float)
+    assert values.shape == (length,)
+    assert float(ev.value) == pytest.approx(by_hand(values))
+    assert float(run_code(ev)) == pytest.approx(by_hand(values))
+
+
 def test_a_free_index_used_as_a_number_is_evaluated_per_position():
     # A*_t = A1_t + β γ (Σ_{k<t} γ^{t-k} A1_k) A2_t for t = 1..4, by a loop written here
     a1, a2, beta, gamma = [0.5, -0.3, 0.8, 0.2], [-0.4, 0.6, 0.1, -0.7], 1.5, 0.9
@@ -98,6 +113,21 @@ def test_a_given_gradient_is_used_where_it_occurs():
     ev = evaluate(r"z_{t+1} =z_{t}-\gamma\nabla f(y_{t}, \zeta_t)",
                   {"z_{t}": [0.5, -1.0, 2.0], "\\gamma": 0.1, "\\nabla f(y_{t}, \\zeta_t)": [0.5, 0.0, 0.01]})
     np.testing.assert_allclose(ev.value, [0.45, -1.0, 1.999])
+
+
+def test_the_gradient_of_an_abstract_function_is_a_callable_of_its_own():
+    # Schedule-free: Σ_{t=1}^T ‖∇F(y_t) - ∇F(y_{t-1})‖² with F left abstract. The code takes ∇F as a callable;
+    # with ∇F = 2·(·) (F(y) = ‖y‖²) and y = [1, 3, 0, 2] (y_0..y_3) it is 4 (2² + 3² + 2²) = 68, by hand.
+    latex = r"S=\sum_{t=1}^T \|\nabla F(y_t)-\nabla F(y_{t-1})\|^2"
+    ev = evaluate(latex, {"T": 3, "y": [1.0, 3.0, 0.0, 2.0]})
+    assert [param for _, param, _ in ev.abstract] == ["nabla_F"]
+    code = generate(ev, Citation("test"))
+    namespace: dict = {"__name__": "generated"}
+    exec(compile(code.numpy, "generated.py", "exec"), namespace)  # our generated code
+    assert namespace[code.function](3, np.array([1.0, 3.0, 0.0, 2.0]), lambda y: 2 * y) == pytest.approx(68.0)
+    # ∇f(y_t, ζ_t) with nothing under ∇: in its first argument, the variable; a callable all the same
+    ev = evaluate(r"g_t=\nabla f(y_t,\zeta_t)", {"y_t": [1.0, 2.0], "\\zeta_t": [0.5, 0.5]})
+    assert [param for _, param, _ in ev.abstract] == ["nabla_f"] and np.shape(ev.value) == (2,)
 
 
 @pytest.mark.parametrize("typed", ["A", "\\bm{A}", "\\mathbf{A}"])
@@ -230,6 +260,15 @@ def test_an_ellipsis_with_a_clear_pattern(latex, values, want):
     ev = evaluate(latex, values)
     np.testing.assert_allclose(ev.value, want)
     np.testing.assert_allclose(run_code(ev), want)
+
+
+def test_a_listed_family_with_an_ellipsis_keeps_each_member():
+    # GRPO (DeepSeek-V3): A_i = (r_i - mean({r_1, r_2, ⋯, r_G})) / std(…). The rewards of a group are members told
+    # apart by their index: r = [1, 1, 4] has mean 2 (a set of distinct values, {1, 4}, would give 2.5)
+    ev = evaluate(r"m = \operatorname{mean}(\{r_1, r_2, \cdots, r_G\})", {"r": [1.0, 1.0, 4.0], "G": 3})
+    assert float(ev.value) == pytest.approx(2.0)
+    assert float(run_code(ev)) == pytest.approx(2.0)
+    assert float(run_code(ev, torch=True)) == pytest.approx(2.0)
 
 
 def test_a_function_defined_by_another_equation_is_computed_from_it():

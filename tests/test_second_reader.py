@@ -104,6 +104,19 @@ def test_a_function_the_paper_leaves_abstract_takes_the_numbers_outputs():
     assert reading.value == pytest.approx((0.5 - float(output)) ** 2)
 
 
+def test_the_gradient_of_an_abstract_function_is_read_as_a_function_of_the_point():
+    """Schedule-free eq. (4): z_{t+1} = z_t − γ ∇f(y_t, ζ_t), f abstract. SymPy reads no ∇: the second reader
+    reads ∇f as a function of (y_t, ζ_t), its value the test's double, and the update around it by hand."""
+    ev = evaluate(r"z_{t+1} =z_{t}-\gamma\nabla f(y_{t}, \zeta_t)",
+                  {"z_{t}": 0.5, "\\gamma": 0.1, "y_{t}": 2.0, "\\zeta_t": 3.0})
+    (head, _, ((arguments, output),)), = ev.abstract
+    assert head == "\\nabla f" and [float(a) for a in arguments] == [2.0, 3.0]
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    assert reading.value == pytest.approx(0.5 - 0.1 * float(output))
+    assert SR.read(evaluate(r"g = \nabla_x (x^2)", {"x": 1.0})) is None  # ∇ with its variable: no such reading
+
+
 def test_max_and_euler_number_mean_one_thing():
     ev = evaluate(r"y = \max(a, b) + e^{c}", {"a": 1.0, "b": 3.0, "c": 0.0})
     reading = SR.read(ev)

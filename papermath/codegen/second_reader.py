@@ -220,23 +220,12 @@ def _outside_braces(text: str) -> str:
 
 
 def clean(latex: str) -> str:
-    """Lexical cleaning for SymPy's grammar (the same for the formula and for each input's key)."""
-    text = _SNAKE_WORD.sub(lambda m: _word(m.group(0).replace("\\_", "Qu")), latex)
-    text = _WORDS.sub(_upright_word, text)
-    for _ in range(3):
-        text = re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)
-        text = re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "", text)
-    text = _words_placed(text)
-    text = re.sub(r"\\[,;:!> ]|~", " ", text)
-    text = re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", text)
-    text = _ACCENTED.sub(lambda m: f"{m.group('letter')}@A{m.group('accent').lower()}@", text)
-    for _ in range(3):  # innermost groups first (`{{\\Delta x}_{1}}_{2}`)
-        text = _GROUP_SCRIPTED.sub(_group_as_name, text)
-    for _ in range(3):  # innermost scripts first (`v_{\\theta^{*}}`): one linear pass each
-        text = _SCRIPTED.sub(_scripts_as_name, text)
-    text = re.sub(r"(?<![\\A-Za-z])([A-Za-z]|\\(?:%s))((?:'|@A[a-z]+@)+)" % _GREEK,
-                  lambda m: f"{m.group(1)}_{{\\mathit{{Qqs{_spelled('||' + m.group(2))}}}}}" if "@A" in m.group(2)
-                  else m.group(0), text)  # an accent with no script: `\\tilde{p}` alone
+    """Lexical cleaning for SymPy's grammar (the same for the formula and for each input's key): the passes of
+    `_CLEANING` in order, each as many times as it says."""
+    text = latex
+    for rewrite, times in _CLEANING:
+        for _ in range(times):
+            text = rewrite(text)
     return text.strip()
 
 
@@ -371,6 +360,30 @@ def _argument(match: re.Match) -> str:
     if re.fullmatch(r"[A-Za-z]{2,}", inner):  # `\\mathit{pos}`: one symbol (`_word`)
         return f" {_word(inner)} "
     return f" {inner} " if re.fullmatch(r"\\[A-Za-z]+", inner) else f"{{{inner}}}"
+
+
+def _accent_alone(text: str) -> str:
+    """An accent with no script (`\\tilde{p}` alone): the letter with the accent spelled into its subscript."""
+    return re.sub(r"(?<![\\A-Za-z])([A-Za-z]|\\(?:%s))((?:'|@A[a-z]+@)+)" % _GREEK,
+                  lambda m: f"{m.group(1)}_{{\\mathit{{Qqs{_spelled('||' + m.group(2))}}}}}" if "@A" in m.group(2)
+                  else m.group(0), text)
+
+
+_CLEANING: tuple[tuple[Any, int], ...] = (
+    (lambda text: _SNAKE_WORD.sub(lambda m: _word(m.group(0).replace("\\_", "Qu")), text), 1),
+    (lambda text: _WORDS.sub(_upright_word, text), 1),
+    # fonts nest (`\\bm{\\mathrm{W}}`): innermost first, three levels
+    (lambda text: re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "",
+                         re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)), 3),
+    (_words_placed, 1),
+    (lambda text: re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", re.sub(r"\\[,;:!> ]|~", " ", text)), 1),
+    (lambda text: _ACCENTED.sub(lambda m: f"{m.group('letter')}@A{m.group('accent').lower()}@", text), 1),
+    (lambda text: _GROUP_SCRIPTED.sub(_group_as_name, text), 3),  # innermost groups first (`{{\\Delta x}_{1}}_{2}`)
+    (lambda text: _SCRIPTED.sub(_scripts_as_name, text), 3),  # innermost scripts first (`v_{\\theta^{*}}`)
+    (_accent_alone, 1),
+)
+"""The cleaning passes, in order, with how many times each runs (a pass that reads the innermost construct runs
+once per level of nesting it undoes)."""
 
 
 _LETTERS = "abcefghijkp"
@@ -746,10 +759,18 @@ _WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit)\s*\{\s
 """A word in upright (or italic) font applied to a bracket: a function's name (`\\operatorname{Sigmoid}(u)`)."""
 
 
+_GRADIENT_HEAD = re.compile(r"\\nabla(?![A-Za-z])\s*(?P<head>[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()" % _GREEK)
+"""The gradient of a function, written as the function applied (`\\nabla f(y_t, \\zeta_t)`, nothing under ∇): a
+function of the point in its own right, named by both letters."""
+
+
 def _function_heads(side: str) -> str:
     """`\\operatorname{Softmax}(x)`, `\\mathrm{LN}(x)` → `@Qqfn…@(x)`, a function SymPy reads by its spelled name
     (else it reads the word as a product of letters times the bracket); `_applied_value` computes the names
-    `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles."""
+    `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
+    `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
+    side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
     return _WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
 
 

@@ -306,6 +306,8 @@ class Lowerer:
         self.standins: dict[str, str] = {}
         self.assumed_scalars: list[str] = []
         self._loop_extent: dict[str, int] = {}
+        self._loop_top: dict[str, int] = {}
+        """The largest value a loop over whole numbers takes (a sequence it indexes reaches that far)."""
         self.bound = self._bound_variables()
         self.bound_all = self.bound.union(*(bound_variables(s) for s in statements))
         """Every variable an operator binds: sums, 𝔼, set-builders, `for v ∈ S` clauses."""
@@ -927,7 +929,9 @@ class Lowerer:
                 # Declared one entry at a time (`\mathbf{h}_t \in \mathbb{R}^d`): indices the equation binds
                 # select an entry; the others name it.
                 if not known:
-                    sizes = [self._index_extent(i) for i in fixed] + [self.dim_size(d) for d in entry]
+                    table = split_indexed(node, self.bound_all, self.given)[0]
+                    sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)] \
+                        + [self.dim_size(d) for d in entry]
                     base = self.lookup(key, node.base, sizes=sizes)
                 else:
                     base = self.lookup(key, node.base)
@@ -941,7 +945,8 @@ class Lowerer:
                 return self.lookup(whole, node)
             sizes = None
             if not known and fixed:
-                sizes = [self._index_extent(i) for i in fixed]
+                table = split_indexed(node, self.bound_all, self.given)[0]
+                sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)]
                 if declared is not None and len(declared) < len(fixed) + len(declared) and len(declared) != len(fixed):
                     sizes = sizes + [self.dim_size(d) for d in declared]
                 elif declared is not None and len(declared) == len(fixed):
@@ -1060,13 +1065,44 @@ class Lowerer:
     def _uses_loop(self, index: A.Node) -> bool:
         return any(to_latex(n) in self.loops for n in A.walk(index) if isinstance(n, (A.Symbol, A.Indexed)))
 
-    def _index_extent(self, index: A.Node) -> int:
+    def _index_extent(self, index: A.Node, table: str = "", axis: int = 0) -> int:
+        """How long a sequence that `index` selects in is made. With its `table` and `axis`: long enough for
+        every position the equation reaches on that axis in the loops running now (`g_{t-1}` and `g_t` in
+        \\sum_{t=1}^T: g_0 … g_T, T + 1 entries; `z_{t+1}` from t = 1 to T: z_1 … z_{T+1})."""
         if isinstance(index, A.Number):
-            return max(int(float(index.value)) + (1 if self.uses_zero_index else 0), 2)
-        key = to_latex(index)
-        if key in self.loops:
-            return self._loop_extent.get(key, 3)
-        return 3
+            extent = max(int(float(index.value)) + (1 if self.uses_zero_index else 0), 2)
+        else:
+            key = to_latex(index)
+            extent = self._loop_extent.get(key, 3) if key in self.loops else 3
+        if not table:
+            return extent
+        first = 0 if (table, axis) in self.zero_based else 1
+        reached = [position for position in self._positions_reached(table, axis) if position is not None]
+        return max([extent] + [top - first + 1 for top in reached])
+
+    def _positions_reached(self, table: str, axis: int) -> list[Optional[int]]:
+        """The largest index each use of `table` on `axis` takes in the loops running now: a whole number, or a
+        loop's variable plus a whole number (None where the index is neither)."""
+        out: list[Optional[int]] = []
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if not isinstance(node, A.Indexed):
+                    continue
+                name, axes = split_indexed(node, self.bound_all, self.given)
+                if name != table or axis >= len(axes):
+                    continue
+                index = axes[axis]
+                if isinstance(index, A.Number) and _is_number(index.value) and float(index.value).is_integer():
+                    out.append(int(float(index.value)))
+                    continue
+                for var, top in self._loop_top.items():
+                    shift = _shift(index, var) if var in self.loops else None
+                    if shift is not None and float(shift).is_integer():
+                        out.append(top + int(shift))
+                        break
+                else:
+                    out.append(None)
+        return out
 
 
     def index(self, base: Low, node: A.Indexed, entry_rank: Optional[int] = None, table: str = "") -> Low:
@@ -1586,14 +1622,16 @@ class Lowerer:
             raise EvaluationError(f"{to_latex(node)}: {op} takes {expected} argument(s), the equation gives {len(args)}")
         return self.apply_op(op, args, to_latex(node), f"{to_latex(node.func)} = {OPS[op].label or op}")
 
-    def abstract_call(self, node: A.Apply, key: str, name: str) -> Low:
+    def abstract_call(self, node: A.Apply, key: str, name: str, whole: str = "", head: str = "") -> Low:
         """A function the equation does not define (a network ε_θ, an f): never stood in by a guess. Its output
         is a value like any input (given with --set, or chosen and said so); the code takes the function as a
-        callable parameter and calls it."""
-        whole = to_latex(node)
+        callable parameter and calls it. `whole` and `head` name the call and the function where they are not
+        `node`'s own (the gradient of an abstract function, `\\nabla f(y_t, \\zeta_t)`: `lower_Gradient`)."""
+        whole = whole or to_latex(node)
+        head = head or to_latex(node.func)
         args = [self.lower(a) for a in node.args]
         if not args:
-            raise EvaluationError(f"{whole}: the function {to_latex(node.func)} has no arguments here")
+            raise EvaluationError(f"{whole}: the function {head} has no arguments here")
         param = self.abstract.get(key) or python_name(key, self.names)
         self.abstract[key] = param
         outputs = self.abstract_outputs.setdefault(param, [])
@@ -1602,20 +1640,20 @@ class Lowerer:
         if known is not None:
             value = known  # the same arguments give the same output
         elif not self.choose:
-            raise EvaluationError(f"{whole}: {to_latex(node.func)} is not defined in the equation: give its output "
+            raise EvaluationError(f"{whole}: {head} is not defined in the equation: give its output "
                                   f"with --set or a function with --fn")
         else:
             value = np.asarray(self.choose_value(f"{whole}#{len(outputs)}", node, None, list(np.shape(args[0].value))),
                                float)
             outputs.append((at, value))
-        self.notes.append(f"{to_latex(node.func)} is not defined in the equation (a function the paper leaves "
+        self.notes.append(f"{head} is not defined in the equation (a function the paper leaves "
                           f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
                           f"shape of its first argument (give it with --set '{whole}=…' or a function with --fn); the "
                           f"code takes {param} as a callable")
         call_np = f"{param}({', '.join(a.np for a in args)})"
         call_t = f"torch.as_tensor({param}({', '.join(a.torch for a in args)}), dtype=torch.float64)"
         return self.emit(Low(np.asarray(value, float), call_np, call_t, whole),
-                         "apply", f"{to_latex(node.func)}: a callable parameter (the paper leaves it abstract)")
+                         "apply", f"{head}: a callable parameter (the paper leaves it abstract)")
 
     def known_function(self, op: str, node: A.Apply, name: str) -> Low:
         whole = to_latex(node)
@@ -1745,6 +1783,17 @@ class Lowerer:
         return self.emit(Low(value, npc, tc, to_latex(node)), "matrix", "written out in the equation")
 
     def lower_SetLiteral(self, node: A.SetLiteral) -> Low:
+        if any(isinstance(i, A.Ellipsis_) for i in node.items):
+            # `\\{r_1, r_2, \\cdots, r_G\\}`: the indexed family the pattern shows, each member counted (members are
+            # told apart by their index: two equal rewards are two members of the group), in index order
+            parts = self.expand(list(node.items))
+            values = [np.asarray(low.value, float) for low in parts.items]
+            if any(v.shape != values[0].shape for v in values):
+                raise EvaluationError(f"{to_latex(node)}: members of different shapes")
+            low = self.emit(Low(np.stack(values), f"np.array({parts.np})",
+                                f"torch.stack([torch.as_tensor(m, dtype=torch.float64) for m in {parts.torch}])",
+                                to_latex(node)), "set", "an indexed family: each member counts, in index order")
+            return low
         items = [self.lower(i) for i in node.items]
         if any(np.asarray(i.value).ndim for i in items):
             raise EvaluationError(f"{to_latex(node)}: a set of vectors is not evaluated")
@@ -1897,6 +1946,15 @@ class Lowerer:
             raise EvaluationError(f"{to_latex(node)}: higher derivatives (∇²) are not evaluated")
         wrt_node = node.wrt
         body = node.body
+        abstract = self._abstract_head(body)
+        if abstract is not None and (wrt_node is None or to_latex(wrt_node) == to_latex(_strip(body).args[0])) \
+                and (len(_strip(body).args) > 1 or not self._is_input(_strip(body).args[0])):
+            # ∇f(y_t, ζ_t), ∇F(y_t) in a sum over t: the gradient of a function the paper leaves abstract, in its
+            # first argument (the variable; ζ a sample), at a point that is no input here. A callable parameter
+            # of its own (its value chosen per point, with the point's shape), never a number differentiated.
+            inner = _strip(body)
+            return self.abstract_call(inner, f"\\nabla {abstract}", _function_name(inner.func), whole=to_latex(node),
+                                      head=f"\\nabla {to_latex(inner.func)}")
         if wrt_node is None:
             inner = _strip(body)
             if isinstance(inner, A.Apply) and len(inner.args) == 1:
@@ -1955,6 +2013,27 @@ class Lowerer:
         what = "gradient" if out_shape == () else "Jacobian"
         return self.emit(Low(grad, npc, tc, to_latex(node)), "grad",
                          f"{what} of {to_latex(body)} with respect to {wrt} (central differences)")
+
+    def _abstract_head(self, body: Optional[A.Node]) -> Optional[str]:
+        """The key of the function `body` applies when the equation leaves it abstract (`lower_Apply` would make
+        it a callable parameter): not given, not defined, not named concretely; else None."""
+        inner = _strip(body) if body is not None else None
+        if not isinstance(inner, A.Apply) or not inner.args or inner.given or inner.params:
+            return None
+        func = inner.func
+        if not isinstance(func, (A.Symbol, A.Indexed)):
+            return None
+        key = symbol_key(func)
+        if to_latex(inner) in self.given or to_latex(inner) in self.inputs or key in self.implementations \
+                or key in self.given or key in self.inputs or key in self.loops or key in self.definitions \
+                or key in self.targets or FUNCTION_NAMES.get(_function_name(func)) is not None \
+                or (isinstance(func, A.Symbol) and key in _PROBABILITY_NAMES | {"\\pi"}):
+            return None
+        return key
+
+    def _is_input(self, node: A.Node) -> bool:
+        """`node` is one of the inputs by itself (a plain symbol with a value), not an element or an expression."""
+        return isinstance(node, A.Symbol) and (to_latex(node) in self.inputs or to_latex(node) in self.given)
 
     # --- reductions -----------------------------------------------------------------------------------------------
     def lower_Reduction(self, node: A.Reduction) -> Low:
@@ -2091,6 +2170,8 @@ class Lowerer:
             pass
         values, code = [], None
         self._loop_extent[var] = len(items)
+        if not over and items:
+            self._loop_top[var] = max(items)
         self.quiet += 1
         try:
             for position, item in enumerate(items):
@@ -2729,10 +2810,34 @@ def _replace_node(tree: A.Node, old: A.Node, new: A.Node) -> A.Node:
 
 
 def _ellipsis_pattern(items: list[A.Node]) -> Optional[tuple[A.Node, A.Number, A.Node]]:
-    """`a_1, \\cdots, a_n`: (the first item, its number that varies, the last item's counterpart), or None."""
+    """`a_1, \\cdots, a_n`, `a_1, a_2, \\cdots, a_n` (the second item the first with its number one more): (the
+    first item, its number that varies, the last item's counterpart), or None."""
+    if len(items) == 4 and isinstance(items[2], A.Ellipsis_) and not isinstance(items[1], A.Ellipsis_):
+        second = _differences(items[0], items[1])
+        if not (second is not None and len(second) == 1 and all(isinstance(n, A.Number) and _is_number(n.value)
+                                                                for n in second[0])
+                and float(second[0][1].value) == float(second[0][0].value) + 1):
+            return None
+        items = [items[0], items[2], items[3]]
     if len(items) != 3 or not isinstance(items[1], A.Ellipsis_):
         return None
-    differences: list[tuple[A.Node, A.Node]] = []
+    head, tail = items[0], items[2]
+    if isinstance(head, A.Indexed) and len(head.indices) == 1 and isinstance(tail, A.Symbol) \
+            and tail.sub_label is not None and replace(tail, sub_label=None, span=head.base.span) == head.base:
+        tail = A.Indexed(head.base, (tail.sub_label,), span=tail.span)  # `r_G` read as a label: the last index
+    differences = _differences(head, tail)
+    if differences is None or len(differences) != 1:
+        return None
+    first, last = differences[0]
+    if not (isinstance(first, A.Number) and isinstance(last, (A.Number, A.Symbol, A.BinOp, A.Indexed))):
+        return None
+    return items[0], first, last
+
+
+def _differences(a: Any, b: Any) -> Optional[list[tuple[Any, Any]]]:
+    """Where two trees differ, as (part of a, part of b) pairs (a part of another type, or another number, is one
+    difference), or None where they differ in their structure (another operator, another number of children)."""
+    differences: list[tuple[Any, Any]] = []
 
     def compare(a: Any, b: Any) -> bool:
         if isinstance(a, A.Node) and isinstance(b, A.Node):
@@ -2746,15 +2851,10 @@ def _ellipsis_pattern(items: list[A.Node]) -> Optional[tuple[A.Node, A.Number, A
         if isinstance(a, tuple) and isinstance(b, tuple):
             return len(a) == len(b) and all(compare(x, y) for x, y in zip(a, b))
         if a != b:
-            differences.append((a, b))  # type: ignore[arg-type]
+            differences.append((a, b))
         return True
 
-    if not compare(items[0], items[2]) or len(differences) != 1:
-        return None
-    first, last = differences[0]
-    if not (isinstance(first, A.Number) and isinstance(last, (A.Number, A.Symbol, A.BinOp, A.Indexed))):
-        return None
-    return items[0], first, last
+    return differences if compare(a, b) else None
 
 
 def _atom(code: str) -> str:
