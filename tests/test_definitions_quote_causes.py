@@ -52,6 +52,9 @@ CAUSES = [
     # a draw said far from the display does not outrank what the symbol denotes (GMFlow (6) t, "where $t\sim U(0, 1)$"
     # of another display); a draw next to the display still defines its sample
     ("a draw elsewhere vs what the symbol denotes", "GMFlow", "6", "t", "denotes the diffusion time"),
+    # a member of a collection: the sentence that names the collection right after is quoted with the one that lists it
+    ("the next sentence names the collection", "SISS", "5", "a",
+     r"\subset X$. We refer to $A$ as the \textit{unlearning set}"),
     ("the layer before of a recurrence", "Tanh-Init", "eq:u6", r"\mathbf{x}^{\ell - 1}",
      r"The iterative computation at each layer $\ell$ is defined as follows"),
 ]
@@ -113,6 +116,22 @@ The loss of the denoiser is
 """ % after)
     row = symbol_row(eq, "t")
     assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), row.definition
+
+
+@pytest.mark.parametrize("after, named", [
+    (r"We refer to $B$ as the \emph{forget set}.", True),
+    (r"The set $B$ is small.", False),  # a property of the collection, not its name
+])
+def test_a_members_quote_reads_on_into_the_sentence_that_names_its_collection(after, named):
+    eq = _read(r"""
+\section{Method}
+Our goal is to forget a subset $B = \{b_1, \dots, b_k\}$ of the data. %s
+
+\begin{equation} L = \sum_i \ell(b_i) \end{equation}
+""" % after)
+    quote = symbol_row(eq, "b_{i}").definition.quote
+    assert quote.startswith("Our goal is to forget a subset"), quote
+    assert ("forget set" in quote) is named, quote
 
 
 def test_a_recurrence_defines_its_left_side_at_the_step_before():

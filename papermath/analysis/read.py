@@ -22,7 +22,8 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
                          next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from . import roles
-from .definitions import Mention, defined_by_sign, is_component, membership_groups, ordinal_indices, row_description
+from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
+                          row_description, sentence_mentions)
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
                       written_form)
@@ -1277,12 +1278,30 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
         pattern = (m.pattern or "use") if cand.slot == "subject" else "inside"
         if levels.get(cand.mention, 0) >= 2 and not _writes_letter(m.quote, written):
             pattern = "same letter"  # another label a reader would not take for this symbol: evidence, no quote
-        out.append((m, Definition(m.quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
+        quote = _with_collection_name(index, m, para, use) if cand.slot == "subject" else m.quote
+        out.append((m, Definition(quote, section, sentence.span.file, sentence.span.line, pattern, para.id,
                                   cand.strength)))
     return out
 
 
 _SHOWN_MENTIONS = 5
+
+_NAMING_ONLY = frozenset({"denote-by", "called", "denoted", "let", "is"})
+
+
+def _with_collection_name(index: PaperIndex, m: Mention, para, use: SymbolUse) -> str:
+    """The quote of a sentence that defines the symbol as a member of a collection (`A=\\{a_1, …, a_k\\}`), with
+    the next sentence when that one names the collection ("We refer to $A$ as the \\textit{unlearning set}."):
+    what the member is, is an element of what the collection is called."""
+    if use.key in m.keys or use.key not in m.elements or not m.keys or m.sentence_index + 1 >= len(para.sentences):
+        return m.quote
+    text = para.sentences[m.sentence_index + 1].text
+    names = [n for n in sentence_mentions(text, m.paragraph_index, m.sentence_index + 1, index.ordinals)
+             if n is not None and n.pattern in _NAMING_ONLY and n.strength >= 3 and set(n.keys) & set(m.keys)]
+    own = re.sub(r"\s+", " ", para.sentences[m.sentence_index].text).strip().rstrip(".")
+    if not names or not own.endswith(re.sub(r"\s+", " ", m.quote).strip().rstrip(".")):
+        return m.quote  # the quote ends where its sentence does: the two read on
+    return f"{m.quote} {text.strip()}"
 
 
 def _writes_letter(quote: str, written: str) -> bool:
