@@ -134,15 +134,22 @@ Our goal is to forget a subset $B = \{b_1, \dots, b_k\}$ of the data. %s
     assert ("forget set" in quote) is named, quote
 
 
-def test_a_recurrence_defines_its_left_side_at_the_step_before():
+@pytest.mark.parametrize("later, earlier", [
+    ("h^{t+1}", "h^{t}"),
+    ("h^{(t+1)}", "h^{(t)}"),  # the iteration in parentheses
+    ("h^{(t)}", "h^{(t-1)}"),
+    (r"h^{\ell}", r"h^{\ell-1}"),
+])
+def test_a_recurrence_defines_its_left_side_at_the_step_before(later, earlier):
+    # the display is read the whole way through the parser, so the keys next_step_keys spells are the printer's
     eq = _read(r"""
 \section{Method}
-Later we note that $h^{t}$ grows when the weights are large.
+Later we note that $%s$ grows when the weights are large.
 
 The hidden state of the next step is computed as
-\begin{equation} h^{t+1} = \tanh(W h^{t}) \end{equation}
-""")
-    row = symbol_row(eq, "h^{t}")
+\begin{equation} %s = \tanh(W %s) \end{equation}
+""" % (earlier, later, earlier))
+    row = next(r for r in eq.symbols if r.latex.replace(" ", "") == earlier)
     assert row.definition is not None and "hidden state of the next step" in row.definition.quote, row.definition
 
 
@@ -153,6 +160,8 @@ The hidden state of the next step is computed as
     ("W_{1}", "W_{2}", False),  # two numbered weights are two symbols
     ("x_{k}", "x^{k + 1}", False),  # a subscript and a superscript
     ("x^{k}", "y^{k + 1}", False),
+    ("x^{(k)}", "x^{(k + 1)}", True),
+    ("x^{k}", "x^{(k + 1)}", False),  # one written in parentheses, the other not
 ])
 def test_previous_step(earlier, later, expected):
     from papermath.analysis.candidates import previous_step

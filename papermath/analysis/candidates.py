@@ -603,15 +603,16 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
     return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))
 
 
-_STEP_LABEL = re.compile(r"^(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?$")
+_STEP_LABEL = re.compile(r"^(\()?(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?(?(1)\))$")
 
 
-def _step(label: str) -> tuple[str, int] | None:
-    """A label that counts steps: `k` → (k, 0), `k+1` → (k, 1), `\\ell-1` → (\\ell, -1); None otherwise."""
+def _step(label: str) -> tuple[str, int, bool] | None:
+    """A label that counts steps: `k` → (k, 0, False), `k+1` → (k, 1, False), `\\ell-1` → (\\ell, -1, False),
+    `(k)` → (k, 0, True) (the iteration written in parentheses); None otherwise."""
     m = _STEP_LABEL.match(re.sub(r"\s+|[{}]", "", label))
     if m is None:
         return None
-    return m.group(1), {"+": 1, "-": -1, None: 0}[m.group(2)]
+    return m.group(2), {"+": 1, "-": -1, None: 0}[m.group(3)], m.group(1) is not None
 
 
 @lru_cache(maxsize=65536)
@@ -625,19 +626,24 @@ def previous_step(use_key: str, other_key: str) -> bool:
     if not pos_a or pos_a != pos_b:
         return False
     sa, sb = _step(a), _step(b)
-    return sa is not None and sb is not None and sa[0] == sb[0] and sb[1] - sa[1] == 1
+    return sa is not None and sb is not None and sa[0] == sb[0] and sa[2] == sb[2] and sb[1] - sa[1] == 1
 
 
 def next_step_keys(key: str) -> tuple[str, ...]:
-    """The spellings a parser gives the key one step later (`x^{k}` → `x^{k + 1}`; `\\mathbf{x}^{\\ell - 1}` →
-    `\\mathbf{x}^\\ell `, `\\mathbf{x}^{\\ell}`), to look that key up among the displays' left sides."""
+    """The spellings the parser gives the key one step later (`x^{k}` → `x^{k + 1}`, `x^{(k)}` → `x^{(k + 1)}`;
+    `\\mathbf{x}^{\\ell - 1}` → `\\mathbf{x}^\\ell `, `\\mathbf{x}^{\\ell}`), to look that key up among the displays'
+    left sides. tests/test_definitions_quote_causes.py reads each form through the parser, so a change in how keys
+    are printed shows there."""
     pos, label = _labels(key)
     step = _step(label) if pos else None
     if step is None:
         return ()
-    family, (letter, shift) = key_family(key), step
+    family, (letter, shift, wrapped) = key_family(key), step
     if shift == 0:
-        return (f"{family}{pos}{{{letter} + 1}}", f"{family}{pos}{{{letter}+1}}")
+        later = (f"{letter} + 1", f"{letter}+1")
+        return tuple(f"{family}{pos}{{({s})}}" if wrapped else f"{family}{pos}{{{s}}}" for s in later)
     if shift == -1:
+        if wrapped:
+            return (f"{family}{pos}{{({letter})}}",)
         return (f"{family}{pos}{letter} ", f"{family}{pos}{{{letter}}}", f"{family}{pos}{letter}")
     return ()
