@@ -499,9 +499,15 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if use.bound_by == "E" or use.sampled:
         return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
                                  "\\sim (drawn from a distribution)")
-    if use.bound_by in ("argmin", "argmax", "min", "max"):
-        return "trained weight", f"the variable the {use.bound_by} is taken over"
     worded = [w for m, d in top for w in [_role_from_words(m, d)] if w is not None]
+    if use.bound_by in ("argmin", "argmax", "min", "max"):
+        # the thing optimised, unless the paper names it a setting or a count ("where the number of steps $N$ is
+        # large enough": the argmin searches over settings, which no training changes)
+        setting = next((w for w in worded if w[0] == "fixed setting"), None)
+        count = _count_or_dimension(info, use, top) or _count_in_prose(index, use, found)
+        if setting is not None or count:
+            return "fixed setting", setting[1] if setting is not None else count
+        return "trained weight", f"the variable the {use.bound_by} is taken over"
     for w in worded:
         if w[2] == "predicate" or w[0] in ("fixed setting", "frozen model", "trained weight"):
             return w[0], w[1]
@@ -1055,7 +1061,8 @@ _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 
 _PREDICATE_START = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
-                              r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be)\b", re.I)
+                              r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be|(?:does|do)\s+not|remains?)\b",
+                              re.I)
 
 
 def _is_dimension_of(math: str, key: str) -> bool:
