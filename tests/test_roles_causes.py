@@ -85,6 +85,18 @@ def test_argmin_variables_and_unchanging_settings(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # what a network outputs is computed by it, though the noun says "parameters"
+    ("A hypernetwork takes as input a latent code $z$ and outputs parameters $W$ of a value network.\n"
+     "\\begin{equation} y = W x \\end{equation}", "W", "computed"),
+    # the same noun with no such verb stays a trained weight
+    ("A hypernetwork takes as input a latent code $z$ and has parameters $W$.\n"
+     "\\begin{equation} y = W x \\end{equation}", "W", "trained weight"),
+])
+def test_what_a_network_outputs_is_computed(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
 @pytest.mark.parametrize("key, indices, keys, want", [
     ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{h}",), True),   # the prose writes the index
     ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}",), True),
