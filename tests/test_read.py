@@ -250,7 +250,7 @@ def test_attention_equation_1():
                                r"\mathbf{\lambda}_{q_{1}}": ("trained weight", ("d",))}),
     ("Diff-Transformer", "1", {"X": ("input data", ("N", r"d_{\text{model}}")),
                                "W^{Q}": ("trained weight", (r"d_{\text{model}}", "2 d"))}),
-    ("minp", "2", {r"\mathcal{V}": ("unknown", None)}),
+    ("minp", "2", {r"\mathcal{V}": ("fixed setting", None)}),  # "let $\mathcal{V}$ denote the vocabulary"
     ("minp", "eq:u1", {r"\beta": "undefined", r"\sigma": ("computed", None), "S": ("defined here", None)}),
     ("attention-1706.03762", "2", {"W_{1}": "undefined", "b_{1}": "undefined"}),
 ])

@@ -70,6 +70,33 @@ def test_weight_of_a_loss_term(body, symbol, want):
     assert row(body, symbol).role == want
 
 
+@pytest.mark.parametrize("body, symbol, want", [
+    # the variable an argmin runs over is the thing optimised …
+    ("\\begin{equation} \\hat{w} = \\arg\\min_{w} \\sum_i (y_i - w x_i)^2 \\end{equation}", "w", "trained weight"),
+    # … unless the paper names it a count it searches over
+    ("\\begin{equation} S = \\arg\\min_{N} c(N) \\end{equation}\nWe sample with a finite number of $N$ steps.",
+     "N", "fixed setting"),
+    # a quantity the paper says does not change is a setting
+    ("\\begin{equation} y = \\tanh(a x) \\end{equation}\n"
+     "Note that the parameter $a$ does not change across iterations.",
+     "a", "fixed setting"),
+])
+def test_argmin_variables_and_unchanging_settings(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # what a network outputs is computed by it, though the noun says "parameters"
+    ("A hypernetwork takes as input a latent code $z$ and outputs parameters $W$ of a value network.\n"
+     "\\begin{equation} y = W x \\end{equation}", "W", "computed"),
+    # the same noun with no such verb stays a trained weight
+    ("A hypernetwork takes as input a latent code $z$ and has parameters $W$.\n"
+     "\\begin{equation} y = W x \\end{equation}", "W", "trained weight"),
+])
+def test_what_a_network_outputs_is_computed(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
 @pytest.mark.parametrize("key, indices, keys, want", [
     ("\\mathbf{W}^{\\text{out}}", ["h"], ("\\mathbf{W}^{\\text{out}}_{h}",), True),   # the prose writes the index
     ("\\mathbf{W}^{\\text{out}}", [], ("\\mathbf{W}^{\\text{out}}",), True),
@@ -92,6 +119,7 @@ def test_a_mention_names_the_use_with_its_indices(key, indices, keys, want):
     ("TabDiff", "12", "t", "random sample"),                 # … drawn by the objective's expectation
     ("hyla", "4", "\\mathbf{W}^{\\text{out}}_{h}", "trained weight"),  # "the output and value projections $W^{out}_h$"
     ("REPA-E", "u2", "\\eta", "fixed setting"),             # … + \eta \mathcal{L}_{REG}(\phi)
+    ("OptimalSteps", "9", "N", "fixed setting"),              # "where the number of steps $N$ is large enough"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)

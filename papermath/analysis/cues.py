@@ -58,7 +58,8 @@ D_DIMENSIONAL = re.compile(r"\$([^$]+)\$-dimensional", re.I)
 PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
     ("frozen model", r"\b(?:frozen|kept fixed during training|not (?:updated|trained))\b"),
     ("fixed setting", r"\b(?:(?:is|are|was|were|be)\s+(?:set|fixed|chosen)\b|set\s+(?:to|by|as)\b|"
-                      r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?)\b"),
+                      r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?|"
+                      r"(?:does|do)\s+not\s+change|remains?\s+(?:fixed|constant|unchanged)|kept\s+(?:fixed|constant))\b"),
     ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
     ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
                  r"\b(?:derived|calculated|computed|estimated)\s+(?:from|using|via)\b|"

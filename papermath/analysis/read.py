@@ -505,15 +505,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
-    drawn_here = use.bound_by == "E" or use.sampled
-    if best is not None and best[0] == "input data" and _drawn_from(index, eq, use) == "distribution":
-        # "the trajectory τ" drawn by this expectation from the policy's distribution (E_{τ ~ Pr}): its samples;
-        # a prompt the expectation runs over (E_{c, x}, E_{c ~ \\mathcal{D}}) stays the input data it is
-        return "random sample", f"{best[1]}, drawn by the expectation" if drawn_here else \
-            f"{best[1]}, drawn from a distribution in another display"
-    if best is not None and best[0] == "index" and best[2] != "predicate" and drawn_here:
-        # "two arbitrary timesteps" … `\\mathbb{E}_{t \\sim U[0, 1]}`: the time this display draws is a sample of it
-        return "random sample", f"{best[1]}, drawn by this display"
+    sample = _sample_of_a_draw(index, eq, use, best) if best is not None else None
+    if sample is not None:
+        return sample
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
         return best[0], best[1]  # ("Let $u_t$ denote the FFN input" next to the equation: input data here)
     drawn = _drawn_by_sentence(index, eq, use, mention, definition) if best is None else None
@@ -527,9 +521,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if use.bound_by == "E" or use.sampled:
         return "random sample", ("a sample of the expectation" if use.bound_by == "E" else
                                  "\\sim (drawn from a distribution)")
-    if use.bound_by in ("argmin", "argmax", "min", "max"):
-        return "trained weight", f"the variable the {use.bound_by} is taken over"
     worded = [w for m, d in top for w in [_role_from_words(m, d)] if w is not None]
+    if use.bound_by in ("argmin", "argmax", "min", "max"):
+        return _optimised_variable(index, info, use, top, found, worded)
     for w in worded:
         if w[2] == "predicate" or w[0] in ("fixed setting", "frozen model", "trained weight"):
             return w[0], w[1]
@@ -552,6 +546,32 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
+
+
+def _sample_of_a_draw(index: PaperIndex, eq: Equation, use: SymbolUse, best: tuple) -> tuple[str, str] | None:
+    """What the words call data or a time, drawn: "the trajectory τ" drawn by this expectation from the policy's
+    distribution (E_{τ ~ Pr}) is its samples (a prompt the expectation runs over, E_{c, x}, E_{c ~ \\mathcal{D}},
+    stays the input data it is); "two arbitrary timesteps" … `\\mathbb{E}_{t \\sim U[0, 1]}`: the time this display
+    draws is a sample of it."""
+    drawn_here = use.bound_by == "E" or use.sampled
+    if best[0] == "input data" and _drawn_from(index, eq, use) == "distribution":
+        return "random sample", f"{best[1]}, drawn by the expectation" if drawn_here else \
+            f"{best[1]}, drawn from a distribution in another display"
+    if best[0] == "index" and best[2] != "predicate" and drawn_here:
+        return "random sample", f"{best[1]}, drawn by this display"
+    return None
+
+
+def _optimised_variable(index: PaperIndex, info: FormulaSymbols, use: SymbolUse, top, found,
+                        worded: list) -> tuple[str, str]:
+    """The variable an argmin (argmax, min, max) runs over: the thing optimised, unless the paper names it a setting
+    or a count ("where the number of steps $N$ is large enough": the argmin searches over settings, which no
+    training changes)."""
+    setting = next((w for w in worded if w[0] == "fixed setting"), None)
+    count = _count_or_dimension(info, use, top) or _count_in_prose(index, use, found)
+    if setting is not None or count:
+        return "fixed setting", setting[1] if setting is not None else count
+    return "trained weight", f"the variable the {use.bound_by} is taken over"
 
 
 def _drawn_by_sentence(index: PaperIndex, eq: Equation, use: SymbolUse, mention: Mention | None,
@@ -1054,6 +1074,11 @@ def _role_from_words(mention: Mention | None, definition: Definition | None) -> 
         if distribution is None:
             return "trained weight", _PARAMETERIZED_BY.search(mention.quote[:at]).group(0).strip(), "predicate"
         return "fixed setting", f"{' '.join(distribution.group(0).split())} (a distribution's parameter)", "head"
+    produced = _PRODUCED_BEFORE.search(_MARKUP.sub(" ", mention.quote[:at])) if at > 0 else None
+    if produced is not None:
+        # "a hypernetwork … that takes as input a latent code $z$ and outputs parameters $W$": what a network
+        # outputs is computed by it, whatever noun names it
+        return "computed", " ".join(produced.group(0).split()), "predicate"
     predicate = after[:90] if _PREDICATE_START.match(after) else ""
     found = role_from_description(description, predicate)
     if found is None:
@@ -1082,8 +1107,11 @@ _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|i
 _AS_ROLE = re.compile(r"\s*as\s+((?:the|an?|our)\s+[\w\- ]{2,40})", re.I)
 
 
+_PRODUCED_BEFORE = re.compile(r"\b(?:outputs|produces|returns|predicts|emits)\s+(?:the\s+|a\s+|an\s+)?"
+                              r"(?:[A-Za-z-]+\s+){0,2}$", re.I)
 _PREDICATE_START = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:,\s*)?"
-                              r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be)\b", re.I)
+                              r"(?:is|are|was|were|be|being|has\s+been|have\s+been|can\s+be|(?:does|do)\s+not|remains?)\b",
+                              re.I)
 
 
 def _is_dimension_of(math: str, key: str) -> bool:
