@@ -25,12 +25,21 @@ def row(body: str, latex: str, number: str = "1"):
 
 
 @pytest.mark.parametrize("body, symbol, want", [
-    # a quantity written with arguments that the sentence defines by an equality aggregating other quantities
+    # a quantity written with arguments that the sentence defines as the marginal of the same name over an added
+    # argument
     ("The opponent acts greedily,\n\\begin{equation} \\pi(b \\mid s) = \\exp Q(s, b) \\end{equation}\n"
-     "where $Q(s, b) := \\mathbb{E}_{a \\sim \\mu}[R(s, a, b)]$.", "Q", "computed"),
+     "where $Q(s, b) := \\mathbb{E}_{a \\sim \\mu}[Q(s, a, b)]$.", "Q", "computed"),
     # a map written out pointwise stays a function
     ("\\begin{equation} y = \\phi(W x) \\end{equation}\nwhere $\\phi(x) = \\max(0, x)$.", "\\phi", "function"),
     ("\\begin{equation} y = x_{\\pi(t)} \\end{equation}\nwhere $\\pi(t) = t - (t \\bmod m)$.", "\\pi", "function"),
+    # a function written out with a reduction of other things is still a function: only a marginal (the same name
+    # with the reduced variable as an added argument) is a quantity computed from another
+    ("\\begin{equation} y = f(x) + b \\end{equation}\nwhere $f(x) := \\sum_{i=1}^m w_i \\phi_i(x)$.", "f",
+     "function"),
+    ("\\begin{equation} L = -\\log p(x) \\end{equation}\n"
+     "where $p(x) := \\sum_{k=1}^K \\pi_k \\mathcal{N}(x; \\mu_k, \\Sigma_k)$.", "p", "function"),
+    ("\\begin{equation} y = \\sum_{n} \\alpha_n k(x, x_n) \\end{equation}\n"
+     "where $k(x, z) := \\sum_{j} \\phi_j(x) \\phi_j(z)$.", "k", "function"),
 ])
 def test_function_or_computed(body, symbol, want):
     assert row(body, symbol).role == want
@@ -41,6 +50,11 @@ def test_function_or_computed(body, symbol, want):
     ("Let $\\mathcal{V}$ denote the vocabulary.\n"
      "\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
      "\\mathcal{V}", "fixed setting"),
+    # a count of the steps or the last of them is a setting, though a time step alone is an index
+    ("\\begin{equation} R = \\sum_{t=0}^{H} r_t \\end{equation}\nwhere $H$ is the final time step of the episode.",
+     "H", "fixed setting"),
+    ("\\begin{equation} y = \\sum_{t=1}^{T} x_t \\end{equation}\nwhere $T$ is the number of diffusion timesteps.",
+     "T", "fixed setting"),
     # a timestep the process runs through is an index …
     ("\\begin{equation} y = \\sigma(t) x \\end{equation}\nwhere $s$ and $t$ are two arbitrary timesteps.",
      "t", "index"),

@@ -71,7 +71,12 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
 HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
     ("frozen model", r"\b(?:reference|pre-?trained|frozen|teacher|old|target|base)\s+(?:\w+\s+)?(?:model|network|"
                      r"policy|encoder|decoder|denoiser|checkpoint)s?\b"),
-    ("fixed setting", r"\b(?:(?:null|empty|mask|masked|padding|special)\s+(?:conditions?|tokens?|embeddings?|inputs?|"
+    # a count ("the number of layers", "the number of timesteps") or the end of the steps ("the final time step")
+    # is a setting, whatever is counted, though a time step alone is an index or a layer a function; first, and with
+    # what is counted, since "number of" alone would end the match before the head noun
+    ("fixed setting", r"\b(?:numbers?\s+of(?:\s+[\w-]+){1,4}|"
+                      r"(?:total|final|last|maximum|max|terminal)\s+(?:\w+\s+)?time\s*-?\s*steps?|"
+                      r"(?:null|empty|mask|masked|padding|special)\s+(?:conditions?|tokens?|embeddings?|inputs?|"
                       r"labels?|states?)|"
                       r"(?:momentum|learning\s+rate|step\s*-?\s*size|temperature)\s+(?:parameters?|coefficients?|"
                       r"terms?|values?|weights?)|weights?\s+terms?|weighting\s+terms?|schedul(?:e|es|ing)\s+functions?|hyper-?parameters?|momentum|learning\s+rates?|step\s*-?\s*sizes?|stepsizes?|"

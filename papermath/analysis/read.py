@@ -407,16 +407,27 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
 
 
 def _quantity_of_others(index: PaperIndex, math: str) -> bool:
-    """The formula `f(a, b) := rhs` is no density (`q(x | y)`) and its right side reduces something over a bound
-    variable (an expectation, a sum, a max over an index): a quantity aggregated from others, not a map written
-    out pointwise (`\\pi(t) = t - t \\bmod m`, `\\phi(x) = \\max(0, x)`, `\\sigma(t) = [\\sigma_i(t)]`)."""
+    """The formula `f(a, b) := rhs` marginalises: its right side applies the same name to more arguments, and a
+    reduction over a bound variable runs over the added ones (`Q^2(s, b) := \\mathbb{E}_{a \\sim \\pi}[Q^2(s, a, b)]`):
+    a quantity aggregated from another, though written with arguments. A map written out with a reduction of
+    other things (`f(x) := \\sum_i w_i \\phi_i(x)`, a mixture density, a kernel
+    `k(x, z) := \\sum_j \\phi_j(x)\\phi_j(z)`) or pointwise (`\\phi(x) = \\max(0, x)`) stays a function, and so does a density (`q(x | y)`)."""
     tree = _parse_cached(math)
     if isinstance(tree, ast.Sequence) and tree.items:
         tree = tree.items[0]
     if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS or \
             not isinstance(tree.operands[0], ast.Apply) or tree.operands[0].given:
         return False
-    return any(r.variables for r in collect(tree.operands[1], index.ordinals).reductions)
+    left = tree.operands[0]
+    name = symbol_key(left.func)
+    wider = [n for n in ast.walk(tree.operands[1]) if isinstance(n, ast.Apply) and symbol_key(n.func) == name
+             and len(n.args) > len(left.args)]
+    if name is None or not wider:
+        return False
+    added = {k for n in wider for a in n.args for k in [symbol_key(a)] if k is not None} - \
+        {k for a in left.args for k in [symbol_key(a)] if k is not None}
+    bound = {symbol_key(v) for r in collect(tree.operands[1], index.ordinals).reductions for v in r.variables}
+    return bool(added & bound)
 
 
 _MAP_DECLARATION = re.compile(r"^\s*[^:=]{1,40}?\s*(?::|\\colon)\s*[^=:]{1,80}?"
