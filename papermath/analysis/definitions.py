@@ -907,7 +907,7 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
         return "equation", 3
     # A definition sign (`:=`, `\\coloneqq`, `\\triangleq`) defines its left side outright, whatever words lead to it
     # ("denote the aggregated variable $z := (x, y)$"); `=` after a noun may only restate it.
-    strength = 3 if _definition_sign(latex) else 2
+    strength = 3 if defined_by_sign(latex) else 2
     if _noun_phrase_before(before) is not None and not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", before)):
         return "appositive", strength  # "a fixed dataset $\\mathcal{D} = \\{…\\}$"
     return "equation", strength
@@ -919,11 +919,6 @@ _DEFINITION_SIGNS = frozenset({":=", "\\triangleq"})
 
 
 def defined_by_sign(latex: str) -> bool:
-    """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
-    return _definition_sign(latex)
-
-
-def _definition_sign(latex: str) -> bool:
     """The formula's first relation is a definition sign (`z := (x, y)`), not `=`."""
     tree = _parse(latex)
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree

@@ -275,8 +275,9 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
         # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
+        own_context = set(display_context(index.doc, eq))
         drawn = [(m, d) for m, d in defining if m is not None and m.pattern == "sampled" and
-                 d.paragraph in display_context(index.doc, eq)]
+                 d.paragraph in own_context]
         defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
@@ -373,6 +374,10 @@ def _spaceless(latex: str) -> str:
     return re.sub(r"\s+", "", latex)
 
 
+# A name set upright of two letters or more (`\\mathrm{SwiGLU}`, `\\operatorname{sim}`): a named operation, not a quantity.
+_NAMED_OPERATION = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}")
+
+
 def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
                    definition: Definition | None) -> tuple[str, str]:
     """A symbol applied to arguments is a function unless the words say it is computed or a frozen model, or an
@@ -392,13 +397,13 @@ def _function_role(index: PaperIndex, use: SymbolUse, mention: Mention | None,
         return "frozen model", f"\"{phrase} ${mention.math}$\""
     if equality is not None and mention is not None and \
             (worded[0] != "function" if worded is not None else bool(mention.description)) and \
-            not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
+            not _NAMED_OPERATION.match(use.key):
         # "Here $A^1(s, a, b) := Q^1(s, a, b) - V^1(s)$ denotes the advantage …": a quantity the paper computes
         # by the equality and names by a noun; a named operation (SwiGLU(X) = …) or a bare `\\pi(t) = …` stays
         # a function
         return "computed", f"${equality}$"
     if equality is not None and mention is not None and worded is None and _quantity_of_others(index, mention.math) \
-            and not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", use.key):
+            and not _NAMED_OPERATION.match(use.key):
         # "where $Q^2(s_t, b_t) := \mathbb{E}_{a \sim \pi^1}[Q^2(s_t, a, b_t)]$": the sentence is the equality, and its
         # right side aggregates other quantities (an expectation over the agent's action): a quantity computed from
         # them, though written with arguments
@@ -2003,7 +2008,7 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
     an equality that introduces a function, a distribution or a set rather than computing a value."""
     first = info.lhs_keys[0] if info.lhs_keys else None
     if any(u.kind == "function" and u.key == first for u in info.uses if u.lhs) and \
-            (not re.match(r"\\(?:operatorname\*?|mathrm|text|textrm|mathsf|texttt)\{[A-Za-z]{2,}", first or "") or
+            (not _NAMED_OPERATION.match(first or "") or
              re.match(r"\\(?:operatorname\*?|mathrm|text|textrm)\{(?:Pr|Prob)\}", first or "")):
         # f(x) = …, p(x | y) = 𝒩(…): a function or a distribution is introduced. A named operator applied to
         # its inputs (Attention(Q, K, V) = …) says how to compute an output: a computation (guide 002).
