@@ -1947,18 +1947,12 @@ class Lowerer:
         wrt_node = node.wrt
         body = node.body
         abstract = self._abstract_head(body)
-        if abstract is not None and (wrt_node is None or to_latex(wrt_node) == to_latex(_strip(body).args[0])) \
-                and (len(_strip(body).args) > 1 or not self._is_input(_strip(body).args[0])):
-            # ∇f(y_t, ζ_t), ∇F(y_t) in a sum over t: the gradient of a function the paper leaves abstract, in its
-            # first argument (the variable; ζ a sample), at a point that is no input here. A callable parameter
-            # of its own (its value chosen per point, with the point's shape), never a number differentiated.
-            inner = _strip(body)
-            return self.abstract_call(inner, f"\\nabla {abstract}", _function_name(inner.func), whole=to_latex(node),
-                                      head=f"\\nabla {to_latex(inner.func)}")
         if wrt_node is None:
             inner = _strip(body)
             if isinstance(inner, A.Apply) and len(inner.args) == 1:
                 wrt_node = inner.args[0]  # ∇F(z): the derivative with respect to F's argument
+            elif abstract is not None:
+                return self._abstract_gradient(node, abstract)  # ∇f(y_t, ζ_t): in its first argument
             else:
                 raise EvaluationError("a gradient needs what it is taken with respect to")
         body_key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else None
@@ -1966,6 +1960,8 @@ class Lowerer:
         base = self.lower(wrt_node)
         wrt = next((k for k, item in self.inputs.items() if item.name == base.np and item.source != "dimension"), None)
         if wrt is None:
+            if abstract is not None and node.wrt is None:
+                return self._abstract_gradient(node, abstract)  # ∇F(y_t) in a sum over t: at each y_t
             raise EvaluationError(f"the gradient is taken with respect to {to_latex(wrt_node)}, not an input here")
         theta = np.asarray(base.value, float)
         saved = self.inputs[wrt]
@@ -2014,6 +2010,14 @@ class Lowerer:
         return self.emit(Low(grad, npc, tc, to_latex(node)), "grad",
                          f"{what} of {to_latex(body)} with respect to {wrt} (central differences)")
 
+    def _abstract_gradient(self, node: A.Gradient, head: str) -> Low:
+        """∇f(y_t, ζ_t), ∇F(y_t) at a point that is no input here, f left abstract: the gradient in f's first
+        argument (the variable; ζ a sample) is a callable parameter of its own (its value chosen per point, with
+        the point's shape), never a number differentiated."""
+        inner = _strip(node.body)
+        return self.abstract_call(inner, f"\\nabla {head}", _function_name(inner.func), whole=to_latex(node),
+                                  head=f"\\nabla {to_latex(inner.func)}")
+
     def _abstract_head(self, body: Optional[A.Node]) -> Optional[str]:
         """The key of the function `body` applies when the equation leaves it abstract (`lower_Apply` would make
         it a callable parameter): not given, not defined, not named concretely; else None."""
@@ -2030,10 +2034,6 @@ class Lowerer:
                 or (isinstance(func, A.Symbol) and key in _PROBABILITY_NAMES | {"\\pi"}):
             return None
         return key
-
-    def _is_input(self, node: A.Node) -> bool:
-        """`node` is one of the inputs by itself (a plain symbol with a value), not an element or an expression."""
-        return isinstance(node, A.Symbol) and (to_latex(node) in self.inputs or to_latex(node) in self.given)
 
     # --- reductions -----------------------------------------------------------------------------------------------
     def lower_Reduction(self, node: A.Reduction) -> Low:
