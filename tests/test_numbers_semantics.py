@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +129,15 @@ def test_the_gradient_of_an_abstract_function_is_a_callable_of_its_own():
     # ∇f(y_t, ζ_t) with nothing under ∇: in its first argument, the variable; a callable all the same
     ev = evaluate(r"g_t=\nabla f(y_t,\zeta_t)", {"y_t": [1.0, 2.0], "\\zeta_t": [0.5, 0.5]})
     assert [param for _, param, _ in ev.abstract] == ["nabla_f"] and np.shape(ev.value) == (2,)
+
+
+def test_the_set_hint_for_a_chosen_output_is_one_shell_word():
+    # a prime in the formula would end a hand-quoted '…' early: the hint quotes the whole assignment for the shell
+    ev = evaluate(r"g_t=\nabla f(z'_t,\zeta_t)", {"z'_t": [1.0, 2.0], r"\zeta_t": [0.5, 0.5]})
+    note = next(n for n in ev.notes if "--set" in n)
+    hint = note.split("--set ", 1)[1].split(" or a function", 1)[0]
+    words = shlex.split(hint)
+    assert len(words) == 1 and words[0].startswith(r"\nabla f(z'") and words[0].endswith("=…"), hint
 
 
 @pytest.mark.parametrize("typed", ["A", "\\bm{A}", "\\mathbf{A}"])
@@ -487,3 +497,19 @@ def test_a_gaussian_density_is_positive_and_moves_with_its_mean():
     assert r"adding x + 1, \mu + 1 leaves the result unchanged" in code.test
     for name in ("translation_symmetry_of_its_operators", "range_its_operators_allow"):
         _run_check(code, code.numpy, name)
+
+
+@pytest.mark.parametrize("latex, value", [
+    (r"y = a_1 + a_2 + \dots + a_n", 10.0),
+    (r"y = a_1 + a_2 + a_3 + \cdots + a_n", 10.0),
+    (r"y = a_1 + \cdots + a_n", 10.0),
+])
+def test_a_series_with_an_ellipsis_runs_the_pattern(latex, value):
+    assert float(evaluate(latex, {"a": [1.0, 2.0, 3.0, 4.0], "n": 4}).value) == value
+
+
+def test_a_term_before_the_ellipsis_that_breaks_the_pattern_is_refused_not_dropped():
+    # it used to be dropped silently: a_1 + b + … + a_n summed a_1..a_n and lost b
+    from papermath.evaluate.lower import EvaluationError
+    with pytest.raises(EvaluationError, match="does not follow the pattern"):
+        evaluate(r"y = a_1 + b + \dots + a_n", {"a": [1.0, 2.0, 3.0, 4.0], "n": 4, "b": 7.0})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
+import shlex
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, Optional
@@ -1568,6 +1569,10 @@ class Lowerer:
         dots = next(k for k, t in enumerate(terms) if isinstance(t, A.Ellipsis_))
         if dots != len(terms) - 2:
             raise EvaluationError(f"{to_latex(node)}: '…' is not between the first terms and the last")
+        for k, term in enumerate(terms[1:dots], start=1):
+            if not _follows(terms[0], term, k):  # `a_1 + b + \dots + a_n`: b is no term of the pattern
+                raise EvaluationError(f"{to_latex(node)}: {to_latex(term)} does not follow the pattern of "
+                                      f"{to_latex(terms[0])} before '…'")
         parts = self.expand([terms[0], terms[dots], terms[-1]])
         combine = "sum" if op == "+" else "prod"
         values = np.stack([np.asarray(p.value, float) for p in parts.items])
@@ -1648,7 +1653,7 @@ class Lowerer:
             outputs.append((at, value))
         self.notes.append(f"{head} is not defined in the equation (a function the paper leaves "
                           f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
-                          f"shape of its first argument (give it with --set '{whole}=…' or a function with --fn); the "
+                          f"shape of its first argument (give it with --set {shlex.quote(whole + '=…')} or a function with --fn); the "
                           f"code takes {param} as a callable")
         call_np = f"{param}({', '.join(a.np for a in args)})"
         call_t = f"torch.as_tensor({param}({', '.join(a.torch for a in args)}), dtype=torch.float64)"
@@ -2809,14 +2814,19 @@ def _replace_node(tree: A.Node, old: A.Node, new: A.Node) -> A.Node:
     return A.rewrite(tree, lambda node: new if node is old else None)
 
 
+def _follows(first: A.Node, item: A.Node, step: int) -> bool:
+    """`item` is `first` with its one varying number `step` more (`a_2` after `a_1` for step 1)."""
+    found = _differences(first, item)
+    return found is not None and len(found) == 1 and all(isinstance(n, A.Number) and _is_number(n.value)
+                                                         for n in found[0]) \
+        and float(found[0][1].value) == float(found[0][0].value) + step
+
+
 def _ellipsis_pattern(items: list[A.Node]) -> Optional[tuple[A.Node, A.Number, A.Node]]:
     """`a_1, \\cdots, a_n`, `a_1, a_2, \\cdots, a_n` (the second item the first with its number one more): (the
     first item, its number that varies, the last item's counterpart), or None."""
     if len(items) == 4 and isinstance(items[2], A.Ellipsis_) and not isinstance(items[1], A.Ellipsis_):
-        second = _differences(items[0], items[1])
-        if not (second is not None and len(second) == 1 and all(isinstance(n, A.Number) and _is_number(n.value)
-                                                                for n in second[0])
-                and float(second[0][1].value) == float(second[0][0].value) + 1):
+        if not _follows(items[0], items[1], 1):
             return None
         items = [items[0], items[2], items[3]]
     if len(items) != 3 or not isinstance(items[1], A.Ellipsis_):
