@@ -188,6 +188,7 @@ class Notation:
         the vector the letter writes (`\\bm{x}_i \\in \\mathbb{R}^{N_x}`), or a size the prose names ("keys of
         dimension $d_k$", "$d_h$ denotes the dimension per head")."""
         self.runs_on: dict[str, set[str]] = defaultdict(set)
+        """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
         self.numbered: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         """Members of a family defined each by an equation of its own, numbered (`L_1 = \\mathbb{E}[…]`, `L_2 = …`):
         family → number → the right sides that define it."""
@@ -195,7 +196,6 @@ class Notation:
         """Subscripts that are a numbered letter, per family (`\\lambda_{q_1}`, `\\lambda_{k_1}` → (q, 1), (k, 1))."""
         self.composed: dict[str, set[str]] = defaultdict(set)
         """Numbered members a family's bare symbol is defined from (`L = L_1 + \\lambda L_2` → L: 1, 2)."""
-        """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
 
     @classmethod
     def of_formula(cls, tree: A.Node, source: str, functions: Iterable[str] = ()) -> "Notation":
