@@ -793,3 +793,20 @@ def test_a_signed_row_with_its_own_relation_is_its_own_statement(latex, expected
 ])
 def test_a_factor_repeated_along_a_list_is_raised_to_powers(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("before, expected", [
+    (r"x \sim ", True),
+    (r"x \sim\, \quad ", True),
+    (r"x \sim", True),
+    (r"x = ", False),
+    (r"x \simeq ", False),
+    # only the characters just before the node are read: a long formula before them changes nothing
+    ("a + " * 5000 + r"x \sim ", True),
+    (r"x \sim " + "a + " * 5000, False),
+    ("", False),
+])
+def test_what_follows_sim_is_read_from_a_bounded_window(before, expected):
+    from papermath.math.resolve import _after_sim
+    source = before + "N(0, 1)"
+    assert _after_sim(source, len(before)) is expected

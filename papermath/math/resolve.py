@@ -925,9 +925,15 @@ def _projector(node: A.Node) -> bool:
                                                for op in idx.ops)
 
 
+_SIM_WINDOW = 48
+"""How far back `_after_sim` looks: `\\sim` and the spacing a paper writes after it fit in this many characters."""
+_TRAILING_SPACE = re.compile(r"(?:\\[,;:!]|\\q?quad|\s)+$")
+
+
 def _after_sim(source: str, start: int) -> bool:
-    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?"""
-    before = re.sub(r"(?:\\[,;:!]|\\q?quad|\s)+$", "", source[:start])
+    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?
+    (Only the few characters before `start` are read, so a call costs the same wherever the node stands.)"""
+    before = _TRAILING_SPACE.sub("", source[max(0, start - _SIM_WINDOW):start])
     return before.endswith("\\sim")
 
 
