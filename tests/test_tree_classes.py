@@ -810,3 +810,14 @@ def test_what_follows_sim_is_read_from_a_bounded_window(before, expected):
     from papermath.math.resolve import _after_sim
     source = before + "N(0, 1)"
     assert _after_sim(source, len(before)) is expected
+
+
+@pytest.mark.parametrize("spelling", [r"\triangledown", r"\bigtriangledown"])
+@pytest.mark.parametrize("latex", [r"{nabla}_{x} f(x)", r"{nabla} f(x)^\top (y - x)", r"{nabla}_\theta \log p_\theta(x)"])
+def test_every_triangle_written_for_nabla_reads_as_nabla(spelling, latex):
+    assert tree(latex.replace("{nabla}", spelling)) == tree(latex.replace("{nabla}", r"\nabla"))
+
+
+def test_a_nabla_spelling_is_no_letter():
+    from papermath.math import tables as T
+    assert T.NABLA_SPELLINGS <= T.NABLA and not (T.NABLA & T.LETTER_LIKE)

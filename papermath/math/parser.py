@@ -1888,8 +1888,8 @@ class Parser:
             return A.Ellipsis_(T.ELLIPSES[name], span=(start, tok.end)), "plain"
         if name in T.NABLA:
             self.next()
-            # `\\triangledown` written for ∇ is the same operator
-            return A.Symbol("\\nabla" if name == "triangledown" else text, span=(start, tok.end)), "nabla"
+            # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
+            return A.Symbol("\\nabla" if name in T.NABLA_SPELLINGS else text, span=(start, tok.end)), "nabla"
         if name == "partial":
             self.next()
             if self._starts_factor(self.peek()) and self.peek().kind not in (PUNCT,) or \
