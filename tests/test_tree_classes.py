@@ -813,7 +813,8 @@ def test_what_follows_sim_is_read_from_a_bounded_window(before, expected):
 
 
 @pytest.mark.parametrize("spelling", [r"\triangledown", r"\bigtriangledown"])
-@pytest.mark.parametrize("latex", [r"{nabla}_{x} f(x)", r"{nabla} f(x)^\top (y - x)", r"{nabla}_\theta \log p_\theta(x)"])
+@pytest.mark.parametrize("latex", [r"{nabla}_{x} f(x)", r"{nabla} f(x)^\top (y - x)",
+                                   r"{nabla}_\theta \log p_\theta(x)"])
 def test_every_triangle_written_for_nabla_reads_as_nabla(spelling, latex):
     assert tree(latex.replace("{nabla}", spelling)) == tree(latex.replace("{nabla}", r"\nabla"))
 

@@ -425,7 +425,7 @@ INFIX_GENFRAC: dict[str, str] = {"over": "frac", "choose": "binom", "atop": "fra
 """Old infix forms `{a \\over b}`, `{n \\choose k}`."""
 
 NABLA_SPELLINGS: frozenset[str] = frozenset({"triangledown", "bigtriangledown"})
-"""Triangles some papers write for ∇ (the score `\\triangledown_{x_t} \\ln q`, `\\bigtriangledown f`): read as `\\nabla`."""
+"""Triangles some papers write for ∇ (the score `\\triangledown_{x_t} \\ln q`, `\\bigtriangledown f`): `\\nabla`."""
 NABLA: frozenset[str] = frozenset({"nabla", "grad_"}) | NABLA_SPELLINGS
 """The gradient operator, however it is written."""
 DIFFERENTIALS: frozenset[str] = frozenset({"partial", "delta_", "mathrm{d}"})
