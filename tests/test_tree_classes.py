@@ -702,7 +702,7 @@ def test_blind_batch_s8_mechanisms(latex, expected):
 @pytest.mark.parametrize("text, latex, expected", [
     # N counts steps in the paper, but what a sample is drawn from is a distribution at that place
     (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"\bm{x} \sim N(0,1)",
-     "(Relation x{bf} \\sim (Apply N [0 1] certainty=declared))"),
+     "(Relation x{bf} \\sim (Apply N [0 1] certainty=place))"),
     # elsewhere the count times a bracket stays a product
     (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"y = N(a + b)",
      "(Relation y = (Product [N (Group (+ a b))]))"),
@@ -822,3 +822,21 @@ def test_every_triangle_written_for_nabla_reads_as_nabla(spelling, latex):
 def test_a_nabla_spelling_is_no_letter():
     from papermath.math import tables as T
     assert T.NABLA_SPELLINGS <= T.NABLA and not (T.NABLA & T.LETTER_LIKE)
+
+
+@pytest.mark.parametrize("text, latex, subject, reading, kind", [
+    # what follows \sim is drawn from: evidence about this place, although the paper counts steps with N
+    (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"\bm{x} \sim N(0,1)", "N",
+     "application", "drawn from here (after \\sim)"),
+    # called with several arguments in the paper, one expression here: the output times a step, at this place
+    (r"The velocity $v_\theta(x_t, t)$.", r"y = v_\theta (n - k)", "v_\\theta",
+     "product", "takes several arguments elsewhere, one expression here"),
+])
+def test_evidence_about_this_place_has_its_own_strength(text, latex, subject, reading, kind):
+    from papermath.math.evidence import STRENGTHS, WEIGHT
+    decision = next(d for d in paper_tree(text, latex).decisions if d.subject == subject)
+    assert (decision.reading, decision.strength) == (reading, "place")
+    assert any(e.kind == kind and e.strength == "place" for e in decision.evidence)
+    # it outweighs what the paper says of the symbol in general, and is no declaration
+    assert STRENGTHS.index("place") < STRENGTHS.index("paper") and WEIGHT["place"] > WEIGHT["paper"]
+    assert "declared" not in {e.strength for e in decision.evidence}

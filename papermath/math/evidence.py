@@ -33,12 +33,15 @@ LABEL = "label"
 INDEX = "index"
 POWER = "power"
 
-STRENGTHS = ("declared", "paper", "formula", "convention")
-"""How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), paper (what
-the paper says or writes elsewhere), formula (what this formula shows), convention (how such notation is
-usually meant; never enough when the paper says otherwise)."""
+STRENGTHS = ("declared", "place", "paper", "formula", "convention")
+"""How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), place (what
+this very place in a formula shows, read against a paper: what follows `\\sim` is drawn from, `v_\\theta(n - k)`
+with one expression where the paper calls it with several arguments; it speaks of this occurrence, so it
+outweighs what the paper says of the symbol in general, and weighs as much as a declaration), paper (what the
+paper says or writes elsewhere), formula (what this formula shows), convention (how such notation is usually
+meant; never enough when the paper says otherwise)."""
 
-WEIGHT = {"declared": 4, "paper": 3, "formula": 2, "convention": 1}
+WEIGHT = {"declared": 4, "place": 4, "paper": 3, "formula": 2, "convention": 1}
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class Evidence:
     where: str = ""
     """Where it stands: a formula id (`eq:3`), `file:line:column`, or "this formula"."""
     strength: str = "formula"
-    """declared, paper, formula or convention (see `STRENGTHS`)."""
+    """declared, place, paper, formula or convention (see `STRENGTHS`)."""
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@ The parser reads `name( … )` after a name it cannot classify as an `Apply` wit
 superscript that could name something (`x^w`, `Q^1`, `h^{k-1}`) as a `Power`. `resolve` walks the tree once,
 bottom up, and at each such place weighs the evidence (`evidence.Notation`: what the paper or the formula
 shows about the symbol, then conventions), keeps or rewrites the node, and records a `Decision` with all the
-evidence that spoke. Weights: declared 4, paper 3, formula 2, convention 1; the sign of the sum decides; a tie
-leaves the place ambiguous (the tree keeps the parser's reading and the decision says "ambiguous").
+evidence that spoke. Weights: declared 4, place 4 (this occurrence, against the paper), paper 3, formula 2,
+convention 1; the sign of the sum decides; a tie leaves the place ambiguous (the tree keeps the parser's reading
+and the decision says "ambiguous").
 
 Rewrites are local: an application read as a product becomes `Product(f, Group(args))` (scripts written after
 the closing bracket move onto the group: `T(G+2\\mu D)^2` → T · (G+2μD)²); a power read as a label moves the
@@ -342,7 +343,7 @@ class _Resolver:
         if reading != FUNCTION and _after_sim(self.source, node.span[0]) and node.args:
             # `x_T \sim N(0,1)` although N counts steps elsewhere in the paper: what is drawn from is a distribution
             # at this place, whatever the letter is in general
-            strength = "declared" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
+            strength = "place" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
             evidence.append(Evidence(FUNCTION, "drawn from here (after \\sim)", self.text(node), "this formula",
                                      strength))
             reading = FUNCTION
@@ -376,7 +377,7 @@ class _Resolver:
             # speaks of this place, so it outweighs what speaks of the symbol in general
             strength = getattr(self.notation, "strength", "formula")
             out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
-                                "this formula", "declared" if strength == "paper" else "formula"))
+                                "this formula", "place" if strength == "paper" else "formula"))
         if compound and isinstance(sym, A.Symbol) and _mentions_itself(node):
             # `p(1 - p)`, `n(n + 1)`, `x(1 - x)`: the letter stands as a value inside the brackets, so it is one
             out.append(Evidence(NOT_FUNCTION, "its own letter as a value inside the brackets", here, "this formula",
