@@ -766,6 +766,13 @@ def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
      r"\lambda_{q_2} \cdot \lambda_{k_2}", "(\\cdot \\lambda{_(Indexed q [2])} \\lambda{_(Indexed k [2])})"),
     # without a pair that names, a numbered running letter still indexes
     (r"Let $w_{k_1}$ and $w_{k_2}$ be weights; $\sum_k a_k$.", r"w_{k_2}", "(Indexed w [(Indexed k [2])])"),
+    # an index family: both letters of the pair run (i and k are loop letters), so neither names the other
+    (r"Let $x_{i_1}, x_{k_1}, x_{i_2}, x_{k_2}$ be the sampled points; $\sum_k a_k$.", r"x_{k_2} - x_{i_2}",
+     "(- (Indexed x [(Indexed k [2])]) (Indexed x [(Indexed i [2])]))"),
+    (r"Let $x_{i_1}$ and $x_{k_1}$ be points; $\sum_k a_k$.", r"x_{k_1}", "(Indexed x [(Indexed k [1])])"),
+    # letters that are no loop letters but run in this paper (sums over r and s) index too
+    (r"Let $x_{r_1}$ and $x_{s_1}$ be points; $\sum_r \sum_s a_{r,s}$.", r"x_{s_1}",
+     "(Indexed x [(Indexed s [1])])"),
 ])
 def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
