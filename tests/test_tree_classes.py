@@ -755,9 +755,47 @@ def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
      "certainty=formula brackets=[]))"),
     # \Pi over a range is a product; a projection inside a term keeps its place
     (r"y = \Pi_{i=1}^n x_i", "(Relation y = (Product [(Indexed \\Pi{^n} [(Relation i = 1)]) (Indexed x [i])]))"),
+    # a membership that names the left side's family constrains the whole side too
+    (r"x_{t+1} = \Pi_{x \in \mathcal{K}} x_t - \eta g_t",
+     "(Relation (Indexed x [(+ t 1)]) = (Apply \\Pi{_(Relation x \\in K{cal})} [(- (Indexed x [t]) (Product [\\eta "
+     "(Indexed g [t])]))] certainty=formula brackets=))"),
 ])
 def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # the constraint does not name the left side: the noise is added after the projection, not projected
+    (r"x_{t+1} = \Pi_{\|y\| \le D} x_t + \sqrt{2\eta}\xi_t",
+     "(Relation (Indexed x [(+ t 1)]) = (+ (Apply \\Pi{_(Relation (Norm y) \\le D)} [(Indexed x [t])] "
+     "certainty=formula brackets=) (Product [(Root (Product [2 \\eta])) (Indexed \\xi [t])])))"),
+    (r"y_{t+1} = \Pi_{\|z\|\le D} z_t - \eta g_t",
+     "(Relation (Indexed y [(+ t 1)]) = (- (Apply \\Pi{_(Relation (Norm z) \\le D)} [(Indexed z [t])] "
+     "certainty=formula brackets=) (Product [\\eta (Indexed g [t])])))"),
+    # a bracket after it is its argument, and what follows the bracket stays outside
+    (r"x_{t+1} = \Pi_{\|y\|\le D}[x_t - \eta g_t] + \xi_t",
+     "(Relation (Indexed x [(+ t 1)]) = (+ (Apply \\Pi{_(Relation (Norm y) \\le D)} [(- (Indexed x [t]) "
+     "(Product [\\eta (Indexed g [t])]))] certainty=formula brackets=[]) (Indexed \\xi [t])))"),
+    # the first factor only: later factors multiply the projection
+    (r"x_{t+1} = \Pi_{\|y\|\le D} x_t y_t",
+     "(Relation (Indexed x [(+ t 1)]) = (Product [(Apply \\Pi{_(Relation (Norm y) \\le D)} [(Indexed x [t])] "
+     "certainty=formula brackets=) (Indexed y [t])]))"),
+])
+def test_a_projection_whose_constraint_names_another_quantity_takes_its_first_factor(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, span_text, kind", [
+    (r"z_{t+1} = \Pi_{\|z\|\le D} z'_{t+1} - \eta_t g_t", r"\Pi_{\|z\|\le D} z'_{t+1} - \eta_t g_t",
+     "a projection onto a set that constrains the left side, at the head of the side"),
+    (r"x_{t+1} = \Pi_{\|y\| \le D} x_t + \xi_t", r"\Pi_{\|y\| \le D} x_t",
+     "a projection onto the set under it, applied to the factor after it"),
+])
+def test_a_projection_records_what_it_takes(latex, span_text, kind):
+    decision = next(d for d in parse(latex).decisions if d.subject.startswith("\\Pi"))
+    assert decision.reading == "application"
+    assert latex[decision.span[0]:decision.span[1]] == span_text
+    assert [e.kind for e in decision.evidence] == [kind]
 
 
 @pytest.mark.parametrize("text, latex, expected", [

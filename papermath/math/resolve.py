@@ -83,7 +83,9 @@ class _Resolver:
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
             if isinstance(node, A.Relation):
-                node = replace(node, operands=tuple(self._projection(o) for o in node.operands))
+                lhs = node.operands[0]
+                node = replace(node, operands=tuple(self._projection(o, lhs if n else None)
+                                                    for n, o in enumerate(node.operands)))
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -155,10 +157,13 @@ class _Resolver:
             items[n] = replace(item, factors=tuple(factors))
         return replace(node, items=tuple(items)) if changed else node
 
-    def _projection(self, side: A.Node) -> A.Node:
+    def _projection(self, side: A.Node, lhs: Optional[A.Node]) -> A.Node:
         """`\\Pi_{\\|z\\| \\le D} z' - \\eta g`, `\\Pi_{\\|z\\|\\le D}[z_t - \\eta g_t]`: \\Pi with a constraint under
-        it is the projection onto that set; written at the head of a relation's side it takes the whole side (its value
-        must satisfy the constraint, which a step added after the projection would leave). Other sides unchanged."""
+        it is the projection onto that set. Written at the head of a relation's side, it takes the whole side when the
+        constraint names the relation's left side (`z_{t+1} = \\Pi_{\\|z\\|\\le D} …`: the value must satisfy the
+        constraint, which a step added after the projection would leave); otherwise (`x_{t+1} = \\Pi_C x_t +
+        \\sqrt{2\\eta}\\xi_t`, nothing says the sum is constrained) it applies to the first factor only. Other sides
+        unchanged."""
         path: list[A.BinOp] = []
         head = side
         while isinstance(head, A.BinOp) and head.op in ("+", "-"):
@@ -167,22 +172,35 @@ class _Resolver:
         if not (isinstance(head, A.Product) and len(head.factors) >= 2 and _projector(head.factors[0])):
             return side
         proj = head.factors[0]
-        rest = head.factors[1:]
+        assert isinstance(proj, A.Indexed)
+        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
+        whole = _constrains(proj.indices[0], lhs)
+        rest = head.factors[1:] if whole else head.factors[1:2]
         first: A.Node = rest[0] if len(rest) == 1 else A.Product(tuple(rest), span=(rest[0].span[0], head.span[1]))
         brackets = ""
-        if not path and isinstance(first, A.Group) and first.open in ("[", "("):
+        if (not path or not whole) and isinstance(first, A.Group) and first.open in ("[", "("):
             brackets = first.open + first.close
             first = first.body
         arg = first
-        for op_node in reversed(path):
-            arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
-        assert isinstance(proj, A.Indexed)
-        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
-        ev = Evidence(FUNCTION, "a projection onto the set under it, at the head of the side", self.text(side),
-                      "this formula", "formula")
-        self.decisions.append(Decision(side.span, "application or product", self.text(proj), APPLICATION, "formula",
+        if whole:
+            for op_node in reversed(path):
+                arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
+            reason, span = "a projection onto a set that constrains the left side, at the head of the side", side.span
+        else:
+            reason, span = "a projection onto the set under it, applied to the factor after it", \
+                (proj.span[0], rest[-1].span[1])
+        ev = Evidence(FUNCTION, reason, self.text(side), "this formula", "formula")
+        self.decisions.append(Decision(span, "application or product", self.text(proj), APPLICATION, "formula",
                                        (ev,)))
-        return A.Apply(func, (arg,), (), (), "formula", brackets, span=side.span)
+        applied = A.Apply(func, (arg,), (), (), "formula", brackets, span=span)
+        if whole:
+            return applied
+        factors = (applied,) + head.factors[2:]
+        new_head: A.Node = applied if len(factors) == 1 else replace(head, factors=factors)
+        out = new_head
+        for op_node in reversed(path):
+            out = replace(op_node, left=out)
+        return out
 
     def _optimum_named(self, node: A.Relation) -> A.Node:
         """`\\{s^M\\}^o = \\arg\\min_{\\{s^M\\} \\subset …} …`, `\\theta^{o} = \\arg\\max_\\theta J`: the left side is
@@ -924,6 +942,14 @@ def _projector(node: A.Node) -> bool:
     idx = node.indices[0]
     return isinstance(idx, A.Relation) and all(op in ("\\le", "<", "\\ge", ">", "\\in", "\\subset", "\\subseteq")
                                                for op in idx.ops)
+
+
+def _constrains(constraint: A.Node, lhs: Optional[A.Node]) -> bool:
+    """Does the constraint under a projection name the relation's left side (`\\|z\\| \\le D`, `z \\in C` for
+    `z_{t+1}`: its symbol or one of its family)?"""
+    fam = family(lhs) if lhs is not None else None
+    return fam is not None and any(family(n) == fam for n in A.walk(constraint)
+                                   if isinstance(n, (A.Symbol, A.Indexed, A.Primed)))
 
 
 _SIM_WINDOW = 48
