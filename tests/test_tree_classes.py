@@ -687,12 +687,14 @@ def test_a_symbol_the_paper_writes_only_before_arguments_is_a_function(text, lat
     (r"\triangledown_{\bm{x}_t} \ln{q(\bm{x}_t | \bm{x}_0)}",
      "(Gradient (Apply \\ln [(Apply q [(Indexed x{bf} [t])] given=[(Indexed x{bf} [0])] certainty=conditional)] "
      "brackets=) wrt=(Indexed x{bf} [t]))"),
-    # a pair from minus a compound value to the value is the open interval around 0; plain pairs stay pairs
+    # a pair from minus a value to the value, with nothing around it to say it is a range, stays a pair, whatever
+    # the value (the context decides: see test_a_symmetric_pair_is_an_interval_where_its_context_says_so)
     (r"\left(-\frac{1}{a}\sec^{-1}(b), \frac{1}{a}\sec^{-1}(b)\right)",
-     "(Interval (- (Product [(Frac 1 a) (Apply (Inverse \\sec) [b])])) (Product [(Frac 1 a) (Apply (Inverse \\sec) "
-     "[b])]) left_closed=False right_closed=False)"),
+     "(Tuple [(- (Product [(Frac 1 a) (Apply (Inverse \\sec) [b])])) (Product [(Frac 1 a) (Apply (Inverse \\sec) "
+     "[b])])])"),
     (r"(-1, 1)", "(Tuple [(- 1) 1])"),
     (r"(-x, x)", "(Tuple [(- x) x])"),
+    (r"(-x_i, x_i)", "(Tuple [(- (Indexed x [i])) (Indexed x [i])])"),
     (r"(-a, b)", "(Tuple [(- a) b])"),
 ])
 def test_blind_batch_s8_mechanisms(latex, expected):
@@ -885,3 +887,66 @@ def test_evidence_about_this_place_has_its_own_strength(text, latex, subject, re
     # it outweighs what the paper says of the symbol in general, and is no declaration
     assert STRENGTHS.index("place") < STRENGTHS.index("paper") and WEIGHT["place"] > WEIGHT["paper"]
     assert "declared" not in {e.strength for e in decision.evidence}
+
+
+@pytest.mark.parametrize("latex, expected, kind", [
+    # what a sample is drawn from is a range of values
+    (r"w \sim (-a_k, a_k)", "(Relation w \\sim (Interval (- (Indexed a [k])) (Indexed a [k]) left_closed=False "
+     "right_closed=False))", "drawn from (after \\sim): a range of values"),
+    (r"w \sim (-x, x)", "(Relation w \\sim (Interval (- x) x left_closed=False right_closed=False))",
+     "drawn from (after \\sim): a range of values"),
+    # the one argument of a uniform distribution is the range it is uniform on
+    (r"\mathcal{U}\left(\left(-\mu_k, \mu_k\right)\right)", "(Apply U{cal} [(Interval (- (Indexed \\mu [k])) "
+     "(Indexed \\mu [k]) left_closed=False right_closed=False)])", "the range of a uniform distribution"),
+    # after a membership sign the parser reads any pair in parentheses as an interval (syntax, no decision)
+    (r"x \in (-x_i, x_i)", "(Relation x \\in (Interval (- (Indexed x [i])) (Indexed x [i]) left_closed=False "
+     "right_closed=False))", None),
+])
+def test_a_symmetric_pair_is_an_interval_where_the_formula_says_so(latex, expected, kind):
+    result = parse(latex)
+    assert sexpr(result.tree) == expected
+    decided = [d for d in result.decisions if d.question == "interval or pair"]
+    assert [e.kind for d in decided for e in d.evidence] == ([kind] if kind else [])
+    assert all(d.reading == "interval" and d.strength == "formula" for d in decided)
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a pair that is not drawn from, not a uniform's range and not after a membership stays a pair
+    (r"f(x) = g(-x_i, x_i)", "(Relation (Apply f [x] certainty=formula) = (Apply g [(- (Indexed x [i])) "
+     "(Indexed x [i])] certainty=formula))"),
+    (r"y = (-\mu_k, \mu_k)", "(Relation y = (Tuple [(- (Indexed \\mu [k])) (Indexed \\mu [k])]))"),
+    (r"w \sim (-a, b)", "(Relation w \\sim (Tuple [(- a) b]))"),
+    (r"\mathcal{U}((-a, b))", "(Apply U{cal} [(Tuple [(- a) b])])"),
+])
+def test_a_symmetric_pair_without_such_context_stays_a_pair(latex, expected):
+    result = parse(latex)
+    assert sexpr(result.tree) == expected
+    assert not [d for d in result.decisions if d.question == "interval or pair"]
+
+
+_PAIR = r"\left(-\frac{1}{a}c_i, \frac{1}{a}c_i\right)"
+_INTERVAL = ("(Interval (- (Product [(Frac 1 a) (Indexed c [i])])) (Product [(Frac 1 a) (Indexed c [i])]) "
+             "left_closed=False right_closed=False)")
+_TUPLE = "(Tuple [(- (Product [(Frac 1 a) (Indexed c [i])])) (Product [(Frac 1 a) (Indexed c [i])])])"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the sentence puts the formula after 'in', or calls it an interval, a range, a domain
+    (rf"It is easy to see that $g'(x) > 0$ in ${_PAIR}$ and $g'(x) < 0$ elsewhere.", _INTERVAL),
+    (rf"The function is odd on the interval ${_PAIR}$.", _INTERVAL),
+    (rf"The weights stay within ${_PAIR}$ during training.", _INTERVAL),
+    (rf"Then ${_PAIR}$ is the range of the activation.", _INTERVAL),
+    (rf"We restrict the domain to ${_PAIR}$.", _INTERVAL),
+    # a sentence that says neither keeps the pair
+    (rf"The two critical points are ${_PAIR}$.", _TUPLE),
+    (rf"The interval $[0, 1]$ holds $x$, and the points ${_PAIR}$ are critical.", _TUPLE),
+])
+def test_a_symmetric_pair_is_an_interval_where_its_sentence_says_so(text, expected):
+    result = paper_tree(text, _PAIR)
+    assert sexpr(result.tree) == expected
+    decided = [d for d in result.decisions if d.question == "interval or pair"]
+    if expected == _INTERVAL:
+        assert [(d.reading, d.strength) for d in decided] == [("interval", "paper")]
+        assert _PAIR in decided[0].evidence[0].text  # the words that said so, around the formula
+    else:
+        assert decided == []

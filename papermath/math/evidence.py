@@ -32,6 +32,7 @@ NOT_FUNCTION = "not function"
 LABEL = "label"
 INDEX = "index"
 POWER = "power"
+INTERVAL = "interval"
 
 STRENGTHS = ("declared", "place", "paper", "formula", "convention")
 """How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), place (what
@@ -49,7 +50,7 @@ class Evidence:
     """One thing that speaks for one reading of a symbol."""
 
     reading: str
-    """What it supports: "function", "not function", "label" or "power"."""
+    """What it supports: "function", "not function", "label", "power", "index" or "interval"."""
     kind: str
     """What kind of evidence: "comma arguments", "conditional bar", "defined as a function", "maps", "sampled
     from", "shape", "limit", "several labels", "sentence", "declared operator", "convention: …"."""
@@ -68,7 +69,8 @@ class Decision:
     span: A.Span
     """The place in the formula (the application, or the scripted atom)."""
     question: str
-    """"application or product", "label or power" or "index or product"."""
+    """"application or product", "label or power", "label or index", "one name or a product", "variable or
+    distribution" or "interval or pair"."""
     subject: str
     """The symbol asked about, as LaTeX (`r_t`, `V^{\\pi}`)."""
     reading: str

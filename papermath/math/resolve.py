@@ -22,7 +22,8 @@ from . import ast as A
 from . import tables as T
 from collections import Counter
 
-from .evidence import (FUNCTION, INDEX, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
+from .evidence import (FUNCTION, INDEX, INTERVAL, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation,
+                       SymbolFacts,
                        base_symbol, family, identity, letter_words)
 
 APPLICATION, PRODUCT = "application", "product"
@@ -41,7 +42,7 @@ _NAMING_GREEK = frozenset("\\pi \\theta \\phi \\psi \\varphi \\mu_".split())
 def resolve(tree: A.Node, source: str, notation: Optional[Notation] = None) -> tuple[A.Node, tuple[Decision, ...]]:
     """The tree with every open place decided (or marked ambiguous), and the decisions in source order."""
     resolver = _Resolver(source, notation or Notation())
-    out = resolver.visit(tree, applied=False)
+    out = resolver.whole_formula(resolver.visit(tree, applied=False))
     decisions = tuple(sorted(resolver.decisions, key=lambda d: d.span))
     return out, decisions
 
@@ -83,9 +84,12 @@ class _Resolver:
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
             if isinstance(node, A.Relation):
+                node = self._drawn_from_range(node)
                 lhs = node.operands[0]
                 node = replace(node, operands=tuple(self._projection(o, lhs if n else None)
                                                     for n, o in enumerate(node.operands)))
+        if isinstance(node, A.Apply):
+            node = self._uniform_range(node)
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -98,6 +102,44 @@ class _Resolver:
         if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
             return self._bound_indices(node)
         return node
+
+    # --- interval or pair -----------------------------------------------------------------------------
+    def whole_formula(self, node: A.Node) -> A.Node:
+        """`g'(x) > 0$ in $(-c, c)`, `the interval $(-x_i, x_i)$`: a formula that is a pair from minus a value to the
+        value, which the paper's sentence puts after 'in' or calls an interval, a range, a domain or a support, is
+        the open interval between them. Without a paper, or with a sentence that says neither, it stays a pair."""
+        if not _symmetric_pair(node):
+            return node
+        for sentence in _sentences_of(self.notation, self.source):
+            said = _prose_says_interval(sentence, self.source)
+            if said is not None:
+                ev = Evidence(INTERVAL, "the sentence puts it as a range of values", said,
+                              getattr(self.notation, "where", "the paper"), "paper")
+                return self._as_interval(node, ev)
+        return node
+
+    def _drawn_from_range(self, node: A.Relation) -> A.Relation:
+        """`w \\sim (-a_k, a_k)`: what a sample is drawn from is a range of values, not a point."""
+        operands = list(node.operands)
+        for i, op in enumerate(node.ops):
+            if op == "\\sim" and _symmetric_pair(operands[i + 1]):
+                ev = Evidence(INTERVAL, "drawn from (after \\sim): a range of values", self.text(node), "this formula",
+                              "formula")
+                operands[i + 1] = self._as_interval(operands[i + 1], ev)
+        return replace(node, operands=tuple(operands)) if operands != list(node.operands) else node
+
+    def _uniform_range(self, node: A.Apply) -> A.Apply:
+        """`\\mathcal{U}((-a, a))`: the one argument of a uniform distribution is the range it is uniform on."""
+        if len(node.args) != 1 or node.given or node.params or not _symmetric_pair(node.args[0]) or \
+                not _is_uniform(node.func):
+            return node
+        ev = Evidence(INTERVAL, "the range of a uniform distribution", self.text(node), "this formula", "formula")
+        return replace(node, args=(self._as_interval(node.args[0], ev),))
+
+    def _as_interval(self, pair: A.Node, ev: Evidence) -> A.Interval:
+        assert isinstance(pair, A.Tuple)
+        self.decisions.append(Decision(pair.span, "interval or pair", self.text(pair), INTERVAL, ev.strength, (ev,)))
+        return A.Interval(pair.items[0], pair.items[1], False, False, span=pair.span)
 
     def _parameter_of_definition(self, node: A.Node) -> A.Node:
         """`L_2^\\tau(u) = |\\tau - \\mathbb{1}(u < 0)| u^2`: a map defined with a letter on its name that the
@@ -378,7 +420,7 @@ class _Resolver:
         self.decisions.append(Decision(node.span, "application or product", subject,
                                        APPLICATION if reading == FUNCTION else PRODUCT, strength, tuple(evidence)))
         if reading == FUNCTION:
-            return replace(node, certainty=strength)
+            return self._uniform_range(replace(node, certainty=strength))
         return self._as_product(node)
 
     def _call_conventions(self, node: A.Apply, known: list[Evidence]) -> list[Evidence]:
@@ -950,6 +992,71 @@ def _constrains(constraint: A.Node, lhs: Optional[A.Node]) -> bool:
     fam = family(lhs) if lhs is not None else None
     return fam is not None and any(family(n) == fam for n in A.walk(constraint)
                                    if isinstance(n, (A.Symbol, A.Indexed, A.Primed)))
+
+
+def _symmetric_pair(node: A.Node) -> bool:
+    """`(-c, c)`: a pair in parentheses from minus a value to the value (whatever it is: `x`, `x_i`, `\\frac1a c`)."""
+    if not (isinstance(node, A.Tuple) and len(node.items) == 2 and (node.open, node.close) == ("(", ")")):
+        return False
+    low, high = node.items
+    if not (isinstance(low, A.UnaryOp) and low.op == "-"):
+        return False
+    from .printer import to_latex
+    return to_latex(low.operand) == to_latex(high)
+
+
+_UNIFORM_NAMES = frozenset({"U", "Unif", "Uniform", "\\mathcal{U}"})
+
+
+def _is_uniform(func: A.Node) -> bool:
+    """`U`, `\\mathcal{U}`, `\\text{Unif}`, `\\mathrm{Uniform}`: the uniform distribution's name, unscripted."""
+    if isinstance(func, A.Text):
+        return func.text.strip() in _UNIFORM_NAMES
+    return isinstance(func, A.Symbol) and func.name in _UNIFORM_NAMES and func.sub_label is None and \
+        func.sup_label is None
+
+
+def _sentences_of(notation: Notation, latex: str) -> list[str]:
+    """The sentences of the paper a formula written `latex` stands in (a paper's notation index keeps each formula
+    with its sentence; a bare formula has none)."""
+    formulas = getattr(notation, "formulas", None) or {}
+    return [f.sentence for f in formulas.values()
+            if getattr(f, "latex", None) == latex and getattr(f, "sentence", None)]
+
+
+_INTERVAL_NOUNS = frozenset("interval intervals range ranges domain domains support".split())
+"""Words that call the formula beside them a range of values ("on the interval $(-a, a)$")."""
+_INTERVAL_PREPOSITIONS = frozenset("in within inside".split())
+"""Words that put the formula right after them as a range of values ("$g'(x) > 0$ in $(-c, c)$")."""
+_WORD_OR_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)|[A-Za-z]+")
+
+
+def _prose_says_interval(sentence: str, latex: str) -> Optional[str]:
+    """The words of `sentence` beside the formula `latex` that make it a range of values: 'in' or 'within' right
+    before it, or interval/range/domain/support among the four words before or after it (another formula between
+    them stops the look). None when they say neither."""
+    at = sentence.find(latex)
+    if at < 0:
+        return None
+    before = sentence[:at].rstrip("$ ").removesuffix("\\(").rstrip()
+    after = sentence[at + len(latex):].lstrip("$ ").removeprefix("\\)")
+    words_before = _words_until_math(reversed(_WORD_OR_MATH.findall(before)), 4)
+    words_after = _words_until_math(_WORD_OR_MATH.findall(after), 4)
+    near = [w.lower() for w in words_before + words_after]
+    if (words_before and words_before[0].lower() in _INTERVAL_PREPOSITIONS) or _INTERVAL_NOUNS.intersection(near):
+        shown = " ".join(reversed(words_before))
+        return f"{shown} ${latex}$ {' '.join(words_after)}".strip()
+    return None
+
+
+def _words_until_math(tokens, limit: int) -> list[str]:
+    """The first `limit` words of `tokens`, stopping at a formula."""
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith(("$", "\\(")) or len(out) >= limit:
+            break
+        out.append(token)
+    return out
 
 
 _SIM_WINDOW = 48
