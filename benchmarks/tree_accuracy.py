@@ -535,6 +535,10 @@ def check_inverse(a: dict, f: Formula, view: TreeView) -> Check:
     return Check(any(isinstance(n, A.Inverse) for n in nodes), f"no inverse ({_kinds_text(nodes)})")
 
 
+EXPECTATION = "E"
+"""The op of an expectation reduction (`\\mathbb{E}`, `\\mathop{\\mathbb{E}}`, `\\operatorname{E}`)."""
+
+
 def _body_matches(f: Formula, view: TreeView, red: A.Reduction, want: Interval) -> bool:
     body = view.interval_of(red.body)
     if body is None:
@@ -546,10 +550,11 @@ def _body_matches(f: Formula, view: TreeView, red: A.Reduction, want: Interval) 
         inner = view.interval_of(red.body.body)
         if inner is not None:
             options.add(inner)  # `\arg\max_i [g_i + \log\pi_i]`: the brackets are the body's
-    cond = view.interval_of(red.condition) if red.condition is not None else None
+    cond = view.interval_of(red.condition) if red.op == EXPECTATION and red.condition is not None else None
     if cond is not None and cond[0] == body[1] + 1 and f.toks[body[1]] in ("|", "\\mid"):
-        # `\mathbb{E}[g_t | z_t]`: the tree keeps the body g_t and its condition z_t; the gold writes the body
-        # through its condition
+        # `\mathbb{E}[g_t | z_t]`: a conditional expectation's tree keeps the body g_t and its condition z_t; the
+        # gold writes the body through its condition (and asserts the condition apart: see tree_fresh/README.md).
+        # Only an expectation: no other reduction takes its condition after a bar inside its brackets
         options.add((body[0], cond[1]))
     wants = {want}
     inner = f.unbracket(want)

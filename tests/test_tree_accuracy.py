@@ -100,3 +100,33 @@ def test_the_fixture_scores_and_lists_its_gold_problem(capsys):
     out = capsys.readouterr().out
     assert "fixture" in out and "per error class" in out
     assert "F20: node:" in out  # the fixture's deliberately unlocatable fragment
+
+
+@pytest.mark.parametrize("latex, assertion, right", [
+    # a conditional expectation: the gold writes the body through its condition, and asserts the condition apart
+    (r"\mathbb{E}[g_t | z_t]", {"reduction": r"\mathbb{E}", "body": "g_t | z_t", "condition": "z_t"}, True),
+    (r"\mathbb{E}[g_t \mid z_t]", {"reduction": r"\mathbb{E}", "body": r"g_t \mid z_t"}, True),
+    (r"\mathbb{E}[g_t | z_t]", {"reduction": r"\mathbb{E}", "body": "g_t"}, True),
+    (r"\mathbb{E}[g_t | z_t]", {"reduction": r"\mathbb{E}", "condition": "g_t"}, False),
+])
+def test_a_conditional_expectations_body_matches_through_its_condition(latex, assertion, right):
+    out = score(latex, assertion)
+    assert out.gold_problems == []
+    assert out.right is right, out.failures
+
+
+@pytest.mark.parametrize("op, right", [("E", True), ("sum", False), ("max", False), ("argmin", False)])
+def test_only_an_expectation_matches_its_body_through_a_condition(op, right):
+    # the same tree with another reduction's op: its body is the body alone, whatever follows a bar
+    from dataclasses import replace
+
+    from papermath.math import ast as A
+    from papermath.math import parse
+    latex = r"\mathbb{E}[g_t | z_t]"
+    tree = parse(latex).tree
+    assert isinstance(tree, A.Reduction) and tree.op == "E" and tree.condition is not None
+    tree = replace(tree, op=op)
+    formula = ta.Formula(latex)
+    view = ta.TreeView(tree, formula)
+    assert ta.check_reduction({"reduction": r"\mathbb{E}", "body": "g_t | z_t"}, formula, view).holds is right
+    assert ta.check_reduction({"reduction": r"\mathbb{E}", "body": "g_t"}, formula, view).holds

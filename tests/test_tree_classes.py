@@ -687,12 +687,14 @@ def test_a_symbol_the_paper_writes_only_before_arguments_is_a_function(text, lat
     (r"\triangledown_{\bm{x}_t} \ln{q(\bm{x}_t | \bm{x}_0)}",
      "(Gradient (Apply \\ln [(Apply q [(Indexed x{bf} [t])] given=[(Indexed x{bf} [0])] certainty=conditional)] "
      "brackets=) wrt=(Indexed x{bf} [t]))"),
-    # a pair from minus a compound value to the value is the open interval around 0; plain pairs stay pairs
+    # a pair from minus a value to the value, with nothing around it to say it is a range, stays a pair, whatever
+    # the value (the context decides: see test_a_symmetric_pair_is_an_interval_where_its_context_says_so)
     (r"\left(-\frac{1}{a}\sec^{-1}(b), \frac{1}{a}\sec^{-1}(b)\right)",
-     "(Interval (- (Product [(Frac 1 a) (Apply (Inverse \\sec) [b])])) (Product [(Frac 1 a) (Apply (Inverse \\sec) "
-     "[b])]) left_closed=False right_closed=False)"),
+     "(Tuple [(- (Product [(Frac 1 a) (Apply (Inverse \\sec) [b])])) (Product [(Frac 1 a) (Apply (Inverse \\sec) "
+     "[b])])])"),
     (r"(-1, 1)", "(Tuple [(- 1) 1])"),
     (r"(-x, x)", "(Tuple [(- x) x])"),
+    (r"(-x_i, x_i)", "(Tuple [(- (Indexed x [i])) (Indexed x [i])])"),
     (r"(-a, b)", "(Tuple [(- a) b])"),
 ])
 def test_blind_batch_s8_mechanisms(latex, expected):
@@ -702,7 +704,7 @@ def test_blind_batch_s8_mechanisms(latex, expected):
 @pytest.mark.parametrize("text, latex, expected", [
     # N counts steps in the paper, but what a sample is drawn from is a distribution at that place
     (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"\bm{x} \sim N(0,1)",
-     "(Relation x{bf} \\sim (Apply N [0 1] certainty=declared))"),
+     "(Relation x{bf} \\sim (Apply N [0 1] certainty=place))"),
     # elsewhere the count times a bracket stays a product
     (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"y = N(a + b)",
      "(Relation y = (Product [N (Group (+ a b))]))"),
@@ -755,9 +757,47 @@ def test_numbered_parts_of_a_symbol_defined_one_by_one(text, latex, expected):
      "certainty=formula brackets=[]))"),
     # \Pi over a range is a product; a projection inside a term keeps its place
     (r"y = \Pi_{i=1}^n x_i", "(Relation y = (Product [(Indexed \\Pi{^n} [(Relation i = 1)]) (Indexed x [i])]))"),
+    # a membership that names the left side's family constrains the whole side too
+    (r"x_{t+1} = \Pi_{x \in \mathcal{K}} x_t - \eta g_t",
+     "(Relation (Indexed x [(+ t 1)]) = (Apply \\Pi{_(Relation x \\in K{cal})} [(- (Indexed x [t]) (Product [\\eta "
+     "(Indexed g [t])]))] certainty=formula brackets=))"),
 ])
 def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # the constraint does not name the left side: the noise is added after the projection, not projected
+    (r"x_{t+1} = \Pi_{\|y\| \le D} x_t + \sqrt{2\eta}\xi_t",
+     "(Relation (Indexed x [(+ t 1)]) = (+ (Apply \\Pi{_(Relation (Norm y) \\le D)} [(Indexed x [t])] "
+     "certainty=formula brackets=) (Product [(Root (Product [2 \\eta])) (Indexed \\xi [t])])))"),
+    (r"y_{t+1} = \Pi_{\|z\|\le D} z_t - \eta g_t",
+     "(Relation (Indexed y [(+ t 1)]) = (- (Apply \\Pi{_(Relation (Norm z) \\le D)} [(Indexed z [t])] "
+     "certainty=formula brackets=) (Product [\\eta (Indexed g [t])])))"),
+    # a bracket after it is its argument, and what follows the bracket stays outside
+    (r"x_{t+1} = \Pi_{\|y\|\le D}[x_t - \eta g_t] + \xi_t",
+     "(Relation (Indexed x [(+ t 1)]) = (+ (Apply \\Pi{_(Relation (Norm y) \\le D)} [(- (Indexed x [t]) "
+     "(Product [\\eta (Indexed g [t])]))] certainty=formula brackets=[]) (Indexed \\xi [t])))"),
+    # the first factor only: later factors multiply the projection
+    (r"x_{t+1} = \Pi_{\|y\|\le D} x_t y_t",
+     "(Relation (Indexed x [(+ t 1)]) = (Product [(Apply \\Pi{_(Relation (Norm y) \\le D)} [(Indexed x [t])] "
+     "certainty=formula brackets=) (Indexed y [t])]))"),
+])
+def test_a_projection_whose_constraint_names_another_quantity_takes_its_first_factor(latex, expected):
+    assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("latex, span_text, kind", [
+    (r"z_{t+1} = \Pi_{\|z\|\le D} z'_{t+1} - \eta_t g_t", r"\Pi_{\|z\|\le D} z'_{t+1} - \eta_t g_t",
+     "a projection onto a set that constrains the left side, at the head of the side"),
+    (r"x_{t+1} = \Pi_{\|y\| \le D} x_t + \xi_t", r"\Pi_{\|y\| \le D} x_t",
+     "a projection onto the set under it, applied to the factor after it"),
+])
+def test_a_projection_records_what_it_takes(latex, span_text, kind):
+    decision = next(d for d in parse(latex).decisions if d.subject.startswith("\\Pi"))
+    assert decision.reading == "application"
+    assert latex[decision.span[0]:decision.span[1]] == span_text
+    assert [e.kind for e in decision.evidence] == [kind]
 
 
 @pytest.mark.parametrize("text, latex, expected", [
@@ -766,6 +806,13 @@ def test_a_projection_onto_a_constraint_takes_the_side(latex, expected):
      r"\lambda_{q_2} \cdot \lambda_{k_2}", "(\\cdot \\lambda{_(Indexed q [2])} \\lambda{_(Indexed k [2])})"),
     # without a pair that names, a numbered running letter still indexes
     (r"Let $w_{k_1}$ and $w_{k_2}$ be weights; $\sum_k a_k$.", r"w_{k_2}", "(Indexed w [(Indexed k [2])])"),
+    # an index family: both letters of the pair run (i and k are loop letters), so neither names the other
+    (r"Let $x_{i_1}, x_{k_1}, x_{i_2}, x_{k_2}$ be the sampled points; $\sum_k a_k$.", r"x_{k_2} - x_{i_2}",
+     "(- (Indexed x [(Indexed k [2])]) (Indexed x [(Indexed i [2])]))"),
+    (r"Let $x_{i_1}$ and $x_{k_1}$ be points; $\sum_k a_k$.", r"x_{k_1}", "(Indexed x [(Indexed k [1])])"),
+    # letters that are no loop letters but run in this paper (sums over r and s) index too
+    (r"Let $x_{r_1}$ and $x_{s_1}$ be points; $\sum_r \sum_s a_{r,s}$.", r"x_{s_1}",
+     "(Indexed x [(Indexed s [1])])"),
 ])
 def test_subscripts_named_in_pairs_numbered_alike(text, latex, expected):
     assert sexpr(paper_tree(text, latex).tree) == expected
@@ -793,3 +840,113 @@ def test_a_signed_row_with_its_own_relation_is_its_own_statement(latex, expected
 ])
 def test_a_factor_repeated_along_a_list_is_raised_to_powers(latex, expected):
     assert tree(latex) == expected
+
+
+@pytest.mark.parametrize("before, expected", [
+    (r"x \sim ", True),
+    (r"x \sim\, \quad ", True),
+    (r"x \sim", True),
+    (r"x = ", False),
+    (r"x \simeq ", False),
+    # only the characters just before the node are read: a long formula before them changes nothing
+    ("a + " * 5000 + r"x \sim ", True),
+    (r"x \sim " + "a + " * 5000, False),
+    ("", False),
+])
+def test_what_follows_sim_is_read_from_a_bounded_window(before, expected):
+    from papermath.math.resolve import _after_sim
+    source = before + "N(0, 1)"
+    assert _after_sim(source, len(before)) is expected
+
+
+@pytest.mark.parametrize("spelling", [r"\triangledown", r"\bigtriangledown"])
+@pytest.mark.parametrize("latex", [r"{nabla}_{x} f(x)", r"{nabla} f(x)^\top (y - x)",
+                                   r"{nabla}_\theta \log p_\theta(x)"])
+def test_every_triangle_written_for_nabla_reads_as_nabla(spelling, latex):
+    assert tree(latex.replace("{nabla}", spelling)) == tree(latex.replace("{nabla}", r"\nabla"))
+
+
+def test_a_nabla_spelling_is_no_letter():
+    from papermath.math import tables as T
+    assert T.NABLA_SPELLINGS <= T.NABLA and not (T.NABLA & T.LETTER_LIKE)
+
+
+@pytest.mark.parametrize("text, latex, subject, reading, kind", [
+    # what follows \sim is drawn from: evidence about this place, although the paper counts steps with N
+    (r"We take $N$ steps, $\sum_{i=N}^{1} v_i$, over the schedule $t_N$.", r"\bm{x} \sim N(0,1)", "N",
+     "application", "drawn from here (after \\sim)"),
+    # called with several arguments in the paper, one expression here: the output times a step, at this place
+    (r"The velocity $v_\theta(x_t, t)$.", r"y = v_\theta (n - k)", "v_\\theta",
+     "product", "takes several arguments elsewhere, one expression here"),
+])
+def test_evidence_about_this_place_has_its_own_strength(text, latex, subject, reading, kind):
+    from papermath.math.evidence import STRENGTHS, WEIGHT
+    decision = next(d for d in paper_tree(text, latex).decisions if d.subject == subject)
+    assert (decision.reading, decision.strength) == (reading, "place")
+    assert any(e.kind == kind and e.strength == "place" for e in decision.evidence)
+    # it outweighs what the paper says of the symbol in general, and is no declaration
+    assert STRENGTHS.index("place") < STRENGTHS.index("paper") and WEIGHT["place"] > WEIGHT["paper"]
+    assert "declared" not in {e.strength for e in decision.evidence}
+
+
+@pytest.mark.parametrize("latex, expected, kind", [
+    # what a sample is drawn from is a range of values
+    (r"w \sim (-a_k, a_k)", "(Relation w \\sim (Interval (- (Indexed a [k])) (Indexed a [k]) left_closed=False "
+     "right_closed=False))", "drawn from (after \\sim): a range of values"),
+    (r"w \sim (-x, x)", "(Relation w \\sim (Interval (- x) x left_closed=False right_closed=False))",
+     "drawn from (after \\sim): a range of values"),
+    # the one argument of a uniform distribution is the range it is uniform on
+    (r"\mathcal{U}\left(\left(-\mu_k, \mu_k\right)\right)", "(Apply U{cal} [(Interval (- (Indexed \\mu [k])) "
+     "(Indexed \\mu [k]) left_closed=False right_closed=False)])", "the range of a uniform distribution"),
+    # after a membership sign the parser reads any pair in parentheses as an interval (syntax, no decision)
+    (r"x \in (-x_i, x_i)", "(Relation x \\in (Interval (- (Indexed x [i])) (Indexed x [i]) left_closed=False "
+     "right_closed=False))", None),
+])
+def test_a_symmetric_pair_is_an_interval_where_the_formula_says_so(latex, expected, kind):
+    result = parse(latex)
+    assert sexpr(result.tree) == expected
+    decided = [d for d in result.decisions if d.question == "interval or pair"]
+    assert [e.kind for d in decided for e in d.evidence] == ([kind] if kind else [])
+    assert all(d.reading == "interval" and d.strength == "formula" for d in decided)
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # a pair that is not drawn from, not a uniform's range and not after a membership stays a pair
+    (r"f(x) = g(-x_i, x_i)", "(Relation (Apply f [x] certainty=formula) = (Apply g [(- (Indexed x [i])) "
+     "(Indexed x [i])] certainty=formula))"),
+    (r"y = (-\mu_k, \mu_k)", "(Relation y = (Tuple [(- (Indexed \\mu [k])) (Indexed \\mu [k])]))"),
+    (r"w \sim (-a, b)", "(Relation w \\sim (Tuple [(- a) b]))"),
+    (r"\mathcal{U}((-a, b))", "(Apply U{cal} [(Tuple [(- a) b])])"),
+])
+def test_a_symmetric_pair_without_such_context_stays_a_pair(latex, expected):
+    result = parse(latex)
+    assert sexpr(result.tree) == expected
+    assert not [d for d in result.decisions if d.question == "interval or pair"]
+
+
+_PAIR = r"\left(-\frac{1}{a}c_i, \frac{1}{a}c_i\right)"
+_INTERVAL = ("(Interval (- (Product [(Frac 1 a) (Indexed c [i])])) (Product [(Frac 1 a) (Indexed c [i])]) "
+             "left_closed=False right_closed=False)")
+_TUPLE = "(Tuple [(- (Product [(Frac 1 a) (Indexed c [i])])) (Product [(Frac 1 a) (Indexed c [i])])])"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the sentence puts the formula after 'in', or calls it an interval, a range, a domain
+    (rf"It is easy to see that $g'(x) > 0$ in ${_PAIR}$ and $g'(x) < 0$ elsewhere.", _INTERVAL),
+    (rf"The function is odd on the interval ${_PAIR}$.", _INTERVAL),
+    (rf"The weights stay within ${_PAIR}$ during training.", _INTERVAL),
+    (rf"Then ${_PAIR}$ is the range of the activation.", _INTERVAL),
+    (rf"We restrict the domain to ${_PAIR}$.", _INTERVAL),
+    # a sentence that says neither keeps the pair
+    (rf"The two critical points are ${_PAIR}$.", _TUPLE),
+    (rf"The interval $[0, 1]$ holds $x$, and the points ${_PAIR}$ are critical.", _TUPLE),
+])
+def test_a_symmetric_pair_is_an_interval_where_its_sentence_says_so(text, expected):
+    result = paper_tree(text, _PAIR)
+    assert sexpr(result.tree) == expected
+    decided = [d for d in result.decisions if d.question == "interval or pair"]
+    if expected == _INTERVAL:
+        assert [(d.reading, d.strength) for d in decided] == [("interval", "paper")]
+        assert _PAIR in decided[0].evidence[0].text  # the words that said so, around the formula
+    else:
+        assert decided == []

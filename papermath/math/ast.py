@@ -224,7 +224,8 @@ class Apply(Node):
     """Parameters after `;` (`p(y \\mid x; \\theta)` → (θ,))."""
     certainty: str = "known"
     """known (table), declared (the paper declares it), conditional (has a `\\mid`), ambiguous
-    (`f(x)` with an unknown `f`: application or product)."""
+    (`f(x)` with an unknown `f`: application or product); once resolved, the strength of the evidence that
+    decided it (place, paper, formula, convention: see `evidence.STRENGTHS`)."""
     brackets: str = "()"
     """"()", "[]", "{}" or "" for prefix application without brackets (`\\log x`)."""
     span: Span = _span()

@@ -32,13 +32,17 @@ NOT_FUNCTION = "not function"
 LABEL = "label"
 INDEX = "index"
 POWER = "power"
+INTERVAL = "interval"
 
-STRENGTHS = ("declared", "paper", "formula", "convention")
-"""How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), paper (what
-the paper says or writes elsewhere), formula (what this formula shows), convention (how such notation is
-usually meant; never enough when the paper says otherwise)."""
+STRENGTHS = ("declared", "place", "paper", "formula", "convention")
+"""How strong evidence is, strongest first: declared (`\\DeclareMathOperator`, a known function), place (what
+this very place in a formula shows, read against a paper: what follows `\\sim` is drawn from, `v_\\theta(n - k)`
+with one expression where the paper calls it with several arguments; it speaks of this occurrence, so it
+outweighs what the paper says of the symbol in general, and weighs as much as a declaration), paper (what the
+paper says or writes elsewhere), formula (what this formula shows), convention (how such notation is usually
+meant; never enough when the paper says otherwise)."""
 
-WEIGHT = {"declared": 4, "paper": 3, "formula": 2, "convention": 1}
+WEIGHT = {"declared": 4, "place": 4, "paper": 3, "formula": 2, "convention": 1}
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class Evidence:
     """One thing that speaks for one reading of a symbol."""
 
     reading: str
-    """What it supports: "function", "not function", "label" or "power"."""
+    """What it supports: "function", "not function", "label", "power", "index" or "interval"."""
     kind: str
     """What kind of evidence: "comma arguments", "conditional bar", "defined as a function", "maps", "sampled
     from", "shape", "limit", "several labels", "sentence", "declared operator", "convention: …"."""
@@ -55,7 +59,7 @@ class Evidence:
     where: str = ""
     """Where it stands: a formula id (`eq:3`), `file:line:column`, or "this formula"."""
     strength: str = "formula"
-    """declared, paper, formula or convention (see `STRENGTHS`)."""
+    """declared, place, paper, formula or convention (see `STRENGTHS`)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,8 @@ class Decision:
     span: A.Span
     """The place in the formula (the application, or the scripted atom)."""
     question: str
-    """"application or product", "label or power" or "index or product"."""
+    """"application or product", "label or power", "label or index", "one name or a product", "variable or
+    distribution" or "interval or pair"."""
     subject: str
     """The symbol asked about, as LaTeX (`r_t`, `V^{\\pi}`)."""
     reading: str
@@ -188,6 +193,7 @@ class Notation:
         the vector the letter writes (`\\bm{x}_i \\in \\mathbb{R}^{N_x}`), or a size the prose names ("keys of
         dimension $d_k$", "$d_h$ denotes the dimension per head")."""
         self.runs_on: dict[str, set[str]] = defaultdict(set)
+        """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
         self.numbered: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         """Members of a family defined each by an equation of its own, numbered (`L_1 = \\mathbb{E}[…]`, `L_2 = …`):
         family → number → the right sides that define it."""
@@ -195,7 +201,6 @@ class Notation:
         """Subscripts that are a numbered letter, per family (`\\lambda_{q_1}`, `\\lambda_{k_1}` → (q, 1), (k, 1))."""
         self.composed: dict[str, set[str]] = defaultdict(set)
         """Numbered members a family's bare symbol is defined from (`L = L_1 + \\lambda L_2` → L: 1, 2)."""
-        """Letters that run in a family's own subscripts (`N_{\\ell-1}`, `x_{t+1}`): indices of that family."""
 
     @classmethod
     def of_formula(cls, tree: A.Node, source: str, functions: Iterable[str] = ()) -> "Notation":

@@ -1888,8 +1888,8 @@ class Parser:
             return A.Ellipsis_(T.ELLIPSES[name], span=(start, tok.end)), "plain"
         if name in T.NABLA:
             self.next()
-            # `\\triangledown` written for ∇ is the same operator
-            return A.Symbol("\\nabla" if name == "triangledown" else text, span=(start, tok.end)), "nabla"
+            # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
+            return A.Symbol("\\nabla" if name in T.NABLA_SPELLINGS else text, span=(start, tok.end)), "nabla"
         if name == "partial":
             self.next()
             if self._starts_factor(self.peek()) and self.peek().kind not in (PUNCT,) or \
@@ -2412,10 +2412,6 @@ class Parser:
             return A.Interval(all_items[0], all_items[1], o == "[", c == "]", span=span)
         if len(all_items) == 1:
             return A.Group(all_items[0], o if o in "([." else "(", c, span=span)
-        if len(all_items) == 2 and (o, c) == ("(", ")") and _symmetric_bounds(all_items[0], all_items[1]):
-            # `(-\frac{1}{a}c, \frac{1}{a}c)`: a pair from minus a value to the value is the open interval
-            # around 0 (of a compound value: `(-1, 1)`, `(-x, x)` may be points)
-            return A.Interval(all_items[0], all_items[1], False, False, span=span)
         return A.Tuple(tuple(all_items), o if o in "([." else "(", c, span=span)
 
     def _colon_builder(self, rel: A.Relation, span: A.Span) -> A.Node:
@@ -3882,10 +3878,3 @@ def _samples(under: A.Node):
     elif isinstance(under, A.Relation) and "\\sim" in under.ops:
         yield under
 
-
-def _symmetric_bounds(low: A.Node, high: A.Node) -> bool:
-    """Is `low` minus `high` written out (`-c` and `c`, a compound c: not `(-1, 1)`, which may be a point)?"""
-    from .printer import to_latex
-    if not (isinstance(low, A.UnaryOp) and low.op == "-") or isinstance(high, (A.Number, A.Symbol)):
-        return False
-    return to_latex(low.operand) == to_latex(high)

@@ -4,8 +4,9 @@ The parser reads `name( … )` after a name it cannot classify as an `Apply` wit
 superscript that could name something (`x^w`, `Q^1`, `h^{k-1}`) as a `Power`. `resolve` walks the tree once,
 bottom up, and at each such place weighs the evidence (`evidence.Notation`: what the paper or the formula
 shows about the symbol, then conventions), keeps or rewrites the node, and records a `Decision` with all the
-evidence that spoke. Weights: declared 4, paper 3, formula 2, convention 1; the sign of the sum decides; a tie
-leaves the place ambiguous (the tree keeps the parser's reading and the decision says "ambiguous").
+evidence that spoke. Weights: declared 4, place 4 (this occurrence, against the paper), paper 3, formula 2,
+convention 1; the sign of the sum decides; a tie leaves the place ambiguous (the tree keeps the parser's reading
+and the decision says "ambiguous").
 
 Rewrites are local: an application read as a product becomes `Product(f, Group(args))` (scripts written after
 the closing bracket move onto the group: `T(G+2\\mu D)^2` → T · (G+2μD)²); a power read as a label moves the
@@ -21,7 +22,8 @@ from . import ast as A
 from . import tables as T
 from collections import Counter
 
-from .evidence import (FUNCTION, INDEX, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation, SymbolFacts,
+from .evidence import (FUNCTION, INDEX, INTERVAL, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation,
+                       SymbolFacts,
                        base_symbol, family, identity, letter_words)
 
 APPLICATION, PRODUCT = "application", "product"
@@ -40,7 +42,7 @@ _NAMING_GREEK = frozenset("\\pi \\theta \\phi \\psi \\varphi \\mu_".split())
 def resolve(tree: A.Node, source: str, notation: Optional[Notation] = None) -> tuple[A.Node, tuple[Decision, ...]]:
     """The tree with every open place decided (or marked ambiguous), and the decisions in source order."""
     resolver = _Resolver(source, notation or Notation())
-    out = resolver.visit(tree, applied=False)
+    out = resolver.whole_formula(resolver.visit(tree, applied=False))
     decisions = tuple(sorted(resolver.decisions, key=lambda d: d.span))
     return out, decisions
 
@@ -82,7 +84,12 @@ class _Resolver:
         if isinstance(node, A.Relation):
             node = self._parameter_of_definition(self._optimum_named(node))
             if isinstance(node, A.Relation):
-                node = replace(node, operands=tuple(self._projection(o) for o in node.operands))
+                node = self._drawn_from_range(node)
+                lhs = node.operands[0]
+                node = replace(node, operands=tuple(self._projection(o, lhs if n else None)
+                                                    for n, o in enumerate(node.operands)))
+        if isinstance(node, A.Apply):
+            node = self._uniform_range(node)
         if isinstance(node, A.Product) and any(self._is_spliced(f) for f in node.factors):
             factors: list[A.Node] = []
             for f in node.factors:
@@ -95,6 +102,46 @@ class _Resolver:
         if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
             return self._bound_indices(node)
         return node
+
+    # --- interval or pair -----------------------------------------------------------------------------
+    def whole_formula(self, node: A.Node) -> A.Node:
+        """`g'(x) > 0$ in $(-c, c)`, `the interval $(-x_i, x_i)$`: a formula that is a pair from minus a value to the
+        value, which the paper's sentence puts after 'in' or calls an interval, a range, a domain or a support, is
+        the open interval between them. Without a paper, or with a sentence that says neither, it stays a pair."""
+        if not _symmetric_pair(node):
+            return node
+        for sentence in _sentences_of(self.notation, self.source):
+            said = _prose_says_interval(sentence, self.source)
+            if said is not None:
+                ev = Evidence(INTERVAL, "the sentence puts it as a range of values", said,
+                              getattr(self.notation, "where", "the paper"), "paper")
+                return self._as_interval(node, ev)
+        return node
+
+    def _drawn_from_range(self, node: A.Relation) -> A.Relation:
+        """`w \\sim (-a_k, a_k)`: what a sample is drawn from is a range of values, not a point."""
+        if not any(op == "\\sim" and _symmetric_pair(node.operands[i + 1]) for i, op in enumerate(node.ops)):
+            return node
+        operands = list(node.operands)
+        for i, op in enumerate(node.ops):
+            if op == "\\sim" and _symmetric_pair(operands[i + 1]):
+                ev = Evidence(INTERVAL, "drawn from (after \\sim): a range of values", self.text(node), "this formula",
+                              "formula")
+                operands[i + 1] = self._as_interval(operands[i + 1], ev)
+        return replace(node, operands=tuple(operands))
+
+    def _uniform_range(self, node: A.Apply) -> A.Apply:
+        """`\\mathcal{U}((-a, a))`: the one argument of a uniform distribution is the range it is uniform on."""
+        if len(node.args) != 1 or node.given or node.params or not _symmetric_pair(node.args[0]) or \
+                not _is_uniform(node.func):
+            return node
+        ev = Evidence(INTERVAL, "the range of a uniform distribution", self.text(node), "this formula", "formula")
+        return replace(node, args=(self._as_interval(node.args[0], ev),))
+
+    def _as_interval(self, pair: A.Node, ev: Evidence) -> A.Interval:
+        assert isinstance(pair, A.Tuple)
+        self.decisions.append(Decision(pair.span, "interval or pair", self.text(pair), INTERVAL, ev.strength, (ev,)))
+        return A.Interval(pair.items[0], pair.items[1], False, False, span=pair.span)
 
     def _parameter_of_definition(self, node: A.Node) -> A.Node:
         """`L_2^\\tau(u) = |\\tau - \\mathbb{1}(u < 0)| u^2`: a map defined with a letter on its name that the
@@ -154,10 +201,13 @@ class _Resolver:
             items[n] = replace(item, factors=tuple(factors))
         return replace(node, items=tuple(items)) if changed else node
 
-    def _projection(self, side: A.Node) -> A.Node:
+    def _projection(self, side: A.Node, lhs: Optional[A.Node]) -> A.Node:
         """`\\Pi_{\\|z\\| \\le D} z' - \\eta g`, `\\Pi_{\\|z\\|\\le D}[z_t - \\eta g_t]`: \\Pi with a constraint under
-        it is the projection onto that set; written at the head of a relation's side it takes the whole side (its value
-        must satisfy the constraint, which a step added after the projection would leave). Other sides unchanged."""
+        it is the projection onto that set. Written at the head of a relation's side, it takes the whole side when the
+        constraint names the relation's left side (`z_{t+1} = \\Pi_{\\|z\\|\\le D} …`: the value must satisfy the
+        constraint, which a step added after the projection would leave); otherwise (`x_{t+1} = \\Pi_C x_t +
+        \\sqrt{2\\eta}\\xi_t`, nothing says the sum is constrained) it applies to the first factor only. Other sides
+        unchanged."""
         path: list[A.BinOp] = []
         head = side
         while isinstance(head, A.BinOp) and head.op in ("+", "-"):
@@ -166,22 +216,35 @@ class _Resolver:
         if not (isinstance(head, A.Product) and len(head.factors) >= 2 and _projector(head.factors[0])):
             return side
         proj = head.factors[0]
-        rest = head.factors[1:]
+        assert isinstance(proj, A.Indexed)
+        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
+        whole = _constrains(proj.indices[0], lhs)
+        rest = head.factors[1:] if whole else head.factors[1:2]
         first: A.Node = rest[0] if len(rest) == 1 else A.Product(tuple(rest), span=(rest[0].span[0], head.span[1]))
         brackets = ""
-        if not path and isinstance(first, A.Group) and first.open in ("[", "("):
+        if (not path or not whole) and isinstance(first, A.Group) and first.open in ("[", "("):
             brackets = first.open + first.close
             first = first.body
         arg = first
-        for op_node in reversed(path):
-            arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
-        assert isinstance(proj, A.Indexed)
-        func = replace(proj.base, sub_label=proj.indices[0], span=proj.span)
-        ev = Evidence(FUNCTION, "a projection onto the set under it, at the head of the side", self.text(side),
-                      "this formula", "formula")
-        self.decisions.append(Decision(side.span, "application or product", self.text(proj), APPLICATION, "formula",
+        if whole:
+            for op_node in reversed(path):
+                arg = A.BinOp(op_node.op, arg, op_node.right, span=(first.span[0], op_node.span[1]))
+            reason, span = "a projection onto a set that constrains the left side, at the head of the side", side.span
+        else:
+            reason, span = "a projection onto the set under it, applied to the factor after it", \
+                (proj.span[0], rest[-1].span[1])
+        ev = Evidence(FUNCTION, reason, self.text(side), "this formula", "formula")
+        self.decisions.append(Decision(span, "application or product", self.text(proj), APPLICATION, "formula",
                                        (ev,)))
-        return A.Apply(func, (arg,), (), (), "formula", brackets, span=side.span)
+        applied = A.Apply(func, (arg,), (), (), "formula", brackets, span=span)
+        if whole:
+            return applied
+        factors = (applied,) + head.factors[2:]
+        new_head: A.Node = applied if len(factors) == 1 else replace(head, factors=factors)
+        out = new_head
+        for op_node in reversed(path):
+            out = replace(op_node, left=out)
+        return out
 
     def _optimum_named(self, node: A.Relation) -> A.Node:
         """`\\{s^M\\}^o = \\arg\\min_{\\{s^M\\} \\subset …} …`, `\\theta^{o} = \\arg\\max_\\theta J`: the left side is
@@ -342,7 +405,7 @@ class _Resolver:
         if reading != FUNCTION and _after_sim(self.source, node.span[0]) and node.args:
             # `x_T \sim N(0,1)` although N counts steps elsewhere in the paper: what is drawn from is a distribution
             # at this place, whatever the letter is in general
-            strength = "declared" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
+            strength = "place" if getattr(self.notation, "strength", "formula") == "paper" else "formula"
             evidence.append(Evidence(FUNCTION, "drawn from here (after \\sim)", self.text(node), "this formula",
                                      strength))
             reading = FUNCTION
@@ -359,7 +422,7 @@ class _Resolver:
         self.decisions.append(Decision(node.span, "application or product", subject,
                                        APPLICATION if reading == FUNCTION else PRODUCT, strength, tuple(evidence)))
         if reading == FUNCTION:
-            return replace(node, certainty=strength)
+            return self._uniform_range(replace(node, certainty=strength))
         return self._as_product(node)
 
     def _call_conventions(self, node: A.Apply, known: list[Evidence]) -> list[Evidence]:
@@ -376,7 +439,7 @@ class _Resolver:
             # speaks of this place, so it outweighs what speaks of the symbol in general
             strength = getattr(self.notation, "strength", "formula")
             out.append(Evidence(NOT_FUNCTION, "takes several arguments elsewhere, one expression here", here,
-                                "this formula", "declared" if strength == "paper" else "formula"))
+                                "this formula", "place" if strength == "paper" else "formula"))
         if compound and isinstance(sym, A.Symbol) and _mentions_itself(node):
             # `p(1 - p)`, `n(n + 1)`, `x(1 - x)`: the letter stands as a value inside the brackets, so it is one
             out.append(Evidence(NOT_FUNCTION, "its own letter as a value inside the brackets", here, "this formula",
@@ -925,9 +988,88 @@ def _projector(node: A.Node) -> bool:
                                                for op in idx.ops)
 
 
+def _constrains(constraint: A.Node, lhs: Optional[A.Node]) -> bool:
+    """Does the constraint under a projection name the relation's left side (`\\|z\\| \\le D`, `z \\in C` for
+    `z_{t+1}`: its symbol or one of its family)?"""
+    fam = family(lhs) if lhs is not None else None
+    return fam is not None and any(family(n) == fam for n in A.walk(constraint)
+                                   if isinstance(n, (A.Symbol, A.Indexed, A.Primed)))
+
+
+def _symmetric_pair(node: A.Node) -> bool:
+    """`(-c, c)`: a pair in parentheses from minus a value to the value (whatever it is: `x`, `x_i`, `\\frac1a c`)."""
+    if not (isinstance(node, A.Tuple) and len(node.items) == 2 and (node.open, node.close) == ("(", ")")):
+        return False
+    low, high = node.items
+    if not (isinstance(low, A.UnaryOp) and low.op == "-"):
+        return False
+    from .printer import to_latex
+    return to_latex(low.operand) == to_latex(high)
+
+
+_UNIFORM_NAMES = frozenset({"U", "Unif", "Uniform", "\\mathcal{U}"})
+
+
+def _is_uniform(func: A.Node) -> bool:
+    """`U`, `\\mathcal{U}`, `\\text{Unif}`, `\\mathrm{Uniform}`: the uniform distribution's name, unscripted."""
+    if isinstance(func, A.Text):
+        return func.text.strip() in _UNIFORM_NAMES
+    return isinstance(func, A.Symbol) and func.name in _UNIFORM_NAMES and func.sub_label is None and \
+        func.sup_label is None
+
+
+def _sentences_of(notation: Notation, latex: str) -> list[str]:
+    """The sentences of the paper a formula written `latex` stands in (a paper's notation index keeps each formula
+    with its sentence; a bare formula has none)."""
+    formulas = getattr(notation, "formulas", None) or {}
+    return [f.sentence for f in formulas.values()
+            if getattr(f, "latex", None) == latex and getattr(f, "sentence", None)]
+
+
+_INTERVAL_NOUNS = frozenset("interval intervals range ranges domain domains support".split())
+"""Words that call the formula beside them a range of values ("on the interval $(-a, a)$")."""
+_INTERVAL_PREPOSITIONS = frozenset("in within inside".split())
+"""Words that put the formula right after them as a range of values ("$g'(x) > 0$ in $(-c, c)$")."""
+_WORD_OR_MATH = re.compile(r"\$[^$]*\$|\\\(.*?\\\)|[A-Za-z]+")
+
+
+def _prose_says_interval(sentence: str, latex: str) -> Optional[str]:
+    """The words of `sentence` beside the formula `latex` that make it a range of values: 'in' or 'within' right
+    before it, or interval/range/domain/support among the four words before or after it (another formula between
+    them stops the look). None when they say neither."""
+    at = sentence.find(latex)
+    if at < 0:
+        return None
+    before = sentence[:at].rstrip("$ ").removesuffix("\\(").rstrip()
+    after = sentence[at + len(latex):].lstrip("$ ").removeprefix("\\)")
+    words_before = _words_until_math(reversed(_WORD_OR_MATH.findall(before)), 4)
+    words_after = _words_until_math(_WORD_OR_MATH.findall(after), 4)
+    near = [w.lower() for w in words_before + words_after]
+    if (words_before and words_before[0].lower() in _INTERVAL_PREPOSITIONS) or _INTERVAL_NOUNS.intersection(near):
+        shown = " ".join(reversed(words_before))
+        return f"{shown} ${latex}$ {' '.join(words_after)}".strip()
+    return None
+
+
+def _words_until_math(tokens, limit: int) -> list[str]:
+    """The first `limit` words of `tokens`, stopping at a formula."""
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith(("$", "\\(")) or len(out) >= limit:
+            break
+        out.append(token)
+    return out
+
+
+_SIM_WINDOW = 48
+"""How far back `_after_sim` looks: `\\sim` and the spacing a paper writes after it fit in this many characters."""
+_TRAILING_SPACE = re.compile(r"(?:\\[,;:!]|\\q?quad|\s)+$")
+
+
 def _after_sim(source: str, start: int) -> bool:
-    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?"""
-    before = re.sub(r"(?:\\[,;:!]|\\q?quad|\s)+$", "", source[:start])
+    """Does the node starting at `start` follow `\\sim` (spacing aside): the distribution a sample is drawn from?
+    (Only the few characters before `start` are read, so a call costs the same wherever the node stands.)"""
+    before = _TRAILING_SPACE.sub("", source[max(0, start - _SIM_WINDOW):start])
     return before.endswith("\\sim")
 
 

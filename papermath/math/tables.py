@@ -20,7 +20,7 @@ ell infty hbar hslash imath jmath aleph beth gimel wp Re Im emptyset varnothing 
 forall exists nexists complement Box square blacksquare triangle diamond lozenge
 star dagger ddagger flat natural sharp clubsuit diamondsuit heartsuit spadesuit checkmark
 angle measuredangle eth mho Finv Game Bbbk backprime varclubsuit S P pounds copyright
-circledR yen maltese degree prime dprime intercal transpose_ dag ddag bigtriangleup bigtriangledown
+circledR yen maltese degree prime dprime intercal transpose_ dag ddag bigtriangleup
 hslash_ Diamond mathsterling wp_ AA aa O o_ l_ i_ j_ slash
 """.split())
 """Other macros that stand for one symbol, as a letter does."""
@@ -424,8 +424,10 @@ INFIX_GENFRAC: dict[str, str] = {"over": "frac", "choose": "binom", "atop": "fra
                                  "brace": "binom"}
 """Old infix forms `{a \\over b}`, `{n \\choose k}`."""
 
-NABLA: frozenset[str] = frozenset({"nabla", "grad_", "triangledown"})
-"""The gradient operator; `\\triangledown_{x}` is how some papers write ∇ (the score `\\triangledown_{x_t} \\ln q`)."""
+NABLA_SPELLINGS: frozenset[str] = frozenset({"triangledown", "bigtriangledown"})
+"""Triangles some papers write for ∇ (the score `\\triangledown_{x_t} \\ln q`, `\\bigtriangledown f`): `\\nabla`."""
+NABLA: frozenset[str] = frozenset({"nabla", "grad_"}) | NABLA_SPELLINGS
+"""The gradient operator, however it is written."""
 DIFFERENTIALS: frozenset[str] = frozenset({"partial", "delta_", "mathrm{d}"})
 
 UNICODE_TOKENS: dict[str, str] = {
