@@ -615,7 +615,7 @@ def _key_apply(reader: _Reader, node: A.Apply) -> str:
         if arg is not None and isinstance(arg, A.BinOp) and arg.op == "\\cap":
             return "apply:prob:and"
         return "apply:prob"
-    return "apply:named" if node.certainty in ("known", "declared") else "apply"
+    return "apply:named" if node.certainty in ("known", "declared", "place") else "apply"
 
 
 def _key_product(reader: _Reader, node: A.Product) -> str:

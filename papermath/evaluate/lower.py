@@ -850,7 +850,7 @@ class Lowerer:
     def _applied_value(self, node: A.Node) -> bool:
         """`Q(U + λI)` where Q has a value or a matrix/vector shape: a product, never an application."""
         if not isinstance(node, A.Apply) or node.given or node.params or len(node.args) != 1 \
-                or node.certainty == "declared" or not isinstance(node.func, (A.Symbol, A.Indexed)):
+                or node.certainty in ("declared", "place") or not isinstance(node.func, (A.Symbol, A.Indexed)):
             return False
         key = symbol_key(node.func)
         if FUNCTION_NAMES.get(_function_name(node.func)) is not None or to_latex(node) in self.given:
