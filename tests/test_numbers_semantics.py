@@ -513,3 +513,19 @@ def test_a_term_before_the_ellipsis_that_breaks_the_pattern_is_refused_not_dropp
     from papermath.evaluate.lower import EvaluationError
     with pytest.raises(EvaluationError, match="does not follow the pattern"):
         evaluate(r"y = a_1 + b + \dots + a_n", {"a": [1.0, 2.0, 3.0, 4.0], "n": 4, "b": 7.0})
+
+
+@pytest.mark.parametrize("latex, given, value", [
+    # the resolution's projection of the whole side (its constraint names the left side): ‖(3, 4)‖ = 5 > 1
+    (r"z_{t+1} = \Pi_{\|z_{t+1}\|\le D} z_t - \eta g_t", {"z_t": [3.0, 4.0], "D": 1.0, r"\eta": 0.5,
+                                                          "g_t": [0.0, 0.0]}, [0.6, 0.8]),
+    # a bracket after the subscript: (0.3, 0.4) - (0, 0.1) = (0.3, 0.3) lies inside the unit ball
+    (r"z_{t+1} = \Pi_{\|z\|\le D} \left[z_t - \eta g_t \right]", {"z_t": [0.3, 0.4], "D": 1.0, r"\eta": 1.0,
+                                                                  "g_t": [0.0, 0.1]}, [0.3, 0.3]),
+    (r"z_{t+1} = \Pi_{\|z\|\le D} \left[z_t - \eta g_t \right]", {"z_t": [3.0, 4.0], "D": 2.0, r"\eta": 1.0,
+                                                                  "g_t": [0.0, 0.0]}, [1.2, 1.6]),
+])
+def test_a_projection_onto_a_ball_is_computed_however_the_tree_holds_it(latex, given, value):
+    ev = evaluate(latex, given)
+    np.testing.assert_allclose(ev.value, value)
+    assert not ev.abstract  # the projection is known, never a callable the user must supply

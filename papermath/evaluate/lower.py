@@ -894,6 +894,11 @@ class Lowerer:
 
     def lower_Indexed(self, node: A.Indexed) -> Low:
         whole = to_latex(node)
+        if len(node.indices) == 2 and _ball_radius(replace(node, indices=node.indices[:1])) is not None \
+                and whole not in self.given:
+            # `\Pi_{\|z\| \le D} \left[v\right]` as the parser leaves it (the bracket an index after the
+            # subscript): the projection of the bracket, as `\Pi_{\|z\| \le D} v` is
+            return self.projection(replace(node, indices=node.indices[:1]), node.indices[1])
         if whole in self.given or whole in self.inputs or whole in self.targets or whole in self.dims \
                 or whole in self.dim_notes:
             if all(self._free(i) for i in node.indices) or whole in self.given:
@@ -1429,6 +1434,10 @@ class Lowerer:
         key = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else to_latex(func)
         if key in self.implementations:
             return self.implemented(self.implementations[key], node)
+        projector = _ball_projector(func)
+        if projector is not None and len(node.args) == 1 and not node.given and not node.params \
+                and key not in self.given:
+            return self.projection(projector, node.args[0])  # the tree's `\Pi_{\|z\| \le D}(v)`
         if _function_name(func) in ("Concat", "concat", "cat", "Cat") and key not in self.given:
             return self.concatenate(node)
         if _is_gaussian(func) and len(node.args) == 1 and len(node.params) == 2 and key not in self.given:
@@ -2751,6 +2760,15 @@ def _families(statements: list[A.Node], bound: set[str], arrays: dict[str, int])
                 spellings.setdefault(key, set()).add("\x00" if uses_bound else to_latex(node))
     return frozenset(key for key, seen in spellings.items()
                      if len(seen) >= 2 and "\x00" not in seen and key not in arrays and bare.get(key, 0) <= 0)
+
+
+def _ball_projector(func: A.Node) -> Optional[A.Indexed]:
+    """`\\Pi` carrying a ball constraint as its label (the notation resolution's projection applied to a side) as
+    the projection head `_ball_radius` reads, else None."""
+    if isinstance(func, A.Symbol) and func.name == "\\Pi" and isinstance(func.sub_label, A.Relation):
+        head = A.Indexed(replace(func, sub_label=None), (func.sub_label,), span=func.span)
+        return head if _ball_radius(head) is not None else None
+    return None
 
 
 def _ball_radius(node: A.Node) -> Optional[A.Node]:
