@@ -24,7 +24,9 @@ def row(body: str, latex: str, number: str = "1"):
     return found[0]
 
 
-@pytest.mark.parametrize("body, symbol, want", [
+# (body, symbol, role), grouped by cause: each mechanism on a self-written paragraph, with its negative
+ROLE_CASES = [
+    # --- function or computed
     # a quantity written with arguments that the sentence defines as the marginal of the same name over an added
     # argument
     ("The opponent acts greedily,\n\\begin{equation} \\pi(b \\mid s) = \\exp Q(s, b) \\end{equation}\n"
@@ -40,12 +42,7 @@ def row(body: str, latex: str, number: str = "1"):
      "where $p(x) := \\sum_{k=1}^K \\pi_k \\mathcal{N}(x; \\mu_k, \\Sigma_k)$.", "p", "function"),
     ("\\begin{equation} y = \\sum_{n} \\alpha_n k(x, x_n) \\end{equation}\n"
      "where $k(x, z) := \\sum_{j} \\phi_j(x) \\phi_j(z)$.", "k", "function"),
-])
-def test_function_or_computed(body, symbol, want):
-    assert row(body, symbol).role == want
-
-
-@pytest.mark.parametrize("body, symbol, want", [
+    # --- head nouns of settings and times
     # the vocabulary a model draws its tokens from is fixed before anything runs
     ("Let $\\mathcal{V}$ denote the vocabulary.\n"
      "\\begin{equation} S = \\{v \\in \\mathcal{V} : p(v) > c\\} \\end{equation}",
@@ -64,12 +61,7 @@ def test_function_or_computed(body, symbol, want):
     # a sequence "indexed by a time variable" is the sequence's data, not the time
     ("Let $\\{x_t\\}$ denote a sequence of data indexed by a continuous time variable $t$.\n"
      "\\begin{equation} y = W x_t \\end{equation}", "x_{t}", "input data"),
-])
-def test_head_nouns_of_settings_and_times(body, symbol, want):
-    assert row(body, symbol).role == want
-
-
-@pytest.mark.parametrize("body, symbol, want", [
+    # --- weight of a loss term
     # a symbol that only scales a named loss in a sum of losses weighs it: a setting
     (LOSSES,
      "\\eta", "fixed setting"),
@@ -79,12 +71,7 @@ def test_head_nouns_of_settings_and_times(body, symbol, want):
     # the words decide first: a weight the paper calls learnable stays trained
     (LOSSES + "\n"
      "where $\\eta$ is a learnable weight.", "\\eta", "trained weight"),
-])
-def test_weight_of_a_loss_term(body, symbol, want):
-    assert row(body, symbol).role == want
-
-
-@pytest.mark.parametrize("body, symbol, want", [
+    # --- argmin variables and unchanging settings
     # the variable an argmin runs over is the thing optimised …
     ("\\begin{equation} \\hat{w} = \\arg\\min_{w} \\sum_i (y_i - w x_i)^2 \\end{equation}", "w", "trained weight"),
     # … unless the paper names it a count it searches over
@@ -94,20 +81,18 @@ def test_weight_of_a_loss_term(body, symbol, want):
     ("\\begin{equation} y = \\tanh(a x) \\end{equation}\n"
      "Note that the parameter $a$ does not change across iterations.",
      "a", "fixed setting"),
-])
-def test_argmin_variables_and_unchanging_settings(body, symbol, want):
-    assert row(body, symbol).role == want
-
-
-@pytest.mark.parametrize("body, symbol, want", [
+    # --- what a network outputs is computed
     # what a network outputs is computed by it, though the noun says "parameters"
     ("A hypernetwork takes as input a latent code $z$ and outputs parameters $W$ of a value network.\n"
      "\\begin{equation} y = W x \\end{equation}", "W", "computed"),
     # the same noun with no such verb stays a trained weight
     ("A hypernetwork takes as input a latent code $z$ and has parameters $W$.\n"
      "\\begin{equation} y = W x \\end{equation}", "W", "trained weight"),
-])
-def test_what_a_network_outputs_is_computed(body, symbol, want):
+]
+
+
+@pytest.mark.parametrize("body, symbol, want", ROLE_CASES)
+def test_each_role_cause_and_its_negative(body, symbol, want):
     assert row(body, symbol).role == want
 
 
