@@ -416,7 +416,8 @@ def _quantity_of_others(index: PaperIndex, math: str) -> bool:
     reduction over a bound variable runs over the added ones (`Q^2(s, b) := \\mathbb{E}_{a \\sim \\pi}[Q^2(s, a, b)]`):
     a quantity aggregated from another, though written with arguments. A map written out with a reduction of
     other things (`f(x) := \\sum_i w_i \\phi_i(x)`, a mixture density, a kernel
-    `k(x, z) := \\sum_j \\phi_j(x)\\phi_j(z)`) or pointwise (`\\phi(x) = \\max(0, x)`) stays a function, and so does a density (`q(x | y)`)."""
+    `k(x, z) := \\sum_j \\phi_j(x)\\phi_j(z)`) or pointwise (`\\phi(x) = \\max(0, x)`) stays a function, and so does
+    a density (`q(x | y)`)."""
     tree = _parse_cached(math)
     if isinstance(tree, ast.Sequence) and tree.items:
         tree = tree.items[0]
@@ -425,9 +426,11 @@ def _quantity_of_others(index: PaperIndex, math: str) -> bool:
         return False
     left = tree.operands[0]
     name = symbol_key(left.func)
+    if name is None:
+        return False
     wider = [n for n in ast.walk(tree.operands[1]) if isinstance(n, ast.Apply) and symbol_key(n.func) == name
              and len(n.args) > len(left.args)]
-    if name is None or not wider:
+    if not wider:
         return False
     added = {k for n in wider for a in n.args for k in [symbol_key(a)] if k is not None} - \
         {k for a in left.args for k in [symbol_key(a)] if k is not None}

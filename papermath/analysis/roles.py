@@ -88,7 +88,7 @@ def names_use(use: Any, keys: Iterable[str]) -> bool:
     if not use.indices:
         return False
     indexed = _plain(use.key) + "_" + _plain(",".join(use.indices))
-    return any(_plain(k) in (indexed, _plain(use.key) + "_{" + ",".join(use.indices) + "}") for k in keys)
+    return any(_plain(k) == indexed for k in keys)
 
 
 def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
@@ -208,8 +208,7 @@ def _weight_of_a_loss_term(ctx: UseContext) -> Iterable[Evidence]:
     if not isinstance(tree, ast.Relation) or len(tree.operands) < 2 or not _loss_term(tree.operands[0]):
         return
     for side in tree.operands[1:]:
-        terms = [n for n in ast.walk(side) if isinstance(n, ast.BinOp) and n.op in ("+", "-")]
-        if not terms:
+        if not any(isinstance(n, ast.BinOp) and n.op in ("+", "-") for n in ast.walk(side)):
             continue
         for node in ast.walk(side):
             if isinstance(node, ast.Product) and len(node.factors) == 2 and _loss_term(node.factors[1]) and \

@@ -894,11 +894,11 @@ class Lowerer:
 
     def lower_Indexed(self, node: A.Indexed) -> Low:
         whole = to_latex(node)
-        if len(node.indices) == 2 and _ball_radius(replace(node, indices=node.indices[:1])) is not None \
-                and whole not in self.given:
+        head = replace(node, indices=node.indices[:1]) if len(node.indices) == 2 else None
+        if head is not None and _ball_radius(head) is not None and whole not in self.given:
             # `\Pi_{\|z\| \le D} \left[v\right]` as the parser leaves it (the bracket an index after the
             # subscript): the projection of the bracket, as `\Pi_{\|z\| \le D} v` is
-            return self.projection(replace(node, indices=node.indices[:1]), node.indices[1])
+            return self.projection(head, node.indices[1])
         if whole in self.given or whole in self.inputs or whole in self.targets or whole in self.dims \
                 or whole in self.dim_notes:
             if all(self._free(i) for i in node.indices) or whole in self.given:
@@ -1662,8 +1662,8 @@ class Lowerer:
             outputs.append((at, value))
         self.notes.append(f"{head} is not defined in the equation (a function the paper leaves "
                           f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
-                          f"shape of its first argument (give it with --set {shlex.quote(whole + '=…')} or a function with --fn); the "
-                          f"code takes {param} as a callable")
+                          f"shape of its first argument (give it with --set {shlex.quote(whole + '=…')} or a function "
+                          f"with --fn); the code takes {param} as a callable")
         call_np = f"{param}({', '.join(a.np for a in args)})"
         call_t = f"torch.as_tensor({param}({', '.join(a.torch for a in args)}), dtype=torch.float64)"
         return self.emit(Low(np.asarray(value, float), call_np, call_t, whole),
@@ -1804,10 +1804,9 @@ class Lowerer:
             values = [np.asarray(low.value, float) for low in parts.items]
             if any(v.shape != values[0].shape for v in values):
                 raise EvaluationError(f"{to_latex(node)}: members of different shapes")
-            low = self.emit(Low(np.stack(values), f"np.array({parts.np})",
-                                f"torch.stack([torch.as_tensor(m, dtype=torch.float64) for m in {parts.torch}])",
-                                to_latex(node)), "set", "an indexed family: each member counts, in index order")
-            return low
+            return self.emit(Low(np.stack(values), f"np.array({parts.np})",
+                                 f"torch.stack([torch.as_tensor(m, dtype=torch.float64) for m in {parts.torch}])",
+                                 to_latex(node)), "set", "an indexed family: each member counts, in index order")
         items = [self.lower(i) for i in node.items]
         if any(np.asarray(i.value).ndim for i in items):
             raise EvaluationError(f"{to_latex(node)}: a set of vectors is not evaluated")

@@ -44,8 +44,8 @@ _DIMENSION_AFTER = frozenset({"vskip", "hskip"})
 
 
 _NAMES = frozenset(MARKUP) | frozenset(CHOICES)
-_TEXT = operator.itemgetter(1)  # a token's text
 """Every command `clean_formula` removes or unwraps (one set lookup per token in the scans below)."""
+_TEXT = operator.itemgetter(1)  # a token's text
 
 
 def is_markup(name: str) -> bool:

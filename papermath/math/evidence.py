@@ -44,6 +44,9 @@ meant; never enough when the paper says otherwise)."""
 
 WEIGHT = {"declared": 4, "place": 4, "paper": 3, "formula": 2, "convention": 1}
 
+_DEFINES_BY_EQUATION = ("=", ":=", "\\triangleq", "\\coloneqq")
+"""The relations with which an equation defines its left side from its right (`L_1 = …`, `L = L_1 + λ L_2`)."""
+
 
 @dataclass(frozen=True)
 class Evidence:
@@ -394,15 +397,14 @@ class Notation:
                    for a in first.args):
                 self.add(identity(first.func), Evidence(FUNCTION, "defined as a function", _text(source, node)[:80],
                                                         where, strength))
-        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
-                isinstance(first, A.Indexed) and len(first.indices) == 1 and \
+        defines = bool(ops) and ops[0] in _DEFINES_BY_EQUATION and len(node.operands) == 2
+        if defines and isinstance(first, A.Indexed) and len(first.indices) == 1 and \
                 isinstance(first.indices[0], A.Number) and isinstance(first.base, A.Symbol) and \
                 family(first.base) is not None:
             # `L_1 = \\mathbb{E}_x[…]`: the first loss, defined by an equation of its own
             rhs = " ".join(_text(source, node.operands[1]).split())
             self.numbered[family(first.base)][first.indices[0].value].add(rhs)
-        if ops and ops[0] in ("=", ":=", "\\triangleq", "\\coloneqq") and len(node.operands) == 2 and \
-                isinstance(first, A.Symbol) and first.sub_label is None and family(first) is not None:
+        if defines and isinstance(first, A.Symbol) and first.sub_label is None and family(first) is not None:
             # `L = L_1 + \\lambda L_2`: the bare symbol made of its numbered members
             for n in A.walk(node.operands[1]):
                 if isinstance(n, A.Indexed) and len(n.indices) == 1 and isinstance(n.indices[0], A.Number) and \

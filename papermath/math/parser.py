@@ -3877,4 +3877,3 @@ def _samples(under: A.Node):
             yield from _samples(item)
     elif isinstance(under, A.Relation) and "\\sim" in under.ops:
         yield under
-

@@ -120,15 +120,14 @@ class _Resolver:
 
     def _drawn_from_range(self, node: A.Relation) -> A.Relation:
         """`w \\sim (-a_k, a_k)`: what a sample is drawn from is a range of values, not a point."""
-        if not any(op == "\\sim" and _symmetric_pair(node.operands[i + 1]) for i, op in enumerate(node.ops)):
-            return node
-        operands = list(node.operands)
+        operands, changed = list(node.operands), False
         for i, op in enumerate(node.ops):
             if op == "\\sim" and _symmetric_pair(operands[i + 1]):
                 ev = Evidence(INTERVAL, "drawn from (after \\sim): a range of values", self.text(node), "this formula",
                               "formula")
                 operands[i + 1] = self._as_interval(operands[i + 1], ev)
-        return replace(node, operands=tuple(operands))
+                changed = True
+        return replace(node, operands=tuple(operands)) if changed else node
 
     def _uniform_range(self, node: A.Apply) -> A.Apply:
         """`\\mathcal{U}((-a, a))`: the one argument of a uniform distribution is the range it is uniform on."""
