@@ -336,3 +336,34 @@ def test_a_restatable_that_restates_itself_is_printed_once(tmp_path):
     assert [eq.latex for eq in doc.equations] == ["a = b", "c = d"]
     warning, = [d for d in doc.diagnostics if "restates the theorem it stands in" in d.message]
     assert warning.position.line == 3 and warning.position.column == 15
+
+
+SIGNED_ROWS = r"""\documentclass{article}
+\usepackage{amsmath}
+\begin{document}
+\begin{align*}
+-a B(y, x) - c B(x, y) &\le -d \|u\|^2 \\
+- e B(x', x) - f B(z, y) &\le -g \|v\|^2 \\
+&\qquad - h B(x, y)
+\end{align*}
+After.
+\begin{align*}
+p &= q
+\end{align*}
+\end{document}"""
+
+
+def test_a_signed_row_with_its_own_relation_is_its_own_statement_in_the_same_equation():
+    """`- e B(…) &\\le …` opens with a sign but sets a relation of its own at its alignment point: a second
+    statement (schedule_free's corollary), kept in the display's unit so that the unnumbered ids after it do not
+    move; `&\\qquad - h B(x, y)` starts at the alignment point and continues the statement above it."""
+    from papermath.math import parse
+    from papermath.math import ast
+    doc = document_from_string(SIGNED_ROWS)
+    assert [e.id for e in doc.equations] == ["eq:u1", "eq:u2"]
+    first = doc.equations[0]
+    assert first.latex.count("\\\\") == 1 and first.latex.index("\\\\") < first.latex.index("- e B(x', x)")
+    tree = parse(first.latex).tree
+    assert isinstance(tree, ast.Rows) and len(tree.statements) == 2
+    assert [s.ops for s in tree.statements] == [("\\le",), ("\\le",)]
+    assert "B [x y]" in ast.sexpr(tree.statements[1].operands[1]).replace("(Apply ", "")

@@ -116,8 +116,23 @@ def _continues_statement(statement: "_Statement", row: dict, numbered_env: bool)
     if numbered_env and row["numbered"] and statement.numbered:
         return False
     if CONTINUATION_START.match(row["latex"].lstrip("& \t\n")):
+        # a signed row with a relation of its own stays in the display's unit (its id and number do not move)
+        # but as a statement of its own: the unit keeps the row break, which the parser reads the same way
+        row["own_statement"] = _signed_own_statement(row["latex"])
         return True
     return statement.is_open()
+
+
+def _signed_own_statement(latex: str) -> bool:
+    """Does a row that opens with a sign before its alignment point put a relation of its own there
+    (`- w B(x) &\\le …`)? It is then a statement of its own, as the parser reads it: a continuation starts at or
+    after the alignment point (`& - w B(x)`)."""
+    from ..math.parser import row_sets_own_relation
+    from ..math.tokens import tokenize
+    tokens = tokenize(latex)
+    first = next((i for i, t in enumerate(tokens) if t.kind != "cmd" or t.text not in _SPACING), len(tokens))
+    return first < len(tokens) and tokens[first].kind == "punct" and tokens[first].text in "+-" and \
+        row_sets_own_relation(tokens, first)
 
 
 _SIZED = frozenset("left right big Big bigg Bigg bigl Bigl biggl Biggl bigr Bigr biggr Biggr bigm Bigm middle".split())
@@ -1151,7 +1166,8 @@ class _Builder:
                 number = None
                 for r in unit:
                     number = self._row_number(r, numbered_env) or number
-                latex = " ".join(r["latex"].strip() for r in unit).strip()
+                latex = "".join((" \\\\ " if r.get("own_statement") else " ") * (k > 0) + r["latex"].strip()
+                                for k, r in enumerate(unit)).strip()
                 label = next((r["label"] for r in unit if r["label"]), None)
                 extra_labels = [lab for r in unit for lab in r["labels"][1:]]
                 start = unit[0]["start"] if unit[0]["start"] >= 0 else toks[begin_index].start

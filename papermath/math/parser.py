@@ -166,7 +166,7 @@ def _is_continuation(tok: Token) -> bool:
     return False
 
 
-def _aligned_relation(tokens: list[Token], k: int) -> bool:
+def row_sets_own_relation(tokens: list[Token], k: int) -> bool:
     """Does the row starting at tokens[k] put a relation of its own at its alignment point (`- w B(x) &\\le …`)?
     Such a row is a statement of its own although it starts with a sign: a continuation starts at or after the
     alignment point (`& - w B(x)`)."""
@@ -542,7 +542,7 @@ def _prepare(source: str, tokens: list[Token]) -> list[Token]:
                     continue
                 sync()
                 inside = len(delims) > env_base[-1] and delims[-1] == "("
-                own_row = not amp_first and nxt.kind == PUNCT and nxt.text in "+-" and _aligned_relation(tokens, k)
+                own_row = not amp_first and nxt.kind == PUNCT and nxt.text in "+-" and row_sets_own_relation(tokens, k)
                 if inside or (_is_continuation(nxt) and not own_row) or \
                         (prev is not None and _is_continuation(prev)) or \
                         prev is None or prev.kind in (NEWLINE, BEGIN) or _stacks_a_relation(tokens, k):
