@@ -834,6 +834,24 @@ def test_align_rows_join_continuations() -> None:
     assert latex[slice(*rows[1].tree.span)] == "y &= 2"
 
 
+@pytest.mark.parametrize("latex, expected", [
+    # schedule_free's derivation: the authors forgot a `)`; the group ends before the chain's next `=`
+    (r"a = w (F(x) - F(y) + w(G(x) - G(y)) = b",
+     "(Relation a = (Product [w (Group (+ (- (Apply F [x] certainty=convention) (Apply F [y] certainty=convention)) "
+     "(Product [w (Group (- (Apply G [x] certainty=convention) (Apply G [y] certainty=convention)))])))]) = b)"),
+    (r"(a = b", "(Relation (Group a) = b)"),
+    (r"a = (b + c", "(Relation a = (Group (+ b c)))"),
+    # in a script the relations are the bindings the group lists: the group still runs to the end
+    (r"\mathbb{E}_{(x \sim p, y \sim q} f(x)", "(E (Apply f [x] certainty=convention) variables=[x y] distribution=p)"),
+])
+def test_a_paren_nothing_closes_ends_before_the_statements_relation(latex: str, expected: str) -> None:
+    result = parse(latex)
+    assert sexpr(result.tree) == expected
+    assert any("missing closing delimiter for (" in w for w in result.warnings)
+    with pytest.raises(MathParseError, match="missing closing delimiter"):
+        parse(latex, strict=True)
+
+
 def test_single_row_with_ampersand() -> None:
     assert tree(r"\mathbf{k}_{t}^{C} &= W^{UK} \mathbf{c}_{t}^{KV},") == \
         "(Relation (Indexed k{bf,^C} [t]) = (Product [W{^UK} (Indexed c{bf,^KV} [t])]))"

@@ -617,6 +617,7 @@ class Parser:
         self.script_depth = 0      # >0 inside a sub/superscript: a lone bar there is a relation (`p_{X|Y}`)
         self.prose_depth = 0       # >0 inside what a text connective qualifies (`\text{if } v_i \text{ is in …}`)
         self.braced: set[tuple[int, int]] = set()  # spans of brace groups' contents: a reduction ends inside
+        self._unclosed: Optional[tuple[int, frozenset[int]]] = None  # (token count, `(`s no `)` closes)
 
     # --- errors ----------------------------------------------------------------------------------
     def error(self, message: str, offset: Optional[int] = None) -> MathParseError:
@@ -2208,8 +2209,26 @@ class Parser:
     def _bracketed(self) -> _Bracketed:
         return self._finish(self._bracketed_raw())
 
+    def _never_closed(self, index: int) -> bool:
+        """Is the `(` at tokens[index] one that no `)` of the formula closes (schedule_free's
+        `w_{1:t-1} (F(x_t) - F(x_{t-1}) + w_t(…) = …`, a paren the authors forgot)? Found for all of them in one
+        pass, rebuilt only if the token list changes."""
+        if self._unclosed is None or self._unclosed[0] != len(self.tokens):
+            stack: list[int] = []
+            for i, t in enumerate(self.tokens):
+                if t.kind == PUNCT and t.text == "(":
+                    stack.append(i)
+                elif t.kind == PUNCT and t.text == ")" and stack:
+                    stack.pop()
+            self._unclosed = (len(self.tokens), frozenset(stack))
+        return index in self._unclosed[1]
+
     def _bracketed_raw(self) -> _Bracketed:
         """Read a bracket group: ( … ), [ … ], \\{ … \\}, | … |, \\| … \\|, \\langle … \\rangle, \\left. …"""
+        # a `(` nothing closes does not reach over the statement's relation that follows it: the reader ends it
+        # there (in a script, `_{(x \sim p, y \sim q}`, the relations are the bindings the group lists)
+        never_closed = self.script_depth == 0 and self.peek().kind == PUNCT and self.peek().text == "(" and \
+            self._never_closed(self.pos)
         tok = self.next()
         text = tok.text
         if text == NULL_OPEN:
@@ -2255,10 +2274,15 @@ class Parser:
                     self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
                     continue
                 else:
-                    item = self.parse_relation()
+                    item = self.parse_additive() if never_closed else self.parse_relation()
                 target.append(item)
                 content_end = self.last_end()
                 nxt = self.peek()
+                if never_closed and (self._relation_at() is not None or self._stacked_relation_at()):
+                    self.recoverable(f"missing closing delimiter for {text}: closed before the relation", tok.start)
+                    group.close = ")"
+                    group.end = content_end
+                    return group
                 if self._closes(group):
                     self._close(group)
                     return group
