@@ -129,6 +129,22 @@ def test_bad_readings_fail_cleanly(text, message, line):
     assert info.value.position.file == "bad.md" and info.value.position.line == line
 
 
+def test_cli_reads_the_reading_from_standard_input(monkeypatch, capsys):
+    """`papermath read P --json | papermath check - --paper P`: papermath's own reading of the example paper,
+    piped, passes; a broken one piped names <stdin> with its position."""
+    import io
+    assert main(["read", str(EXAMPLE), "--json"]) == 0
+    reading = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO(reading))
+    assert main(["check", "-", "--paper", str(EXAMPLE), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] is True and report["reading"] == "<stdin>" and report["summary"]["failures"] == 0
+    assert report["equations"] and report["summary"]["rows"]["verified"] > 0
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"equations": [1'))
+    assert main(["check", "-", "--paper", str(EXAMPLE)]) == 2
+    assert "<stdin>:1:" in capsys.readouterr().err
+
+
 def test_cli_bad_reading_is_an_error_with_position(tmp_path, capsys):
     bad = tmp_path / "bad.md"
     bad.write_text(BAD_READINGS[3][0], encoding="utf-8")

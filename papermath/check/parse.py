@@ -43,7 +43,11 @@ _SECTION_KINDS: tuple[tuple[str, re.Pattern], ...] = (
 
 
 def load_reading(path: str | Path) -> Reading:
-    """Read a reading file; JSON when it parses as JSON, Markdown otherwise."""
+    """Read a reading file (`-`: standard input, so `papermath read P --json | papermath check - --paper P`);
+    JSON when it parses as JSON, Markdown otherwise."""
+    if str(path) == "-":
+        import sys
+        return parse_reading(sys.stdin.read(), "<stdin>")
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

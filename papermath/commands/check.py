@@ -27,7 +27,7 @@ Exit status: 0 when every check passes, 1 when any fails (usable in the CI of a 
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("reading", metavar="READING", help="the reading: Markdown (.md) or papermath read JSON")
+    parser.add_argument("reading", metavar="READING", help="the reading: Markdown (.md) or papermath read JSON; - reads it from standard input")
     parser.add_argument("--paper", required=True, metavar="SOURCE",
                         help="the paper: LaTeX directory/.tex/archive/arXiv id or URL, a .txt file, or a .pdf")
     parser.add_argument("--eq", action="append", metavar="N", help="check only this equation (repeatable)")
