@@ -841,6 +841,8 @@ def test_align_rows_join_continuations() -> None:
      "(Product [w (Group (- (Apply G [x] certainty=convention) (Apply G [y] certainty=convention)))])))]) = b)"),
     (r"(a = b", "(Relation (Group a) = b)"),
     (r"a = (b + c", "(Relation a = (Group (+ b c)))"),
+    # a relation straight after the `(` has no left side to end before: the group holds it, as `(\le)` does
+    (r"(\le", "(Group (Relation () \\le ()))"),
     # in a script the relations are the bindings the group lists: the group still runs to the end
     (r"\mathbb{E}_{(x \sim p, y \sim q} f(x)", "(E (Apply f [x] certainty=convention) variables=[x y] distribution=p)"),
 ])

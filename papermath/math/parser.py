@@ -2274,7 +2274,9 @@ class Parser:
                     self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
                     continue
                 else:
-                    item = self.parse_additive() if never_closed else self.parse_relation()
+                    # a relation straight after the `(` has no left side to end before: it is the group's content
+                    reads_to_relation = never_closed and self._relation_at() is None and not self._stacked_relation_at()
+                    item = self.parse_additive() if reads_to_relation else self.parse_relation()
                 target.append(item)
                 content_end = self.last_end()
                 nxt = self.peek()
