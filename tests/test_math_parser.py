@@ -929,3 +929,17 @@ def test_expectation_keeps_every_sampled_pair() -> None:
 def test_read_aloud_positions_before_t() -> None:
     assert read_aloud(parse(r"p_\theta(y_t \mid x, y_{<t})").tree) == \
         "p sub theta of y at t given x and y before t"
+
+
+@pytest.mark.parametrize("latex, expected", [
+    # the same formula indexes w^1 with two single indices, the first i: `in` is the pair (i, n), not "input"
+    (r"x^1_i = \tanh(w^1_{i1} x_1 + \cdots + w^1_{in} x_n)",
+     "(Relation (Indexed x{^1} [i]) = (Apply \\tanh [(+ (+ (Product [(Indexed w{^1} [i 1]) (Indexed x [1])]) "
+     "(Ellipsis kind=\\cdots)) (Product [(Indexed w{^1} [i n]) (Indexed x [n])]))]))"),
+    # nothing indexes W twice: `in` and `out` name the input and output maps
+    (r"h = W_{in} x + W_{out} y", "(Relation h = (+ (Product [W{_in} x]) (Product [W{_out} y])))"),
+    # W is indexed twice, but from another letter: the word is not one of that family's index pairs
+    (r"h = W_{in} x + W_{jk}", "(Relation h = (+ (Product [W{_in} x]) (Indexed W [j k])))"),
+])
+def test_a_word_under_a_symbol_the_formula_indexes_in_pairs_is_its_indices(latex: str, expected: str) -> None:
+    assert sexpr(parse(latex).tree) == expected

@@ -105,6 +105,42 @@ class _Resolver:
 
     # --- interval or pair -----------------------------------------------------------------------------
     def whole_formula(self, node: A.Node) -> A.Node:
+        return self._pair_or_interval(self._family_indices(node))
+
+    def _family_indices(self, node: A.Node) -> A.Node:
+        """`w^1_{i1} x_1 + \\cdots + w^1_{in} x_n`: a short word under a symbol (read as a label: `in` as in
+        "input") is the symbol's indices when the same formula indexes that symbol with as many single indices,
+        the first of them the word's first letter — a family is written one way within one formula."""
+        from .printer import to_latex
+        arities: dict[str, set[str]] = {}
+        for n in A.walk(node):
+            if isinstance(n, A.Indexed) and isinstance(n.base, A.Symbol) and n.base.sub_label is None and \
+                    len(n.indices) >= 2 and all(_single_index(i) for i in n.indices):
+                arities.setdefault(to_latex(n.base), set()).add(to_latex(n.indices[0]))
+
+        def as_indices(n: A.Node) -> Optional[A.Node]:
+            if not (isinstance(n, A.Symbol) and isinstance(n.sub_label, A.Symbol) and n.sub_label.font is None):
+                return None
+            word = n.sub_label.name
+            firsts = arities.get(to_latex(replace(n, sub_label=None, span=(0, 0))))
+            if not firsts or word[0] not in firsts or len(word) < 2 or \
+                    not all(c in T.INDEX_LETTERS or c.isdigit() for c in word):
+                return None
+            start = n.sub_label.span[0]
+            if self.source[start:start + len(word)] != word:
+                return None
+            letters = tuple(A.Number(c, span=(start + k, start + k + 1)) if c.isdigit() else
+                            A.Symbol(c, span=(start + k, start + k + 1)) for k, c in enumerate(word))
+            ev = Evidence(INDEX, "the formula indexes the same symbol with as many indices", self.text(n),
+                          "this formula", "formula")
+            self.decisions.append(Decision(n.span, "label or index", self.text(n), INDEX, "formula", (ev,)))
+            underscore = self.source.rfind("_", n.span[0], start)
+            base_end = underscore if underscore > n.span[0] else start
+            return A.Indexed(replace(n, sub_label=None, span=(n.span[0], base_end)), letters, span=n.span)
+
+        return A.rewrite(node, as_indices) if arities else node
+
+    def _pair_or_interval(self, node: A.Node) -> A.Node:
         """`g'(x) > 0$ in $(-c, c)`, `the interval $(-x_i, x_i)$`: a formula that is a pair from minus a value to the
         value, which the paper's sentence puts after 'in' or calls an interval, a range, a domain or a support, is
         the open interval between them. Without a paper, or with a sentence that says neither, it stays a pair."""
@@ -783,6 +819,11 @@ _EXPONENT_TEXT = re.compile(r"(?:%s)(?![A-Za-z])\s*(?:_[\s{]*\\?\w+[\s}]*)?$" % 
 
 
 _LETTERS = re.compile(r"\\[A-Za-z]+|[A-Za-z]")
+
+
+def _single_index(node: A.Node) -> bool:
+    return (isinstance(node, A.Symbol) and len(node.name) == 1 and node.name in T.INDEX_LETTERS and
+            node.font is None) or (isinstance(node, A.Number) and len(node.value) == 1)
 
 
 def _exponent_arithmetic(text: str) -> bool:
