@@ -943,3 +943,16 @@ def test_read_aloud_positions_before_t() -> None:
 ])
 def test_a_word_under_a_symbol_the_formula_indexes_in_pairs_is_its_indices(latex: str, expected: str) -> None:
     assert sexpr(parse(latex).tree) == expected
+
+
+@pytest.mark.parametrize("latex, variables", [
+    # p_θ is applied in the body: beside the draw c ~ D it is the distribution the rest comes from, not bound
+    (r"\mathbb{E}_{c\sim\mathcal{D}, p_{\theta}}[\sum_{t=1}^T r(c, x_t) - \beta \log p_{\theta}(x_t \mid c)]", ["c"]),
+    # z is never applied: both are bound
+    (r"\mathbb{E}_{c\sim\mathcal{D}, z}[f(c, z)]", ["c", "z"]),
+])
+def test_a_name_listed_beside_a_draw_that_the_formula_applies_is_a_distribution(latex: str,
+                                                                                 variables: list[str]) -> None:
+    tree = parse(latex).tree
+    assert isinstance(tree, A.Reduction) and tree.op == "E"
+    assert [to_latex(v) for v in tree.variables] == variables

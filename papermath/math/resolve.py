@@ -99,6 +99,8 @@ class _Resolver:
             return self._names(node)
         if isinstance(node, A.Reduction) and node.op == "E" and node.distribution is None and node.variables:
             return self._sampled_from(node)
+        if isinstance(node, A.Reduction) and node.op == "E" and len(node.variables) > 1:
+            return self._listed_distributions(node)
         if isinstance(node, A.Reduction) and node.op in _INDEXING_REDUCTIONS and node.variables:
             return self._bound_indices(node)
         return node
@@ -375,13 +377,30 @@ class _Resolver:
         if len(node.variables) != 1 or not isinstance(node.variables[0], A.Symbol):
             return node
         var = node.variables[0]
+        return replace(node, variables=(), distribution=var) if self._a_distribution(var) else node
+
+    def _listed_distributions(self, node: A.Reduction) -> A.Node:
+        """`\mathbb{E}_{c \sim \mathcal{D}, p_\theta}`: beside what is drawn (`c \sim \mathcal{D}`), a bare name
+        in the list that the paper applies as a function (`p_\theta(x_{t-1} \mid x_t, c)`) is the distribution the
+        rest is drawn from, not a variable the expectation binds."""
+        drawn = {id(n) for rel in node.samples if isinstance(rel, A.Relation)
+                 for n in A.walk(rel.operands[0])}
+        unbound = [v for v in node.variables if isinstance(v, A.Symbol) and id(v) not in drawn]
+        if not drawn or not unbound:
+            return node
+        dropped = {id(v) for v in unbound if self._a_distribution(v)}
+        if not dropped:
+            return node
+        return replace(node, variables=tuple(v for v in node.variables if id(v) not in dropped))
+
+    def _a_distribution(self, var: A.Symbol) -> bool:
         evidence = [e for e in self.notation.function_evidence(var) if e.strength in ("declared", "paper", "formula")]
         reading, strength = _weigh(evidence, FUNCTION, NOT_FUNCTION)
         if reading != FUNCTION:
-            return node
+            return False
         self.decisions.append(Decision(var.span, "variable or distribution", self.text(var), "distribution",
                                        strength, tuple(evidence)))
-        return replace(node, variables=(), distribution=var)
+        return True
 
     def _names(self, node: A.Product) -> A.Node:
         """Letters written together that the paper uses as one name (`S E_\\theta^{(w)}` → `SE_\\theta^{(w)}`)."""
