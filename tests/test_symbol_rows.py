@@ -122,3 +122,19 @@ def test_a_sample_of_the_dataset_is_defined_by_the_dataset_not_by_a_lemma():
     # SISS (5) x ~ p_X: "a training dataset $X=\{x_1, …, x_n\}$", not an appendix lemma's "gradient descent from x"
     row = _row("SISS", "5", "x")
     assert "training dataset" in row.definition.quote
+
+
+@pytest.mark.parametrize("latex, defined, others", [
+    # the left side defines the member x_0; x_T and x_t, the sequence the right side runs over, are another row
+    (r"x_0 = x_T + \int_T^0 f_t x_t dt", "x_{0}", "x"),
+    (r"z_0 = z_T + \sum_{t=1}^T z_t", "z_{0}", "z"),
+])
+def test_a_numbered_member_the_left_side_defines_is_its_own_row(latex, defined, others):
+    uses = _uses(latex)
+    assert uses[defined].lhs and not uses[others].lhs
+    assert {"x_{T}", "z_{T}"} & set(uses[others].written)
+
+
+def test_a_recurrence_keeps_one_row_for_its_quantity():
+    uses = _uses(r"x_{t+1} = x_t - \eta g_t")
+    assert [k for k in uses if k.startswith("x")] == ["x"] and uses["x"].lhs

@@ -373,6 +373,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         base_key = symbol_key(node.base)
         if base_key is None:
             return None, [], list(node.indices)
+        if to_latex(node) in own_members:
+            return f"{base_key}_{{{','.join(to_latex(i) for i in node.indices)}}}", [], []
         letter = _base_letter(node.base)
         labels = [i for i in node.indices if not is_index(i, letter)]
         indices = [i for i in node.indices if is_index(i, letter)]
@@ -384,6 +386,11 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         else:
             key = base_key
         return key, [to_latex(i) for i in indices], indices
+
+    # `x_0 = x_T + \int_T^0 f_t x_t dt`: a member at a fixed position that the left side defines is a quantity of
+    # its own, not one entry of the sequence the right side runs over (its row says "defined here"; x_t's does not)
+    own_members = {to_latex(node) for node in _fixed_members_defined(statements)
+                   if _base_letter(node.base) in letter_indexed}
 
     uses: dict[str, SymbolUse] = {}
     reductions: list[ast.Reduction] = []
@@ -601,6 +608,18 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             del uses[key]
     return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
                           tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops), tuple(dict.fromkeys(notations)))
+
+
+def _fixed_members_defined(statements) -> list[ast.Indexed]:
+    """The left sides (of `=`-like relations) written as one member at numbered positions (`x_0`, `W_{1,2}`)."""
+    found = []
+    for stmt in statements:
+        if isinstance(stmt, ast.Relation) and stmt.ops and stmt.ops[0] in LHS_RELATIONS:
+            first = stmt.operands[0]
+            if isinstance(first, ast.Indexed) and first.indices and \
+                    all(isinstance(i, ast.Number) for i in first.indices):
+                found.append(first)
+    return found
 
 
 CONCAT_KEY = "[\\cdot;\\cdot]"
