@@ -393,3 +393,26 @@ def test_a_row_lists_the_other_forms_its_equation_writes(display, row, also):
     eq = reading_of(r"We compute \begin{equation} %s \end{equation} where $x$ is the input." % display)
     found = sym(eq, row)
     assert tuple(canonical(f) for f in found.also_written) == tuple(canonical(f) for f in also)
+
+
+@pytest.mark.parametrize("body, index, cue, quote", [
+    # the sum's index is a row: an index, with the range the sum writes; never undefined
+    (r"\begin{equation} y = \sum_{h=1}^{H} W_h x_h \end{equation}", "h",
+     "the index the sum runs over: h = 1 … H", None),
+    (r"\begin{equation} y = \prod_{k \in S} a_k \end{equation}", "k", "the index the product runs over: k \\in S",
+     None),
+    # the paper's own sentence about it, next to the display, is quoted
+    (r"Here $k$ is the $k$-th column of the input. \begin{equation} y = \sum_{k=1}^{n} x_k \end{equation}", "k",
+     "the index the sum runs over: k = 1 … n", "-th column of the input"),
+    # a sentence far from the display about another t (`stepsize $t_i$`) is not its quote
+    (r"\section{A} Few works discussed the stepsize $t_i$. \section{B} Text. \section{C} More text."
+     r"\begin{equation} x_0 = x_T + \int_T^0 f(x_t) dt \end{equation}", "t",
+     "the index the integral runs over: t = T … 0", None),
+])
+def test_an_index_a_reduction_binds_is_a_row(body, index, cue, quote):
+    eq = reading_of(body)
+    row = next(s for s in eq.symbols if s.latex == index)
+    assert (row.kind, row.role, row.role_cue) == ("index", "index", cue)
+    assert (row.definition.quote if row.definition else None) is None or quote in row.definition.quote
+    assert (row.definition is not None) == (quote is not None)
+    assert index not in eq.undefined

@@ -24,7 +24,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
-from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
+from .reading import BOUND_INDEX_CUE, Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
                       written_form)
 
@@ -151,6 +151,16 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
               (reading.definition is None and reading.redefinitions)) and \
                 reading.conventional is None and reading.role not in ("defined here", "computed"):
             mentioned.append(reading.latex)
+    own_context = set(display_context(doc, eq))
+    for use, cue in _bound_indices(info, symbols):
+        # `\sum_{h=1}^{H}`: the index a sum runs over is a row (a reader asks what h counts); the sum defines it,
+        # so it is never "undefined" and it is an index whatever else the letter is; the paper's sentence, where
+        # one says more ("the h-th head"), is quoted
+        reading = _read_symbol(index, eq, use, info, defined_elsewhere)
+        if reading.definition is not None and reading.definition.paragraph not in own_context:
+            # a sentence elsewhere about the letter (`stepsize $t_i$`) is about another t than the one bound here
+            reading = replace(reading, definition=None, redefinitions=(reading.definition,) + reading.redefinitions)
+        symbols.append(replace(reading, role="index", role_cue=cue))
     defined_notations = set()
     for key, shown in info.notations:
         # an operator notation the paper defines in words ("$[\\cdot;\\cdot]$ denotes concatenation") is quoted like
@@ -193,6 +203,38 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+
+
+_INDEXING_OPS = {"sum": "sum", "prod": "product", "int": "integral"}
+
+
+def _bound_indices(info: FormulaSymbols, shown: list[SymbolReading]) -> list[tuple[SymbolUse, str]]:
+    """The one-letter indices the formula's sums, products and integrals run over that have no row yet, each with
+    the range the reduction writes (`the index the sum runs over: h = 1 … H`)."""
+    have = {s.symbol for s in shown} | {s.latex for s in shown}
+    found: list[tuple[SymbolUse, str]] = []
+    for red in info.reductions:
+        if red.op not in _INDEXING_OPS:
+            continue
+        for var in red.variables:
+            if not (isinstance(var, ast.Symbol) and var.font is None and var.sub_label is None and
+                    var.sup_label is None and (len(var.name) == 1 or var.name.lstrip("\\") in _GREEK_INDEX)):
+                continue
+            key = to_latex(var)
+            if key in have:
+                continue
+            have.add(key)
+            span = ""
+            if red.lower is not None and red.upper is not None:
+                span = f": {key} = {to_latex(red.lower)} … {to_latex(red.upper)}"
+            elif red.domain is not None:
+                span = f": {key} \\in {to_latex(red.domain)}"
+            found.append((SymbolUse(key, var, "index", first_written=key, bound_by=red.op),
+                          BOUND_INDEX_CUE.format(op=_INDEXING_OPS[red.op]) + span))
+    return found
+
+
+_GREEK_INDEX = frozenset(("ell", "tau", "nu", "mu", "kappa"))
 
 
 # Bracket notations the notation dictionary has no entry for (it is keyed by command names).

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from ..errors import Diagnostic
 from ..latex.document import PaperInfo
 
+BOUND_INDEX_CUE = "the index the {op} runs over"
+"""The role cue of an index a sum or a product binds (a row of its own, never undefined), before its range."""
+
 ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample", "index",
          "function", "defined here", "computed", "unknown")
 """Roles a symbol can have: "defined here" is the quantity on the left-hand side of this equation, "computed"

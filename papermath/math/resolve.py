@@ -380,8 +380,8 @@ class _Resolver:
         return replace(node, variables=(), distribution=var) if self._a_distribution(var) else node
 
     def _listed_distributions(self, node: A.Reduction) -> A.Node:
-        """`\mathbb{E}_{c \sim \mathcal{D}, p_\theta}`: beside what is drawn (`c \sim \mathcal{D}`), a bare name
-        in the list that the paper applies as a function (`p_\theta(x_{t-1} \mid x_t, c)`) is the distribution the
+        """`\\mathbb{E}_{c \\sim \\mathcal{D}, p_\\theta}`: beside what is drawn (`c \\sim \\mathcal{D}`), a bare name
+        in the list that the paper applies as a function (`p_\\theta(x_{t-1} \\mid x_t, c)`) is the distribution the
         rest is drawn from, not a variable the expectation binds."""
         drawn = {id(n) for rel in node.samples if isinstance(rel, A.Relation)
                  for n in A.walk(rel.operands[0])}
