@@ -2042,7 +2042,9 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
 
 
 _OPTIMUM_AT_TOP = re.compile(r"\s*(?:-\s*)?(?:\\arg\s*\\?(?:min|max)|\\argmin|\\argmax|\\operatorname\*?\{arg\s*\\?,?\s*"
-                             r"(?:min|max)\}|\\mathop\{\\mathrm\{arg\s*(?:min|max)\}\}|\\min|\\max)"
+                             r"(?:min|max)\}|"
+                             # \mathop{\arg\min}, \mathop{\text{argmin}}, \mathop{\mathrm{arg min}}
+                             r"\\mathop\{(?:\\(?:mathrm|text|operatorname)\{)?\\?arg\s*\\?(?:min|max)\}?\}|\\min|\\max)"
                              r"(?![A-Za-z])")
 _DEFINE_WORDS = re.compile(r"\b(?:defin(?:e|ed|es|ing)|denot(?:e|ed|es)|let|is given by|are given by|we write|"
                            r"we model|formulated as|parameteri[sz]ed as|called)\b", re.I)
