@@ -12,6 +12,12 @@ from ..latex.document import PaperInfo
 BOUND_INDEX_CUE = "the index the {op} runs over"
 """The role cue of an index a sum or a product binds (a row of its own, never undefined), before its range."""
 
+
+def is_bound_index(symbol: "SymbolReading") -> bool:
+    """An index a sum, product or integral of the equation runs over (its row carries the range), not a free one."""
+    return symbol.kind == "index" and symbol.role_cue is not None and \
+        symbol.role_cue.startswith(BOUND_INDEX_CUE.split("{")[0])
+
 ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample", "index",
          "function", "defined here", "computed", "unknown")
 """Roles a symbol can have: "defined here" is the quantity on the left-hand side of this equation, "computed"

@@ -16,12 +16,12 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
+from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading, is_bound_index
 from ..latex.document import Algorithm, Document, Equation, Paragraph, Section
 from ..math import operators as O
 from .jsonout import to_jsonable
@@ -232,13 +232,15 @@ class SymbolIndex:
         self.entries.append(entry)
         return self._by_id[sym.id]
 
-    def add_bound(self, variable: str, reduction: ReductionReading, equation: EquationReading) -> int:
-        """A variable a sum, max or expectation binds: not a symbol of the paper, but worth a hover."""
+    def add_bound(self, variable: str, reduction: ReductionReading, equation: EquationReading,
+                  row: SymbolReading | None = None) -> int:
+        """A variable a sum, max or expectation binds: not a symbol of the paper, but worth a hover (with the
+        reading's own row for it, where the reading has one: the range, and the sentence that says more)."""
         symbol_id = f"{equation.id}/bound:{variable}"
         if symbol_id in self._by_id:
             return self._by_id[symbol_id]
         sym = SymbolReading(symbol_id, variable, variable, (), "index", "index", f"bound by {reduction.op}", None,
-                            None, None, None)
+                            None, None, None) if row is None else replace(row, id=symbol_id)
         entry = to_jsonable(sym)
         entry.update(equation=equation.id, equation_number=equation.number, bound=reduction_head(reduction),
                      status="bound")
@@ -762,7 +764,10 @@ def equation_html(eq: Equation, reading: EquationReading | None, entries: list[d
     """A display equation: anchor with its stable id, the formula, its printed number, and its panel."""
     lookup = None
     if reading is not None:
-        pairs = [(s, index.add(s, reading)) for s in reading.symbols]
+        binders = {norm_symbol(v): red for red in reading.reductions for v in red.over}
+        pairs = [(s, index.add_bound(s.latex, binders[norm_symbol(s.latex)], reading, s)
+                  if is_bound_index(s) and norm_symbol(s.latex) in binders else index.add(s, reading))
+                 for s in reading.symbols]
         known = {norm_symbol(s.latex) for s in reading.symbols} | {norm_symbol(s.symbol) for s in reading.symbols}
         for red in reading.reductions:
             for variable in red.over:

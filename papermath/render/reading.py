@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..analysis.reading import BOUND_INDEX_CUE, EquationReading, PaperReading, SymbolReading
+from ..analysis.reading import EquationReading, PaperReading, SymbolReading, is_bound_index
 from ..safety import fence, one_line
 from .jsonout import to_jsonable
 
@@ -33,11 +33,6 @@ def _equation_json(e: EquationReading) -> dict:
         "defines": list(e.defines),
         "context_before": e.context_before, "context_after": e.context_after, "warnings": list(e.warnings),
     }
-
-
-def _bound_index(s: SymbolReading) -> bool:
-    """An index a sum or product of the equation runs over (its row carries the range), not a free one."""
-    return s.role_cue is not None and s.role_cue.startswith(BOUND_INDEX_CUE.split("{")[0])
 
 
 def _symbol_json(s: SymbolReading) -> dict:
@@ -104,10 +99,10 @@ def equation_text(e: EquationReading, width: int = 100) -> list[str]:
                                          width - 8, initial_indent="        ", subsequent_indent="        "))
             if s.shape_cue and s.kind == "symbol":
                 out.append(f"        shape from: {s.shape_cue}")
-    indices = [s for s in e.symbols if s.kind == "index" and not _bound_index(s)]
+    indices = [s for s in e.symbols if s.kind == "index" and not is_bound_index(s)]
     if indices:
         out.append("  free indices: " + ", ".join(s.latex for s in indices))
-    bound = [s for s in e.symbols if s.kind == "index" and _bound_index(s)]
+    bound = [s for s in e.symbols if s.kind == "index" and is_bound_index(s)]
     if bound:
         out.append("  bound indices:")
         for s in bound:
