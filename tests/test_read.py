@@ -413,6 +413,7 @@ def test_an_index_a_reduction_binds_is_a_row(body, index, cue, quote):
     eq = reading_of(body)
     row = next(s for s in eq.symbols if s.latex == index)
     assert (row.kind, row.role, row.role_cue) == ("index", "index", cue)
+    assert row.bound_by == {"sum": "sum", "product": "prod", "integral": "int"}[cue.split()[3]]
     assert (row.definition.quote if row.definition else None) is None or quote in row.definition.quote
     assert (row.definition is not None) == (quote is not None)
     assert index not in eq.undefined

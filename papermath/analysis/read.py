@@ -24,7 +24,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
-from .reading import BOUND_INDEX_CUE, Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
+from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
                       written_form)
 
@@ -160,7 +160,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         if reading.definition is not None and reading.definition.paragraph not in own_context:
             # a sentence elsewhere about the letter (`stepsize $t_i$`) is about another t than the one bound here
             reading = replace(reading, definition=None, redefinitions=(reading.definition,) + reading.redefinitions)
-        symbols.append(replace(reading, role="index", role_cue=cue))
+        symbols.append(replace(reading, role="index", role_cue=cue, bound_by=use.bound_by))
     defined_notations = set()
     for key, shown in info.notations:
         # an operator notation the paper defines in words ("$[\\cdot;\\cdot]$ denotes concatenation") is quoted like
@@ -206,6 +206,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
 
 
 _INDEXING_OPS = {"sum": "sum", "prod": "product", "int": "integral"}
+_GREEK_INDEX = frozenset(("ell", "tau", "nu", "mu", "kappa"))
 
 
 def _bound_indices(info: FormulaSymbols, shown: list[SymbolReading]) -> list[tuple[SymbolUse, str]]:
@@ -230,11 +231,8 @@ def _bound_indices(info: FormulaSymbols, shown: list[SymbolReading]) -> list[tup
             elif red.domain is not None:
                 span = f": {key} \\in {to_latex(red.domain)}"
             found.append((SymbolUse(key, var, "index", first_written=key, bound_by=red.op),
-                          BOUND_INDEX_CUE.format(op=_INDEXING_OPS[red.op]) + span))
+                          f"the index the {_INDEXING_OPS[red.op]} runs over{span}"))
     return found
-
-
-_GREEK_INDEX = frozenset(("ell", "tau", "nu", "mu", "kappa"))
 
 
 # Bracket notations the notation dictionary has no entry for (it is keyed by command names).

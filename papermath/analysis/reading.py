@@ -9,15 +9,6 @@ from dataclasses import dataclass
 from ..errors import Diagnostic
 from ..latex.document import PaperInfo
 
-BOUND_INDEX_CUE = "the index the {op} runs over"
-"""The role cue of an index a sum or a product binds (a row of its own, never undefined), before its range."""
-
-
-def is_bound_index(symbol: "SymbolReading") -> bool:
-    """An index a sum, product or integral of the equation runs over (its row carries the range), not a free one."""
-    return symbol.kind == "index" and symbol.role_cue is not None and \
-        symbol.role_cue.startswith(BOUND_INDEX_CUE.split("{")[0])
-
 ROLES = ("input data", "trained weight", "frozen model", "fixed setting", "random sample", "index",
          "function", "defined here", "computed", "unknown")
 """Roles a symbol can have: "defined here" is the quantity on the left-hand side of this equation, "computed"
@@ -83,6 +74,9 @@ class SymbolReading:
     also_written: tuple[str, ...] = ()
     """The other forms this equation writes the symbol in (`x^{k}_{j}` beside `x^{k}_{i}`, `\\mathbf{x}_{0}` beside
     `\\mathbf{x}_{t}`): one symbol with other indices, read in this one row."""
+    bound_by: str | None = None
+    """For an index a reduction of the equation runs over (`\\sum_{h=1}^{H}`: h): that reduction's operator (sum,
+    prod, int); None for a free index and for every other row."""
 
 
 @dataclass(frozen=True)

@@ -356,6 +356,11 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
 
     letter_indexed = carriers.get("#letter-indexed", set())
 
+    # `x_0 = x_T + \int_T^0 f_t x_t dt`: a member at a fixed position that the left side defines is a quantity of
+    # its own, not one entry of the sequence the right side runs over (its row says "defined here"; x_t's does not)
+    own_members = {to_latex(node) for node in _fixed_members_defined(statements)
+                   if _base_letter(node.base) in letter_indexed}
+
     def is_index(idx: ast.Node, base_letter: str | None = None) -> bool:
         if isinstance(idx, ast.Number):
             # W_1, W_2, b_1 are different parameters — unless the formula also writes x_i (then x_1 is an entry).
@@ -386,11 +391,6 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         else:
             key = base_key
         return key, [to_latex(i) for i in indices], indices
-
-    # `x_0 = x_T + \int_T^0 f_t x_t dt`: a member at a fixed position that the left side defines is a quantity of
-    # its own, not one entry of the sequence the right side runs over (its row says "defined here"; x_t's does not)
-    own_members = {to_latex(node) for node in _fixed_members_defined(statements)
-                   if _base_letter(node.base) in letter_indexed}
 
     uses: dict[str, SymbolUse] = {}
     reductions: list[ast.Reduction] = []

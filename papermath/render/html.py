@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading, is_bound_index
+from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
 from ..latex.document import Algorithm, Document, Equation, Paragraph, Section
 from ..math import operators as O
 from .jsonout import to_jsonable
@@ -766,7 +766,7 @@ def equation_html(eq: Equation, reading: EquationReading | None, entries: list[d
     if reading is not None:
         binders = {norm_symbol(v): red for red in reading.reductions for v in red.over}
         pairs = [(s, index.add_bound(s.latex, binders[norm_symbol(s.latex)], reading, s)
-                  if is_bound_index(s) and norm_symbol(s.latex) in binders else index.add(s, reading))
+                  if s.bound_by is not None and norm_symbol(s.latex) in binders else index.add(s, reading))
                  for s in reading.symbols]
         known = {norm_symbol(s.latex) for s in reading.symbols} | {norm_symbol(s.symbol) for s in reading.symbols}
         for red in reading.reductions:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..analysis.reading import EquationReading, PaperReading, SymbolReading, is_bound_index
+from ..analysis.reading import EquationReading, PaperReading, SymbolReading
 from ..safety import fence, one_line
 from .jsonout import to_jsonable
 
@@ -99,10 +99,10 @@ def equation_text(e: EquationReading, width: int = 100) -> list[str]:
                                          width - 8, initial_indent="        ", subsequent_indent="        "))
             if s.shape_cue and s.kind == "symbol":
                 out.append(f"        shape from: {s.shape_cue}")
-    indices = [s for s in e.symbols if s.kind == "index" and not is_bound_index(s)]
+    indices = [s for s in e.symbols if s.kind == "index" and s.bound_by is None]
     if indices:
         out.append("  free indices: " + ", ".join(s.latex for s in indices))
-    bound = [s for s in e.symbols if s.kind == "index" and is_bound_index(s)]
+    bound = [s for s in e.symbols if s.bound_by is not None]
     if bound:
         out.append("  bound indices:")
         for s in bound:
