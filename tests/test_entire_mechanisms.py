@@ -21,3 +21,60 @@ OPTIMUM_SPELLINGS = [
 @pytest.mark.parametrize("rhs,is_optimum", OPTIMUM_SPELLINGS)
 def test_optimum_at_top_of_right_side(rhs: str, is_optimum: bool) -> None:
     assert bool(_OPTIMUM_AT_TOP.match(rhs)) is is_optimum
+
+
+# --- roles that spoiled otherwise right readings (dev gold, session 12) ------------------------------------------
+from papermath.analysis.read import read_document  # noqa: E402
+from papermath.latex import document_from_string  # noqa: E402
+
+from conftest import corpus_equation, symbol_row  # noqa: E402
+
+_DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
+
+
+def _role(body: str, latex: str, number: str = "1") -> str:
+    eq = read_document(document_from_string(_DOC % body), [number]).equations[0]
+    return symbol_row(eq, latex).role
+
+
+# (mechanism, body, equation, symbol, role); each mechanism with its negative
+ROLE_MECHANISMS = [
+    # the left side of a `with`/`where` clause of the display is defined by the display
+    ("a with-clause defines its left side", "The scores are\n\\begin{equation} y = \\sigma(\\tilde{A}) \\text{ with } "
+     "\\tilde{A} = Q K \\end{equation}", "1", "\\tilde{A}", "defined here"),
+    ("a where-clause defines its left side", "\\begin{equation} x = \\tanh(a z), \\, \\text{where}\\quad a = w + b "
+     "\\end{equation}", "1", "a", "defined here"),
+    ("an if-clause tests a value, it defines nothing", "\\begin{equation} y = x \\text{ if } z = 0 \\end{equation}",
+     "1", "z", "unknown"),
+    # an earlier display's recurrence computes the step before of its left side, used by a later display
+    ("the step before of an earlier recurrence", "\\begin{equation} x^{k+1} = \\tanh(w x^{k}) \\end{equation}\n"
+     "Then\n\\begin{equation} a \\sim \\mathcal{N}(0, (x^{k})^2) \\end{equation}", "2", "x^{k}", "computed"),
+    # "…, denoted as $p = <expression>$": the equality computes it, whatever noun precedes "denoted"
+    ("denoted as an equality", "Identify the largest probability in the distribution, denoted as "
+     "$p_{\\max} = \\max_v P(v)$.\n\\begin{equation} s = b p_{\\max} \\end{equation}", "1", "p_{\\max}", "computed"),
+    ("parameterized by a bare symbol is no equality", "A mixture distribution parameterized by $\\lambda$ weighs "
+     "the two.\n\\begin{equation} q = \\lambda a + (1 - \\lambda) b \\end{equation}", "1", "\\lambda",
+     "fixed setting"),
+]
+
+
+@pytest.mark.parametrize("mechanism, body, number, symbol, want", ROLE_MECHANISMS,
+                         ids=[m[0] for m in ROLE_MECHANISMS])
+def test_role_mechanism(mechanism: str, body: str, number: str, symbol: str, want: str) -> None:
+    assert _role(body, symbol, number) == want
+
+
+# (paper, equation, symbol, role): the corpus examples the mechanisms above were found on
+ROLE_CORPUS = [
+    ("hyla", "1", r"\tilde{\mathrm{A}}_{h}", "defined here"),       # … \text{ with } \tilde{A}_h = Q_h^T K_h / …
+    ("Tanh-Init", "1", "a^{k + 1}_{i}", "defined here"),            # …, \text{where} a_i^{k+1} = w_{ii} + …
+    ("Tanh-Init", "2", "x^{k}_{j}", "computed"),                    # the layer before, which (1) computes
+    ("minp", "1", r"p_\max", "computed"),                           # "denoted as $p_{\max} = \max_{v} P(v | …)$"
+    ("SISS", "5", r"\lambda", "fixed setting"),                     # "a … distribution parameterized by $\lambda$"
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, symbol, want", ROLE_CORPUS)
+def test_role_mechanism_on_the_corpus(paper: str, number: str, symbol: str, want: str) -> None:
+    assert symbol_row(corpus_equation(paper, number), symbol).role == want

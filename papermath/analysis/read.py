@@ -366,8 +366,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
                     not _POSITION_NOUN.fullmatch(worded[1]):
                 role, role_cue = worded[0], worded[1]
-    elif use.lhs:
-        role, role_cue = "defined here", f"left-hand side of ({eq.number})" if eq.number else "left-hand side"
+    elif use.lhs or use.clause_lhs:
+        role, role_cue = "defined here", _left_side_cue(eq, use)
     elif use.kind == "function" and other_id and other_id != eq.id and LOSS_NAME.match(use.key) and \
             _conventional(use.key) is None:
         other = index.doc.equation(other_id)
@@ -513,6 +513,12 @@ def _conventional_symbol(key: str) -> str | None:
     return entry[0] if entry else None
 
 
+# Besides `$\lambda_t = \alpha_t^2/\sigma_t^2$ is the …` (the "equation" pattern), the naming patterns whose formula
+# can be the symbol's own equality: "…, denoted as $p_{\max} = \max_v P(v \mid x)$" (the noun before "denoted" may
+# be another's: "the token in the distribution"; the equality says how the symbol is computed).
+_EQUALITY_PATTERNS = frozenset({"denoted"})
+
+
 def _computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None, definition: Definition | None,
                           best) -> tuple[str | None, str | None]:
     """(cue, None) when the defining sentence computes the symbol by an equality
@@ -526,7 +532,8 @@ def _computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | 
         # or index runs over it); the equality says how it was chosen, not a quantity the run computes
         return None, f"${mention.math}$" if mention is not None else None
     if mention is not None and definition is not None and definition.strength == DEFINES and \
-            mention.pattern == "equation" and use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
+            (mention.pattern == "equation" or mention.pattern in _EQUALITY_PATTERNS and "=" in mention.math) and \
+            use.key in mention.keys + tuple(key_family(k) for k in mention.keys) \
             and not _numeric_value(mention.math) and not (best is not None and best[2] == "predicate"):
         if not _setting_from_settings(index, use, mention):
             return f"${mention.math}$", None
@@ -599,9 +606,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     conventional = _conventional_symbol(use.key)
     if conventional is not None:
         return _CONVENTIONAL_ROLES.get(conventional, "fixed setting"), "standard notation"
-    step = _earlier_step(info, use)
+    step = _step_of_a_recurrence(index, eq, info, use)
     if step is not None:
-        return "computed", f"the previous step of ${step}$ (this recurrence computes it)"
+        return "computed", step
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
@@ -901,6 +908,27 @@ def _elsewhere_later(index: PaperIndex, eq: Equation, other: Equation | None) ->
 def _step_free(latex: str) -> str:
     """`x^{k + 1}_{i}` → `x^k_i`: a written form without its step (`+ 1`, `- 1`), braces and spaces."""
     return re.sub(r"[{}\s]", "", re.sub(r"\s*[-+]\s*\d+", "", latex))
+
+
+def _left_side_cue(eq: Equation, use: SymbolUse) -> str:
+    where = f" of ({eq.number})" if eq.number else ""
+    if use.lhs:
+        return f"left-hand side{where}"
+    return f"the left side of a where/with clause{where or ' of this display'}"
+
+
+def _step_of_a_recurrence(index: PaperIndex, eq: Equation, info: FormulaSymbols, use: SymbolUse) -> str | None:
+    """The cue when the symbol is the step before of what a recurrence computes: this display's (`X^{l}` in
+    `X^{l+1} = …`), or an earlier display's (`a_i^{k+1} \\sim \\mathcal{N}(1, … x_j^{k} …)` after (1)
+    `x_i^{k+1} = \\tanh(…)`: the layer before is what (1) computes, not an input of this display)."""
+    step = _earlier_step(info, use)
+    if step is not None:
+        return f"the previous step of ${step}$ (this recurrence computes it)"
+    recurrence = _recurrence_home(index, eq, use, info)
+    if recurrence is None or recurrence is eq:
+        return None
+    name = f"({recurrence.number})" if recurrence.number else recurrence.id
+    return f"an earlier step of what the recurrence {name} computes"
 
 
 def _earlier_step(info: FormulaSymbols, use: SymbolUse) -> str | None:

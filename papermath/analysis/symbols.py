@@ -35,6 +35,9 @@ class SymbolUse:
     variable is a sample or the thing optimised, and gets a row; an index of a sum gets none."""
     written: list[str] = field(default_factory=list)
     """Every distinct form the formula writes it in (`x_{t,95}`, `x_{t,5}`), first first."""
+    clause_lhs: bool = False
+    """The left side of an equality in the display's `where`/`with` clause (`… \\text{ with } \\tilde{A}_h = …`):
+    defined by this display, though not what its main statement defines (its lead-in is not about it)."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,27 @@ def _statements(tree: ast.Node) -> tuple[ast.Node, ...]:
         else:
             out.append(row)
     return tuple(out)
+
+
+# The words that open a clause defining what the display uses (`… \\text{ with } \\tilde{A}_h = …`,
+# `…, \\text{where } a_i = …`): the left side of its equality is defined by this display as much as the main one.
+_DEFINING_CLAUSE = frozenset({"where", "with", "here"})
+
+
+def _where_clause_statements(statements) -> list[ast.Node]:
+    """The equalities of the `where`/`with` clauses a display appends to its statements (not `for i = 1, …, n` or
+    `if x = 0`, which range over or test a value)."""
+    found: list[ast.Node] = []
+    stack = [s for s in statements if isinstance(s, ast.Annotated)]
+    while stack:
+        node = stack.pop()
+        if node.kind != "condition" or not isinstance(node.note, ast.Text) or \
+                node.note.text.strip(" ,;:").lower() not in _DEFINING_CLAUSE:
+            continue
+        for item in _statements(node.body):
+            if isinstance(item, ast.Relation):
+                found.append(item)
+    return found
 
 
 def _walk_names(node: ast.Node):
@@ -425,9 +449,12 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return symbol_key(node)
         return symbol_key(node)
 
-    for stmt in statements:
+    clause_keys: list[str] = []
+    for stmt in (*statements, *_where_clause_statements(statements)):
         if isinstance(stmt, ast.Relation):
-            relation_ops.extend(stmt.ops)
+            in_clause = not any(stmt is own for own in statements)
+            if not in_clause:
+                relation_ops.extend(stmt.ops)  # the kind is the main statement's, not its where-clause's
             if stmt.ops and stmt.ops[0] in LHS_RELATIONS:
                 first = stmt.operands[0]
                 if isinstance(first, ast.Concat) and len(stmt.operands) > 2:
@@ -439,7 +466,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                     target = item.func if isinstance(item, ast.Apply) else item
                     key = key_of(target)
                     if key is not None:
-                        lhs_keys.append(key)
+                        (clause_keys if in_clause else lhs_keys).append(key)
 
     def visit_label(node: ast.Node) -> None:
         """p_{X \\setminus A}, \\mathbf{I}_{M_{\\text{num}}}: the quantities a label writes are symbols too."""
@@ -596,6 +623,8 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     for use in uses.values():  # `[Q_1; Q_2] = X W^Q` defines Q (read with the index 1)
         if not use.lhs and written_form(use) in lhs_keys:
             use.lhs = True
+        if not use.lhs and (use.key in clause_keys or written_form(use) in clause_keys):
+            use.clause_lhs = True
     # An index bound by a sum is not a free symbol of the formula; a sample of an expectation and the variable
     # of an argmin are symbols the reader must know (they keep a row, marked with what binds them).
     for key in list(uses):
