@@ -78,3 +78,24 @@ ROLE_CORPUS = [
 @pytest.mark.parametrize("paper, number, symbol, want", ROLE_CORPUS)
 def test_role_mechanism_on_the_corpus(paper: str, number: str, symbol: str, want: str) -> None:
     assert symbol_row(corpus_equation(paper, number), symbol).role == want
+
+
+# --- shapes: an appendix lemma's generic variable declares nothing about the method's letters ----------------------
+_METHOD = "\\section{Method}\nThe model maps a data point $x$ to\n\\begin{equation} y = 2 x \\end{equation}\n"
+_LEMMA = "Then one step of gradient descent from $x \\in \\mathbb{R}^n$ with step size $t$ converges.\n"
+SHAPE_MECHANISMS = [
+    ("a lemma in the appendix", _METHOD + "\\appendix\n\\section{Proofs}\n" + _LEMMA, None),
+    ("the same sentence in the main text", _METHOD + "\\section{Analysis}\n" + _LEMMA, ("n",)),
+]
+
+
+@pytest.mark.parametrize("mechanism, body, want", SHAPE_MECHANISMS, ids=[m[0] for m in SHAPE_MECHANISMS])
+def test_shape_mechanism(mechanism: str, body: str, want) -> None:
+    eq = read_document(document_from_string(_DOC % body), ["1"]).equations[0]
+    assert symbol_row(eq, "x").shape == want
+
+
+@pytest.mark.corpus
+def test_an_appendix_lemma_gives_no_shape_on_the_corpus() -> None:
+    # SISS (1) x_t: "one step of gradient descent from $x\in\mathbb{R}^n$ with step size $t$" (App. A.3) is no shape
+    assert symbol_row(corpus_equation("SISS", "1"), "x_{t}").shape is None

@@ -1660,7 +1660,7 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
     # A membership states dimensions outright, wherever among the defining sentences it is; the words come next,
     # then what the paper declares for the symbol elsewhere (the same quantity at another step or layer).
     for rank, (mention, definition) in enumerate(found):
-        dims = _declared_dims(index, use, mention.math)
+        dims = _declared_dims(index, use, mention.math) if _same_part(index, eq, mention) else None
         if dims is not None:
             return dims, f"${mention.math}$"
         if rank == 0 and _quote_spaces_another_spelling(use, definition.quote):
@@ -1682,10 +1682,26 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
     drawn = _drawn_with_identity_covariance(index, use, found, eq)
     if drawn is not None:
         return drawn
-    declared = _declared_elsewhere(index, use)
+    declared = _declared_elsewhere(index, use, eq)
     if declared is not None:
         return declared
     return coarse
+
+
+def _in_appendix(doc: Document, section_id: str | None) -> bool:
+    section = doc.section_by_id(section_id) if section_id else None
+    return section is not None and section.appendix
+
+
+def _same_part(index: PaperIndex, eq: Equation | None, mention: Mention) -> bool:
+    """Whether a sentence can declare the space of a symbol of `eq`: an appendix's lemma declares its own generic
+    variables ("one step of gradient descent from $x \\in \\mathbb{R}^n$ with step size $t$"), not the letters of
+    the method's equations; a sentence of the main text, a notation table, or the appendix `eq` itself sits in can."""
+    if eq is None or mention.pattern == "table" or _in_appendix(index.doc, eq.section_id):
+        return True  # a notation table declares the paper's symbols wherever it stands
+    paragraphs = index.doc.paragraphs
+    para = paragraphs[mention.paragraph_index] if 0 <= mention.paragraph_index < len(paragraphs) else None
+    return para is None or not _in_appendix(index.doc, para.section)
 
 
 def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[str, ...], str] | None:
@@ -1883,7 +1899,8 @@ def _memberships(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], ast.Node]]:
     return out
 
 
-def _declared_elsewhere(index: PaperIndex, use: SymbolUse) -> tuple[tuple[str, ...], str] | None:
+def _declared_elsewhere(index: PaperIndex, use: SymbolUse,
+                        eq: Equation | None = None) -> tuple[tuple[str, ...], str] | None:
     """A membership anywhere in the prose that declares the symbol itself, or the same quantity at another value of
     its running index (`$\\bm{X}^0 \\in \\mathbb{R}^{D \\times N}$` for `\\bm{X}^i`; `\\mathbf{x}^{num} \\in
     \\mathbb{R}^{M}` for `\\mathbf{x}^{num}_t`): the shape does not change along the index."""
@@ -1897,6 +1914,8 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse) -> tuple[tuple[str, .
                for i in index.mentions.index.subject.get(key, ())]
     for i, key in sorted(set(family + spelled)):
         mention = index.mentions[i]
+        if not _same_part(index, eq, mention):
+            continue
         dims = _declared_dims(index, use, mention.math, key)
         if dims is not None:
             return dims, f"${mention.math}$"
