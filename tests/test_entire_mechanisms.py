@@ -99,3 +99,34 @@ def test_shape_mechanism(mechanism: str, body: str, want) -> None:
 def test_an_appendix_lemma_gives_no_shape_on_the_corpus() -> None:
     # SISS (1) x_t: "one step of gradient descent from $x\in\mathbb{R}^n$ with step size $t$" (App. A.3) is no shape
     assert symbol_row(corpus_equation("SISS", "1"), "x_{t}").shape is None
+
+
+# --- free indices: the display's own running index is a row, never "undefined" --------------------------------------
+# (body, index, listed undefined): the step of a recurrence (what the display defines or draws, written at t+1 or
+# from t-1), or an index whose range the display gives, holds for each value; a position nothing introduces stays
+# undefined
+FREE_INDICES = [
+    ("We run gradient descent with step size $\\eta$.\n\\begin{equation} x_{t+1} = x_t - \\eta g_t \\end{equation}",
+     "t", False),
+    ("\\begin{equation} a_{t+1} \\sim \\mathcal{N}(a_t, \\sigma^2) \\end{equation}", "t", False),
+    ("\\begin{equation} x_t = x_{t-1} + \\alpha z_t \\end{equation}", "t", False),
+    ("\\begin{equation} v = u_i + w_i \\quad \\text{for } i = 1, \\ldots, n \\end{equation}", "i", False),
+    ("\\begin{equation} v = u_i + w_i \\end{equation}", "i", True),
+    ("\\begin{equation} y_i = \\sum_{j=1}^{d} W_{ij} x_j \\end{equation}", "i", True),  # a position, not a step
+]
+
+
+@pytest.mark.parametrize("body, index, undefined", FREE_INDICES)
+def test_free_index_of_the_statement(body: str, index: str, undefined: bool) -> None:
+    eq = read_document(document_from_string(_DOC % body), ["1"]).equations[0]
+    assert symbol_row(eq, index).role == "index"
+    assert (index in eq.undefined) is undefined
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, index", [
+    ("Tanh-Init", "1", "i"),   # … \quad \text{for } i = 1, \ldots, n.
+])
+def test_free_index_of_the_statement_on_the_corpus(paper: str, number: str, index: str) -> None:
+    eq = corpus_equation(paper, number)
+    assert symbol_row(eq, index).role == "index" and index not in eq.undefined

@@ -145,7 +145,8 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
             # Undefined only when no sentence of the paper writes the letter at all; a sentence that writes it
             # with another label makes it "mentioned, not defined" (the candidates show where).
             (mentioned if reading.redefinitions else undefined).append(reading.latex)
-        elif reading.definition is None and reading.kind == "index" and use.key not in index.ordinals:
+        elif reading.definition is None and reading.kind == "index" and use.key not in index.ordinals and \
+                _free_index_cue(index, eq, info, use) is None:
             undefined.append(reading.latex)
         elif ((reading.definition is not None and reading.definition.strength != DEFINES) or
               (reading.definition is None and reading.redefinitions)) and \
@@ -354,7 +355,8 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         else:
             conventional = _conventional_symbol(use.key)
     if use.kind == "index":
-        role, role_cue = "index", (definition.quote if definition else "a subscript position")
+        role, role_cue = "index", (definition.quote if definition else
+                                   _free_index_cue(index, eq, info, use) or "a subscript position")
         count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
         if count is not None:
             # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
@@ -675,6 +677,73 @@ def _value_of_another_part(index: PaperIndex, eq: Equation, use: SymbolUse, valu
         return False
     return any(d is not value and d.pattern == "equation" and _defining_equality(index, use, m) is not None
                for m, d in top)
+
+
+def _free_index_cue(index: PaperIndex, eq: Equation, info: FormulaSymbols, use: SymbolUse) -> str | None:
+    """What makes a free index of the display known without a sentence: the display gives its range
+    (`\\text{for } i = 1, \\ldots, n`), or it is the step of what the display defines or draws, a recurrence
+    (`x_{t+1} = x_t - \\eta g_t` holds for each step t). Such an index is a row of its own, never "undefined"; None
+    when neither holds (`y_i = \\sum_j W_{ij} x_j`: a position the text never introduces)."""
+    tree = _display_tree(index, eq)
+    stated = _range_in_display(tree, use.key)
+    if stated is not None:
+        return f"the range the display gives it: ${stated}$"
+    subject = _indexed_subject(tree, use.key)
+    if subject is not None and _written_as_a_step(tree, use.key):
+        return f"the step ${subject}$ is written at (the recurrence holds for each ${use.key}$)"
+    return None
+
+
+def _scripts(node: ast.Node) -> tuple[ast.Node, ...]:
+    if isinstance(node, ast.Indexed):
+        return node.indices
+    if isinstance(node, ast.Symbol):
+        return tuple(label for label in (node.sub_label, node.sup_label) if label is not None)
+    return ()
+
+
+def _written_as_a_step(tree: ast.Node | None, key: str) -> bool:
+    """The display writes an index or label one step from `key` (`x_{t+1}`, `x^{k-1}`): `key` counts steps (a time,
+    an iteration, a layer), not a position among entries (`y_i = \\sum_j W_{ij} x_j`)."""
+    for node in ast.walk(tree) if tree is not None else ():
+        for script in _scripts(node):
+            for part in ast.walk(script):
+                if isinstance(part, ast.BinOp) and part.op in ("+", "-") and isinstance(part.right, ast.Number) and \
+                        isinstance(part.left, ast.Symbol) and to_latex(part.left) == key:
+                    return True
+    return False
+
+
+def _indexed_subject(tree: ast.Node | None, key: str) -> str | None:
+    """The left side of the display's first relation (`x_{t+1}` of `x_{t+1} = …`, `a_i^{k+1}` of
+    `a_i^{k+1} \\sim \\mathcal{N}(…)`), as LaTeX, when `key` is among its indices; else None."""
+    if isinstance(tree, ast.Rows) and tree.statements:
+        tree = tree.statements[0]
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.operands:
+        return None
+    subject = tree.operands[0].func if isinstance(tree.operands[0], ast.Apply) else tree.operands[0]
+    for node in ast.walk(subject):
+        if any(isinstance(n, ast.Symbol) and to_latex(n) == key for i in _scripts(node) for n in ast.walk(i)):
+            return to_latex(subject)
+    return None
+
+
+def _range_in_display(tree: ast.Node | None, key: str) -> str | None:
+    """The relation of a condition clause of the display that ranges over `key` (`i = 1, \\ldots, n`,
+    `t \\in [T]`, `1 \\le i \\le n`), as LaTeX, or None."""
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Annotated) and node.kind == "condition"):
+            continue
+        body = node.body.items if isinstance(node.body, ast.Sequence) else (node.body,)
+        for item in body:
+            if isinstance(item, ast.Relation) and any(isinstance(o, ast.Symbol) and to_latex(o) == key
+                                                      for o in item.operands):
+                return to_latex(item)
+    return None
 
 
 def _indexes_left_side(info: FormulaSymbols, letter: str) -> bool:
