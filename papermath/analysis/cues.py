@@ -6,6 +6,7 @@ matches wins, so the order of rows is the priority.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..math import operators as O
 
@@ -124,6 +125,7 @@ STATISTIC_OF = re.compile(r"^\s*(?:the|a|an|its|their)?\s*(?:empirical\s+|sample
                           + _STATISTIC + r"(?:\s*(?:,|and|or)\s*(?:the\s+)?" + _STATISTIC + r")*\s+of\b", re.I)
 
 
+@lru_cache(maxsize=8192)  # pure; a reading asks it of the same descriptions again and again
 def role_from_description(description: str | None, clause: str = "") -> tuple[str, str, str] | None:
     """The role the words attached to a symbol give it: the predicate first, then the head of its noun phrase,
     then the rest of its description. `description` is the definiens; `clause` the predicate that follows the

@@ -38,20 +38,20 @@ def key_base(key: str) -> str:
 
 
 def key_atoms(key: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
-    """What a formula's text must hold to write `key`: (command names, letters standing bare, letters anywhere
-    in the text), from the key's base and its scripts; None when nothing is certain (no atom in the base, a
-    character outside ASCII there).
+    """What a formula's text must hold to write `key`: (command names, letters standing bare, letters under a
+    font or an accent), from the key's base and its scripts; None when nothing is certain (no atom in the base,
+    a character outside ASCII there).
 
     A command that is not a font or an accent (`\\gamma`) names the symbol: its name must stand in the text (as a
     substring: `\\varepsilon` holds `epsilon`). Fonts and accents (`\\mathbf{…}`, `\\hat`) are never required:
     another spelling may give them (`\\bm`, `\\boldsymbol`). Letters of a bare key (`x`) must be letters of the
-    text outside command names; letters under a font (`\\mathbf{x}`, `\\mathbb{R}`) only somewhere in the text
-    (`\\R` may spell it). A script (`_{t}`, `^\\mathrm{cat}`) is written out in the text as the key holds it, up
-    to its spelling (`^{\\text{cat}}`, `^{\\rm cat}`, `_t`): its letters and digits stand outside command names
-    and its Greek letters (`_\\theta`) by name (other commands are not required: the key prints `\\|` as
-    `\\lVert`, `'` as `\\prime`). A display that
-    writes the base but not the script is not parsed for the key (`\\mathbf{x}^\\mathrm{cat}` in a paper whose
-    every display writes `\\mathbf{x}`)."""
+    text outside command names; letters under a font (`\\mathbf{x}`, `\\mathbb{R}`) outside command names or as
+    a one-letter command (`\\R` may spell it: `FormulaText.spelt`). A script (`_{t}`, `^\\mathrm{cat}`) is
+    written out in the text as the key holds it, up to its spelling (`^{\\text{cat}}`, `^{\\rm cat}`, `_t`): its
+    letters and digits stand outside command names and its Greek letters (`_\\theta`) by name (other commands
+    are not required: the key prints `\\|` as `\\lVert`, `'` as `\\prime`). A display that writes the base but
+    not the script is not parsed for the key (`\\mathbf{x}^\\mathrm{cat}` in a paper whose every display writes
+    `\\mathbf{x}`)."""
     return _key_atoms(key)
 
 

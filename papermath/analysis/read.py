@@ -9,6 +9,7 @@ definition pattern classified), then read each equation against that index.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -1881,6 +1882,7 @@ _CLAUSE_WORDS = re.compile(r"\b(?:is|are|be|was|were|of|with|from|to|by|for|wher
                            r"(?![\w-])", re.I)
 
 
+@lru_cache(maxsize=8192)  # pure, and asked of one sentence once per symbol it quotes for
 def _own_noun_phrase(before: str) -> str:
     """The noun phrase right before a formula, or "" (a verb or a preposition between them ends it: "the gradient
     of $f$ at $x$" describes neither f nor x by its noun)."""

@@ -13,13 +13,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Optional
 
 from ..errors import MathParseError
 from ..limits import MAX_DEPTH, MAX_TOKENS
 from . import ast as A
 from . import tables as T
+from .ast import replace  # dataclasses.replace, fast for nodes
 from .tokens import (AMP, CMD, EOF, LBRACE, LETTER, NEWLINE, NUMBER, PRIME, PUNCT, RBRACE, SUB, SUP,
                      Token, tokenize)
 

@@ -15,11 +15,11 @@ superscript onto the symbol (`Power(x_0, w)` → `Indexed(x{^w}, 0)`).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Optional
 
 from . import ast as A
 from . import tables as T
+from .ast import replace  # dataclasses.replace, fast for nodes
 from collections import Counter
 
 from .evidence import (FUNCTION, INDEX, INTERVAL, LABEL, NOT_FUNCTION, POWER, WEIGHT, Decision, Evidence, Notation,
