@@ -573,3 +573,18 @@ def test_a_superscript_t_is_the_transpose(latex, read):
 ])
 def test_spellings_tex_prints_alike_read_alike(latex, same):
     assert SR._parse(SR._without_trailing(latex)) == SR._parse(same)
+
+
+@pytest.mark.parametrize("latex, applied", [
+    # a name with a superscript before a bracket listing several arguments: a function applied to them
+    (r"r^1(s_t, a_t, b_t)", True), (r"Q^2_t(b_t, c)", True),
+    # one argument: power times a bracket, or an application — the text does not say; left to SymPy
+    (r"V^1(s)", False), (r"x^2(a + b)", False),
+])
+def test_a_scripted_head_applied_to_several_arguments_is_a_function(latex, applied):
+    assert ("@Qqfn" in SR._scripted_heads(latex)) is applied
+
+
+def test_a_scripted_heads_name_is_the_same_in_either_spelling():
+    assert SR.head_function_name(r"Q^{2}_{t}") == SR.head_function_name(r"Q^2_t") == SR.head_function_name(r"Q_t^{2}")
+    assert SR.head_function_name(r"Q^{2}") != SR.head_function_name(r"Q^{1}")

@@ -379,7 +379,7 @@ def _accent_alone(text: str) -> str:
                   else m.group(0), text)
 
 
-_SCRIPT_ARGUMENT = r"(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\])"
+_SCRIPT_ARGUMENT = r"(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+\s*\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
 _SUPER_FIRST = re.compile(r"\^\s*(?P<sup>%s)\s*_\s*(?P<sub>%s)" % (_SCRIPT_ARGUMENT, _SCRIPT_ARGUMENT))
 
 
@@ -908,7 +908,38 @@ def _function_heads(side: str) -> str:
     `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
     `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
     side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
-    return _WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
+    return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
+
+
+_SCRIPTED_HEAD = re.compile(r"(?<![\\A-Za-z])(?P<head>(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\]))+)\s*(?=\()" % _GREEK)
+
+
+def _scripted_heads(side: str) -> str:
+    """`Q^2(s_t, b_t)`, `A^{1}_t(s, a)` → `@Qqfn…@(…)`: a name with a superscript followed by a bracket that lists
+    several arguments is a function applied to them (a power times a list means nothing), which SymPy's grammar
+    does not read; its name spells the head's tokens (`head_function_name`), so that the test's double for that
+    function is found. With one argument (`V^1(s)`) the text does not say application from power times a bracket:
+    left to SymPy."""
+    out, i = [], 0
+    for match in _SCRIPTED_HEAD.finditer(side):
+        if "^" not in match.group("head") or match.start() < i:
+            continue
+        try:
+            close = _closing(side, match.end())
+        except _NotRewritten:
+            continue
+        if len(_split_top(side[match.end() + 1:close], ",")) < 2:
+            continue
+        out.append(side[i:match.start()] + f" @Qqfn{head_function_name(match.group('head'))}@")
+        i = match.end()
+    return "".join(out) + side[i:]
+
+
+def head_function_name(head: str) -> str:
+    """The spelled name of a function head written with scripts (`Q^{2}_{t}`, `Q^2_t`: one name), from its
+    spelling tokens (`_spelling`) in one script order."""
+    return _spelled("".join(token for token, _, _ in _spelling(_subscript_first(head))))
 
 
 _EXTREMUM_SET = re.compile(r"\\(?P<op>min|max)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
@@ -1197,6 +1228,8 @@ def _doubles(sympy: Any, abstract: tuple) -> dict[str, Any]:
         name = _function_name(sympy, latex)
         if name:
             out[name] = _double(calls)
+        if "^" in latex:  # the same function applied to several arguments (`_scripted_heads`)
+            out[f"F_{{Qqfn{head_function_name(latex)}}}"] = _double(calls)
     return out
 
 
