@@ -7,19 +7,24 @@ makes), and which checks of the generated test (`test_independent_*`, `papermath
 passes. A stand-in (an undefined function replaced by the identity) or a refusal never counts as ok; a function
 the paper leaves abstract is a callable parameter of the code (counted in `abstract`), not a stand-in.
 
-The checks fall in four categories, by what they are measured against (`CATEGORIES`):
+The checks fall in five categories, by what they are measured against (`CATEGORIES`):
 - paper-stated: what the paper itself says about the result — the other sides of `a = b = c`, the shape the
   text declares for what the equation defines;
-- second reader: the value SymPy's LaTeX parser (which does not use papermath's tree) gives the computed side at
-  the test's inputs (`papermath.codegen.second_reader`; needs `pip install -e '.[bench]'`, else none); for a
-  comparison or bound, the value of each side cut from the text, compared with the generated `…_sides` (whether
-  the relation holds on the test's arbitrary inputs is not what counts);
+- second reader: the value SymPy's LaTeX parser gives the computed side at the test's inputs, reading the PAPER'S
+  OWN LaTeX (`Evaluation.source_latex`, cleaned only lexically: fonts, sizes, script order, spacing), matched to
+  the inputs by their names' spelling (`papermath.codegen.second_reader`; needs `pip install -e '.[bench]'`, else
+  none); for a comparison or bound, the value of each side cut from the text, compared with the generated
+  `…_sides` (whether the relation holds on the test's arbitrary inputs is not what counts);
+- rendering re-read: the same reader on papermath's rendering of its own tree (`Evaluation.latex`), where it reads
+  nothing of the paper's text. The rendering carries papermath's reading (`A2` rendered `A 2`, `K^{T}` as
+  `K^{\\top}`), so this checks the code against the tree only (until session 12 it was the only second reader and
+  was counted as independent: 245/620 then, an over-count);
 - operator invariant: a property the guides state for the construct at the top of the tree (a softmax's rows sum
   to 1, a share lies in [0, 1], an argmax over [a, b] lies in it);
 - tree-derived property: the range, scaling and translation symmetries derived by rules over papermath's tree.
 Only the first two count as INDEPENDENT, and the 70% target is claimed on them: they can fail when papermath's
-tree misreads the paper (another side read apart from this one, a shape from the text, another parser). The last
-two hold for whatever the tree says — if the tree reads f(x) as f·x, code and check agree on the wrong reading —
+tree misreads the paper (another side read apart from this one — though papermath reads that side too —, a shape
+from the text, another parser of the text). The last three hold for whatever the tree says — if the tree reads f(x) as f·x, code and check agree on the wrong reading —
 so they catch tree→code errors, not a misread tree; they are reported, never counted as independent. An equation
 is ok when the code is ok, its test carries at least one independent check, and every check it carries passes.
 Target: ≥ 70% of equations. The test files of a sample are also run with pytest at the end.
@@ -59,6 +64,7 @@ def run_generated(code, ev) -> None:
 
 KINDS = (("paper", ("sides_the_paper_states_equal", "shape_the_paper_declares")),
          ("reader", ("second_reader_agrees",)),
+         ("reread", ("rendering_reread_agrees",)),
          ("construct", ("softmax_rows_sum_to_one", "share_between_zero_and_one", "argmax_in_its_interval")),
          ("range", ("range_its_operators_allow",)),
          ("scaling", ("scaling_symmetry_of_its_operators",)),
@@ -66,8 +72,8 @@ KINDS = (("paper", ("sides_the_paper_states_equal", "shape_the_paper_declares"))
 """Kinds of check by their test function's name, strongest first."""
 
 CATEGORIES = (("paper-stated", ("paper",), True), ("second reader", ("reader",), True),
-              ("operator invariant", ("construct",), False), ("tree-derived property", ("range", "scaling", "shift"),
-                                                              False))
+              ("rendering re-read", ("reread",), False), ("operator invariant", ("construct",), False),
+              ("tree-derived property", ("range", "scaling", "shift"), False))
 """(category, kinds, counts as independent): see the module's docstring for why only the first two count."""
 INDEPENDENT = tuple(kind for _, kinds, counts in CATEGORIES if counts for kind in kinds)
 
@@ -220,7 +226,8 @@ def main() -> int:
     print("indep.: the generated test carries an INDEPENDENT check (paper-stated or second reader); ok: code ok, an "
           "independent check carried, and every check of the test passes")
     from papermath.codegen.second_reader import available
-    print(f"second reader (SymPy's LaTeX parser): {'available' if available() else 'NOT installed: no such checks'}")
+    print(f"second reader (SymPy's LaTeX parser, on the paper's own LaTeX): "
+          f"{'available' if available() else 'NOT installed: no such checks'}")
     print("checks by category (equations carrying one / where every one of the category passes):")
     for name, _, counts_ in CATEGORIES:
         print(f"  {name:<22} {'independent' if counts_ else 'NOT independent':<16} {total[f'cat carry {name}']:>4} "

@@ -352,7 +352,7 @@ def test_the_new_rewrites(latex, text):
     # an accent on a letter is another quantity (SymPy read `\tilde{g}` as tilde·g, and `\tilde{g}_t` not at all)
     (r"\tilde{g}_{t}", r"g_{\mathit{Qqs"), (r"\hat{y}", r"y_{\mathit{Qqs"),
     # a prime before a subscript, a superscript before a subscript: moved where SymPy reads them, as TeX does
-    (r"z'_{t}", r"z_{t}'"), (r"\sigma^2_t", r"\sigma_{t}^{2}"),
+    (r"z'_{t}", r"z_{t}'"), (r"\sigma^2_t", r"\sigma_t^2"),
     # a braced group with a script (SymPy cannot script a group): one letter unbraced, else one spelled symbol
     (r"{d}_{\text{model}}", r"d_{model}"), (r"{\Delta x}_{1}", r"G_{\mathit{Qqg"), (r"{x'}_{1}", r"x_{1}'"),
 ])
@@ -513,3 +513,78 @@ def test_long_inputs_stay_bounded(text):
         SR.reader_forms(text)
     except SR._NotRewritten:
         pass
+
+
+# --- session 12: the second reader reads the paper's own text, not papermath's rendering of its tree ---
+
+def test_the_reader_reads_the_papers_text_not_papermaths_rendering():
+    """`ev.latex` is papermath's rendering of its tree; the reader reads `ev.source_latex`. Without a text of the
+    paper's own it has no (independent) opinion; `rendering=True` re-reads the rendering (a check named apart)."""
+    ev = evaluate(r"\begin{aligned} y &= \left(1 - c\right) x \,, \end{aligned}", {"c": 0.25, "x": 2.0})
+    assert ev.source_latex.startswith(r"\begin{aligned}") and ev.latex != ev.source_latex
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(1.5)
+    no_text = dataclasses.replace(ev, source_latex="")
+    assert SR.read(no_text) is None and "no text of the paper's own" in SR.reading_or_reason(no_text)
+    assert SR.read(no_text, rendering=True) is not None
+    assert second_reader_check(ev).name == "second_reader_agrees"
+    assert second_reader_check(no_text, rendering=True).name == "rendering_reread_agrees"
+
+
+@pytest.mark.parametrize("source, text", [
+    (r"\begin{aligned} a &= b \end{aligned}", "a &= b"),
+    (r"\begin{alignat}{2} a &= b \end{alignat}", "a &= b"),
+    # an indented continued line is layout; a `\quad` that starts a condition stays
+    (r"a &= b &\qquad - c \\ &\quad + d", r"a &= b &  - c \\ &  + d"),
+    (r"a = b \quad \text{for } t", r"a = b \quad \text{for } t"),
+])
+def test_paper_text_drops_layout_only(source, text):
+    class Ev:
+        source_latex = source
+    assert SR.paper_text(Ev()) == text
+
+
+@pytest.mark.parametrize("side, key, found", [
+    # the paper's spelling and papermath's name of an input differ in fonts, braces, spaces, `|` for `\mid`
+    (r"\frac{p_{\theta}(\boldsymbol{x}_0|\boldsymbol{c})}{2}", r"p_\theta (\mathbf{x}_{0} \mid \mathbf{c})",
+     r"p_{\theta}(\boldsymbol{x}_0|\boldsymbol{c})"),
+    (r"\log p^*_{\theta}(x|c)", r"p_\theta^{*}(x \mid c)", r"p_{\theta}^*(x|c)"),
+    # not inside another name: an accent, or a script after it, makes it another quantity
+    (r"\hat{p}(x|c)", r"p(x \mid c)", None),
+    (r"p(x|c)_t", r"p(x \mid c)", None),
+])
+def test_an_input_is_found_in_the_papers_spelling(side, key, found):
+    side = SR._subscript_first(side)
+    spans = SR._spelled_in(side, key)
+    assert [side[a:b] for a, b in spans] == ([found] if found else [])
+
+
+@pytest.mark.parametrize("latex, read", [
+    (r"K^T_1", r"K_{1}^{\top}"), (r"x^{\mathsf{T}} y", r"x^{\top} y"), (r"x^\text{T}", r"x^{\top}"),
+    (r"x^{Tt}", r"x^{Tt}"),  # a superscript word, not T alone
+])
+def test_a_superscript_t_is_the_transpose(latex, read):
+    assert SR._TRANSPOSE_T.sub(lambda _m: "^{\\top}", SR._subscript_first(latex)).replace("_1", "_{1}") == read
+
+
+@pytest.mark.parametrize("latex, same", [
+    (r"x^\prime_k", r"x'_k"), (r"{\rm cat}", r"\mathrm{cat}"), (r"\Tilde{p}", r"\tilde{p}"), (r"\dfrac12", r"\frac12"),
+    (r"\left(1-c\right)x", r"(1-c)x"), (r"{\bm{\mu}}_{{\bm{\theta}}}", r"\mu_{\theta}"), (r"a^2 \,,", r"a^2"),
+])
+def test_spellings_tex_prints_alike_read_alike(latex, same):
+    assert SR._parse(SR._without_trailing(latex)) == SR._parse(same)
+
+
+@pytest.mark.parametrize("latex, applied", [
+    # a name with a superscript before a bracket listing several arguments: a function applied to them
+    (r"r^1(s_t, a_t, b_t)", True), (r"Q^2_t(b_t, c)", True),
+    # one argument: power times a bracket, or an application — the text does not say; left to SymPy
+    (r"V^1(s)", False), (r"x^2(a + b)", False),
+])
+def test_a_scripted_head_applied_to_several_arguments_is_a_function(latex, applied):
+    assert ("@Qqfn" in SR._scripted_heads(latex)) is applied
+
+
+def test_a_scripted_heads_name_is_the_same_in_either_spelling():
+    assert SR.head_function_name(r"Q^{2}_{t}") == SR.head_function_name(r"Q^2_t") == SR.head_function_name(r"Q_t^{2}")
+    assert SR.head_function_name(r"Q^{2}") != SR.head_function_name(r"Q^{1}")

@@ -302,9 +302,10 @@ def _test(ev: Evaluation, module: str, function: str, second_reader: bool = True
         f'"""Checks {module}.{function}. test_*_hand_worked_numbers and test_*_torch_agrees_with_numpy are',
         "self-consistency only: their expected values come from papermath's evaluator, which reads the equation the",
         "same way the code does. Each test_independent_* says in its comment what it is measured against: the",
-        "paper's text (a declared shape, another side it states equal) or another reader of the LaTeX can fail on a",
-        "misreading of the paper; a property derived from papermath's tree (a range, a symmetry) or of the construct",
-        'at its top (rows summing to 1) checks the code against that tree only."""',
+        "paper's text (a declared shape, another side it states equal) or another reader of the paper's own LaTeX",
+        "can fail on a misreading of the paper; a re-read of papermath's rendering of its tree, a property derived",
+        "from that tree (a range, a symmetry) or of the construct at its top (rows summing to 1) checks the code",
+        'against that tree only."""',
         f"# Equation: {safe.comment(ev.latex, 2000)}",
         f"# with {safe.comment(shown, 2000)}" if shown else None,
         "import numpy as np",
@@ -340,7 +341,9 @@ _TREE_DERIVED = ("Not independent of papermath's tree (a property derived from i
                  "tree, not the tree against the paper)")
 _AGAINST = {
     "shape_the_paper_declares": "Independent of papermath's tree: the paper's text",
-    "second_reader_agrees": "Independent of papermath's tree: another reader of the LaTeX",
+    "second_reader_agrees": "Independent of papermath's tree: another reader of the paper's own LaTeX",
+    "rendering_reread_agrees": "NOT independent of papermath's tree: SymPy re-reads papermath's rendering of its own "
+                               "tree (it checks the code against the tree, not the tree against the paper)",
     "softmax_rows_sum_to_one": "A property the guides state for the construct papermath's tree has at the top (it "
                                "holds whatever the tree reads inside)",
     "share_between_zero_and_one": "A property of the construct papermath's tree has at the top (it holds whatever "
@@ -370,10 +373,13 @@ def _independent(ev: Evaluation, function: str, module: str, second_reader: bool
     checks = independent_checks(ev.latex, target_shape=ev.target_shape, shape_source=ev.target_shape_source,
                                 implementations=ev.implementations, parameters=parameters,
                                 abstract=tuple(latex for latex, _, _ in ev.abstract), function=function)
-    reader = second_reader_check(ev, module, function) if second_reader else None
+    reader = None
+    if second_reader:  # the paper's text; where it reads nothing, papermath's rendering (not independent)
+        reader = second_reader_check(ev, module, function) or second_reader_check(ev, module, function, rendering=True)
     for check in checks + ([reader] if reader is not None else []):
+        against = next((text for stem, text in _AGAINST.items() if check.name.startswith(stem)), _TREE_DERIVED)
         out += [f"def test_independent_{safe.identifier(check.name, 'check name')}():",
-                f"    # {_AGAINST.get(check.name, _TREE_DERIVED)}: {safe.comment(check.why)}",
+                f"    # {against}: {safe.comment(check.why)}",
                 f"    result = {function}(*inputs())",
                 *(f"    {line}" for line in check.body), "", ""]
     return out

@@ -101,18 +101,26 @@ def independent_checks(latex: str, *, target_shape: tuple[int, ...] | None = Non
     return checks
 
 
-def second_reader_check(ev: Any, module: str = "", function: str = "") -> Check | None:
+def second_reader_check(ev: Any, module: str = "", function: str = "", rendering: bool = False) -> Check | None:
     """The value SymPy's LaTeX parser gives the computed side at the test's inputs (`second_reader`), as a
-    literal the generated test compares with: a reader that does not use papermath's tree. None where it
+    literal the generated test compares with: a reader of the paper's text that does not use papermath's tree.
+    None where it
     cannot read the equation or has no opinion (see `papermath.codegen.second_reader`). For a comparison or
     bound, each side's value, compared with what the generated `{function}_sides` of `module` returns (without
-    `module` and `function`, no check for a comparison)."""
+    `module` and `function`, no check for a comparison). The reader reads the paper's own text
+    (`Evaluation.source_latex`); with `rendering`, papermath's rendering of its tree instead (`ev.latex`): a check
+    named `rendering_reread_…`, NOT independent of papermath's reading (it catches code that computes something
+    else than the tree says, not a tree that misreads the paper)."""
     from . import literal_code, safe
     from .second_reader import read
 
-    reading = read(ev)
+    reading = read(ev, rendering)
     if reading is None:
         return None
+    stem = "rendering_reread_agrees" if rendering else "second_reader_agrees"
+    reader = ("SymPy's LaTeX parser (sympy.parsing.latex) re-reading papermath's rendering of its own tree (NOT "
+              "independent of papermath's reading)" if rendering else
+              "SymPy's LaTeX parser (sympy.parsing.latex), reading the paper's own LaTeX without papermath's tree")
     verdict = "they agree at generation time" if reading.agrees else (
         "they DISAGREE at generation time (papermath's code gives another value): look at which reading the "
         "paper means")
@@ -120,9 +128,9 @@ def second_reader_check(ev: Any, module: str = "", function: str = "") -> Check 
         if not module or not function:
             return None
         sides = safe.identifier(f"{function}_sides", "function name")
-        return Check("second_reader_agrees_on_each_side",
-                     f"SymPy's LaTeX parser (sympy.parsing.latex), which does not use papermath's tree, reads the "
-                     f"sides cut from the text as {reading.expression} and gives each side this value at these "
+        return Check(f"{stem}_on_each_side",
+                     f"{reader}, reads the sides cut from the text as {reading.expression} and gives each side this "
+                     "value at these "
                      f"inputs; {verdict}. Each side is compared, not whether the relation holds: the test's inputs "
                      "need not satisfy the paper's assumptions",
                      (f"from {safe.identifier(module, 'module name')} import {sides}",
@@ -130,9 +138,8 @@ def second_reader_check(ev: Any, module: str = "", function: str = "") -> Check 
                       f"assert len(sides) == {len(reading.value)}",
                       *(f"np.testing.assert_allclose(np.asarray(sides[{k}], dtype=float), {literal_code(value)}, "
                         "rtol=1e-6, atol=1e-9)" for k, value in enumerate(reading.value))))
-    return Check("second_reader_agrees",
-                 f"SymPy's LaTeX parser (sympy.parsing.latex), which does not use papermath's tree, reads the "
-                 f"computed side as {reading.expression} and gives this value at these inputs; {verdict}",
+    return Check(stem, f"{reader}, reads the computed side as {reading.expression} and gives this value at these "
+                 f"inputs; {verdict}",
                  (f"np.testing.assert_allclose(np.asarray(result, dtype=float), {literal_code(reading.value)}, "
                   "rtol=1e-6, atol=1e-9)",))
 

@@ -8,10 +8,15 @@ value at the test's inputs is computed here, at generation time, and written int
 literal: where the two readers disagree, that test fails.
 
 What makes it independent, and where it stops:
-- the computed side is cut from the LaTeX text (the part after the last top-level `=`, `:=`, `\\approx` …), not
-  from papermath's tree; the LaTeX is cleaned only lexically (font macros, `\\left`/`\\right`, `\\text{…}` in
-  subscripts, alignment marks), and each input's key is cleaned and parsed by SymPy the same way, so that the
-  inputs are matched by SymPy's reading of their names;
+- it reads the paper's own LaTeX (`Evaluation.source_latex`, `paper_text`), never `Evaluation.latex`, which is
+  papermath's rendering of its tree and carries its reading (`A2` rendered `A 2`, `K^{T}` rendered `K^{\\top}`);
+  `read(ev, rendering=True)` reads that rendering instead, for a check that is NOT independent (named so);
+- the computed side is cut from the text (the part after the last top-level `=`, `:=`, `\\approx` …); the LaTeX is
+  cleaned only lexically (font macros, `\\left`/`\\right`, `\\text{…}` in subscripts, alignment marks and
+  indentation, the order of a symbol's two scripts, redundant braces), and each input's key is cleaned and parsed
+  by SymPy the same way, so that the inputs are matched by SymPy's reading of their names; an input that is a
+  sub-expression given one value (`p_\\theta(x \\mid c)`) is found in the text by its spelling (`_spelling`);
+  the names are papermath's, the reading of the operations around them is SymPy's;
 - SymPy's algebra is scalar: with array inputs it computes elementwise (numpy broadcasting). Where that gives
   another shape than papermath's result (a matrix product, a dot product, a reduction over an axis) it has no
   opinion and no check is written; an unknown function (`f(x)`, a network) or a symbol no input matches (SymPy
@@ -144,7 +149,12 @@ def computed_side(latex: str) -> str:
     side = _CONDITION_CLAUSE.sub("", side)  # `…, \forall t`: where it holds, not part of the value
     if _ORDER.search(_outside_braces(side)) or re.search(r"\\[lcv]?dots\b", side):
         return ""  # a bound or a condition (`\\le`, `\\in`, `\\sim`), or a pattern (`…`): not one value
-    return side.replace("&", " ").strip().rstrip(".,;").strip()
+    return _without_trailing(side.replace("&", " "))
+
+
+def _without_trailing(side: str) -> str:
+    """A side without the punctuation and spacing that end the sentence after it (`…\\,,`, `… .`)."""
+    return re.sub(r"(?:\s|\\[,;:! ]|\\q?quad(?![A-Za-z])|[.,;~])+$", "", side).strip()
 
 
 _COMPARISON_OPS = {"\\le": "≤", "\\leq": "≤", "\\leqslant": "≤", "\\ge": "≥", "\\geq": "≥", "\\geqslant": "≥",
@@ -203,7 +213,7 @@ def comparison_sides(latex: str) -> tuple[list[str], list[str]] | None:
     if depth or not ops or "=" in ops and len(set(ops)) == 1:
         return None  # unbalanced, no comparison, or `a = b` (a value, read by `computed_side`)
     bounds = cuts + [end]
-    sides = [text[bounds[k]:bounds[k + 1]].strip().rstrip(".,;").strip() for k in range(0, len(bounds), 2)]
+    sides = [_without_trailing(text[bounds[k]:bounds[k + 1]]) for k in range(0, len(bounds), 2)]
     if any(not side or re.search(r"\\[lcv]?dots\b", side) for side in sides):
         return None
     return sides, ops
@@ -369,14 +379,42 @@ def _accent_alone(text: str) -> str:
                   else m.group(0), text)
 
 
+_SCRIPT_ARGUMENT = r"(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+\s*\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
+_SUPER_FIRST = re.compile(r"\^\s*(?P<sup>%s)\s*_\s*(?P<sub>%s)" % (_SCRIPT_ARGUMENT, _SCRIPT_ARGUMENT))
+
+
+def _subscript_first(text: str) -> str:
+    """`p^*_\\theta` → `p_\\theta^*`: TeX prints both scripts of a symbol alike in either order; one order, so that
+    the paper's spelling and an input's name compare."""
+    return _SUPER_FIRST.sub(lambda m: f"_{m.group('sub')}^{m.group('sup')}", text)
+
+
+def _one_spelling(text: str) -> str:
+    """Spellings TeX prints alike written one way: `{\\rm ref}` → `\\mathrm{ref}`, `x^\\prime` and `x^{\\prime}` →
+    `x'`, `\\Tilde` → `\\tilde`, `\\dfrac`/`\\tfrac` → `\\frac`, `\\smash[t]{…}` → `{…}` (a printing hint)."""
+    text = re.sub(r"\{\s*\\rm\s+([^{}]*)\}", r"\\mathrm{\1}", text)
+    text = re.sub(r"\^\s*(?:\{\s*\\prime\s*\}|\\prime(?![A-Za-z]))", "'", text)
+    text = re.sub(r"\\prime(?![A-Za-z])", "'", text)
+    text = re.sub(r"\\Tilde(?![A-Za-z])", r"\\tilde", text)
+    text = re.sub(r"\\[dt]frac(?![A-Za-z])", r"\\frac", text)
+    return re.sub(r"\\smash\s*(?:\[[a-z]\])?", "", text)
+
+
 _CLEANING: tuple[tuple[Any, int], ...] = (
+    (_one_spelling, 1),
+    (_subscript_first, 1),
     (lambda text: _SNAKE_WORD.sub(lambda m: _word(m.group(0).replace("\\_", "Qu")), text), 1),
     (lambda text: _WORDS.sub(_upright_word, text), 1),
     # fonts nest (`\\bm{\\mathrm{W}}`): innermost first, three levels
     (lambda text: re.sub(r"\\(?:%s)\b\s*" % "|".join(_FONTS), "",
                          re.sub(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_FONTS), _argument, text)), 3),
+    # `{\\bm{\\mu}}_{{\\bm{\\theta}}}` → `\\mu_{\\theta}`: braces around one symbol that no command or script takes
+    (lambda text: re.sub(r"(?<![\\A-Za-z_^}\]])\{\s*(\\[A-Za-z]+|[A-Za-z])\s*\}",
+                                lambda m: f" {m.group(1)}{' ' if m.group(1).startswith(chr(92)) else ''}", text), 2),
     (_words_placed, 1),
     (lambda text: re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", re.sub(r"\\[,;:!> ]|~", " ", text)), 1),
+    # `\\left( … \\right)`: SymPy's grammar reads the bracket, not the size (`\\left.` sizes nothing)
+    (lambda text: re.sub(r"\\(?:left|right)(?![A-Za-z])\s*\.?", " ", text), 1),
     (lambda text: _ACCENTED.sub(lambda m: f"{m.group('letter')}@A{m.group('accent').lower()}@", text), 1),
     (lambda text: _GROUP_SCRIPTED.sub(_group_as_name, text), 3),  # innermost groups first (`{{\\Delta x}_{1}}_{2}`)
     (lambda text: _SCRIPTED.sub(_scripts_as_name, text), 3),  # innermost scripts first (`v_{\\theta^{*}}`)
@@ -520,14 +558,14 @@ to a value is the logistic sigmoid (the Bradley–Terry and DPO losses). A paper
 """Functions SymPy's parser leaves undefined that mean one thing (`\\max(a, b)`, `\\min(a, b)`)."""
 
 
-def read(ev: Any) -> SecondReading | None:
+def read(ev: Any, rendering: bool = False) -> SecondReading | None:
     """SymPy's value of `ev`'s computed side at `ev`'s inputs, or None where it cannot say (see the module).
     Bounded by the per-formula time budget (`papermath.budget`)."""
-    reading = reading_or_reason(ev)
+    reading = reading_or_reason(ev, rendering)
     return reading if isinstance(reading, SecondReading) else None
 
 
-def reading_or_reason(ev: Any) -> SecondReading | str:
+def reading_or_reason(ev: Any, rendering: bool = False) -> SecondReading | str:
     """`read`, or the reason it has no opinion (for the coverage benchmark's table of causes)."""
     if ev.standins or not ev.params:
         return "stand-in or no inputs"
@@ -536,17 +574,20 @@ def reading_or_reason(ev: Any) -> SecondReading | str:
     from ..budget import BudgetExceeded, formula_budget
     try:
         with formula_budget("second reader"):
-            return _read(ev)
+            return _read(ev, rendering)
     except (BudgetExceeded, RecursionError):
         return "over the time budget"
 
 
-def _read(ev: Any) -> SecondReading | str:
+def _read(ev: Any, rendering: bool = False) -> SecondReading | str:
     import sympy
 
-    if any(mark in ev.latex for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
+    text = ev.latex if rendering else paper_text(ev)
+    if not text:
+        return "no text of the paper's own (papermath's rendering of its tree is not a second reading)"
+    if any(mark in text for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
         return "placeholder spelling"  # SymPy's reading could not be told from ours
-    latex = without_annotations(ev.latex)
+    latex = without_annotations(text)
     if ev.sides:
         return _read_comparison(sympy, ev, latex)
     side = computed_side(latex)
@@ -561,6 +602,24 @@ def _read(ev: Any) -> SecondReading | str:
     except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
         return "an integer too long to print"
     return SecondReading(text, value.tolist(), _close(value, ev.value))
+
+
+_LAYOUT = re.compile(r"\\(?:begin|end)\s*\{\s*(?:aligned|align|alignat|split|gathered|gather|equation|eqnarray|multline"
+                     r"|flalign)\*?\s*\}(?:\s*\{\d+\})?")
+"""Environments that only lay the formula out on lines (alignment marks and line breaks are read elsewhere)."""
+
+
+def paper_text(ev: Any) -> str:
+    """The formula as the paper writes it (`Evaluation.source_latex`: before papermath parsed it), without layout
+    environments: what the second reader reads. Not `ev.latex`, papermath's rendering of its own tree, which
+    carries its reading (`A2` rendered `A 2`, `K^{T}` rendered `K^{\\top}`): a reading of that would start
+    from papermath's tree. "" when there is none (an evaluation of a tree)."""
+    if not getattr(ev, "source_latex", ""):
+        return ""
+    text = _LAYOUT.sub(" ", ev.source_latex)
+    # `&\\qquad - …` at the start of a line, or after an alignment mark, indents a continued line: layout, not the
+    # `\\quad` that starts a condition (`… \\quad \\text{for } t > 0`)
+    return re.sub(r"(&|\\\\(?:\[[^\]]*\])?|^)(\s*&)?\s*\\q?quad(?![A-Za-z])", r"\1\2 ", text).strip()
 
 
 def _close(value: Any, want: Any) -> bool:
@@ -597,17 +656,10 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
                 ) -> tuple[Any, np.ndarray] | str:
     """SymPy's expression for one side's text and its value at `ev`'s inputs (`want`: papermath's value, for the
     shape only), or why there is none. `constant`: a side with no input (`0 \\le …`) has its value."""
-    try:
-        side, placeholders = _opaque_inputs(side, ev.params)
-        side, draws = reader_forms(side)
-    except _NotRewritten as why:
-        return f"not rewritten: {why}"
-    try:
-        expression = _parse(side)
-    except Exception:  # SymPy cannot read it: no second opinion
-        return "sympy cannot parse"
-    if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
-        return "not an expression / integral / derivative / limit"
+    parsed = _parsed_side(sympy, ev, side)
+    if isinstance(parsed, str):
+        return parsed
+    side, expression, placeholders, draws = parsed
     matched = _inputs(sympy, ev, placeholders)
     if isinstance(matched, str):
         return matched
@@ -669,6 +721,39 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     return expression, value
 
 
+_TRANSPOSE_T = re.compile(r"\^\s*(?:T|\{\s*T\s*\}|\\(?:mathrm|text|mathsf|rm|textsf)\s*\{\s*T\s*\}"
+                          r"|\{\s*\\(?:mathrm|text|mathsf|rm|textsf)\s*\{\s*T\s*\}\s*\}|\\intercal(?![A-Za-z])"
+                          r"|\{\s*\\intercal\s*\})")
+"""A superscript T (`K^T`, `x^{T}`, `\\mu^\\text{T}`, `\\intercal`), read as `\\top` where no input is named T."""
+
+
+def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, str], dict[str, str]] | str:
+    """One side's text rewritten for SymPy (`_one_order`, `_opaque_inputs`, `reader_forms`) and SymPy's expression
+    of it: (the rewritten text, the expression, the inputs' placeholders, the expectations' draws), or why not."""
+    side = _one_order(side, ev.params)
+    try:
+        side, placeholders = _opaque_inputs(side, ev.params)
+        side, draws = reader_forms(side)
+    except _NotRewritten as why:
+        return f"not rewritten: {why}"
+    try:
+        expression = _parse(side)
+    except Exception:  # SymPy cannot read it: no second opinion
+        return "sympy cannot parse"
+    if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
+        return "not an expression / integral / derivative / limit"
+    return side, expression, placeholders, draws
+
+
+def _one_order(side: str, keys: tuple[str, ...]) -> str:
+    """A symbol's scripts subscript first (`_subscript_first`), and a superscript T the transpose where no input is
+    named T (`_TRANSPOSE_T`)."""
+    side = _subscript_first(side)
+    if any(key.strip() == "T" for key in keys):
+        return side
+    return _TRANSPOSE_T.sub(lambda _m: "^{\\top}", side)
+
+
 def _ordered(sympy: Any, expression: Any, replacements: dict, values: dict) -> tuple[Any, dict, dict]:
     """The expression, the inputs' symbols and their dummies made non-commutative, so that a product keeps the
     order the text writes (SymPy's parser builds it unevaluated, in order; a commutative product is re-sorted on
@@ -722,22 +807,74 @@ def _placeholder(k: int) -> str:
 
 
 def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str]]:
-    """Inputs that are sub-expressions given one value (`V^{*}(x_{t - 1}, c)`, `p_\\theta(x \\mid c)`: papermath's
-    inputs name them in the formula's own spelling) replaced in the text by a placeholder SymPy reads as one
-    symbol; SymPy still reads every operation around them. (key → placeholder symbol name)."""
+    """Inputs that are sub-expressions given one value (`V^{*}(x_{t - 1}, c)`, `p_\\theta(x \\mid c)`) replaced in
+    the text by a placeholder SymPy reads as one symbol; SymPy still reads every operation around them. The keys
+    are papermath's names of its inputs and the text is the paper's: they are matched by their spelling tokens
+    (`_spelling`: fonts, braces, spaces and sizes dropped, `|` and `\\mid` one token), so `p_{\\text{ref}}
+    (\\boldsymbol{x}_0|\\boldsymbol{c})` in the paper is the input `p_{\\text{ref}}(\\mathbf{x}_{0} \\mid
+    \\mathbf{c})`. (key → placeholder symbol name)"""
     out: dict[str, str] = {}
     for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
-        pattern = r"(?<![A-Za-z\\])" + re.escape(key) + r"(?![A-Za-z_^])"
-        if re.search(pattern, side):
-            bound = {m.group(1) or m.group(2) for m in _BINDS.finditer(re.sub(pattern, " ", side))}  # outside it
-            if any(re.search(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])", key) for name in bound):
-                # `\\sum_t \\gamma^t A(a_t \\mid s_t)` with A(a_t | s_t) given one value: a term that varies
-                # with t read as a constant would make any reading agree
-                raise _NotRewritten("an input given one value depends on a variable a sum or 𝔼 binds")
-            name = _placeholder(len(out))
-            side = re.sub(pattern, lambda _m, n=name: f" @{n}@ ", side)  # `\\mathit{…}` after `clean`
-            out[key] = name
+        spans = _spelled_in(side, key)
+        if not spans:
+            continue
+        outside = "".join(side[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(side)]))
+        bound = {m.group(1) or m.group(2) for m in _BINDS.finditer(outside)}
+        if any(re.search(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])", key) for name in bound):
+            # `\\sum_t \\gamma^t A(a_t \\mid s_t)` with A(a_t | s_t) given one value: a term that varies
+            # with t read as a constant would make any reading agree
+            raise _NotRewritten("an input given one value depends on a variable a sum or 𝔼 binds")
+        name = _placeholder(len(out))
+        for a, b in reversed(spans):
+            side = f"{side[:a]} @{name}@ {side[b:]}"  # `\\mathit{…}` after `clean`
+        out[key] = name
     return side, out
+
+
+_SPELLING_TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|\s+|.", re.S)
+_LOOKS_ONLY = frozenset({f"\\{f}" for f in _FONTS} | {
+    "\\text", "\\mathrm", "\\operatorname", "\\operatorname*", "\\textrm", "\\textit", "\\mathit", "\\rm",
+    "\\left", "\\right", "\\big", "\\Big", "\\bigg", "\\Bigg", "\\bigl", "\\bigr", "\\Bigl", "\\Bigr",
+    "\\biggl", "\\biggr", "\\Biggl", "\\Biggr", "\\limits", "\\,", "\\;", "\\!", "\\:", "\\ ", "~", "{", "}"})
+"""Tokens that change how a formula looks, not what it says: dropped when two spellings are compared."""
+_SAME_TOKEN = {"\\mid": "|", "\\vert": "|", "\\prime": "'", "\\Tilde": "\\tilde", "\\dfrac": "\\frac",
+               "\\tfrac": "\\frac"}
+_ACCENTS = frozenset({"\\tilde", "\\hat", "\\bar", "\\dot", "\\ddot", "\\check", "\\breve", "\\widetilde",
+                      "\\widehat", "\\overline", "\\vec", "\\Tilde", "\\mathring"})
+
+
+def _spelling(text: str) -> list[tuple[str, int, int]]:
+    """The tokens of `text` that say something (`_LOOKS_ONLY` dropped, `_SAME_TOKEN` one spelling, a `^` before a
+    prime dropped), each with where it is in `text`."""
+    tokens = []
+    for match in _SPELLING_TOKEN.finditer(text):
+        token = match.group(0)
+        if token.isspace() or token in _LOOKS_ONLY:
+            continue
+        tokens.append((_SAME_TOKEN.get(token, token), match.start(), match.end()))
+    return [t for k, t in enumerate(tokens) if not (t[0] == "^" and k + 1 < len(tokens) and tokens[k + 1][0] == "'")]
+
+
+def _spelled_in(side: str, key: str) -> list[tuple[int, int]]:
+    """Where `side` writes `key` (compared by `_spelling`), as spans of `side`: not inside a longer name (a
+    letter or a command, an accent or a script mark just before it, a script just after it)."""
+    wanted = [t for t, _, _ in _spelling(_subscript_first(key))]
+    tokens = _spelling(side)
+    spans, k, n = [], 0, len(wanted)
+    while n and k + n <= len(tokens):
+        if [t for t, _, _ in tokens[k:k + n]] != wanted:
+            k += 1
+            continue
+        start, end = tokens[k][1], tokens[k + n - 1][2]
+        before = tokens[k - 1][0] if k else ""
+        after = tokens[k + n][0] if k + n < len(tokens) else ""
+        glued = start > 0 and (side[start - 1].isalpha() or side[start - 1] == "\\")
+        if glued or before in ("_", "^") or before in _ACCENTS or after in ("_", "^", "'"):
+            k += 1
+            continue
+        spans.append((start, end))
+        k += n
+    return spans
 
 
 _BINDS = re.compile(r"\\(?:sum|prod)\s*(?:\\limits\s*)?_\s*(?:\{\s*(\\?[A-Za-z]+)|(\\[A-Za-z]+|[A-Za-z]))")
@@ -745,8 +882,8 @@ _BINDS = re.compile(r"\\(?:sum|prod)\s*(?:\\limits\s*)?_\s*(?:\{\s*(\\?[A-Za-z]+
 
 _EXPECTATION = re.compile(r"\\operatorname\*?\s*\{\s*\\mathbb\s*\{?\s*E\s*\}?\s*\}|\\mathop\s*\{\s*\\mathbb\s*\{?\s*E"
                           r"\s*\}?\s*\}|\\mathbb\s*\{\s*E\s*\}|\\mathbb\s*E(?![A-Za-z])|\\E(?![A-Za-z])")
-_NORM_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?(?:\\\||\\lVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
-_NORM_CLOSE = re.compile(r"(?:\\right\s*|\\[bB]igg?r?\s*)?(?:\\\||\\rVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
+_NORM_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?(?:\\\||(?<!\\)\|\||\\lVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
+_NORM_CLOSE = re.compile(r"(?:\\right\s*|\\[bB]igg?r?\s*)?(?:\\\||(?<!\\)\|\||\\rVert(?![A-Za-z])|\\Vert(?![A-Za-z]))")
 _ABS_OPEN = re.compile(r"\\left\s*\||\\left\s*\\vert(?![A-Za-z])|(?:\\[bB]igg?l?\s*)?\\lvert(?![A-Za-z])")
 _ABS_CLOSE = re.compile(r"\\right\s*\||\\right\s*\\vert(?![A-Za-z])|(?:\\[bB]igg?r?\s*)?\\rvert(?![A-Za-z])")
 _INNER_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?\\langle(?![A-Za-z])")
@@ -815,7 +952,38 @@ def _function_heads(side: str) -> str:
     `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
     `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
     side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
-    return _WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
+    return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
+
+
+_SCRIPTED_HEAD = re.compile(r"(?<![\\A-Za-z])(?P<head>(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\]))+)\s*(?=\()" % _GREEK)
+
+
+def _scripted_heads(side: str) -> str:
+    """`Q^2(s_t, b_t)`, `A^{1}_t(s, a)` → `@Qqfn…@(…)`: a name with a superscript followed by a bracket that lists
+    several arguments is a function applied to them (a power times a list means nothing), which SymPy's grammar
+    does not read; its name spells the head's tokens (`head_function_name`), so that the test's double for that
+    function is found. With one argument (`V^1(s)`) the text does not say application from power times a bracket:
+    left to SymPy."""
+    out, i = [], 0
+    for match in _SCRIPTED_HEAD.finditer(side):
+        if "^" not in match.group("head") or match.start() < i:
+            continue
+        try:
+            close = _closing(side, match.end())
+        except _NotRewritten:
+            continue
+        if len(_split_top(side[match.end() + 1:close], ",")) < 2:
+            continue
+        out.append(side[i:match.start()] + f" @Qqfn{head_function_name(match.group('head'))}@")
+        i = match.end()
+    return "".join(out) + side[i:]
+
+
+def head_function_name(head: str) -> str:
+    """The spelled name of a function head written with scripts (`Q^{2}_{t}`, `Q^2_t`: one name), from its
+    spelling tokens (`_spelling`) in one script order."""
+    return _spelled("".join(token for token, _, _ in _spelling(_subscript_first(head))))
 
 
 _EXTREMUM_SET = re.compile(r"\\(?P<op>min|max)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
@@ -1104,6 +1272,8 @@ def _doubles(sympy: Any, abstract: tuple) -> dict[str, Any]:
         name = _function_name(sympy, latex)
         if name:
             out[name] = _double(calls)
+        if "^" in latex:  # the same function applied to several arguments (`_scripted_heads`)
+            out[f"F_{{Qqfn{head_function_name(latex)}}}"] = _double(calls)
     return out
 
 

@@ -78,6 +78,10 @@ class Evaluation:
     """The result's shape as declared for what the equation defines (text or --shape), in the sizes used here."""
     target_shape_source: str = ""
     """The declaration, in words (`\\mathbf{c}^{KV} [d_c]`)."""
+    source_latex: str = ""
+    """The formula's text as given (the paper's LaTeX), before papermath parsed it; `latex` is papermath's rendering
+    of its own tree. A second reader that must not depend on papermath's reading reads this text
+    (`papermath.codegen.second_reader`); empty when a tree was given."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -326,7 +330,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         implementations=tuple((k, v if isinstance(v, str) else f"equation {v.label}") for k, v in implemented.items()),
         restatements=tuple(lowerer.restatements) if batch is None else (),
         sides=lowerer.compared[1] if batch is None and lowerer.compared and lowerer.compared[0] == result_name else (),
-        **_declared_result_shape(lowerer, batch))
+        source_latex=formula if isinstance(formula, str) else "", **_declared_result_shape(lowerer, batch))
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:
