@@ -32,7 +32,9 @@ def one_line(text: str, limit: int | None = None) -> str:
         text = str.__str__(text) if isinstance(text, str) else str(text)
     if limit is not None:
         text = text[: limit * 2]
-    safe = "".join(_char(c) for c in text).strip()
+    # A printable text holds no break, control, format, surrogate or line/paragraph separator character (what
+    # `str.isprintable` says no to is Unicode's Other and Separator categories but the space): it is kept as is.
+    safe = (text if text.isprintable() else "".join(_char(c) for c in text)).strip()
     if limit is not None and len(safe) > limit:
         safe = safe[: limit - 1] + "…"
     return safe

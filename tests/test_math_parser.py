@@ -885,6 +885,61 @@ def test_walk_and_children_reach_every_node() -> None:
     assert [n.name for n in A.children(matrix)] == ["a", "b", "c", "d"]
 
 
+TRAVERSED = [r"\sum_{i=1}^N \mathbf 1[\hat y_i = y_i]", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
+             r"p_\theta(y \mid x) = \begin{cases} 1 & x > 0 \\ 0 & \text{else} \end{cases}",
+             r"\mathbb{E}_{\tau \sim \pi_\theta}[R(\tau)] \le \|W^\top x\|_2^2 + \frac{\partial f}{\partial x}"]
+
+
+@pytest.mark.parametrize("latex", TRAVERSED)
+def test_the_fast_traversal_reads_every_field_that_holds_a_node(latex) -> None:
+    """`children` and `rewrite` skip the fields annotated to hold no node (names, spellings, counts) and copy a
+    node without `dataclasses.replace`: both rest on every node class's fields being what they say (no node in
+    a `str`/`int`/`bool` field, no `__post_init__`). Checked against the plain loop over every field."""
+    from dataclasses import fields, replace
+
+    def every_child(node):
+        found = []
+        for f in fields(node):
+            value = getattr(node, f.name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                found += [sub for sub in (item if isinstance(item, tuple) else (item,)) if isinstance(sub, A.Node)]
+        return list({id(n): n for n in found}.values())
+
+    assert not [cls for cls in A.NODE_TYPES if hasattr(cls, "__post_init__")]
+    root = parse(latex).tree
+    for node in walk(root):
+        assert [id(n) for n in A.children(node)] == [id(n) for n in every_child(node)]
+    def plain_rewrite(node, fn, done=None):  # the rebuild by dataclasses.replace over every field, shared once
+        done = {} if done is None else done
+        if id(node) in done:
+            return done[id(node)]
+        found = fn(node)
+        if found is not None:
+            done[id(node)] = found
+            return found
+        changes = {}
+        for f in fields(node):
+            value = getattr(node, f.name)
+            if isinstance(value, A.Node):
+                changes[f.name] = plain_rewrite(value, fn, done)
+            elif isinstance(value, tuple):
+                changes[f.name] = tuple(plain_rewrite(v, fn, done) if isinstance(v, A.Node) else
+                                        tuple(plain_rewrite(w, fn, done) if isinstance(w, A.Node) else w for w in v)
+                                        if isinstance(v, tuple) else v for v in value)
+        done[id(node)] = replace(node, **changes)
+        return done[id(node)]
+
+    def rename(n):
+        return A.Symbol(n.name + "'", span=n.span) if isinstance(n, A.Symbol) and n.name != "y" else None
+
+    renamed = A.rewrite(root, rename)
+    assert renamed == plain_rewrite(root, rename)
+    assert [n.span for n in walk(renamed)] == [n.span for n in walk(plain_rewrite(root, rename))]
+    assert renamed != root
+    assert A.rewrite(root, lambda n: None) is root
+
+
 def test_to_dict_is_json_ready() -> None:
     import json
     data = A.to_dict(parse(r"p_\theta(y \mid x)").tree)

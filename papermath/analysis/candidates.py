@@ -231,7 +231,12 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
                                                                   if i not in subject]):
         m = mentions[i]
         slot = "subject" if i in subject else "inside"
-        if slot == "subject":
+        shape_only = slot == "subject" and _shape_only(m)
+        if shape_only:
+            # "We have … $Q \in \mathbb{R}^{N \times d}$": the space it lives in, not what it is; a sentence
+            # that names it ("we project them to query, key, and value $Q \in …$") ranks first in its place
+            tier = 2
+        elif slot == "subject":
             tier = 0 if m.strength >= 2 else (1 if m.strength == 1 else 3)
         else:
             # Inside another formula the symbol is only mentioned, however strongly the sentence defines that
@@ -251,7 +256,7 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
                     penalty = max(penalty, 2)
         out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote, m.math), m.strength,
                            m.paragraph_index, m.sentence_index, order,
-                           slot == "inside" and tier == 2 and _declares_shape(m.math)))
+                           shape_only or (slot == "inside" and tier == 2 and _declares_shape(m.math))))
     return out
 
 
@@ -472,6 +477,11 @@ def _declares_shape(math: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _shape_only(m: Mention) -> bool:
+    """A declaration of the space a symbol lives in with no words that name it (`in-set` with no description)."""
+    return m.pattern == "in-set" and not m.description and _declares_shape(m.math)
+
+
 def _is_generic(quote: str, math: str = "") -> bool:
     """The quantifier of the sentence governs this formula: "for any vectors $a, b$", "$z_1, …$ be arbitrary
     vectors" — the generic phrase stands next to the formula, with no other formula and at most a few words

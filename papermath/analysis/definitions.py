@@ -611,7 +611,13 @@ def _noun_phrase_in(before: str) -> tuple[int, int] | None:
         return None
     if not _is_noun_head(chosen[0].group()):
         return None
+    if _COMPLEMENT_OF_FORMULA.search(head[:chosen[-1].start()]):
+        return None  # "we have $X \\in …$ as the input, $Q \\in …$": "the input" is X's complement, not Q's name
     return chosen[-1].start(), chosen[0].end()
+
+
+# A formula, then "as": the noun phrase after it says what that formula serves as.
+_COMPLEMENT_OF_FORMULA = re.compile(r"\$[^$]*\$\s*as\s+$")
 
 
 _SYMBOL_CELL = re.compile(r"\s*\$[^$]+\$(?:\s*(?:,|and)\s*\$[^$]+\$)*\s*")

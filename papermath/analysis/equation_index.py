@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Iterator
 
-from ..math.tables import RELATIONS
+from ..math.tables import GREEK, RELATIONS
 
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?(\s*\{)?")
 _COMMAND_NAME = re.compile(r"\\[A-Za-z]+")
@@ -37,15 +38,39 @@ def key_base(key: str) -> str:
 
 
 def key_atoms(key: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
-    """What a formula's text must hold to write `key`: (command names, letters standing bare, letters inside a
-    font or accent), from the key's base; None when nothing is certain (no atom, a character outside ASCII).
+    """What a formula's text must hold to write `key`: (command names, letters standing bare, letters anywhere
+    in the text), from the key's base and its scripts; None when nothing is certain (no atom in the base, a
+    character outside ASCII there).
 
     A command that is not a font or an accent (`\\gamma`) names the symbol: its name must stand in the text (as a
     substring: `\\varepsilon` holds `epsilon`). Fonts and accents (`\\mathbf{…}`, `\\hat`) are never required:
     another spelling may give them (`\\bm`, `\\boldsymbol`). Letters of a bare key (`x`) must be letters of the
-    text outside command names; letters under a font (`\\mathbb{R}`) only somewhere in the text (`\\R` may
-    spell it)."""
+    text outside command names; letters under a font (`\\mathbf{x}`, `\\mathbb{R}`) only somewhere in the text
+    (`\\R` may spell it). A script (`_{t}`, `^\\mathrm{cat}`) is written out in the text as the key holds it, up
+    to its spelling (`^{\\text{cat}}`, `^{\\rm cat}`, `_t`): its letters and digits stand outside command names
+    and its Greek letters (`_\\theta`) by name (other commands are not required: the key prints `\\|` as
+    `\\lVert`, `'` as `\\prime`). A display that
+    writes the base but not the script is not parsed for the key (`\\mathbf{x}^\\mathrm{cat}` in a paper whose
+    every display writes `\\mathbf{x}`)."""
+    return _key_atoms(key)
+
+
+@lru_cache(maxsize=8192)
+def _key_atoms(key: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
     base = key_base(key)
+    atoms = base_atoms(base)
+    if atoms is None:
+        return None
+    script = key[len(base):]
+    if not script or not script.isascii():
+        return atoms
+    commands = tuple(m.group(1) for m in _COMMAND.finditer(script) if m.group(1) in GREEK)
+    letters = frozenset(c for c in _COMMAND_NAME.sub(" ", script) if c.isalnum())
+    return tuple(dict.fromkeys(atoms[0] + commands)), atoms[1] | letters, atoms[2]
+
+
+def base_atoms(base: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
+    """`key_atoms` of a key's base alone (the symbol without its scripts)."""
     if not base.isascii():
         return None
     commands = []
@@ -72,12 +97,18 @@ _WRAPPERS = frozenset("mathbf mathrm mathcal mathbb mathsf mathtt mathit mathfra
 class FormulaText:
     """A formula's text as `could_write` tests it (computed once per formula)."""
 
-    __slots__ = ("latex", "letters", "unsure")
+    __slots__ = ("latex", "letters", "spelt", "unsure")
 
     def __init__(self, latex: str) -> None:
         self.latex = latex
         self.letters = frozenset(_COMMAND_NAME.sub(" ", latex))
+        self.spelt = self.letters | frozenset(m.group(1) for m in _ONE_LETTER_COMMAND.finditer(latex))
+        """Letters outside command names, and the letters a one-letter command names (`\\R` may spell
+        `\\mathbb{R}`): where a letter under a font or an accent can come from."""
         self.unsure = not latex.isascii()
+
+
+_ONE_LETTER_COMMAND = re.compile(r"\\([A-Za-z])(?![A-Za-z])")
 
 
 def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None, text: FormulaText) -> bool:
@@ -86,7 +117,7 @@ def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | 
         return True
     commands, bare, wrapped = atoms
     latex = text.latex
-    return all(c in latex for c in commands) and bare <= text.letters and all(c in latex for c in wrapped)
+    return all(c in latex for c in commands) and bare <= text.letters and wrapped <= text.spelt
 
 
 _SKIP_AFTER = re.compile(r"\s+|'|\}|\\[!,;: ]|\\(?:left|mathopen|[bB]ig{1,2}[lr]?)(?![A-Za-z])|"
@@ -102,10 +133,10 @@ def could_apply(key: str, text: FormulaText) -> bool:
     functions, `\\log x`, may go without one: for a key with a command this is `could_write`.) A letter under a
     font or an accent (`\\mathcal{F}`, `\\hat f`) is applied the same way; as a command may spell it (`\\R`),
     a formula that holds the letter inside a command name can apply it."""
-    atoms = key_atoms(key)
+    atoms = base_atoms(key_base(key))
     if atoms is None or text.unsure or atoms[0] or len(atoms[1] | atoms[2]) != 1:
-        return could_write(atoms, text)
-    if not could_write(atoms, text):
+        return could_write(key_atoms(key), text)
+    if not could_write(key_atoms(key), text):
         return False
     wrapped = bool(atoms[2])
     letter = next(iter(atoms[1] | atoms[2]))
@@ -173,7 +204,69 @@ def left_side(latex: str) -> str:
             depth = max(depth - 1, 0)
         elif depth == 0 and (token[0] != "\\" or token[1:] in _RELATION_NAMES):
             end = m.end()
-    return latex if end < 0 else latex[:end]
+    return _without_arguments(latex if end < 0 else latex[:end])
+
+
+_OPEN_BRACKET = re.compile(r"\\(?:left|[bB]igg?l?|mleft)\s*(?:\(|\[)|\(|\[")
+_SIZE_BEFORE = re.compile(r"\\(?:left|[bB]igg?l?|mleft)\s*$")
+_STARTS_AN_ITEM = re.compile(r"(?:^|[&,;{=<>:~]|\\\\|\\[,;:! ]|\\q?quad|\\(?:" + "|".join(
+    sorted(_RELATION_NAMES, key=len, reverse=True)) + r"))\s*$")
+
+
+def _without_arguments(text: str) -> str:
+    """`text` without the bracket groups that cannot hold a left-hand side: a group written after a name, a
+    script, a number or an operator (`q(\\mathbf{x}_t \\mid \\mathbf{x}_0)`, `\\sigma^{num}(t)`, `a + (b)`) is
+    an application's arguments or a factor of a larger term, and neither is a left side's key (the key of
+    `f(x) = …` is f; a product or a sum has none). A group that starts an item — after the row's start, `&`,
+    `,`, `;`, an opening brace, spacing or a relation — may be one (`(x) = …`, `[k_1; k_2] = …`) and is kept;
+    so is a group holding a relation sign or one never closed (`[0, 1)` closes on the other bracket)."""
+    out = []
+    at = 0
+    for m in _OPEN_BRACKET.finditer(text):
+        if m.start() < at:
+            continue
+        before = _SIZE_BEFORE.sub("", text[:m.start()]) if m.group().startswith("\\") else text[:m.start()]
+        if _STARTS_AN_ITEM.search(before[-40:] if len(before) > 40 else before):
+            continue
+        end = _group_end(text, m.end())
+        if end < 0:
+            continue
+        out.append(text[at:m.start()])
+        out.append(" ")
+        at = end
+    if not out:
+        return text
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _group_end(text: str, start: int) -> int:
+    """The offset past the bracket that closes the group opened just before `start` (either of `)` `]`), or
+    -1 when it is never closed or holds a relation sign or a brace it does not close."""
+    depth = 1
+    braces = 0
+    k = start
+    while k < len(text):
+        c = text[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c == "{":
+            braces += 1
+        elif c == "}":
+            braces -= 1
+            if braces < 0:
+                return -1
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                return k + 1 if braces == 0 else -1
+        elif c in "=<>:" and braces == 0:
+            return -1
+        k += 1
+    return -1
 
 
 class EquationIndex:
@@ -186,8 +279,8 @@ class EquationIndex:
         self._by_id = {eq.id: eq for eq in equations}
         self._info: dict[str, tuple] = {}
         self._texts = [FormulaText(eq.latex) for eq in equations]
-        self._candidates: dict[str, list[Any]] = {}
-        self._definer_candidates: dict[str, list[Any]] = {}
+        self._candidates: dict[Any, list[Any]] = {}
+        self._definer_candidates: dict[Any, list[Any]] = {}
         self._left_texts: dict[str, FormulaText] = {}
         self._full: tuple[dict, dict, dict, frozenset] | None = None
         self._memo: dict[tuple[str, str], Any] = {}
@@ -228,23 +321,21 @@ class EquationIndex:
         return self._full
 
     def _candidates_for(self, key: str, with_text: bool = False) -> list[Any]:
-        base = key_base(key)
-        found = self._candidates.get(base)
+        atoms = key_atoms(key)
+        found = self._candidates.get(atoms)
         if found is None:
-            atoms = key_atoms(base)
-            found = self._candidates[base] = [(eq, text) for eq, text in zip(self._equations, self._texts)
-                                              if could_write(atoms, text)]
+            found = self._candidates[atoms] = [(eq, text) for eq, text in zip(self._equations, self._texts)
+                                               if could_write(atoms, text)]
         return found if with_text else [eq for eq, _ in found]
 
     def _definers_for(self, key: str) -> list[Any]:
         """The displays whose left side can write `key` (what `defined_by` and `definers` parse): a display
         that writes the key only on its right-hand side cannot define it."""
-        base = key_base(key)
-        found = self._definer_candidates.get(base)
+        atoms = key_atoms(key)
+        found = self._definer_candidates.get(atoms)
         if found is None:
-            atoms = key_atoms(base)
-            found = self._definer_candidates[base] = [eq for eq, _ in self._candidates_for(key, True)
-                                                      if could_write(atoms, self._left_text(eq))]
+            found = self._definer_candidates[atoms] = [eq for eq, _ in self._candidates_for(key, True)
+                                                       if could_write(atoms, self._left_text(eq))]
         return found
 
     def _left_text(self, eq: Any) -> FormulaText:

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from .candidates import key_family
 from .definitions import _MATH, Mention, _acronym_mentions, _inner, _table_mentions, sentence_mentions
-from .equation_index import FormulaText, could_write, key_atoms, key_base
+from .equation_index import FormulaText, could_write, key_atoms
 
 _RELATIONS = ("by_key", "by_base", "subject", "subject_base", "inside", "family")
 
@@ -49,7 +49,7 @@ class ProseMentions(Mapping):
         self._extra = {base + k: m for k, m in enumerate(extra)}
         self._found: dict[int, Mention] = dict(self._extra)
         self._classified: set[int] = set()
-        self._candidates: dict[str, list[int]] = {}
+        self._candidates: dict[Any, list[int]] = {}
         self._memo: dict[tuple[str, str], list] = {}
         self._spellings: dict[tuple[str, Any], tuple[str, ...]] = {}
         self._by_spelling: dict[object, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
@@ -95,11 +95,10 @@ class ProseMentions(Mapping):
         self._full = full
 
     def _candidates_for(self, key: str) -> list[int]:
-        base = key_base(key)
-        found = self._candidates.get(base)
+        atoms = key_atoms(key)
+        found = self._candidates.get(atoms)
         if found is None:
-            atoms = key_atoms(base)
-            found = self._candidates[base] = [j for j, text in enumerate(self._texts) if could_write(atoms, text)]
+            found = self._candidates[atoms] = [j for j, text in enumerate(self._texts) if could_write(atoms, text)]
         return found
 
     def lookup(self, relation: str, key: str) -> list:
@@ -107,13 +106,13 @@ class ProseMentions(Mapping):
             return self._full[relation].get(key, [])
         found = self._memo.get((relation, key))
         if found is None:
-            one: dict[str, dict[str, list]] = {relation: {}}
+            found = []
             for j in self._candidates_for(key):
                 for i in self._ids(j):
-                    _add(one, i, self._found[i], relation, key)
+                    found += [value for k, value in _entries(relation, i, self._found[i]) if k == key]
             for i, mention in self._extra.items():
-                _add(one, i, mention, relation, key)
-            found = self._memo[(relation, key)] = one[relation].get(key, [])
+                found += [value for k, value in _entries(relation, i, mention) if k == key]
+            self._memo[(relation, key)] = found
         return found
 
     def spellings(self, written: str, spelling) -> tuple[str, ...]:
@@ -187,6 +186,25 @@ def _add(out: dict[str, dict[str, list]], i: int, m: Mention, only: str | None =
     for k in m.inner:
         put("inside", k, i)
         put("family", key_family(k), (i, "inside", k))
+
+
+def _entries(relation: str, i: int, m: Mention) -> list[tuple[str, Any]]:
+    """(key, value) of mention `i` in one relation, in the order `_add` puts them (a lookup of one key walks the
+    candidate sentences' mentions for that relation alone)."""
+    if relation == "by_key":
+        return [(k, i) for k in m.keys] if m.strength > 0 else []
+    if relation == "by_base":
+        return [(b, i) for b in m.bases] if m.strength > 0 else []
+    if m.pattern == "ordinal":
+        return []
+    if relation == "subject":
+        return [(k, i) for k in m.keys + m.elements]
+    if relation == "subject_base":
+        return [(b, i) for b in m.bases]
+    if relation == "inside":
+        return [(k, i) for k in m.inner]
+    return [(key_family(k), (i, "subject", k)) for k in m.keys + m.elements] + \
+        [(key_family(k), (i, "inside", k)) for k in m.inner]
 
 
 class _View(Mapping):

@@ -1409,6 +1409,19 @@ def _defines_outright(mention: Mention | None, definition: Definition) -> bool:
         definition.pattern in _NAMING_PATTERNS
 
 
+_NOUN_PHRASE_START = re.compile(r"\s*(?:the|a|an)\s+(?!same\b|only\b)[A-Za-z]", re.I)
+
+
+def _names_what_it_is(mention: Mention, definition: Definition) -> bool:
+    """A copula or declaration that names the symbol with a noun phrase ("where $x_{obs}$ is a noised version of
+    $x_0$", "we project them to query, key, and value $Q \\in …$"): it says what the symbol is, which a display's
+    lead-in ("We have … as the output:") may not."""
+    description = mention.description or ""
+    if definition.pattern == "in-set":
+        return bool(description)
+    return definition.pattern in ("where", "is") and bool(_NOUN_PHRASE_START.match(description))
+
+
 def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: Definition) -> bool:
     """Whether the symbol's defining sentence stands, away from the display that defines it, over that display's
     lead-in: for the left side, one that defines it outright (`_defines_outright`); for any symbol, one that
@@ -1416,6 +1429,9 @@ def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: D
     z_t of "the following lazy Hessian update:" are)."""
     if use.lhs and _defines_outright(mention, definition):
         return True
+    if use.lhs and use.kind != "function" and mention is not None and mention.strength >= 3 and \
+            definition.strength == DEFINES and _names_what_it_is(mention, definition):
+        return True  # (a function's lead-in introduces the function: "we define the Gaussian mask as:")
     return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
         definition.pattern not in ("inside", "same letter") and defined_by_sign(mention.math)
 

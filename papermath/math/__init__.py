@@ -132,6 +132,7 @@ def clear_parse_cache() -> None:
     """Forget every cached parse (benchmarks that time parsing, tests that count it)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+    ast._WALKED.clear()  # the walk orders of trees (held with them)
 
 
 def _parse_alone(latex: str, strict: bool, functions: frozenset[str]) -> ParseResult | MathParseError:

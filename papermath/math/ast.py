@@ -14,7 +14,7 @@ Semantics are explicit for the stages that consume the tree:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 Span = tuple[int, int]
@@ -560,29 +560,89 @@ def children(node: Node) -> Iterator[Node]:
     """The direct child nodes of `node`, in field order (nested tuples flattened), each once: a reduction keeps the
     same node in several fields (`\\mathbb{E}_{\\tau \\sim \\pi}`: its subscript is also its draw), and a walker
     that took it once per field would do 2^depth work on reductions nested in subscripts."""
-    found: list[Node] = []
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, Node):
-            found.append(value)
-        elif isinstance(value, tuple):
-            for item in value:
-                if isinstance(item, Node):
-                    found.append(item)
-                elif isinstance(item, tuple):
-                    found.extend(sub for sub in item if isinstance(sub, Node))
-    if len(found) < 2:
-        return iter(found)
-    return iter({id(child): child for child in found}.values())  # first occurrence kept, in order
+    return iter(child_list(node))
+
+
+def child_list(node: Node) -> list[Node]:
+    """`children(node)` as a new list (what the walkers use: no iterator to build)."""
+    kids = _KIDS.get(type(node))
+    if kids is None:
+        kids = _KIDS[type(node)] = _compile_children(type(node))
+    return kids(node)
+
+
+_LEAF_TYPES = frozenset(("str", "Optional[str]", "tuple[str, ...]", "int", "bool"))
+"""Field annotations that hold no node: `children` does not look into these fields (a Symbol's name, an
+operator's spelling), which is most of the fields of the most common nodes."""
+
+_KIDS: dict[type, Callable[[Node], list[Node]]] = {}
+
+
+def _compile_children(cls: type) -> Callable[[Node], list[Node]]:
+    """The `child_list` of one node class, unrolled over the fields that can hold a node: the walkers call it for
+    every node of every tree, and a loop over all fields by name with getattr was the hottest code of a read."""
+    names = [f.name for f in fields(cls) if f.name != "span" and f.type not in _LEAF_TYPES]
+    if not names:
+        return _no_children
+    lines = ["def kids(node):", "    found = []", "    append = found.append"]
+    for name in names:
+        lines += [f"    value = node.{name}",
+                  "    if isinstance(value, Node):",
+                  "        append(value)",
+                  "    elif isinstance(value, tuple):",
+                  "        for item in value:",
+                  "            if isinstance(item, Node):",
+                  "                append(item)",
+                  "            elif isinstance(item, tuple):",
+                  "                found.extend([sub for sub in item if isinstance(sub, Node)])"]
+    lines += ["    if len(found) < 2:",
+              "        return found",
+              "    return list({id(child): child for child in found}.values())  # first occurrence kept, in order"]
+    namespace: dict[str, Any] = {"Node": Node}
+    exec("\n".join(lines), namespace)  # noqa: S102 - code built from the dataclass's own field names
+    return namespace["kids"]
+
+
+def _no_children(node: Node) -> list[Node]:
+    return []
 
 
 def walk(node: Node) -> Iterator[Node]:
-    """`node` and all its descendants, depth first, parents before children."""
+    """`node` and all its descendants, depth first, parents before children. A tree is immutable, so its order
+    is worked out once while it is among the last `_WALK_CACHE` walked: the stages walk the same equation's
+    tree again and again (the evaluator's set-up walks each statement a dozen times per run, and a panel runs
+    it several times), and the walk was the hottest code of `html`."""
+    found = _WALKED.get(id(node))
+    if found is not None and found[0] is node:
+        return iter(found[1])
+    order = _walk_order(node)
+    if len(_WALKED) >= _WALK_CACHE:
+        _WALKED.clear()
+    _WALKED[id(node)] = (node, order)
+    return iter(order)
+
+
+_WALK_CACHE = 4096
+_WALKED: dict[int, tuple[Node, tuple[Node, ...]]] = {}
+"""id(tree) → (the tree, its nodes in walk order); the tree is held so that its id is not reused meanwhile."""
+
+
+def _walk_order(node: Node) -> tuple[Node, ...]:
+    out = []
     stack = [node]
+    pop = stack.pop
+    extend = stack.extend
+    append = out.append
+    kids_of = _KIDS
     while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(list(children(current))))
+        current = pop()
+        append(current)
+        kids = kids_of.get(type(current))
+        found = kids(current) if kids is not None else child_list(current)
+        if found:
+            found.reverse()
+            extend(found)
+    return tuple(out)
 
 
 def rewrite(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
@@ -601,24 +661,63 @@ def _rewrite(node: Node, fn: Callable[[Node], Optional[Node]], done: dict[int, N
     if found is not None:
         done[id(node)] = found
         return found
-    changes: dict[str, Any] = {}
-    for name in _child_fields(type(node)):
+    changes: dict[str, Any] | None = None
+    for name in _node_fields(type(node)):  # a field that holds no node (a name, a spelling) comes back as it was
         value = getattr(node, name)
-        new = _rewrite_value(value, fn, done)
+        if isinstance(value, Node):
+            new = _rewrite(value, fn, done)
+        elif isinstance(value, tuple) and value:
+            new = _rewrite_value(value, fn, done)
+        else:
+            continue
         if new is not value:
+            if changes is None:
+                changes = {}
             changes[name] = new
-    out = replace(node, **changes) if changes else node  # type: ignore[type-var]  # every node is a dataclass
+    out = _replaced(node, changes) if changes else node
     done[id(node)] = out
     return out
+
+
+def _replaced(node: Node, changes: dict[str, Any]) -> Node:
+    """`dataclasses.replace(node, **changes)` without its per-call field introspection: no node class has an
+    `__post_init__` or a field left out of `__init__`, so the copy is the node's fields with the changes."""
+    cls: Any = type(node)
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = tuple(f.name for f in fields(cls))
+    values = node.__dict__
+    out = object.__new__(cls)
+    out.__dict__.update({name: values[name] for name in names})
+    out.__dict__.update(changes)
+    return out
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _rewrite_value(value: Any, fn: Callable[[Node], Optional[Node]], done: dict[int, Node]) -> Any:
     if isinstance(value, Node):
         return _rewrite(value, fn, done)
     if isinstance(value, tuple) and value:
-        items = tuple(_rewrite_value(item, fn, done) for item in value)
-        return items if any(a is not b for a, b in zip(items, value)) else value
+        items = tuple([_rewrite_value(item, fn, done) for item in value])
+        for a, b in zip(items, value):
+            if a is not b:
+                return items
+        return value
     return value
+
+
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class whose annotation can hold a node (`_LEAF_TYPES` are the others)."""
+    names = _NODE_FIELDS.get(cls)
+    if names is None:
+        names = _NODE_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name != "span" and
+                                          f.type not in _LEAF_TYPES)
+    return names
 
 
 def to_dict(node: Any) -> Any:

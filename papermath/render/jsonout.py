@@ -20,14 +20,28 @@ def to_jsonable(value: Any) -> Any:
         if value.position is not None:
             out.update(file=value.position.file, line=value.position.line, column=value.position.column)
         return out
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not f.name.startswith("_")}
+    names = _PUBLIC_FIELDS.get(type(value), _UNSEEN)
+    if names is _UNSEEN:
+        names = _PUBLIC_FIELDS[type(value)] = _public_fields(type(value))
+    if names is not None:
+        return {name: to_jsonable(getattr(value, name)) for name in names}
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     return value
+
+
+_UNSEEN: Any = object()
+_PUBLIC_FIELDS: dict[type, tuple[str, ...] | None] = {}
+"""A class → its dataclass fields that are not private, in order (None: not a dataclass); looked up once per
+class, not with `dataclasses.fields` once per value (a read's JSON converts tens of thousands)."""
+
+
+def _public_fields(cls: type) -> tuple[str, ...] | None:
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
 
 
 def dumps(value: Any) -> str:

@@ -1,0 +1,87 @@
+"""Which sentence is quoted as a symbol's definition (issue 14, session 12): one table row per mechanism, with its
+corpus example (skipped without ../shared) and a synthetic sentence or paper.
+
+The expectations are ours, checked by hand against the papers; only short fragments of the sentences are named.
+"""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.definitions import classify_sentence
+from papermath.analysis.read import read_document
+from papermath.latex import document_from_string
+
+from conftest import corpus_equation, symbol_row
+
+
+def _read(body: str, key: str = "1"):
+    doc = document_from_string("\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n" % body)
+    return read_document(doc, [key]).equations[0]
+
+
+def _description(sentence: str, latex: str) -> str | None:
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    return sentence[found.description[0]:found.description[1]] if found.description else None
+
+
+# (cause, paper, equation, symbol, a fragment the quote must hold)
+CORPUS = [
+    # "We have $X \in …$ as the input, $Q \in …$": the shape declaration of an appendix lead-in does not say what
+    # Q is; the main text's "we first project them to query, key, and value $Q_1, … \in …$" does
+    ("a shape-only lead-in vs the sentence that names it", "Diff-Transformer", "eq:6", "Q_{1}",
+     "we first project them to query, key, and value"),
+    ("a shape-only lead-in vs the sentence that names it (V)", "Diff-Transformer", "eq:6", "V",
+     "we first project them to query, key, and value"),
+    # a left side that a "where" clause elsewhere names with a noun phrase: that clause, not the display's lead-in
+    ("a left side named by a 'where … is a …' clause", "DiffusionDPO", "eq:34", r"x_{\text{obs}}",
+     "is a noised version of"),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("cause, paper, key, latex, fragment", CORPUS, ids=[c[0] for c in CORPUS])
+def test_each_quote_mechanism_with_its_corpus_example(cause, paper, key, latex, fragment):
+    row = symbol_row(corpus_equation(paper, key), latex)
+    assert row.definition is not None, cause
+    assert fragment.replace(" ", "") in row.definition.quote.replace(" ", ""), (cause, row.definition.quote)
+
+
+@pytest.mark.parametrize("sentence, latex, description", [
+    # the noun phrase after "$X$ as" is X's, not the next formula's
+    (r"We have $X \in \mathbb{R}^{N}$ as the input, $Q \in \mathbb{R}^{N}$ and more.", r"Q \in \mathbb{R}^{N}", None),
+    (r"given input $X \in \mathbb{R}^{N}$, we project it to the query $Q \in \mathbb{R}^{N}$.",
+     r"Q \in \mathbb{R}^{N}", "the query"),
+    (r"a base probability threshold $p \in \mathbb{R}$ is used.", r"p \in \mathbb{R}", "a base probability threshold"),
+])
+def test_a_noun_phrase_after_a_formula_and_as_is_that_formulas(sentence, latex, description):
+    assert _description(sentence, latex) == description
+
+
+def test_a_shape_only_declaration_near_the_display_does_not_outrank_a_sentence_that_names_the_symbol():
+    eq = _read(r"""
+\section{Method}
+Given input $X \in \mathbb{R}^{N}$, we first project it to the query $Q \in \mathbb{R}^{N \times d}$.
+
+\section{Details}
+We have $X \in \mathbb{R}^{N}$ as the input, $Q \in \mathbb{R}^{N \times d}$, and $O \in \mathbb{R}^{N}$ as the output:
+\begin{equation} O = Q X \end{equation}
+""")
+    assert "project it to the query" in symbol_row(eq, "Q").definition.quote
+
+
+@pytest.mark.parametrize("defining, fragment", [
+    # a noun phrase names the left side: it stands over the lead-in
+    (r"where $y$ is a noised version of $x$.", "a noised version"),
+    # "is the same …" says how it compares, not what it is: the lead-in stays
+    (r"where $y$ is the same in expectation.", "We write the following"),
+])
+def test_a_left_side_named_elsewhere_by_a_noun_phrase_keeps_that_sentence(defining, fragment):
+    eq = _read(r"""
+\section{Method}
+We train on $x$, %s
+
+\section{Appendix}
+We write the following:
+\begin{equation} y = x + 1 \end{equation}
+""" % defining)
+    assert fragment in symbol_row(eq, "y").definition.quote
