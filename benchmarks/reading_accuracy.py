@@ -18,7 +18,8 @@ What is scored (the gold README's definitions):
 - **reductions**: each gold reduction matched one-to-one to a papermath reduction of the same operator whose
   bound variables are the same set (a gold `over` written in words matches on the operator alone).
 - **entirely right**: every gold symbol has a row with the right quote (or, for a `defined: false` symbol, no
-  quote claimed and not listed undefined when it is conventional), the right role, no wrong shape; and the
+  definition claimed — listed undefined, reported "mentioned, not defined" with its mention, or quoting one of the
+  gold's `alt_quotes` — and not listed undefined when it is conventional), the right role, no wrong shape; and the
   kind and the reductions are right.
 
 Symbol matching (gold key ↔ papermath row) is one normalisation, not per-case: both spellings are split into
@@ -449,7 +450,12 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                     first = (gold_quotes or [""])[0]  # a defined symbol the gold gives no quote for
                     misses.append(Miss(paper, key, gkey, "quote", cause, f"ours: {quote!r} | gold: {first!r}"))
         elif row is not None:
-            if quote and not g.get("conventional"):
+            # "mentioned, not defined" (the mention as its evidence) claims no definition, as the issue asks of a
+            # symbol the paper never defines; a quote holding one of the gold's alternates is what the gold accepts
+            reported_mentioned = any(canon(r.get("latex", "")) in mentioned for r in matched) and \
+                definition.get("strength") != "defines"
+            accepted = bool(gold_quotes) and _quote_contains(quote, gold_quotes, macros)
+            if quote and not g.get("conventional") and not reported_mentioned and not accepted:
                 t.causes["gold undefined: papermath quotes something"] += 1
                 misses.append(Miss(paper, key, gkey, "quote", "gold undefined, quoted", repr(quote)[:200]))
                 symbol_right = False
@@ -457,7 +463,7 @@ def score_equation(paper: str, key: str, gold_eq: dict, ours: dict | None, macro
                 t.causes["gold conventional: listed undefined"] += 1
                 misses.append(Miss(paper, key, gkey, "quote", "conventional listed undefined", ""))
                 symbol_right = False
-            elif not g.get("conventional") and not listed_undefined and not quote:
+            elif not g.get("conventional") and not listed_undefined and not quote and not reported_mentioned:
                 t.causes["gold undefined: not listed undefined"] += 1
                 misses.append(Miss(paper, key, gkey, "quote", "gold undefined, not listed", ""))
                 symbol_right = False

@@ -130,3 +130,26 @@ def test_free_index_of_the_statement(body: str, index: str, undefined: bool) -> 
 def test_free_index_of_the_statement_on_the_corpus(paper: str, number: str, index: str) -> None:
     eq = corpus_equation(paper, number)
     assert symbol_row(eq, index).role == "index" and index not in eq.undefined
+
+
+# --- rows: a gradient the display defines as its own quantity -------------------------------------------------------
+# (body, row wanted, role or None for no row): `\nabla F(z) := …` defines the Jacobian, a row of its own; a gradient
+# only applied (`\nabla f(y)`) stays the standard operator
+GRADIENT_ROWS = [
+    ("\\begin{equation} F(z) := A z, \\quad \\nabla F(z) := A \\end{equation}", "\\nabla F", "defined here"),
+    ("\\begin{equation} z = y - \\gamma \\nabla f(y) \\end{equation}", "\\nabla f", None),
+]
+
+
+@pytest.mark.parametrize("body, latex, role", GRADIENT_ROWS)
+def test_a_defined_gradient_is_a_row(body: str, latex: str, role) -> None:
+    eq = read_document(document_from_string(_DOC % body), ["1"]).equations[0]
+    rows = [s for s in eq.symbols if s.latex.replace(" ", "") == latex.replace(" ", "")]
+    assert [s.role for s in rows] == ([role] if role else [])
+
+
+@pytest.mark.corpus
+def test_a_defined_gradient_is_a_row_on_the_corpus() -> None:
+    # LEN (3): "We also denote the GDA field of $f$ and its Jacobian as" F(z) := […], \nabla F(z) := […]
+    row = symbol_row(corpus_equation("LEN", "3"), "\\nabla \\mathbf{F}")
+    assert row.role == "defined here" and "its Jacobian" in row.definition.quote

@@ -134,3 +134,33 @@ def test_a_quote_meets_the_gold_whatever_its_text_style(ours, gold):
             return latex
     assert ra._quote_contains(ours, [gold], Plain())
     assert not ra._quote_contains(ours, ["a different sentence"], Plain())
+
+
+# A symbol the gold marks never defined: (papermath's row definition, listed undefined, listed mentioned, right).
+# "Mentioned, not defined" with its mention claims no definition (issue 14); a quote holding one of the gold's
+# alternates is what the gold accepts; a defining quote of another sentence, or silence, is wrong.
+class _PlainText(_NoMacros):
+    def text(self, latex: str) -> str:
+        return latex
+
+
+_NEVER_DEFINED = {"defined": False, "quote": None, "alt_quotes": ["This loss encourages $x$ to improve"],
+                  "role": "function"}
+
+
+@pytest.mark.parametrize("definition, undefined, mentioned, right", [
+    (None, True, False, True),
+    ({"quote": "$r$ is only a weighting in $\\nabla_x \\log p_x$.", "strength": "mentions"}, False, True, True),
+    ({"quote": "This loss encourages $x$ to improve more.", "strength": "defines"}, False, False, True),
+    ({"quote": "where $x$ is the sigmoid function.", "strength": "defines"}, False, False, False),
+    ({"quote": "where $x$ is the sigmoid function.", "strength": "defines"}, False, True, False),
+    (None, False, False, False),
+])
+def test_a_symbol_the_paper_never_defines(definition, undefined, mentioned, right):
+    ours = {"symbols": [{"latex": "x", "symbol": "x", "role": "function", "definition": definition}],
+            "undefined": ["x"] if undefined else [], "mentioned": ["x"] if mentioned else [],
+            "kind": "computation", "reductions": []}
+    gold = {"kind": "computation", "symbols": {"x": _NEVER_DEFINED}, "reductions": []}
+    misses: list = []
+    tally = ra.score_equation("P", "1", gold, ours, _PlainText(), misses)
+    assert tally.entirely_right == int(right), misses

@@ -240,6 +240,17 @@ def _where_clause_statements(statements) -> list[ast.Node]:
     return found
 
 
+def _named_gradient(node: ast.Node) -> ast.Gradient | None:
+    """`\\nabla \\mathbf{F}(\\mathbf{z})` → `\\nabla \\mathbf{F}`: the plain gradient of a named symbol, without its
+    arguments; None for anything else (`\\nabla_x f`, `\\nabla^2 f`, `\\nabla (a + b)`)."""
+    if not isinstance(node, ast.Gradient) or node.wrt is not None or node.order is not None:
+        return None
+    body = node.body.func if isinstance(node.body, ast.Apply) else node.body
+    if not isinstance(body, ast.Symbol):
+        return None
+    return ast.Gradient(wrt=None, order=None, body=body)
+
+
 def _walk_names(node: ast.Node):
     """Like ast.walk, but a Symbol's labels (`W^{DKV}`, `FFN^{(s)}`) are part of its name, not names of their own."""
     stack = [node]
@@ -450,6 +461,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         return symbol_key(node)
 
     clause_keys: list[str] = []
+    defined_gradients: dict[str, ast.Gradient] = {}
     for stmt in (*statements, *_where_clause_statements(statements)):
         if isinstance(stmt, ast.Relation):
             in_clause = not any(stmt is own for own in statements)
@@ -464,6 +476,13 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
                 items = first.items if isinstance(first, (ast.Sequence, ast.Concat)) else (first,)
                 for item in items:
                     target = item.func if isinstance(item, ast.Apply) else item
+                    gradient = _named_gradient(target)
+                    if gradient is not None:
+                        # `\\nabla \\mathbf{F}(\\mathbf{z}) := […]`: the display defines the Jacobian as a quantity
+                        # of its own, which gets a row (an operator applied to a function it defines nowhere does not)
+                        defined_gradients[to_latex(gradient)] = gradient
+                        (clause_keys if in_clause else lhs_keys).append(to_latex(gradient))
+                        continue
                     key = key_of(target)
                     if key is not None:
                         (clause_keys if in_clause else lhs_keys).append(key)
@@ -591,6 +610,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return
         elif isinstance(node, ast.Gradient):
             operators.append("gradient")
+            named = _named_gradient(node)
+            if named is not None and to_latex(named) in defined_gradients:
+                add(to_latex(named), named, "symbol")
         elif isinstance(node, ast.BinOp) and node.op in ("\\odot", "\\otimes", "\\circ", "\\oplus"):
             operators.append(node.op)
         elif isinstance(node, ast.Divergence):
