@@ -35,6 +35,9 @@ CORPUS = [
     # a left side that a "where" clause elsewhere names with a noun phrase: that clause, not the display's lead-in
     ("a left side named by a 'where … is a …' clause", "DiffusionDPO", "eq:34", r"x_{\text{obs}}",
      "is a noised version of"),
+    # "can also be represented as $(\Delta r, \theta)$ in polar coordinates" says what the pair is, not θ
+    ("a member of an unnamed, undescribed tuple", "grid-cell-conformal-isometry", "eq:27", r"\theta",
+     "is the heading direction"),
 ]
 
 
@@ -85,3 +88,36 @@ We write the following:
 \begin{equation} y = x + 1 \end{equation}
 """ % defining)
     assert fragment in symbol_row(eq, "y").definition.quote
+
+
+@pytest.mark.parametrize("collection, fragment", [
+    # an unnamed pair with no words about it: the sentence about θ itself is quoted
+    (r"The velocity $u$ can also be represented as $(r, \theta)$ in polar coordinates.", "heading direction"),
+    # a pair the sentence describes in words stays a definition of its members, ranked as before
+    (r"We write $(r, \theta)$ for the polar coordinates.", "heading direction"),
+])
+def test_a_member_of_an_unnamed_undescribed_tuple_is_not_defined_by_it(collection, fragment):
+    eq = _read(r"""
+\section{Method}
+%s
+
+\section{Details}
+Here $\theta$ is the heading direction of the agent.
+
+\section{Model}
+The update is
+\begin{equation} y = \cos \theta \end{equation}
+""" % collection)
+    assert fragment in symbol_row(eq, r"\theta").definition.quote
+
+
+@pytest.mark.parametrize("sentence, latex, member_only", [
+    (r"The velocity $u$ can also be represented as $(r, \theta)$ in polar coordinates.", r"(r, \theta)", True),
+    (r"We are given a training dataset $X = \{x_1, x_2\}$ of points.", r"X = \{x_1, x_2\}", False),
+    (r"Let $\{x_t : t \sim [0, 1]\}$ denote a sequence of data.", r"\{x_t : t \sim [0, 1]\}", False),
+])
+def test_which_collections_say_nothing_of_their_members(sentence, latex, member_only):
+    from papermath.analysis.candidates import _member_only
+    from papermath.analysis.definitions import sentence_mentions
+    found = next(m for m in sentence_mentions(sentence, 0, 0, frozenset()) if m is not None and m.math == latex)
+    assert found.elements and _member_only(found) is member_only
