@@ -36,6 +36,9 @@ CORPUS = [
     ("a left side named by a 'where … is a …' clause", "DiffusionDPO", "eq:34", r"x_{\text{obs}}",
      "is a noised version of"),
     # "can also be represented as $(\Delta r, \theta)$ in polar coordinates" says what the pair is, not θ
+    # "Using the notation $a_t=\sqrt{\alpha_t}$ … as shorthand" introduces a_t (in the display's lead-in), not the
+    # action a_t of the RL preliminaries
+    ("'the notation $a_t = …$' introduces the symbol", "DiffusionDPO", "eq:34", "a_{t}", "Using the notation"),
     ("a member of an unnamed, undescribed tuple", "grid-cell-conformal-isometry", "eq:27", r"\theta",
      "is the heading direction"),
 ]
@@ -121,3 +124,14 @@ def test_which_collections_say_nothing_of_their_members(sentence, latex, member_
     from papermath.analysis.definitions import sentence_mentions
     found = next(m for m in sentence_mentions(sentence, 0, 0, frozenset()) if m is not None and m.math == latex)
     assert found.elements and _member_only(found) is member_only
+
+
+@pytest.mark.parametrize("sentence, latex, pattern", [
+    (r"Using the notation $a_t=\sqrt{\alpha_t}$ and $b_t = \sqrt{1 - \alpha_t}$ as shorthand, we write",
+     r"b_t = \sqrt{1 - \alpha_t}", "denoted"),
+    (r"We use the shorthand $s = x + y$ below.", "s = x + y", "denoted"),
+    # a noun that is not about notation keeps the appositive reading
+    (r"we use a fixed dataset $D = \{x_1, x_2\}$.", r"D = \{x_1, x_2\}", "appositive"),
+])
+def test_the_notation_x_equals_introduces_x(sentence, latex, pattern):
+    assert next(f for f in classify_sentence(sentence) if f.latex == latex).pattern == pattern

@@ -897,6 +897,11 @@ _CONSEQUENCE = re.compile(r"\b(?:results?\s+in|yields?|gives?|implies|leads?\s+t
                           re.I)
 
 
+# "the notation", "the shorthand", "the abbreviation" right before a formula (a list of formulas kept with it).
+_NOTATION_NOUN = re.compile(r"\b(?:the\s+)?(?:notations?|shorthands?|abbreviations?)\s*"
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
@@ -905,6 +910,8 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
         return "value", 1
     if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
+    if _NOTATION_NOUN.search(before):
+        return "denoted", 3  # "Using the notation $a_t = \\sqrt{\\alpha_t}$ and $b_t = …$ as shorthand": introduced
     if _CONSEQUENCE.search(before) and not _LEAD_VERB.match(after):
         return None, 0  # "using $c_{t+1} = 1/(t+1)$ results in $x_t = …$": a result derived, not a definition
     if _LEAD_VERB.match(after) and not _COPULA_WITHOUT_NOUN.match(after):
