@@ -39,6 +39,9 @@ CORPUS = [
     # "Using the notation $a_t=\sqrt{\alpha_t}$ … as shorthand" introduces a_t (in the display's lead-in), not the
     # action a_t of the RL preliminaries
     ("'the notation $a_t = …$' introduces the symbol", "DiffusionDPO", "eq:34", "a_{t}", "Using the notation"),
+    # "where $L_1$ ensures Assumption 1 on conformal isometry": the display's where clause says what the term does
+    ("'where $X$ <verb>s …' after the display", "grid-cell-conformal-isometry", "3", "L_{1}",
+     "ensures Assumption 1 on conformal isometry"),
     ("a member of an unnamed, undescribed tuple", "grid-cell-conformal-isometry", "eq:27", r"\theta",
      "is the heading direction"),
 ]
@@ -135,3 +138,16 @@ def test_which_collections_say_nothing_of_their_members(sentence, latex, member_
 ])
 def test_the_notation_x_equals_introduces_x(sentence, latex, pattern):
     assert next(f for f in classify_sentence(sentence) if f.latex == latex).pattern == pattern
+
+
+@pytest.mark.parametrize("sentence, latex, pattern, strength", [
+    (r"where $L_1$ ensures the isometry of the map.", "L_1", "where", 2),
+    (r"where $x$ is the input.", "x", "where", 3),
+    # a plural noun after the formula is no verb: "with $n$ datapoints", "where $n$ datapoints are kept"
+    (r"with $n$ datapoints.", "n", None, 0),
+    (r"where $n$ datapoints are kept.", "n", None, 0),
+    (r"where $x$ has two parts.", "x", None, 0),
+])
+def test_where_a_symbol_does_something(sentence, latex, pattern, strength):
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    assert (found.pattern, found.strength) == (pattern, strength)

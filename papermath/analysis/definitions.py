@@ -28,6 +28,11 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("where", 3, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|here|in which|with)\s*,?\s*"
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
+    # "where $L_1$ ensures Assumption 1 …, while $L_2$ satisfies …": what the symbol does, said in a verb of its own
+    ("where", 2, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein)\s*,?\s*"
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
+     re.compile(r"^\s*(?:,\s*)?(?!(?:has|was|does|thus|plus|minus|less|unless|versus|across|always|towards|its|this|"
+                r"goes|becomes|remains|seems|lies|follows|holds|yields|gives)\b)[a-z]{3,}(?:es|s)\b(?!\s*\$|\s+(?:are|were|is|was|and|or)\b)")),
     ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
                               r"(?:as|by|with)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I), None),
     ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
