@@ -42,6 +42,8 @@ CORPUS = [
     # "where $L_1$ ensures Assumption 1 on conformal isometry": the display's where clause says what the term does
     ("'where $X$ <verb>s …' after the display", "grid-cell-conformal-isometry", "3", "L_{1}",
      "ensures Assumption 1 on conformal isometry"),
+    ("', while $X$ <verb>s …' going on a where clause", "grid-cell-conformal-isometry", "4", "L_{2}",
+     "satisfies Assumption 2 on transformation"),
     ("a member of an unnamed, undescribed tuple", "grid-cell-conformal-isometry", "eq:27", r"\theta",
      "is the heading direction"),
 ]
@@ -147,6 +149,8 @@ def test_the_notation_x_equals_introduces_x(sentence, latex, pattern):
     (r"with $n$ datapoints.", "n", None, 0),
     (r"where $n$ datapoints are kept.", "n", None, 0),
     (r"where $x$ has two parts.", "x", None, 0),
+    (r"where $A$ scales the input, while $B$ shifts it.", "B", "where", 2),
+    (r"We train while $x$ changes.", "x", None, 0),
 ])
 def test_where_a_symbol_does_something(sentence, latex, pattern, strength):
     found = next(f for f in classify_sentence(sentence) if f.latex == latex)

@@ -29,7 +29,8 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
     # "where $L_1$ ensures Assumption 1 …, while $L_2$ satisfies …": what the symbol does, said in a verb of its own
-    ("where", 2, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein)\s*,?\s*"
+    # ("while" only goes on a where clause: the loop in `_classify` asks for "where" before it)
+    ("where", 2, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|while)\s*,?\s*"
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
      re.compile(r"^\s*(?:,\s*)?(?!(?:has|was|does|thus|plus|minus|less|unless|versus|across|always|towards|its|this|"
                 r"goes|becomes|remains|seems|lies|follows|holds|yields|gives)\b)[a-z]{3,}(?:es|s)\b(?!\s*\$|\s+(?:are|were|is|was|and|or)\b)")),
