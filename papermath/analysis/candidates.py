@@ -224,14 +224,14 @@ class _Static:
 
 
 def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
-             inside: dict[int, int]) -> list[_Static]:
+             inside: dict[int, int], members: frozenset[int] = frozenset()) -> list[_Static]:
     where = places(doc)
     out = []
     for order, (i, exact) in enumerate(list(subject.items()) + [(i, e) for i, e in inside.items()
                                                                   if i not in subject]):
         m = mentions[i]
         slot = "subject" if i in subject else "inside"
-        shape_only = slot == "subject" and _shape_only(m)
+        shape_only = slot == "subject" and (_shape_only(m) or (i in members and _member_only(m)))
         if shape_only:
             # "We have … $Q \in \mathbb{R}^{N \times d}$": the space it lives in, not what it is; a sentence
             # that names it ("we project them to query, key, and value $Q \in …$") ranks first in its place
@@ -342,9 +342,9 @@ class CandidateOrder:
     so reading the first few candidates costs a few steps, not a sort of every mention of the symbol."""
 
     def __init__(self, doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
-                 inside: dict[int, int]) -> None:
+                 inside: dict[int, int], members: frozenset[int] = frozenset()) -> None:
         self.doc = doc
-        self.statics = _statics(doc, mentions, subject, inside)
+        self.statics = _statics(doc, mentions, subject, inside, members)
         self.levels = {c.mention: c.exact for c in self.statics}
         """Mention → how exactly it writes the symbol (0 as written, 1 other indices, 2 another label)."""
         self._by_env: dict[int, list[_Static]] = {}
@@ -477,6 +477,14 @@ def _declares_shape(math: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _member_only(m: Mention) -> bool:
+    """A sentence that writes an unnamed collection and no words about it ("the input velocity can also be
+    represented as $(\\Delta r, \\theta)$"): it says what the collection stands for, not what each member is. (A
+    named collection, "a training dataset $X = \\{x_1, …, x_n\\}$", and a described set-builder, "Let
+    $\\{x_t : t\\}$ denote a sequence of data", say what their members are.)"""
+    return not m.keys and not m.description
+
+
 def _shape_only(m: Mention) -> bool:
     """A declaration of the space a symbol lives in with no words that name it (`in-set` with no description)."""
     return m.pattern == "in-set" and not m.description and _declares_shape(m.math)

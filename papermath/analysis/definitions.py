@@ -28,6 +28,12 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     ("where", 3, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|here|in which|with)\s*,?\s*"
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b", re.I)),
+    # "where $L_1$ ensures Assumption 1 …, while $L_2$ satisfies …": what the symbol does, said in a verb of its own
+    # ("while" only goes on a where clause: the loop in `_classify` asks for "where" before it)
+    ("where", 2, re.compile(r"(?:^|[\s,;:.)])(?:where|wherein|while)\s*,?\s*"
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I),
+     re.compile(r"^\s*(?:,\s*)?(?!(?:has|was|does|thus|plus|minus|less|unless|versus|across|always|towards|its|this|"
+                r"goes|becomes|remains|seems|lies|follows|holds|yields|gives)\b)[a-z]{3,}(?:es|s)\b(?!\s*\$|\s+(?:are|were|is|was|and|or)\b)")),
     ("denoted", 3, re.compile(r"(?:denoted|written|represented|abbreviated|parameterized|parametrized)\s+"
                               r"(?:as|by|with)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I), None),
     ("called", 3, re.compile(r"(?:called|named|termed|referred\s+to\s+as|known\s+as|dubbed)\s*$", re.I), None),
@@ -897,6 +903,11 @@ _CONSEQUENCE = re.compile(r"\b(?:results?\s+in|yields?|gives?|implies|leads?\s+t
                           re.I)
 
 
+# "the notation", "the shorthand", "the abbreviation" right before a formula (a list of formulas kept with it).
+_NOTATION_NOUN = re.compile(r"\b(?:the\s+)?(?:notations?|shorthands?|abbreviations?)\s*"
+                            r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
@@ -905,6 +916,8 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
         return "value", 1
     if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
+    if _NOTATION_NOUN.search(before):
+        return "denoted", 3  # "Using the notation $a_t = \\sqrt{\\alpha_t}$ and $b_t = …$ as shorthand": introduced
     if _CONSEQUENCE.search(before) and not _LEAD_VERB.match(after):
         return None, 0  # "using $c_{t+1} = 1/(t+1)$ results in $x_t = …$": a result derived, not a definition
     if _LEAD_VERB.match(after) and not _COPULA_WITHOUT_NOUN.match(after):

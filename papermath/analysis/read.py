@@ -1464,7 +1464,9 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     orders = index.paper.cache.setdefault("candidate-orders", {}) if index.paper is not None else {}
     order = orders.get(signature)
     if order is None:
-        order = orders[signature] = CandidateOrder(index.doc, index.mentions, *_candidate_slots(index, use, written))
+        subject, inside = _candidate_slots(index, use, written)
+        order = orders[signature] = CandidateOrder(index.doc, index.mentions, subject, inside,
+                                                   _collection_members(index, use, written, subject))
     doc = index.doc
     quotes = index.mentions.quotes  # mention id → its quote
     out = []
@@ -1503,6 +1505,15 @@ def _with_collection_name(index: PaperIndex, m: Mention, para, use: SymbolUse) -
     if not names or not own.endswith(re.sub(r"\s+", " ", m.quote).strip().rstrip(".")):
         return m.quote  # the quote ends where its sentence does: the two read on
     return f"{m.quote} {text.strip()}"
+
+
+def _collection_members(index: PaperIndex, use: SymbolUse, written: str, subject: dict[int, int]) -> frozenset[int]:
+    """The subject mentions that hold the symbol only as a member of a collection they name or write
+    ("represented as $(\\Delta r, \\theta)$", a training dataset `X = \\{x_1, …\\}`), not as the formula's own
+    subject."""
+    keys = {written, use.key}
+    return frozenset(i for i in subject if keys & set(index.mentions[i].elements) and
+                     not keys & set(index.mentions[i].keys))
 
 
 def _writes_letter(quote: str, written: str) -> bool:
