@@ -389,14 +389,19 @@ def _subscript_first(text: str) -> str:
     return _SUPER_FIRST.sub(lambda m: f"_{m.group('sub')}^{m.group('sup')}", text)
 
 
+_RENAMED_COMMANDS = {"\\Tilde": "\\tilde", "\\dfrac": "\\frac", "\\tfrac": "\\frac"}
+"""Commands TeX prints as another does (for this comparison): one spelling, in the text SymPy reads and in the
+tokens two spellings are compared by."""
+_RENAMED_COMMAND = re.compile("|".join(re.escape(c) for c in _RENAMED_COMMANDS) + r"(?![A-Za-z])")
+
+
 def _one_spelling(text: str) -> str:
     """Spellings TeX prints alike written one way: `{\\rm ref}` → `\\mathrm{ref}`, `x^\\prime` and `x^{\\prime}` →
     `x'`, `\\Tilde` → `\\tilde`, `\\dfrac`/`\\tfrac` → `\\frac`, `\\smash[t]{…}` → `{…}` (a printing hint)."""
     text = re.sub(r"\{\s*\\rm\s+([^{}]*)\}", r"\\mathrm{\1}", text)
     text = re.sub(r"\^\s*(?:\{\s*\\prime\s*\}|\\prime(?![A-Za-z]))", "'", text)
     text = re.sub(r"\\prime(?![A-Za-z])", "'", text)
-    text = re.sub(r"\\Tilde(?![A-Za-z])", r"\\tilde", text)
-    text = re.sub(r"\\[dt]frac(?![A-Za-z])", r"\\frac", text)
+    text = _RENAMED_COMMAND.sub(lambda m: _RENAMED_COMMANDS[m.group(0)], text)
     return re.sub(r"\\smash\s*(?:\[[a-z]\])?", "", text)
 
 
@@ -837,8 +842,7 @@ _LOOKS_ONLY = frozenset({f"\\{f}" for f in _FONTS} | {
     "\\left", "\\right", "\\big", "\\Big", "\\bigg", "\\Bigg", "\\bigl", "\\bigr", "\\Bigl", "\\Bigr",
     "\\biggl", "\\biggr", "\\Biggl", "\\Biggr", "\\limits", "\\,", "\\;", "\\!", "\\:", "\\ ", "~", "{", "}"})
 """Tokens that change how a formula looks, not what it says: dropped when two spellings are compared."""
-_SAME_TOKEN = {"\\mid": "|", "\\vert": "|", "\\prime": "'", "\\Tilde": "\\tilde", "\\dfrac": "\\frac",
-               "\\tfrac": "\\frac"}
+_SAME_TOKEN = {"\\mid": "|", "\\vert": "|", "\\prime": "'", **_RENAMED_COMMANDS}
 _ACCENTS = frozenset({"\\tilde", "\\hat", "\\bar", "\\dot", "\\ddot", "\\check", "\\breve", "\\widetilde",
                       "\\widehat", "\\overline", "\\vec", "\\Tilde", "\\mathring"})
 

@@ -582,7 +582,7 @@ _KIDS: dict[type, Callable[[Node], list[Node]]] = {}
 def _compile_children(cls: type) -> Callable[[Node], list[Node]]:
     """The `child_list` of one node class, unrolled over the fields that can hold a node: the walkers call it for
     every node of every tree, and a loop over all fields by name with getattr was the hottest code of a read."""
-    names = [f.name for f in fields(cls) if f.name != "span" and f.type not in _LEAF_TYPES]
+    names = _node_fields(cls)
     if not names:
         return _no_children
     lines = ["def kids(node):", "    found = []", "    append = found.append"]
