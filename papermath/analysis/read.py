@@ -380,13 +380,71 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     elif use.kind == "function":
         role, role_cue = _function_role(index, use, mention, definition)
     else:
-        role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
-                                                                     definition, defined_elsewhere, found))
-        role, role_cue = _episode_variable(index, role, role_cue)
+        role, role_cue = _quantity_role(index, eq, use, info, defining, mention, definition, defined_elsewhere, found)
     shape, shape_cue = _shape_from_text(index, use, defining, info, eq) if use.kind != "index" else (None, None)
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                   defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
+                   defined_elsewhere: dict[str, str], found) -> tuple[str, str | None]:
+    """The role of a symbol that is neither an index, a left side nor a function: `_role`, then what only a value
+    or an episode says, then (still unknown) the whole it is a labelled part of."""
+    role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention, definition,
+                                                                 defined_elsewhere, found))
+    role, role_cue = _episode_variable(index, role, role_cue)
+    if role == "unknown":
+        role, role_cue = _role_of_the_whole(index, eq, use, info, defined_elsewhere) or (role, role_cue)
+    return role, role_cue
+
+
+# A label that names a part of a quantity in words (`x^{\text{cat}}_t`, `x^{{\rm num}}_0`), not another quantity of
+# the same letter (`W^{Q}`, `x^{w}`: a winning sample, a query projection).
+_WORD_LABEL = re.compile(r"\s*[\^_]\s*(?:\{\s*)?\\(?:mathrm|text|textrm|rm|operatorname|textsf|mathsf)\s*"
+                         r"(?:\{\s*[A-Za-z]{2,}\s*\}|\s[A-Za-z]{2,})\s*(?:\}\s*)?$")
+
+
+def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                       defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """`x^{\\text{cat}}_t`, the categorical features of `x_t`, written with the same indices as the whole: where
+    nothing the paper says about the part decides its role, it is the whole's (the categorical part of a noised
+    sample is a noised sample; of the data, data). The whole counts only where a sentence speaks of it with the
+    index (`x_0 \\sim p_0`, `\\{x_t : t \\in [0, 1]\\}`), not of the bare letter ("each entry $x$"), which
+    says nothing of which member; the part's other indices in the display are tried in turn (`x^{cat}_s`,
+    `x^{cat}_t`: one symbol at two times)."""
+    key, indices = use.key, tuple(use.indices)
+    trailing = _TRAILING_INDEX.search(key) if not indices else None
+    if trailing is not None:  # `x^{\\text{cat}}_{0}` kept whole where the paper writes no bare `x_0`
+        key, indices = key[:trailing.start()], (trailing.group(1) or trailing.group(2),)
+    label = _WORD_LABEL.search(key)
+    family = key[:label.start()].strip() if label is not None else ""
+    if not indices or not family:
+        return None
+    tried = [indices] + [tuple(i.strip() for i in m.group(1).split(","))
+                                    for form in use.written for m in [_INDEX_SUFFIX.search(form)] if m is not None]
+    for indices in dict.fromkeys(tried):
+        whole = SymbolUse(family, use.node, "symbol", indices=list(indices), all_indices=set(indices),
+                          first_written=family)
+        reading = _read_symbol(index, eq, whole, info, defined_elsewhere)
+        if reading.role in ("unknown", "defined here") or reading.definition is None or \
+                reading.definition.strength != DEFINES or \
+                not _writes_indexed(reading.definition.quote, family, indices):
+            continue
+        return reading.role, f"a part of ${written_form(whole)}$ ({reading.role_cue})"
+    return None
+
+
+_TRAILING_INDEX = re.compile(r"_(?:\{\s*([A-Za-z0-9])\s*\}|([A-Za-z0-9]))$")
+_INDEX_SUFFIX = re.compile(r"_\{([^{}]+)\}$")
+
+
+def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
+    """The sentence writes `family` with these indices (`{\\mathbf{x}}_0`, `x_{t}`), braces aside."""
+    plain = re.sub(r"[{}\s]", "", quote)
+    written = re.sub(r"[{}\s]", "", family) + "_" + re.sub(r"[{}\s]", "", ",".join(indices))
+    return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
@@ -652,7 +710,25 @@ def _drawn_by_sentence(index: PaperIndex, eq: Equation, use: SymbolUse, mention:
         return None
     if _draw_source(index, eq, use, [mention.math]) == "data":
         return "input data", f"${mention.math}$ (drawn from the data)"
+    said = _DATA_PREDICATE.match(_sentence_after(mention))
+    if said is not None:
+        # "where $x_0 \sim p_0$ are i.i.d. samples from real data distribution": the sentence says the source is
+        # the data, though the source's letter is never called so
+        return "input data", f"${mention.math}$ {' '.join(said.group(0).split())}"
     return "random sample", f"${mention.math}$ (drawn from a distribution)"
+
+
+# What a sentence says a draw's samples are, right after the draw: the data ("are i.i.d. samples from the real data
+# distribution", "are training examples"); not noise ("are pure noise from the prior distribution").
+_DATA_PREDICATE = re.compile(r"\s*,?\s*(?:is|are)\s+(?:(?:the|an?|our|i\.\s?i\.\s?d\.|\\textit\{i\.i\.d\.\}|"
+                             r"independent|real|clean|observed|\w+ing)\s+){0,3}(?:samples?|draws?|examples?|points?)"
+                             r"\s+(?:from|of)\s+(?:the\s+)?(?:real|true|clean|training|observed|empirical)?\s*data\b",
+                             re.I)
+
+
+def _sentence_after(mention: Mention) -> str:
+    at = mention.quote.find(f"${mention.math}$")
+    return mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
 
 
 def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
@@ -667,7 +743,24 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
     name = f"({other.number})" if other.number else other_id
     if _constant_display(index, other_id):
         return "fixed setting", f"set to constants by {name}"
+    if _defines_a_density(index, other, use.key):
+        # `q(x_t | x_0) = …` defines a conditional density; `\mathbb{E}_q` here runs over that distribution: the
+        # function itself, not a value computed from it
+        return "function", f"the distribution {name} defines"
     return "computed", f"computed by {name}"
+
+
+def _defines_a_density(index: PaperIndex, other: Equation | None, key: str) -> bool:
+    """The display's first relation defines `key` as a conditional density (`q(x_t | x_0) = …`)."""
+    tree = _display_tree(index, other) if other is not None else None
+    if isinstance(tree, ast.Rows) and tree.statements:
+        tree = tree.statements[0]
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS:
+        return False
+    left = tree.operands[0]
+    return isinstance(left, ast.Apply) and bool(left.given) and symbol_key(left.func) == key
 
 
 def _value_of_another_part(index: PaperIndex, eq: Equation, use: SymbolUse, value: Definition, top) -> bool:
