@@ -57,10 +57,45 @@ ROLE_CASES = [
 ]
 
 
+SLICES = ("the output projections $W_h$ are defined as the slices of $W$ such that "
+          "$W = \\bigoplus_{h=1}^H W_h$, where $\\oplus$ denotes concatenation.\n"
+          "\\begin{equation} y = W x \\end{equation}")
+REWRITTEN = ("\\begin{align} f(x) &= \\sum_{k} (\\sum_{h} a_{h,k} U_h) x_k \\label{a} \\\\ "
+             "&= \\sum_{k} V_{k} x_k \\label{b} \\end{align}\n")
+ROLE_CASES += [
+    # --- a whole written as the concatenation of its own slices is what the slices are, not computed …
+    (SLICES, "W", "trained weight"),
+    # … an equality that computes it from other things stays computed
+    ("the output projections $W_h$ are learned, and $W = \\sum_{h=1}^H a_h W_h$.\n"
+     "\\begin{equation} y = W x \\end{equation}", "W", "computed"),
+    # --- a symbol new in a row that rewrites the row before, which nothing mentions, names a part of it …
+    (REWRITTEN, "V_{k}", "computed", "2"),
+    # … a symbol the row before writes too is not new
+    (REWRITTEN.replace("U_h", "V_h"), "V_{k}", "unknown", "2"),
+]
+
+
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
     body, symbol, want, *number = case
     assert row(body, symbol, *number).role == want
+
+
+def test_a_name_new_in_a_rewriting_is_listed_undefined():
+    """It is computed (a part of the row before), but no sentence says what it is: the honest claim is undefined."""
+    eq = read_document(document_from_string(DOC % REWRITTEN), ["2"]).equations[0]
+    assert "V_{k}" in eq.undefined
+
+
+@pytest.mark.parametrize("where, want", [
+    ("where $\\oplus$ denotes concatenation.", "concatenation"),   # the paper's own name for the operation
+    ("where $\\oplus$ is the direct sum.", "direct_sum"),
+    ("", "direct_sum"),                                               # no definition: the operator's own name
+])
+def test_a_big_operator_is_named_as_the_paper_defines_it(where, want):
+    body = f"\\begin{{equation}} W = \\bigoplus_{{h=1}}^H W_h \\end{{equation}}\n{where}"
+    eq = read_document(document_from_string(DOC % body), ["1"]).equations[0]
+    assert [r.op for r in eq.reductions] == [want]
 
 
 @pytest.mark.corpus
@@ -69,6 +104,8 @@ def test_each_role_cause_and_its_negative(case):
     ("TabDiff", "9", "\\mathbf{x}^\\mathrm{cat}_{0}", "input data"),   # a part of x_0 ~ p_0, "samples from real data"
     ("TabDiff", "8", "\\mathbf{x}^\\mathrm{cat}_{s}", "random sample"),
     ("TabDiff", "9", "q", "function"),                        # E_q over the forward process (1) defines
+    ("hyla", "2", "\\mathbf{W}^{\\text{out}}", "trained weight"),  # W^out = ⊕_h W^out_h, its slices
+    ("hyla", "7", "\\mathrm{W}'_{q,k}", "computed"),        # new in the rewriting of (6)
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)

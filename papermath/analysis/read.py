@@ -142,7 +142,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
-                reading.role not in ("defined here", "computed"):
+                reading.role != "defined here" and (reading.role != "computed" or _computed_unsaid(reading)):
             # Undefined only when no sentence of the paper writes the letter at all; a sentence that writes it
             # with another label makes it "mentioned, not defined" (the candidates show where).
             (mentioned if reading.redefinitions else undefined).append(reading.latex)
@@ -188,7 +188,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                      "gradient": "\\nabla", "divergence": "D_{\\mathrm{KL}}"}.get(op, op)
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    reductions = tuple(_read_reduction(r) for r in info.reductions)
+    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions), symbols)
     for red in info.reductions:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
         if meaning and red.variables:
@@ -205,6 +205,13 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+
+
+def _computed_unsaid(reading: SymbolReading) -> bool:
+    """A computed quantity that no sentence and no display defines (a name a rewriting of the row before gives a
+    part of it): what it is computed from is the reader's inference; the paper never says what it is."""
+    return reading.defined_by is None and not reading.redefinitions and bool(reading.role_cue) and \
+        reading.role_cue.startswith(_REWRITING_CUE)
 
 
 _INDEXING_OPS = {"sum": "sum", "prod": "product", "int": "integral"}
@@ -625,6 +632,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
+    assembled = _assembled_from_slices(index, eq, use, info, mention, defined_elsewhere)
+    if assembled is not None:
+        return assembled
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
     if computed is not None:
         return "computed", computed
@@ -673,6 +683,37 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
+
+
+_ASSEMBLING_OPS = frozenset({"direct_sum", "concatenation"})
+
+
+def _assembled_from_slices(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                           mention: Mention | None, defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """"the $W^{out}_h$ are defined as the slices of $W^{out}$ such that $W^{out} = \\bigoplus_h W^{out}_h$": an
+    equality that writes the whole as the concatenation of its own slices computes nothing; the whole is what its
+    slices are (trained weights, where the paper calls them projections). None for any other equality."""
+    if mention is None or use.indices or "\\" not in mention.math:
+        return None
+    tree = _parse_cached(mention.math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) != 2 or tree.ops[0] not in roles.DEFINING_OPS or \
+            symbol_key(tree.operands[0]) != use.key:
+        return None
+    whole = tree.operands[1]
+    if not isinstance(whole, ast.Reduction) or whole.op not in _ASSEMBLING_OPS or len(whole.variables) != 1 or \
+            not isinstance(whole.body, ast.Indexed) or symbol_key(whole.body.base) != use.key:
+        return None
+    variable = to_latex(whole.variables[0])
+    if [to_latex(i) for i in whole.body.indices] != [variable]:
+        return None
+    part = SymbolUse(use.key, whole.body, "symbol", indices=[variable], all_indices={variable},
+                     first_written=use.key)
+    reading = _read_symbol(index, eq, part, info, defined_elsewhere)
+    if reading.role in ("unknown", "defined here", "index"):
+        return None
+    return reading.role, f"assembled from its slices ${written_form(part)}$ ({reading.role_cue})"
 
 
 def _sample_of_a_draw(index: PaperIndex, eq: Equation, use: SymbolUse, best: tuple) -> tuple[str, str] | None:
@@ -880,6 +921,9 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
     part = _part_of(index, eq, use, found)
     if part is not None:
         return part
+    regrouped = _named_by_a_rewriting(index, eq, use, found)
+    if regrouped is not None:
+        return regrouped
     for m, _ in found:
         equality = _defining_equality(index, use, m) if m is not None else None
         if equality is not None:
@@ -899,6 +943,30 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
                                lambda key: _model_subscript(index, eq, key), eq.section)
     return roles.weigh(roles.evidence(context))
+
+
+def _named_by_a_rewriting(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:
+    """A row that continues an equality (`= \\sum_k W'_{q,k} \\phi(W_{q,k} x_k)` after
+    `HYLA_q(X) = \\sum_k (\\sum_h a_{h,q,k} W_h) \\phi(…)`) and writes a symbol that no sentence of the paper
+    mentions and no earlier row of the display writes: the rewriting names a part of the row before (here
+    `\\sum_h a_{h,q,k} W_h`), a quantity computed from the others."""
+    if eq.row == 0 or not _CONTINUATION.match(eq.latex) or \
+            any(m is not None and d.pattern != "same letter" for m, d in found):
+        return None
+    equations = index.doc.equations
+    position = _display_order(index.doc).get(eq.id, 0)
+    earlier = [e for e in equations[:position] if e.group == eq.group]
+    if not earlier:
+        return None
+    for row in earlier:
+        info = index.formulas[row.id][0]
+        if info is None or any(u.key == use.key for u in info.uses):
+            return None
+    before = f"({earlier[-1].number})" if earlier[-1].number else earlier[-1].id
+    return "computed", f"{_REWRITING_CUE} {before}: a name for a part of it"
+
+
+_REWRITING_CUE = "new in the rewriting of"
 
 
 _WEIGHTS_LABEL = re.compile(r"_\{?\s*(\\[A-Za-z]+)(?![A-Za-z])")
@@ -2207,6 +2275,26 @@ def _parse_cached(latex: str):
         return parse(latex).tree
     except MathParseError:
         return None
+
+
+# A big operator the paper may define as another operation (`where $\oplus$ denotes concatenation`): (the
+# reduction's op, the notation's key, the word of the paper's definition, the op it then is).
+_OPERATION_WORDS = (("direct_sum", "\\oplus", re.compile(r"\bconcatenat", re.I), "concatenation"),)
+
+
+def _as_the_paper_names_them(reductions: tuple[ReductionReading, ...],
+                             symbols: list[SymbolReading]) -> tuple[ReductionReading, ...]:
+    """The reductions with the operation the paper's own definition of the operator names: `\\bigoplus_h W_h` is a
+    direct sum by default, a concatenation where the paper says "$\\oplus$ denotes concatenation"."""
+    out = []
+    for red in reductions:
+        for op, key, word, named in _OPERATION_WORDS:
+            defined = next((s.definition for s in symbols if s.symbol == key and s.kind == "operator" and
+                            s.definition is not None and s.definition.strength == DEFINES), None)
+            if red.op == op and defined is not None and word.search(defined.quote):
+                red = replace(red, op=named)
+        out.append(red)
+    return tuple(out)
 
 
 def _read_reduction(node: ast.Reduction) -> ReductionReading:
