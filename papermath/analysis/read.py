@@ -398,7 +398,11 @@ def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: Formul
                    defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
                    defined_elsewhere: dict[str, str], found) -> tuple[str, str | None]:
     """The role of a symbol that is neither an index, a left side nor a function: `_role`, then what only a value
-    or an episode says, then (still unknown) the whole it is a labelled part of."""
+    or an episode says, then (still unknown) the whole it is a labelled part of. A whole the defining sentence
+    assembles from its slices is what they are, before anything else."""
+    assembled = _assembled_from_slices(index, eq, use, info, mention, defined_elsewhere)
+    if assembled is not None:
+        return assembled
     role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention, definition,
                                                                  defined_elsewhere, found))
     role, role_cue = _episode_variable(index, role, role_cue)
@@ -632,9 +636,6 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
-    assembled = _assembled_from_slices(index, eq, use, info, mention, defined_elsewhere)
-    if assembled is not None:
-        return assembled
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
     if computed is not None:
         return "computed", computed
