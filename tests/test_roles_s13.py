@@ -74,6 +74,26 @@ ROLE_CASES += [
     (REWRITTEN.replace("U_h", "V_h"), "V_{k}", "unknown", "2"),
 ]
 
+ROLE_CASES += [
+    # --- a noun before a comma that lists symbols "respectively" is each listed symbol's
+    ("The rates are estimated using collections of known documents, $\\{X_j^P\\}_{j=1}^{n}$ and "
+     "$\\{X_j^Q\\}_{j=1}^{n}$, respectively.\n\\begin{equation} p = \\sum_{j=1}^{n} f(X_j^P) \\end{equation}",
+     "X^{P}_{j}", "input data"),
+    # … without "respectively" the comma ends the noun phrase: nothing decides
+    ("We use known documents, $\\{X_j^P\\}_{j=1}^{n}$ and $\\{X_j^Q\\}_{j=1}^{n}$ are kept.\n"
+     "\\begin{equation} p = \\sum_{j=1}^{n} f(X_j^P) \\end{equation}", "X^{P}_{j}", "unknown"),
+    # --- a parameter of a distribution the sentence fits to something is computed by the fit …
+    ("We approximate the prediction $q(u)$ as an isotropic Gaussian surrogate $\\mathcal{N}(u; \\mu_c, s_c^2 I)$ "
+     "by matching the mean and variance.\n\\begin{equation} w(u) = \\mathcal{N}(u; \\mu_c, s_c^2 I) "
+     "\\end{equation}", "\\mu_{c}", "computed"),
+    ("We approximate the prediction $q(u)$ as an isotropic Gaussian surrogate $\\mathcal{N}(u; \\mu_c, s_c^2 I)$ "
+     "by matching the mean and variance.\n\\begin{equation} w(u) = \\mathcal{N}(u; \\mu_c, s_c^2 I) "
+     "\\end{equation}", "s_{c}", "computed"),
+    # … of a distribution a sentence only writes, nothing
+    ("The prior is $\\mathcal{N}(u; \\mu_c, s_c^2 I)$.\n\\begin{equation} w(u) = \\mathcal{N}(u; \\mu_c, "
+     "s_c^2 I) \\end{equation}", "s_{c}", "unknown"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -106,6 +126,8 @@ def test_a_big_operator_is_named_as_the_paper_defines_it(where, want):
     ("TabDiff", "9", "q", "function"),                        # E_q over the forward process (1) defines
     ("hyla", "2", "\\mathbf{W}^{\\text{out}}", "trained weight"),  # W^out = ⊕_h W^out_h, its slices
     ("hyla", "7", "\\mathrm{W}'_{q,k}", "computed"),        # new in the rewriting of (6)
+    ("llm-sci-use", "u2", "X^{P}_{j}", "input data"),       # "documents, $\\{X_j^P\\}$ and $\\{X_j^Q\\}$, respectively"
+    ("GMFlow", "8", "s_{\\text{c}}", "computed"),            # "approximate … as isotropic Gaussian surrogates $…$"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)
