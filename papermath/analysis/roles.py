@@ -117,8 +117,8 @@ def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
         if m is None or d.pattern in ("inside", "same letter"):
             continue
-        if not names_use(ctx.use, m.keys) and \
-                (m.keys or _plain(members_of(m.math) or "") not in (_plain(ctx.use.key), _plain(written_form(ctx.use)))):
+        mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+        if not names_use(ctx.use, m.keys) and (m.keys or _plain(members_of(m.math) or "") not in mine):
             continue
         phrase = noun_before(m.quote, m.math)
         found = head_role(phrase) if phrase else None
