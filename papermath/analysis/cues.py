@@ -91,7 +91,10 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
     ("random sample", r"\b(?:noises?|gaussian\s+noise|random\s+(?:variables?|samples?|vectors?|noise|"
                       r"perturbations?|masks?)|perturbations?|samples?\s+from|draws?|"
                       r"(?:noisy|noised|random|generated|fresh|monte\s+carlo|sampled)\s+samples?|"
-                      r"nois(?:y|ed)\s+(?:data|versions?|images?|inputs?|latents?|tokens?|observations?))\b"),
+                      r"nois(?:y|ed)\s+(?:data|versions?|images?|inputs?|latents?|tokens?|observations?)|"
+                      # the states a diffusion runs through ("a sequence of data in the diffusion process"): noised
+                      r"(?:data|samples?|states?|latents?|variables?)\s+(?:in|of|along)\s+the\s+(?:\w+\s+)?"
+                      r"(?:diffusion|forward|noising|reverse|denoising)\s+process(?:es)?)\b"),
     ("trained weight", r"\b(?:matri(?:x|ces)\s+(?:used\s+)?to\s+(?:produce|project|compute|map|transform)|"
                        r"(?:learnable|trainable|learned|model|network|actor|critic|policy)\s+"
                        r"(?:\w+\s+)?(?:parameters?|weights?)|parameters?|weights?|weight\s+matri(?:x|ces)|"

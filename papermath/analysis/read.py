@@ -142,7 +142,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
-                reading.role not in ("defined here", "computed"):
+                reading.role != "defined here" and (reading.role != "computed" or _computed_unsaid(reading)):
             # Undefined only when no sentence of the paper writes the letter at all; a sentence that writes it
             # with another label makes it "mentioned, not defined" (the candidates show where).
             (mentioned if reading.redefinitions else undefined).append(reading.latex)
@@ -188,7 +188,7 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                      "gradient": "\\nabla", "divergence": "D_{\\mathrm{KL}}"}.get(op, op)
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    reductions = tuple(_read_reduction(r) for r in info.reductions)
+    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions), symbols)
     for red in info.reductions:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
         if meaning and red.variables:
@@ -205,6 +205,13 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                            tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
                            before.text if before else None, after.text if after else None,
                            eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+
+
+def _computed_unsaid(reading: SymbolReading) -> bool:
+    """A computed quantity that no sentence and no display defines (a name a rewriting of the row before gives a
+    part of it): what it is computed from is the reader's inference; the paper never says what it is."""
+    return reading.defined_by is None and not reading.redefinitions and bool(reading.role_cue) and \
+        reading.role_cue.startswith(_REWRITING_CUE)
 
 
 _INDEXING_OPS = {"sum": "sum", "prod": "product", "int": "integral"}
@@ -380,13 +387,75 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     elif use.kind == "function":
         role, role_cue = _function_role(index, use, mention, definition)
     else:
-        role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention,
-                                                                     definition, defined_elsewhere, found))
-        role, role_cue = _episode_variable(index, role, role_cue)
+        role, role_cue = _quantity_role(index, eq, use, info, defining, mention, definition, defined_elsewhere, found)
     shape, shape_cue = _shape_from_text(index, use, defining, info, eq) if use.kind != "index" else (None, None)
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                   defining: list[tuple[Mention, Definition]], mention: Mention | None, definition: Definition | None,
+                   defined_elsewhere: dict[str, str], found) -> tuple[str, str | None]:
+    """The role of a symbol that is neither an index, a left side nor a function: `_role`, then what only a value
+    or an episode says, then (still unknown) the whole it is a labelled part of. A whole the defining sentence
+    assembles from its slices is what they are, before anything else."""
+    assembled = _assembled_from_slices(index, eq, use, info, mention, defined_elsewhere)
+    if assembled is not None:
+        return assembled
+    role, role_cue = _valued_setting(index, use, found, *_role(index, eq, use, info, defining, mention, definition,
+                                                                 defined_elsewhere, found))
+    role, role_cue = _episode_variable(index, role, role_cue)
+    if role == "unknown":
+        role, role_cue = _role_of_the_whole(index, eq, use, info, defined_elsewhere) or (role, role_cue)
+    return role, role_cue
+
+
+# A label that names a part of a quantity in words (`x^{\text{cat}}_t`, `x^{{\rm num}}_0`), not another quantity of
+# the same letter (`W^{Q}`, `x^{w}`: a winning sample, a query projection).
+_WORD_LABEL = re.compile(r"\s*[\^_]\s*(?:\{\s*)?\\(?:mathrm|text|textrm|rm|operatorname|textsf|mathsf)\s*"
+                         r"(?:\{\s*[A-Za-z]{2,}\s*\}|\s[A-Za-z]{2,})\s*(?:\}\s*)?$")
+
+
+def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                       defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """`x^{\\text{cat}}_t`, the categorical features of `x_t`, written with the same indices as the whole: where
+    nothing the paper says about the part decides its role, it is the whole's (the categorical part of a noised
+    sample is a noised sample; of the data, data). The whole counts only where a sentence speaks of it with the
+    index (`x_0 \\sim p_0`, `\\{x_t : t \\in [0, 1]\\}`), not of the bare letter ("each entry $x$"), which
+    says nothing of which member; the part's other indices in the display are tried in turn (`x^{cat}_s`,
+    `x^{cat}_t`: one symbol at two times)."""
+    key, indices = use.key, tuple(use.indices)
+    trailing = _TRAILING_INDEX.search(key) if not indices else None
+    if trailing is not None:  # `x^{\\text{cat}}_{0}` kept whole where the paper writes no bare `x_0`
+        key, indices = key[:trailing.start()], (trailing.group(1) or trailing.group(2),)
+    label = _WORD_LABEL.search(key)
+    family = key[:label.start()].strip() if label is not None else ""
+    if not indices or not family:
+        return None
+    tried = [indices] + [tuple(i.strip() for i in m.group(1).split(","))
+                                    for form in use.written for m in [_INDEX_SUFFIX.search(form)] if m is not None]
+    for indices in dict.fromkeys(tried):
+        whole = SymbolUse(family, use.node, "symbol", indices=list(indices), all_indices=set(indices),
+                          first_written=family)
+        reading = _read_symbol(index, eq, whole, info, defined_elsewhere)
+        if reading.role in ("unknown", "defined here") or reading.definition is None or \
+                reading.definition.strength != DEFINES or \
+                not _writes_indexed(reading.definition.quote, family, indices):
+            continue
+        return reading.role, f"a part of ${written_form(whole)}$ ({reading.role_cue})"
+    return None
+
+
+_TRAILING_INDEX = re.compile(r"_(?:\{\s*([A-Za-z0-9])\s*\}|([A-Za-z0-9]))$")
+_INDEX_SUFFIX = re.compile(r"_\{([^{}]+)\}$")
+
+
+def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
+    """The sentence writes `family` with these indices (`{\\mathbf{x}}_0`, `x_{t}`), braces aside."""
+    plain = re.sub(r"[{}\s]", "", quote)
+    written = re.sub(r"[{}\s]", "", family) + "_" + re.sub(r"[{}\s]", "", ",".join(indices))
+    return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
@@ -617,6 +686,37 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     return _role_from_other_sentences(index, eq, use, found)
 
 
+_ASSEMBLING_OPS = frozenset({"direct_sum", "concatenation"})
+
+
+def _assembled_from_slices(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
+                           mention: Mention | None, defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """"the $W^{out}_h$ are defined as the slices of $W^{out}$ such that $W^{out} = \\bigoplus_h W^{out}_h$": an
+    equality that writes the whole as the concatenation of its own slices computes nothing; the whole is what its
+    slices are (trained weights, where the paper calls them projections). None for any other equality."""
+    if mention is None or use.indices or "\\" not in mention.math:
+        return None
+    tree = _parse_cached(mention.math)
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) != 2 or tree.ops[0] not in roles.DEFINING_OPS or \
+            symbol_key(tree.operands[0]) != use.key:
+        return None
+    whole = tree.operands[1]
+    if not isinstance(whole, ast.Reduction) or whole.op not in _ASSEMBLING_OPS or len(whole.variables) != 1 or \
+            not isinstance(whole.body, ast.Indexed) or symbol_key(whole.body.base) != use.key:
+        return None
+    variable = to_latex(whole.variables[0])
+    if [to_latex(i) for i in whole.body.indices] != [variable]:
+        return None
+    part = SymbolUse(use.key, whole.body, "symbol", indices=[variable], all_indices={variable},
+                     first_written=use.key)
+    reading = _read_symbol(index, eq, part, info, defined_elsewhere)
+    if reading.role in ("unknown", "defined here", "index"):
+        return None
+    return reading.role, f"assembled from its slices ${written_form(part)}$ ({reading.role_cue})"
+
+
 def _sample_of_a_draw(index: PaperIndex, eq: Equation, use: SymbolUse, best: tuple) -> tuple[str, str] | None:
     """What the words call data or a time, drawn: "the trajectory τ" drawn by this expectation from the policy's
     distribution (E_{τ ~ Pr}) is its samples (a prompt the expectation runs over, E_{c, x}, E_{c ~ \\mathcal{D}},
@@ -652,7 +752,25 @@ def _drawn_by_sentence(index: PaperIndex, eq: Equation, use: SymbolUse, mention:
         return None
     if _draw_source(index, eq, use, [mention.math]) == "data":
         return "input data", f"${mention.math}$ (drawn from the data)"
+    said = _DATA_PREDICATE.match(_sentence_after(mention))
+    if said is not None:
+        # "where $x_0 \sim p_0$ are i.i.d. samples from real data distribution": the sentence says the source is
+        # the data, though the source's letter is never called so
+        return "input data", f"${mention.math}$ {' '.join(said.group(0).split())}"
     return "random sample", f"${mention.math}$ (drawn from a distribution)"
+
+
+# What a sentence says a draw's samples are, right after the draw: the data ("are i.i.d. samples from the real data
+# distribution", "are training examples"); not noise ("are pure noise from the prior distribution").
+_DATA_PREDICATE = re.compile(r"\s*,?\s*(?:is|are)\s+(?:(?:the|an?|our|i\.\s?i\.\s?d\.|\\textit\{i\.i\.d\.\}|"
+                             r"independent|real|clean|observed|\w+ing)\s+){0,3}(?:samples?|draws?|examples?|points?)"
+                             r"\s+(?:from|of)\s+(?:the\s+)?(?:real|true|clean|training|observed|empirical)?\s*data\b",
+                             re.I)
+
+
+def _sentence_after(mention: Mention) -> str:
+    at = mention.quote.find(f"${mention.math}$")
+    return mention.quote[at + len(mention.math) + 2:] if at >= 0 else ""
 
 
 def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
@@ -667,7 +785,24 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
     name = f"({other.number})" if other.number else other_id
     if _constant_display(index, other_id):
         return "fixed setting", f"set to constants by {name}"
+    if _defines_a_density(index, other, use.key):
+        # `q(x_t | x_0) = …` defines a conditional density; `\mathbb{E}_q` here runs over that distribution: the
+        # function itself, not a value computed from it
+        return "function", f"the distribution {name} defines"
     return "computed", f"computed by {name}"
+
+
+def _defines_a_density(index: PaperIndex, other: Equation | None, key: str) -> bool:
+    """The display's first relation defines `key` as a conditional density (`q(x_t | x_0) = …`)."""
+    tree = _display_tree(index, other) if other is not None else None
+    if isinstance(tree, ast.Rows) and tree.statements:
+        tree = tree.statements[0]
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS:
+        return False
+    left = tree.operands[0]
+    return isinstance(left, ast.Apply) and bool(left.given) and symbol_key(left.func) == key
 
 
 def _value_of_another_part(index: PaperIndex, eq: Equation, use: SymbolUse, value: Definition, top) -> bool:
@@ -787,6 +922,9 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
     part = _part_of(index, eq, use, found)
     if part is not None:
         return part
+    regrouped = _named_by_a_rewriting(index, eq, use, found)
+    if regrouped is not None:
+        return regrouped
     for m, _ in found:
         equality = _defining_equality(index, use, m) if m is not None else None
         if equality is not None:
@@ -806,6 +944,30 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
                                lambda key: _model_subscript(index, eq, key), eq.section)
     return roles.weigh(roles.evidence(context))
+
+
+def _named_by_a_rewriting(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:
+    """A row that continues an equality (`= \\sum_k W'_{q,k} \\phi(W_{q,k} x_k)` after
+    `HYLA_q(X) = \\sum_k (\\sum_h a_{h,q,k} W_h) \\phi(…)`) and writes a symbol that no sentence of the paper
+    mentions and no earlier row of the display writes: the rewriting names a part of the row before (here
+    `\\sum_h a_{h,q,k} W_h`), a quantity computed from the others."""
+    if eq.row == 0 or not _CONTINUATION.match(eq.latex) or \
+            any(m is not None and d.pattern != "same letter" for m, d in found):
+        return None
+    equations = index.doc.equations
+    position = _display_order(index.doc).get(eq.id, 0)
+    earlier = [e for e in equations[:position] if e.group == eq.group]
+    if not earlier:
+        return None
+    for row in earlier:
+        info = index.formulas[row.id][0]
+        if info is None or any(u.key == use.key for u in info.uses):
+            return None
+    before = f"({earlier[-1].number})" if earlier[-1].number else earlier[-1].id
+    return "computed", f"{_REWRITING_CUE} {before}: a name for a part of it"
+
+
+_REWRITING_CUE = "new in the rewriting of"
 
 
 _WEIGHTS_LABEL = re.compile(r"_\{?\s*(\\[A-Za-z]+)(?![A-Za-z])")
@@ -2114,6 +2276,26 @@ def _parse_cached(latex: str):
         return parse(latex).tree
     except MathParseError:
         return None
+
+
+# A big operator the paper may define as another operation (`where $\oplus$ denotes concatenation`): (the
+# reduction's op, the notation's key, the word of the paper's definition, the op it then is).
+_OPERATION_WORDS = (("direct_sum", "\\oplus", re.compile(r"\bconcatenat", re.I), "concatenation"),)
+
+
+def _as_the_paper_names_them(reductions: tuple[ReductionReading, ...],
+                             symbols: list[SymbolReading]) -> tuple[ReductionReading, ...]:
+    """The reductions with the operation the paper's own definition of the operator names: `\\bigoplus_h W_h` is a
+    direct sum by default, a concatenation where the paper says "$\\oplus$ denotes concatenation"."""
+    out = []
+    for red in reductions:
+        for op, key, word, named in _OPERATION_WORDS:
+            defined = next((s.definition for s in symbols if s.symbol == key and s.kind == "operator" and
+                            s.definition is not None and s.definition.strength == DEFINES), None)
+            if red.op == op and defined is not None and word.search(defined.quote):
+                red = replace(red, op=named)
+        out.append(red)
+    return tuple(out)
 
 
 def _read_reduction(node: ast.Reduction) -> ReductionReading:

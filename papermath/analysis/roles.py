@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..math import ast, to_latex
+from ..errors import MathParseError
+from ..math import ast, parse, to_latex
 from .cues import HEAD_ROLES, LOSS_NAME
 from .candidates import key_family
-from .symbols import collect, symbol_key
+from .symbols import collect, symbol_key, written_form
 
 MARGIN = 1
 """How far the leading role's total strength must lead the next role's."""
@@ -58,6 +59,10 @@ def noun_before(quote: str, math: str) -> str | None:
     if at <= 0:
         return None
     before = quote[:at]
+    if _LIST_FOLLOWS.match(quote[at + len(math) + 2:]) and before.rstrip().endswith(","):
+        # "collections of known documents, $\\{X^P_j\\}$ and $\\{X^Q_j\\}$, respectively": the noun before the comma
+        # is each listed symbol's
+        before = before.rstrip()[:-1]
     starts = list(_PHRASE_START.finditer(before))
     phrase = before[starts[-1].end():] if starts else before
     phrase = _DETERMINERS.sub("", phrase).strip()
@@ -65,6 +70,9 @@ def noun_before(quote: str, math: str) -> str | None:
     if not words or len(words) > 5 or "$" in phrase or "\\" in phrase:
         return None
     return phrase
+
+
+_LIST_FOLLOWS = re.compile(r"\s*,?\s*(?:and|or)\s+\$[^$]+\$\s*(?:,\s*)?(?:respectively|resp\.)")
 
 
 def head_role(phrase: str) -> tuple[str, str] | None:
@@ -91,9 +99,26 @@ def names_use(use: Any, keys: Iterable[str]) -> bool:
     return any(_plain(k) == indexed for k in keys)
 
 
+def members_of(math: str) -> str | None:
+    """The key of the members of a collection written out (`\\{X^P_j\\}_{j=1}^{n_P}`: `X^{P}`), or None."""
+    try:
+        tree = parse(math).tree
+    except MathParseError:
+        return None
+    while isinstance(tree, (ast.Power, ast.Indexed)):
+        tree = tree.base
+    if not isinstance(tree, ast.SetLiteral) or len(tree.items) != 1:
+        return None
+    uses = collect(tree, frozenset()).uses
+    return uses[0].key if uses else None
+
+
 def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
-        if m is None or d.pattern in ("inside", "same letter") or not names_use(ctx.use, m.keys):
+        if m is None or d.pattern in ("inside", "same letter"):
+            continue
+        mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+        if not names_use(ctx.use, m.keys) and (m.keys or _plain(members_of(m.math) or "") not in mine):
             continue
         phrase = noun_before(m.quote, m.math)
         found = head_role(phrase) if phrase else None
@@ -163,6 +188,44 @@ def _drawn_somewhere(ctx: UseContext) -> Iterable[Evidence]:
     drawn = ctx.drawn(ctx.use.key)
     if drawn is not None:
         yield Evidence("random sample", f"${drawn.quote}$ (drawn in a display)", 2)
+
+
+# A sentence that fits a distribution to something ("we approximate the predictions as isotropic Gaussian surrogates
+# … by matching the mean and total variance", "we fit a Gaussian"): the fitted distribution's parameters are
+# computed from what it approximates.
+_FITTING = re.compile(r"\bapproximat\w*\b[^.;]*?\bas\b|\bfit(?:s|ted|ting)?\b|\bby\s+matching\b|"
+                      r"\bmoment[- ]matching\b", re.I)
+
+
+# Distribution families written with their parameters as arguments (`\\mathcal{N}(\\mu, \\sigma^2 I)`); any other
+# function's arguments are the variable it is a density of (`q(u)`), not parameters.
+_PARAMETRIC_FAMILIES = frozenset({"\\mathcal{N}", "\\mathcal{U}", "\\mathrm{Cat}", "\\mathrm{Beta}",
+                                  "\\mathrm{Dir}", "\\mathrm{Bern}", "\\mathrm{Gamma}"})
+
+
+def _parameter_of_a_fitted_distribution(ctx: UseContext) -> Iterable[Evidence]:
+    """`\\mathcal{N}(u; \\mu_c, s_c^2 I)` in "we approximate q as isotropic Gaussian surrogates $…$ by matching
+    the mean and total variance of the GM": a parameter (after the `;`, or an argument of a parameterless
+    distribution `\\mathcal{N}(\\mu', s'^2 I)`) of the distribution the sentence fits is computed by the fit."""
+    for m, d in ctx.found:
+        if m is None or d.pattern == "same letter" or not _FITTING.search(m.quote):
+            continue
+        try:
+            tree = parse(m.math).tree
+        except MathParseError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Apply) or symbol_key(node.func) == ctx.use.key:
+                continue
+            parameters = node.params or (node.args if symbol_key(node.func) in _PARAMETRIC_FAMILIES else ())
+            mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+            if any(_plain(u.key) in mine or _plain(written_form(u)) in mine
+                   for p in parameters for u in collect(p, frozenset()).uses):
+                verb = _FITTING.search(m.quote).group(0).split()  # type: ignore[union-attr]
+                said = verb[0] if len(verb) <= 2 else f"{verb[0]} … {verb[-1]}"
+                yield Evidence("computed", f"a parameter of ${to_latex(node.func)}$, a distribution the sentence "
+                                           f"fits (\"{said}\")", 2)
+                return
 
 
 DEFINING_OPS = frozenset({"=", ":=", "=:", "\\coloneqq", "\\triangleq", "\\doteq", "\\equiv"})
@@ -241,6 +304,7 @@ USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = 
     ("generated at random in the prose", _generated_at_random),
     ("argument of the defined function", _argument_of_defined_function),
     ("the weight of a loss term", _weight_of_a_loss_term),
+    ("a parameter of a fitted distribution", _parameter_of_a_fitted_distribution),
 )
 
 
