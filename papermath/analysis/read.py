@@ -330,11 +330,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         defining = drawn + [c for c in defining if c not in drawn]
     best = defining[0] if defining else None
     if home is not None:
-        near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
-        if best is None or (best[1].paragraph not in near and not _keeps_own_definition(use, *best)):
-            lead = _introducing_sentence(index, home)
-            if lead is not None:
-                best = (None, lead)
+        best = _home_definition(index, eq, use, home, best, defining)
     best, home = _recurrence_lead(index, eq, use, info, best, home)
     if best is None and (use.sampled or use.bound_by == "E"):
         # "\\epsilon \\sim \\mathcal{N}(0, I)" written in a display: the first display that draws the symbol
@@ -456,6 +452,23 @@ def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
     plain = re.sub(r"[{}\s]", "", quote)
     written = re.sub(r"[{}\s]", "", family) + "_" + re.sub(r"[{}\s]", "", ",".join(indices))
     return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
+
+
+def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equation, best, defining):
+    """The definition of a symbol that a display defines (`home`): the best sentence when it stands in the two
+    displays' own paragraphs or defines the symbol outright elsewhere; else a sentence of the home's lead paragraph
+    that names it (`_named_in_context`); else the home's lead-in, unless that is about another symbol."""
+    near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
+    if best is not None and (best[1].paragraph in near or _keeps_own_definition(use, *best)):
+        return best
+    lead_para = lead_paragraph(index.doc, home)
+    named = _named_in_context(use, defining, {lead_para.id} if lead_para is not None else set())
+    if named is not None:
+        return named
+    lead = _introducing_sentence(index, home)
+    if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
+        return None, lead
+    return best
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
@@ -1597,6 +1610,45 @@ def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: D
         return True  # (a function's lead-in introduces the function: "we define the Gaussian mask as:")
     return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
         definition.pattern not in ("inside", "same letter") and defined_by_sign(mention.math)
+
+
+def _named_in_context(use: SymbolUse, defining, near: set[str]):
+    """A sentence of the defining display's lead-in paragraph (`near`) that names the symbol as written ("The
+    conditional denoising diffusion model is using a neural network $\\epsilon_\\theta(x_t, z, t)$ to …" before the
+    display that decomposes it): it says what the symbol is better than the lead-in's last words about the display.
+    (After the display, a sentence that names the left side again, "the scaled threshold $p$ is computed", restates
+    it: the lead-in stands. A formula that is an equality or a membership, "with step size $\\gamma > 0$,
+    $z_{t+1} = z_t - \\gamma g_t$", is not named by the noun phrase before it: that names its neighbour.)"""
+    keys = {use.key, written_form(use)}
+    for m, d in defining:
+        if m is not None and d.paragraph in near and d.pattern not in ("inside", "same letter", "use") and \
+                keys & set(m.keys) and _NOUN_PHRASE_START.match(m.description or "") and \
+                not _RELATION.search(m.math):
+            return m, d
+    return None
+
+
+_RELATION = re.compile(r"(?<![<>])=|\\(?:in|sim|leq?|geq?|approx|coloneqq|triangleq)(?![A-Za-z])|[<>]")
+
+
+def _defines_another_symbol(index: PaperIndex, eq: Equation, use: SymbolUse) -> bool:
+    """Whether the display's lead-in is a sentence about symbols the display does not write ("where $r_n$ denotes
+    the ratio …, and:" before `A^* = …`, the where clause of the display before): its words define that symbol, not
+    the display's left side, whose own definition elsewhere stands. (A lead-in that defines the display's argument,
+    "for a clean datapoint $x_0$, the noisy sample $x_t$ … is given by" before `q(x_t | x_0) = …`, is about the
+    display, and so is "let $\\mu_\\theta$ denote a network with parameters $\\theta$ … trained with:".)"""
+    para = lead_paragraph(index.doc, eq)
+    if para is None or not para.sentences:
+        return False
+    sentence = para.sentences[-1]
+    keys = {use.key, written_form(use)}
+    found = [m for m in sentence_mentions(sentence.text, _paragraph_index(para.id), len(para.sentences) - 1,
+                                          index.ordinals) if m is not None]
+    info = index.formulas[eq.id][0]
+    written = {u.key for u in info.uses} | {written_form(u) for u in info.uses} if info is not None else set()
+    defined = [m for m in found if m.strength >= 2 and m.keys]
+    return bool(defined) and not any(written & set(m.keys + m.bases) for m in defined) and \
+        not any(keys & set(m.keys + m.inner + m.elements) for m in found)
 
 
 def _introducing_sentence(index: PaperIndex, eq: Equation) -> Definition | None:
