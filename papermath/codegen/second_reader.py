@@ -179,7 +179,8 @@ def comparison_sides(latex: str) -> tuple[list[str], list[str]] | None:
     None where the statement is not one chain of comparisons of values: another relation (∈, ∼, ∝, →, ≈, :=), two
     statements (`a \\le b, \\; c \\le d`), an unbalanced bracket, an empty side."""
     text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
-    text = " ".join(re.split(r"\\\\(?:\[[^\]]*\])?", text)).replace("&", " ")
+    # the punctuation that ends the sentence (`… \le D,`) is no second statement: dropped before the scan
+    text = _without_trailing(" ".join(re.split(r"\\\\(?:\[[^\]]*\])?", text)).replace("&", " "))
     depth, cuts, ops, end = 0, [0], [], len(text)
     for match in _SIDE_TOKENS.finditer(text):
         token = match.group(0)
@@ -308,10 +309,11 @@ _ACCENTED = re.compile(r"\\(?P<accent>tilde|hat|bar|dot|ddot|check|breve|widetil
                        r"|mathring)(?![A-Za-z])\s*\{\s*(?P<letter>[A-Za-z]|\\(?:%s)(?![A-Za-z]))\s*\}" % _GREEK)
 """An accent on one letter (`\\tilde{g}`, `\\hat{y}`): another quantity than the letter, named by the letter with
 the accent spelled into its name (`@A…@` until the scripts are read); SymPy reads `\\tilde{g}` as tilde·g."""
-_SCRIPT = r"\s*[_^]\s*(?:\{[^{}]*\}|\\[A-Za-z]+|[^\s{}\\])"
+_SCRIPT = r"\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\])"
 _SCRIPTED = re.compile(r"(?<![\\A-Za-z])(?P<base>[A-Za-z]|\\(?:%s)(?![A-Za-z]))(?P<primes>(?:'|@A[a-z]+@)*)"
-                       r"(?P<first>%s)(?P<second>%s)?" % (_GREEK, _SCRIPT, _SCRIPT))
-"""A letter with one or two scripts (braced groups with no group inside: `_SCRIPTED` runs innermost first)."""
+                       r"(?P<first>%s)(?P<second>%s)?(?P<after>'*)" % (_GREEK, _SCRIPT, _SCRIPT))
+"""A letter with one or two scripts (braced groups with no group inside: `_SCRIPTED` runs innermost first), and the
+primes written after them (`v_{\\theta, k}'`, the same quantity as `v'_{\\theta, k}`)."""
 _GROUP_SCRIPTED = re.compile(r"(?<![_^}A-Za-z\\])(?<![_^]\s)\{(?P<group>(?:[^{}]|\{[^{}]*\})*)\}"
                              r"(?P<primes>(?:'|@A[a-z]+@)*)(?P<first>%s)(?P<second>%s)?" % (_SCRIPT, _SCRIPT))
 """A braced group that is not a script or a command's argument, with scripts after it (`{\\Delta x}_{1}`,
@@ -326,8 +328,9 @@ def _scripts_as_name(match: re.Match) -> str:
     letters (`z_{\\mathit{Qqs…}}`); a power stays a power (`a_{t, i}^{2}`). The same cleaning applies to each
     input's key, so SymPy matches them by name. Other scripts are left as written."""
     spelled = _spelled_scripts(match)
-    if spelled is None:
-        return match.group(0)
+    if spelled is None:  # SymPy's own scripts; a script inside them (`v_{\\theta^{*}}`) is read on its own
+        return re.sub(r"\{((?:[^{}]|\{[^{}]*\})*)\}", lambda m: "{%s}" % _SCRIPTED.sub(_scripts_as_name, m.group(1)),
+                      match.group(0))
     if isinstance(spelled, str):
         return spelled
     return f"{match.group('base')}_{{\\mathit{{Qqs{spelled[0]}}}}}{spelled[1]}"
@@ -349,14 +352,14 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
     sub, sup = scripts.get("_"), scripts.get("^")
     decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)|[A-Za-z]{2,}", sup) is not None)
     several = sub is not None and (re.search(r"[,;]", sub) is not None or sub in _DECORATIONS)  # `z_{t, i}`, `z_*`
-    primes = match.group("primes")
+    primes = match.group("primes") + (match.groupdict().get("after") or "")
     if not (decoration or several or always or "@A" in primes):
         head = match.group(0)[:match.start("primes") - match.start()]
         if sub is not None and (primes or sup is not None and match.group("first").strip().startswith("^")):
             # `z'_{t}` → `z_{t}'`, `\\sigma^2_t` → `\\sigma_{t}^{2}`: TeX reads them the same, SymPy only so
             return f"{head}_{{{sub}}}{primes}" + (f"^{{{sup}}}" if sup is not None else "")
         return None
-    spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{match.group('primes')}")
+    spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{primes}")
     if not prefix:
         spelled = spelled[1:]  # the spelling `_scripts_as_name` always gave
     return _spelled(spelled), (f"^{{{sup}}}" if sup is not None and not decoration else "")
@@ -397,12 +400,55 @@ _RENAMED_COMMAND = re.compile("|".join(re.escape(c) for c in _RENAMED_COMMANDS) 
 
 def _one_spelling(text: str) -> str:
     """Spellings TeX prints alike written one way: `{\\rm ref}` → `\\mathrm{ref}`, `x^\\prime` and `x^{\\prime}` →
-    `x'`, `\\Tilde` → `\\tilde`, `\\dfrac`/`\\tfrac` → `\\frac`, `\\smash[t]{…}` → `{…}` (a printing hint)."""
+    `x'`, `\\Tilde` → `\\tilde`, `\\dfrac`/`\\tfrac` → `\\frac`, `\\smash[t]{…}` → `{…}` (a printing hint),
+    `\\tilde g` → `\\tilde{g}` (`_BARE_ACCENT`)."""
     text = re.sub(r"\{\s*\\rm\s+([^{}]*)\}", r"\\mathrm{\1}", text)
     text = re.sub(r"\^\s*(?:\{\s*\\prime\s*\}|\\prime(?![A-Za-z]))", "'", text)
     text = re.sub(r"\\prime(?![A-Za-z])", "'", text)
     text = _RENAMED_COMMAND.sub(lambda m: _RENAMED_COMMANDS[m.group(0)], text)
+    text = _BARE_ACCENT.sub(lambda m: f"\\{m.group('accent')}{{{m.group('letter')}}}" if m.group("letter") else
+                            f"\\{m.group('accent')}{{", text)
+    # `\theta^*` → `\theta^{*}`: a decoration braced, so that it is read as a name inside a subscript too
+    # (`v_{\theta^*}`, the input `v_{\theta^{*}}`)
+    text = re.sub(r"\^\s*(\*|\\(?:ast|star|dagger|circ)(?![A-Za-z]))", r"^{\1}", text)
     return re.sub(r"\\smash\s*(?:\[[a-z]\])?", "", text)
+
+
+_BARE_ACCENT = re.compile(r"\\(?P<accent>tilde|hat|bar|dot|ddot|check|breve|widetilde|widehat|overline|acute|grave"
+                          r"|mathring|vec)(?![A-Za-z])(?:\s*(?P<letter>[A-Za-z]|\\(?:%s)(?![A-Za-z]))|\s+\{)" % _GREEK)
+"""An accent on a letter written without braces (`\\tilde g_t`): TeX takes the next token as its argument, so it
+is `\\tilde{g}_t` (SymPy would read `\\tilde g` as tilde·g, and the input `\\tilde{g}_{t}` is spelled with braces);
+or with a space before its braces (`\\hat {\\bm{x}}`), which TeX ignores."""
+
+
+_BRACKET_INDEX = re.compile(r"(?<![\\A-Za-z])(?P<head>[A-Za-z]'*(?:_\{(?P<first>(?:[^{}]|\{[^{}]*\})*)\})?)"
+                            r"\[(?P<index>[A-Za-z0-9+\-\s]*(?:[A-Za-z]_\{[A-Za-z0-9+\-\s]*\}[A-Za-z0-9+\-\s]*)*)\]")
+"""A letter directly followed by an index in square brackets (`x[k]`, `z[i-1][r[j]]`), as code indexes an array:
+the index is a whole number's expression (letters, numerals, + and −, an element `r_{j}` of another array)."""
+
+
+def _bracket_indices(text: str) -> str:
+    """`x[k]` → `x_{k}`, `z[i-1][r[j]]` → `z_{i-1, r_{j}}`: the element an index in brackets picks, written as the
+    subscript the same quantity has elsewhere (papers write both; SymPy reads `x[k]` as x·[k], which it cannot
+    parse). Innermost first; a bracket holding anything else (a product, a list, an interval) is left alone."""
+    for _ in range(4):
+        rewritten = _BRACKET_INDEX.sub(_as_subscript, text)
+        if rewritten == text:
+            return text
+        text = rewritten
+    return text
+
+
+def _as_subscript(match: re.Match) -> str:
+    if re.search(r"[A-Za-z0-9}]\s+[A-Za-z0-9]", match.group("index")):
+        return match.group(0)  # `c[a b]`: a product in brackets, not one index
+    index = re.sub(r"\s+", "", match.group("index"))
+    if not index or not re.search(r"[A-Za-z0-9]", index) or index[-1] in "+-":
+        return match.group(0)
+    letter = match.group("head")[:match.start("first") - match.start() - 2] if match.group("first") is not None \
+        else match.group("head")
+    indices = f"{match.group('first')}, {index}" if match.group("first") is not None else index
+    return f"{letter}_{{{indices}}}"
 
 
 _CLEANING: tuple[tuple[Any, int], ...] = (
@@ -417,6 +463,9 @@ _CLEANING: tuple[tuple[Any, int], ...] = (
     (lambda text: re.sub(r"(?<![\\A-Za-z_^}\]])\{\s*(\\[A-Za-z]+|[A-Za-z])\s*\}",
                                 lambda m: f" {m.group(1)}{' ' if m.group(1).startswith(chr(92)) else ''}", text), 2),
     (_words_placed, 1),
+    (_bracket_indices, 1),
+    # `\\Delta x_1`: the increment of x, its first component (`{\\Delta x}_1`, one quantity), not Δ times x_1
+    (lambda text: re.sub(r"(?<![\\A-Za-z{])\\Delta\s*([A-Za-z])(?=\s*_)", r"{\\Delta \1}", text), 1),
     (lambda text: re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", re.sub(r"\\[,;:!> ]|~", " ", text)), 1),
     # `\\left( … \\right)`: SymPy's grammar reads the bracket, not the size (`\\left.` sizes nothing)
     (lambda text: re.sub(r"\\(?:left|right)(?![A-Za-z])\s*\.?", " ", text), 1),
@@ -624,7 +673,23 @@ def paper_text(ev: Any) -> str:
     text = _LAYOUT.sub(" ", ev.source_latex)
     # `&\\qquad - …` at the start of a line, or after an alignment mark, indents a continued line: layout, not the
     # `\\quad` that starts a condition (`… \\quad \\text{for } t > 0`)
-    return re.sub(r"(&|\\\\(?:\[[^\]]*\])?|^)(\s*&)?\s*\\q?quad(?![A-Za-z])", r"\1\2 ", text).strip()
+    text = re.sub(r"(&|\\\\(?:\[[^\]]*\])?|^)(\s*&)?\s*\\q?quad(?![A-Za-z])", r"\1\2 ", text).strip()
+    return _without_outer_braces(text)
+
+
+def _without_outer_braces(text: str) -> str:
+    """`{a = b}.` → `a = b`: one group around the whole statement (the sentence's punctuation after it) groups
+    nothing TeX prints, and a relation inside braces is not the statement's (`computed_side`)."""
+    body = _without_trailing(text)
+    while body.startswith("{"):
+        try:
+            if _closing(body, 0) != len(body) - 1:
+                break
+        except _NotRewritten:
+            break
+        body = body[1:-1].strip()
+        text = body
+    return text
 
 
 def _close(value: Any, want: Any) -> bool:
@@ -787,7 +852,10 @@ def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, di
         try:
             key_expression = _parse(key)
         except Exception:
-            return "an input's name does not parse"
+            # not an input SymPy can name (a comparison's other side's `\\mathrm{Gap}(x; β)`): where the side
+            # writes it, SymPy's reading holds a symbol no input matches, and there is no reading
+            del values[dummy]
+            continue
         if key_expression in replacements or not isinstance(key_expression, sympy.Expr):
             return "two inputs read as one symbol"  # `\\mathcal{L}_{\\text{bce}}`, `…_{\\text{dice}}`
         if key_expression.is_number:
@@ -820,7 +888,7 @@ def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str
     \\mathbf{c})`. (key → placeholder symbol name)"""
     out: dict[str, str] = {}
     for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
-        spans = _spelled_in(side, key)
+        spans = [span for span in (_balanced(side, a, b) for a, b in _spelled_in(side, key)) if span]
         if not spans:
             continue
         outside = "".join(side[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(side)]))
@@ -879,6 +947,43 @@ def _spelled_in(side: str, key: str) -> list[tuple[int, int]]:
         spans.append((start, end))
         k += n
     return spans
+
+
+def _balanced(side: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span `side[start:end]` widened to the braces it opens or closes, where what is added only changes how
+    the formula looks (`{\\rm Gap}(x)` found from `G`: the span takes `{\\rm `; `{p}_\\theta(x)` found from `p`: it
+    takes the `{`), so that the placeholder put in its place leaves the braces balanced; None where it would take
+    more (a brace that belongs to a larger group)."""
+    depth, low = 0, 0
+    for char in side[start:end]:
+        depth += (char == "{") - (char == "}")
+        low = min(low, depth)
+    new_start, new_end = start, end
+    for _ in range(-low):  # a `}` closes a `{` before the span
+        opening = _opening_brace(side, new_start)
+        if opening is None:
+            return None
+        new_start = opening
+    for _ in range(depth - low):  # a `{` the span leaves open
+        close = side.find("}", new_end)
+        if close < 0:
+            return None
+        new_end = close + 1
+    added = side[new_start:start] + side[end:new_end]
+    return (new_start, new_end) if not _spelling(added) else None
+
+
+def _opening_brace(side: str, i: int) -> int | None:
+    """The position of the `{` left of `i` that no `}` between closes."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if side[j] == "}":
+            depth += 1
+        elif side[j] == "{":
+            if depth == 0:
+                return j
+            depth -= 1
+    return None
 
 
 _BINDS = re.compile(r"\\(?:sum|prod)\s*(?:\\limits\s*)?_\s*(?:\{\s*(\\?[A-Za-z]+)|(\\[A-Za-z]+|[A-Za-z]))")
@@ -1038,6 +1143,10 @@ def _projections(side: str) -> str:
         else:
             end = _term_end(side, i)
             operand = side[i:end]
+            if side[end:].strip()[:1] in ("+", "-") or re.match(r"\s*\\(?:pm|mp)(?![A-Za-z])", side[end:]):
+                # `\Pi_{…} z_t - \eta g_t`: Π of z_t alone, or of the step (projected gradient) — the text
+                # does not say (a sum's Σ takes its term by convention; a projection has none)
+                raise _NotRewritten("a projection with no bracket before a sign")
         if not operand.strip():
             raise _NotRewritten("a projection of nothing")
         side = f"{side[:match.start()]} @Qqproj@({operand}, {ball.group('radius')}){side[end:]}"

@@ -1,0 +1,136 @@
+"""The second reader's pre-pass over the paper's own LaTeX (session 13): spellings TeX prints alike or that name one
+element read alike, so that SymPy's reading of the paper meets the generated code's inputs by their names — each
+rewrite decided from the LaTeX alone, never from papermath's tree. Values are worked by hand; a planted wrong value
+must make the check disagree; where the text does not say (a projection with no bracket before a sign), no check.
+Skipped without sympy and its ANTLR runtime (`pip install -e '.[bench]'`)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from papermath.codegen import second_reader as SR
+from papermath.codegen.checks import second_reader_check
+from papermath.evaluate import evaluate
+
+pytestmark = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
+                                                           "(pip install -e '.[bench]')")
+
+
+@pytest.mark.parametrize("written, same", [
+    (r"\tilde g_t", r"\tilde{g}_{t}"),  # an accent takes the next token, braces or not
+    (r"\hat {\bm{x}}", r"\hat{\mathbf{x}}"),  # a space before the accent's braces
+    (r"\bm{x}[k]", r"\mathbf{x}_{k}"),  # an index in brackets, as code writes it
+    (r"\bm{z}[i-1][r[j]]", r"\mathbf{z}_{i - 1, r_{j}}"),  # two indices, one an element itself
+    (r"\bm{x}[k]^2", r"\mathbf{x}_{k}^{2}"),
+    (r"\bm{v_{\theta,k}'}", r"\mathbf{v}'_{\theta, k}"),  # the prime after the scripts or before: one quantity
+    (r"\bm{v_{\theta^*}}", r"\mathbf{v}_{\theta^{*}}"),  # a decoration inside a subscript, braced or not
+    (r"\Delta {x}_1^4", r"{\Delta x}_{1}^{4}"),  # the first component of the increment Δx
+])
+def test_spellings_that_name_one_quantity_read_alike(written, same):
+    assert SR._parse(written) == SR._parse(same)
+
+
+@pytest.mark.parametrize("written, other", [
+    (r"\tilde g_t", r"g_{t}"),  # the accent is part of the name
+    (r"\bm{x}[k]", r"\mathbf{x}_{j}"),
+    (r"\bm{z}[i][j]", r"\mathbf{z}_{j, i}"),  # the order of the indices counts
+    (r"\bm{v_{\theta,k}'}", r"\mathbf{v}_{\theta, k}"),
+    (r"\Delta x_1", r"{\Delta x}_{2}"),
+])
+def test_spellings_of_other_quantities_stay_apart(written, other):
+    assert SR._parse(written) != SR._parse(other)
+
+
+@pytest.mark.parametrize("written", [r"c[a b]", r"\sqrt[3]{x}", r"[a, b]", r"x [k]"])
+def test_a_bracket_that_is_no_index_is_left_alone(written):
+    # a product in brackets, a root's degree, a list, a bracket after a space (a product): not an element
+    assert SR._bracket_indices(written) == written
+
+
+@pytest.mark.parametrize("latex, cut", [
+    (r"a \le b,", (["a", "b"], ["≤"])),  # the sentence's comma is no second statement
+    (r"0 & \leq \frac{a}{b} \leq \frac{1}{\lambda},", (["0", r"\frac{a}{b}", r"\frac{1}{\lambda}"], ["≤", "≤"])),
+    (r"a \le b, c \le d", None),  # two statements still are
+])
+def test_a_comparison_ending_the_sentence(latex, cut):
+    assert SR.comparison_sides(latex) == cut
+
+
+@pytest.mark.parametrize("text, unwrapped", [
+    (r"{\sigma(t) = -\log(1 - t)}.", r"\sigma(t) = -\log(1 - t)"),
+    (r"{a}_b = c", r"{a}_b = c"),  # a group with a script: not one group around the statement
+    (r"{a} + {b}", r"{a} + {b}"),
+])
+def test_one_group_around_the_whole_statement_is_dropped(text, unwrapped):
+    assert SR._without_outer_braces(text) == unwrapped
+
+
+@pytest.mark.parametrize("side, key, rewritten", [
+    # the input found from `G` or `p`: the font's brace before it goes with it, so the braces stay balanced
+    (r"{\rm Gap}(x; \beta) \le 2", r"\mathrm{Gap}(x; \beta)", r" @Inputa@  \le 2"),
+    (r"\omega \log {p}_{\theta}(x | y)", r"p_\theta (x \mid y)", r"\omega \log  @Inputa@ "),
+    # a brace that belongs to a larger group (it holds `a` too): not this input's, no placeholder
+    (r"{a p}(x)", r"p(x)", r"{a p}(x)"),
+])
+def test_an_input_given_one_value_is_cut_with_its_braces(side, key, rewritten):
+    assert SR._opaque_inputs(side, (key,))[0] == rewritten
+
+
+# OptimalSteps (21): ‖x' − x[k] + (n − k)(v'_θ − v_θ*)‖², the paper writing x[k] where the code's input is x_k.
+_STEP = r"L = \left\lVert\bm{x'}-\bm{x}[k] + (n-k)(\bm{v'_{\theta}} - \bm{v_{\theta^*}})\right\rVert^2_2"
+_STEP_VALUES = {r"\mathbf{x}'": [1.0, 2.0], r"\mathbf{x}_{k}": [0.0, 1.0], "n": 3.0, "k": 1.0,
+                r"\mathbf{v}'_{\theta}": [0.5, 0.0], r"\mathbf{v}_{\theta^{*}}": [0.0, 1.0]}
+
+
+def test_an_element_written_in_brackets_worked_by_hand():
+    # x' − x_k = (1, 1); (n − k)(v' − v*) = 2 · (0.5, −1) = (1, −2); the sum (2, −1): squared norm 5
+    ev = evaluate(_STEP, _STEP_VALUES)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(5.0)
+
+
+def test_a_planted_misreading_of_the_bracketed_element_fails_the_check():
+    ev = evaluate(_STEP, _STEP_VALUES)
+    wrong = dataclasses.replace(ev, value=np.float64(2.0))  # ‖x' − x + …‖² with x[k] read as x · k, say
+    check = second_reader_check(wrong)
+    assert check is not None and "DISAGREE" in check.why
+    with pytest.raises(AssertionError):
+        exec(compile("\n".join(check.body), "check.py", "exec"), {"np": np, "result": 2.0})  # our own template
+
+
+# schedule_free: ‖g̃_t − g_{t−1}‖ ≤ m_{t−1}, written `\tilde g_t` without braces and ending with the sentence's comma.
+_BOUND = r"\|\tilde g_t -g_{t-1}\|&\le m_{t-1},"
+_BOUND_VALUES = {r"\tilde{g}_{t}": [3.0, 4.0], "g_{t - 1}": [0.0, 0.0], "m_{t - 1}": 2.0}
+
+
+def test_a_bound_with_a_bare_accent_worked_by_hand():
+    ev = evaluate(_BOUND, _BOUND_VALUES, declared_shapes={r"\tilde{g}_{t}": ("n",), "g_{t - 1}": ("n",)})
+    reading = SR.read(ev)
+    assert reading is not None and reading.sides and reading.agrees
+    assert reading.value == [pytest.approx(5.0), pytest.approx(2.0)]  # ‖(3, 4)‖ = 5
+
+
+def test_a_planted_misreading_of_a_side_disagrees():
+    ev = evaluate(_BOUND, _BOUND_VALUES, declared_shapes={r"\tilde{g}_{t}": ("n",), "g_{t - 1}": ("n",)})
+    wrong = dataclasses.replace(ev, sides=((np.asarray(7.0), ev.sides[0][1]), ev.sides[1]))  # |3| + |4|, say
+    reading = SR.read(wrong)
+    assert reading is not None and not reading.agrees
+
+
+@pytest.mark.parametrize("latex, values, read", [
+    # Π with no bracket before a sign: Π(z_t) − η g_t or Π(z_t − η g_t)? the text does not say: no reading
+    (r"z_{t+1} = \Pi_{\|z\|\le D} z_t - \eta g_t", {"z_t": [3.0, 4.0], "D": 1.0, r"\eta": 0.5, "g_t": [1.0, 0.0]},
+     None),
+    # with the bracket it says: Π((3, 4) − 0.5 (2, 0)) = Π((2, 4)) = (2, 4)/√20 · 1
+    (r"z_{t+1} = \Pi_{\|z\|\le D} \left[z_t - \eta g_t \right]", {"z_t": [3.0, 4.0], "D": 1.0, r"\eta": 0.5,
+                                                                   "g_t": [2.0, 0.0]},
+     [2 / np.sqrt(20), 4 / np.sqrt(20)]),
+])
+def test_a_projection_is_read_only_where_its_operand_is_written(latex, values, read):
+    ev = evaluate(latex, values, declared_shapes={"z_t": ("n",), "g_t": ("n",)})
+    reading = SR.read(ev)
+    if read is None:
+        assert reading is None
+    else:
+        assert reading is not None and reading.agrees
+        np.testing.assert_allclose(reading.value, read)
