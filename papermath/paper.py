@@ -33,7 +33,7 @@ from .spans import LineIndex, Position, Span
 
 if TYPE_CHECKING:  # the session imports its stages only when they are used
     from .analysis.read import PaperIndex
-    from .analysis.reading import EquationReading, PaperReading
+    from .analysis.reading import EquationReading, PaperReading, SymbolReading
     from .latex.document import Document, Equation
     from .math import ParseResult
 
@@ -257,6 +257,7 @@ class Paper:
         self._parsed: dict[str, ParseResult | MathParseError] = {}
         self._formulas: dict[str, Formula] = {}
         self._readings: dict[str, EquationReading] = {}
+        self._symbol_parts: dict[str, Any] = {}
         self.skipped: list[Diagnostic] = []
         """Equations whose reading ran out of the per-formula time budget (`papermath.budget`)."""
         self._lock = threading.RLock()
@@ -444,18 +445,43 @@ class Paper:
             eq = self.equation(eq)
         found = self._readings.get(eq.id)
         if found is None:
-            from .analysis.read import unread_equation
-            from .budget import BudgetExceeded, formula_budget
             index = self.index
             with self._lock, gc_paused():
-                try:
-                    with formula_budget(eq.id):
-                        found = read_equation(index, eq)
-                except BudgetExceeded as error:
-                    found = unread_equation(self.doc, eq, "not read: over the time budget", error.message)
-                    self.skipped.append(Diagnostic("error", error.message, eq.span.position))
+                found = self._within_budget(eq, lambda: read_equation(index, eq, self._symbol_parts.get(eq.id)))
                 self._readings[eq.id] = found
         return found
+
+    def symbols(self, eq: Equation | str) -> tuple[SymbolReading, ...]:
+        """The symbol rows of one equation's reading, as `reading(eq).symbols` gives them, without what else a
+        reading asks of the other displays (its kind, the equations that use it): what the shapes of an
+        equation and of the equations before it are read from. Computed once per paper."""
+        from .analysis.read import EquationSymbols, read_symbols
+        if isinstance(eq, str):
+            eq = self.equation(eq)
+        found = self._readings.get(eq.id)
+        if found is not None:
+            return found.symbols
+        if eq.id not in self._symbol_parts:
+            index = self.index
+            with self._lock, gc_paused():
+                part = self._within_budget(eq, lambda: read_symbols(index, eq))
+                if not isinstance(part, EquationSymbols) and part is not None:  # over the budget: the reading says so
+                    self._readings[eq.id] = part
+                    return part.symbols
+                self._symbol_parts[eq.id] = part
+        part = self._symbol_parts[eq.id]
+        return part.symbols if part is not None else ()
+
+    def _within_budget(self, eq: Equation, compute) -> Any:
+        """`compute()` within the formula's time budget; over it, the unread reading (and a diagnostic)."""
+        from .analysis.read import unread_equation
+        from .budget import BudgetExceeded, formula_budget
+        try:
+            with formula_budget(eq.id):
+                return compute()
+        except BudgetExceeded as error:
+            self.skipped.append(Diagnostic("error", error.message, eq.span.position))
+            return unread_equation(self.doc, eq, "not read: over the time budget", error.message)
 
     def read(self, keys: list[str] | None = None) -> PaperReading:
         """Readings of every display equation, or of the ones named by number, id or label."""

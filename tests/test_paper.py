@@ -414,3 +414,48 @@ def test_quotes_are_found_as_the_whitespace_pattern_finds_them(source, words, st
     found = _find_words(source, words, start, end)
     m = re.compile(r"\s+".join(map(re.escape, words))).search(source, start, end)
     assert found == expected == (m.start() if m else -1)
+
+
+@pytest.mark.parametrize("latex, defines, not_defines", [
+    (r"a = b = c", ["a"], ["b", "c"]),                                    # the middle of a chain defines nothing
+    (r"a = b, \quad c = d", ["a", "c"], ["b", "d"]),                      # each statement's first operand
+    (r"y &= f(x) \\ z &= g(y) + w", ["y", "z"], ["w"]),                  # align rows
+    (r"x = y \text{ and } u = v", ["x", "u"], ["y", "v"]),
+    (r"[k_1; k_2] = k = W c", ["k"], ["W", "c"]),                        # the term a bracket's parts are named
+    (r"p(y = 1 \mid x) = q", ["p"], ["q"]),                               # a sign inside brackets cuts nothing
+    (r"\left\{ a = b \right. = c", ["a", "b"], ["c"]),                    # unbalanced: up to the last sign
+    (r"f(x) + g", ["f", "g"], []),                                        # no sign: the whole text
+])
+def test_the_left_side_text_holds_every_first_operand_and_no_chain_middle(latex, defines, not_defines):
+    """Issue 18: `defined_by` and `definers` parse a display for a key only when its left sides can write the
+    key; the text kept is every statement's first operand, not the right sides of a chain or an align row."""
+    from papermath.analysis.equation_index import FormulaText, could_write, key_atoms, left_side
+
+    left = FormulaText(left_side(latex))
+    assert [k for k in defines if not could_write(key_atoms(k), left)] == []
+    assert [k for k in not_defines if could_write(key_atoms(k), left)] == []
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["schedule_free", "GMFlow", "advantage-alignment"])
+def test_the_shapes_of_an_equation_read_its_symbols_not_its_used_by(name):
+    """Issue 18: `shapes` (and `numbers`, `code`) read the rows of an equation's reading (`Paper.symbols`), not
+    the equations that use it: fewer displays parsed than `read --eq` of the same equation (counted), and the
+    same rows as the full reading."""
+    from papermath.math import clear_parse_cache
+
+    source = corpus_paper(name)
+    counts = {}
+    for stage in ("read", "shapes"):
+        paper_module.clear_cache()
+        clear_parse_cache()
+        paper = papermath.open(source)
+        first = paper.doc.equations[0]
+        if stage == "read":
+            rows = paper.reading(first).symbols
+        else:
+            paper.shapes(first)
+            assert paper.symbols(first) == rows
+            assert first.id not in paper._readings  # no reading was asked for
+        counts[stage] = len(paper.index.equations._info)
+    assert counts["shapes"] < counts["read"], counts

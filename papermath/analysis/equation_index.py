@@ -186,14 +186,72 @@ def _after_group(latex: str, start: int) -> int:
 _RELATION_NAMES = frozenset(k[1:] for k in RELATIONS if k.startswith("\\") and k[1:].isalpha()) | frozenset(
     ("mid", "divides", "parallel", "not", "overset", "stackrel", "underset"))
 _SIGN_OR_BRACE = re.compile(r"\\[A-Za-z]+|\\.|[{}=<>:]|[_^]\s*\|")
+_LEFT_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}()\[\]=<>:,;.&]|[_^]\s*\|")
+_OPENERS = frozenset(("(", "[", "\\{", "\\lbrace", "\\lbrack", "\\langle", "\\lceil", "\\lfloor"))
+_CLOSERS = frozenset((")", "]", "\\}", "\\rbrace", "\\rbrack", "\\rangle", "\\rceil", "\\rfloor"))
+_SEPARATORS = frozenset((",", ";", ".", "&", "\\\\", "\\cr", "\\newline", "\\quad", "\\qquad", "\\forall", "\\exists",
+                         "\\nexists", "\\text", "\\textrm", "\\textit", "\\textbf", "\\textsf", "\\texttt", "\\mbox",
+                         "\\mathrm", "\\operatorname", "\\hbox", "\\intertext", "\\shortintertext", "\\hspace",
+                         "\\,", "\\;", "\\:", "\\!", "\\ ", "\\label", "\\tag", "\\nonumber", "\\notag"))
+"""Tokens that may end one statement of a display and start the next (`\\\\`, `,`, `\\quad`, `\\text{and}`,
+`\\forall`, …): a superset of where the parser starts a statement (`Parser.parse_sequence`, align rows)."""
+_SIGNS = frozenset("=<>:")
+_SIZES = frozenset(("\\left", "\\right", "\\mleft", "\\mright", "\\bigl", "\\bigr", "\\Bigl", "\\Bigr", "\\biggl",
+                    "\\biggr", "\\Biggl", "\\Biggr", "\\big", "\\Big", "\\bigg", "\\Bigg"))
 
 
 def left_side(latex: str) -> str:
-    """The formula's text up to the end of its last relation sign outside braces: every left-hand side a display
-    writes stands before the relation that follows it at the top level of its row (`=`, `:`, `<`, `\\in`,
-    `\\coloneqq`, a stacked `\\overset{…}{=}`, …), so a key no left side can write is not one this text can write
-    (`could_write`). A bar is a relation only in a script (`_|`; in `\\|x\\|` or `p(x|y)` it is not one at the top
-    level), and inside braces nothing is. The whole text when no sign stands outside braces."""
+    """The parts of the formula's text that can hold a left-hand side: every key a display defines is the first
+    operand of one of its statements (or the second, after a bracket `[k_1; k_2] = k = …`), which stands before
+    the statement's first relation sign, at the top level of braces and brackets (`=`, `:`, `<`, `\\in`,
+    `\\coloneqq`, a stacked `\\overset{…}{=}`, …). Cut at those signs, the text before the first one is kept,
+    and of every later piece the text after its first statement separator (`,`, `\\\\`, `\\quad`, `\\text{…}`:
+    `_SEPARATORS`); a piece with none is the middle of a chain (`b` in `a = b = c`, the right side of an align
+    row `&= …` continues) and is dropped, unless the piece before it holds a bracket. A bar is a relation only in
+    a script (`_|`; in `\\|x\\|` or `p(x|y)` it is not one at the top level). With brackets that do not balance
+    (`[0, 1)` balances; a `\\left\\{` closed by `\\right.` does not), the text up to the last relation sign
+    outside braces, as when no sign stands outside them: the whole text."""
+    braces = brackets = 0
+    pieces: list[tuple[int, int]] = []  # (start, end) of the text between relation signs
+    separator_at: list[int] = []  # per piece, where the text after its first separator starts (-1: none)
+    start, first_separator = 0, -1
+    sized = False  # the token before was \left, \bigl, …: `\left<` opens an angle bracket, `\right>` closes it
+    for m in _LEFT_TOKEN.finditer(latex):
+        token = m.group()
+        if token == "{":
+            braces += 1
+        elif token == "}":
+            braces = max(braces - 1, 0)
+        elif token in _OPENERS or sized and token == "<":
+            brackets += 1
+        elif token in _CLOSERS or sized and token == ">":
+            brackets -= 1
+            if brackets < 0:
+                return _up_to_last_sign(latex)
+        elif token in _SEPARATORS or token.startswith("\\text"):
+            if first_separator < 0:
+                first_separator = m.end()
+        elif braces == 0 and brackets == 0 and (token in _SIGNS or token[0] in "_^" or token[1:] in _RELATION_NAMES):
+            pieces.append((start, m.end()))
+            separator_at.append(first_separator)
+            start, first_separator = m.end(), -1
+        sized = token in _SIZES
+    if brackets != 0:
+        return _up_to_last_sign(latex)
+    if not pieces:
+        return _without_arguments(latex)
+    kept = [latex[:pieces[0][1]]]
+    for k in range(1, len(pieces)):
+        piece_start, piece_end = pieces[k]
+        if "[" in latex[pieces[k - 1][0]:pieces[k - 1][1]] or "\\lbrack" in latex[pieces[k - 1][0]:pieces[k - 1][1]]:
+            kept.append(latex[piece_start:piece_end])
+        elif separator_at[k] >= 0:
+            kept.append(latex[separator_at[k]:piece_end])
+    return " ".join(_without_arguments(text) for text in kept)
+
+
+def _up_to_last_sign(latex: str) -> str:
+    """The formula's text up to the end of its last relation sign outside braces (the whole text without one)."""
     depth = 0
     end = -1
     for m in _SIGN_OR_BRACE.finditer(latex):
@@ -368,6 +426,14 @@ class EquationIndex:
             value = None
         self._memo[(relation, key)] = value
         return value
+
+    def definers_before(self, key: str, position: int) -> list[str]:
+        """`definers[key]` among the displays before the one at `position` in document order (what the shapes of
+        that display read from): only the displays before it are parsed for the key."""
+        if self._full is not None:
+            return [eq_id for eq_id in self._full[2].get(key, ()) if self.order[eq_id] < position]
+        return [eq.id for eq in self._definers_for(key) if self.order[eq.id] < position
+                for name in self._lhs_names(eq) if name == key]
 
     def writes(self, key: str) -> bool:
         """Whether some display writes `key` as a symbol (on either side)."""

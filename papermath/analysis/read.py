@@ -122,14 +122,44 @@ def read_document(source: Any, keys: list[str] | None = None) -> PaperReading:
     return PaperReading(doc.paper, readings, tuple(diagnostics))
 
 
-def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
-    """The reading of one equation: its symbols with quoted definitions, roles, shapes; reductions; kind."""
+@dataclass(frozen=True)
+class EquationSymbols:
+    """The part of an equation's reading about its symbols (what `shapes`, `numbers` and `code` read from it): the
+    rows, the reductions, the symbols nothing defines and those only mentioned. The rest of a reading (its kind,
+    the equations that use it) asks about other displays and is computed only when the reading is."""
+
+    symbols: tuple[SymbolReading, ...]
+    reductions: tuple[ReductionReading, ...]
+    undefined: tuple[str, ...]
+    mentioned: tuple[str, ...]
+
+
+def read_equation(index: PaperIndex, eq: Equation, part: EquationSymbols | None = None) -> EquationReading:
+    """The reading of one equation: its symbols with quoted definitions, roles, shapes; reductions; kind; the
+    equations that use what it defines. `part`: its symbols, when `read_symbols` gave them already."""
     doc = index.doc
     info, warnings, error = index.formulas[eq.id]
     before = lead_paragraph(doc, eq)
     after = doc.paragraph(eq.paragraph_after)
     if info is None:
         return unread_equation(doc, eq, "formula did not parse", error)
+    if part is None:
+        part = read_symbols(index, eq)
+    assert part is not None
+    kind, cue = _kind(eq, info, before, after, index)
+    uses = _used_by(index, eq.id, info.lhs_keys)
+    return EquationReading(eq.id, eq.number, eq.section, eq.latex, kind, cue, part.symbols, part.reductions,
+                           part.undefined, uses, tuple(info.lhs_keys),
+                           before.text if before else None, after.text if after else None,
+                           eq.span.file, eq.span.line, tuple(warnings), part.mentioned)
+
+
+def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
+    """The symbols of one equation's reading (`EquationSymbols`), None when its formula does not parse."""
+    doc = index.doc
+    info = index.formulas[eq.id][0]
+    if info is None:
+        return None
     defined_elsewhere = index.defined_by
     symbols: list[SymbolReading] = []
     undefined: list[str] = []
@@ -199,12 +229,8 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
         if meaning and not any(s.latex == latex for s in symbols):
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    kind, cue = _kind(eq, info, before, after, index)
-    uses = _used_by(index, eq.id, info.lhs_keys)
-    return EquationReading(eq.id, eq.number, eq.section, eq.latex, kind, cue, tuple(symbols), reductions,
-                           tuple(dict.fromkeys(undefined)), uses, tuple(info.lhs_keys),
-                           before.text if before else None, after.text if after else None,
-                           eq.span.file, eq.span.line, tuple(warnings), tuple(dict.fromkeys(mentioned)))
+    return EquationSymbols(tuple(symbols), reductions, tuple(dict.fromkeys(undefined)),
+                           tuple(dict.fromkeys(mentioned)))
 
 
 def _computed_unsaid(reading: SymbolReading) -> bool:

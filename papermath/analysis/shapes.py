@@ -654,12 +654,12 @@ def functions_for(doc: Any, equation: Any) -> tuple[dict[str, str], dict[str, st
     from ..evaluate.ops import function_from_words
 
     try:
-        reading = _session(doc).reading(equation)
+        symbols = _session(doc).symbols(equation)
     except Exception:  # read is another stage: no reading, no functions from the text
         return {}, {}
     ops: dict[str, str] = {}
     quotes: dict[str, str] = {}
-    for symbol in reading.symbols:
+    for symbol in symbols:
         definition = getattr(symbol, "definition", None)
         if symbol.kind != "function" or definition is None:
             continue
@@ -674,7 +674,7 @@ def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict
     """Shapes the paper's text declares for an equation's symbols, from the equation's reading (`doc` is a
     `Paper` session or a `Document`): (key → shape, key → cue, notes)."""
     try:
-        reading = _session(doc).reading(equation)
+        symbols = _session(doc).symbols(equation)  # the reading's rows (its kind and used-by are not needed)
     except (PapermathError, MathParseError) as error:
         return {}, {}, [f"read failed on this equation: {error}"]
     except Exception as error:  # read is another stage: one broken reading is a note, not a crash
@@ -682,11 +682,11 @@ def declared_shapes_for(doc: Any, equation: Any) -> tuple[dict[str, Shape], dict
     shapes: dict[str, Shape] = {}
     cues: dict[str, str] = {}
     dims = set()
-    for symbol in reading.symbols:
+    for symbol in symbols:
         if usable(symbol.shape):
             for d in symbol.shape:
                 dims.add(normalize_dim(d))
-    for symbol in reading.symbols:
+    for symbol in symbols:
         if not usable(symbol.shape) or symbol.kind in ("index", "function") or normalize_dim(symbol.symbol) in dims:
             continue
         key = symbol.symbol + ENTRY if _declared_with_index(symbol.symbol, symbol.shape_cue) else symbol.symbol
@@ -709,8 +709,8 @@ def _context_equations(paper: Any, equation: Any) -> list[Any]:
         if info is None or info[0] is None:
             continue
         for use in info[0].uses:
-            for other in index.definers.get(use.key, ()):
-                if other not in wanted and index.order[other] < position:
+            for other in index.equations.definers_before(use.key, position):
+                if other not in wanted:
                     wanted.add(other)
                     todo.append(other)
     return [paper.doc.equation(eq_id) for eq_id in sorted(wanted, key=index.order.__getitem__)]
