@@ -37,7 +37,8 @@ CORPUS = [
     # $x_t$ … is given by") or its network ("Let $\mu_\theta$ denote a flow velocity neural network with learnable
     # parameters $\theta$") still introduces the display's left side
     ("a lead-in defining the display's arguments stays", "SISS", "1", "q", "Consider the standard DDPM forward"),
-    ("a lead-in defining the display's network stays", "GMFlow", "eq:3", r"\mathcal{L}", "flow velocity neural network"),
+    ("a lead-in defining the display's network stays", "GMFlow", "eq:3", r"\mathcal{L}",
+     "flow velocity neural network"),
     # negative: after the display, "the scaled threshold $p_{scaled}$ is computed" restates the left side; the
     # lead-in that introduces it stands
     ("a restatement after the display does not replace the lead-in", "minp", "2", r"p_{\text{scaled}}",
@@ -100,3 +101,68 @@ The score is approximated by %s. For the conditional decoder, the score can be d
 def test_a_sentence_of_the_lead_paragraph_that_names_the_left_side(phrase, fragment):
     quote = _quote(_read(_NAMED_IN_LEAD % phrase, "1"), "f")
     assert quote is not None and fragment in quote, quote
+
+
+_THEOREM_ABOUT_ANOTHER = r"""
+\section{Method}
+The loss weighs the alignment term by $\beta$:
+\begin{equation} L = A + \beta B \end{equation}
+
+\begin{theorem}
+The other method's update is
+\begin{equation} u = g + \beta h \end{equation}
+where $\beta$ is the step size of the naive learner.
+\end{theorem}
+
+\appendix
+\section{Derivation}
+%s
+"""
+
+
+@pytest.mark.parametrize("appendix, fragment", [
+    # the appendix's running text speaks of the paper's β; the theorem's where clause of its own β
+    (r"Where $\beta$ is the weight put into the alignment loss.", "weight put into the alignment loss"),
+    # with nothing else, the theorem's sentence is still the only definition
+    ("Nothing more is said here.", "step size of the naive learner"),
+])
+def test_a_sentence_in_another_statement_ranks_after_the_running_text(appendix, fragment):
+    quote = _quote(_read(_THEOREM_ABOUT_ANOTHER % appendix, "1"), r"\beta")
+    assert quote is not None and fragment in quote, quote
+
+
+def test_the_statement_of_the_equation_itself_still_defines_it():
+    # the theorem's own display is read in the theorem's words, before the appendix's
+    quote = _quote(_read(_THEOREM_ABOUT_ANOTHER % r"Where $\beta$ is the weight put into the alignment loss.", "2"),
+                   r"\beta")
+    assert quote is not None and "step size of the naive learner" in quote, quote
+
+
+@pytest.mark.parametrize("description, role", [
+    ("the weight put into the Advantage Alignment loss (the negative inverse of the Boltzmann constant)",
+     "fixed setting"),
+    ("the weights of the network", "trained weight"),
+    ("model weights", "trained weight"),
+])
+def test_the_weight_put_into_a_loss_is_a_setting(description, role):
+    from papermath.analysis.cues import role_from_description
+    found = role_from_description(description)
+    assert found is not None and found[0] == role, found
+
+
+CORPUS_S13B = [
+    # "$\beta$ is the step size of the naive learner" stands in a theorem about LOLA; the appendix's "Where $\beta$
+    # is the weight put into the Advantage Alignment loss" is the paper's β of (8) and (10)
+    ("another statement's where clause ranks after the appendix text", "advantage-alignment", "10", r"\beta",
+     "the weight put into the Advantage Alignment loss"),
+    ("another statement's where clause ranks after the appendix text (8)", "advantage-alignment", "8", r"\beta",
+     "the weight put into the Advantage Alignment loss"),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("cause, paper, key, latex, fragment", CORPUS_S13B, ids=[c[0] for c in CORPUS_S13B])
+def test_statement_local_sentences_with_the_corpus_example(cause, paper, key, latex, fragment):
+    row = symbol_row(corpus_equation(paper, key), latex)
+    assert row.definition is not None and fragment in row.definition.quote, (cause, row.definition)
+    assert row.role == "fixed setting", row.role_cue
