@@ -166,3 +166,44 @@ def test_statement_local_sentences_with_the_corpus_example(cause, paper, key, la
     row = symbol_row(corpus_equation(paper, key), latex)
     assert row.definition is not None and fragment in row.definition.quote, (cause, row.definition)
     assert row.role == "fixed setting", row.role_cue
+
+
+_FUNCTION_AND_SCALAR = r"""
+\section{Method}
+The guided prediction is $y = w a + (1 - w) b$, where $w \in [1, +\infty)$ is the guidance scale.
+
+To reweight the density, we multiply it by a Gaussian mask $w(u)$:
+\begin{equation} %s \end{equation}
+"""
+
+
+@pytest.mark.parametrize("display, fragment", [
+    # the display applies w: the mask w(u), not the number w ∈ [1, ∞)
+    ("p(u) = w(u) q(u)", "Gaussian mask"),
+    # the display uses w as a number: the guidance scale stays
+    ("y = w a + (1 - w) b", "is the guidance scale"),
+])
+def test_a_function_is_not_the_number_a_sentence_gives_the_same_letter(display, fragment):
+    quote = _quote(_read(_FUNCTION_AND_SCALAR % display, "1"), "w")
+    assert quote is not None and fragment in quote, quote
+
+
+@pytest.mark.parametrize("math, scalar", [
+    (r"w \in [1, +\infty)", True),
+    (r"w\approx 1.4", True),
+    ("w > 3.0", True),
+    ("T=1000", True),
+    ("f(x) = 0", False),  # applied: a function's value, not a number for the letter
+    (r"\lambda_t = \alpha_t^2", False),  # an equality to another quantity
+    ("w", False),
+])
+def test_a_scalar_value_declaration(math, scalar):
+    from papermath.analysis.read import _scalar_value
+    assert _scalar_value(math) is scalar
+
+
+@pytest.mark.corpus
+def test_a_function_mask_is_not_the_guidance_scale_with_the_corpus_example():
+    # GMFlow (7) applies w(u), "a Gaussian mask $w(\vu)$"; "$w \in [1, +\infty)$ is the guidance scale" is CFG's w
+    row = symbol_row(corpus_equation("GMFlow", "7"), "w")
+    assert row.definition is not None and "Gaussian mask" in row.definition.quote, row.definition

@@ -1589,6 +1589,12 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             inside[i] = min(inside.get(i, 9), level)
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
+    if use.kind == "function":
+        # A function (`w(u)` in the display) is not the number of a sentence that gives the same letter a value
+        # or a range ("where $w \in [1, +\infty)$ is the guidance scale"): the same letter, another meaning.
+        for i in subject:
+            if _scalar_value(index.mentions[i].math):
+                subject[i] = 2
     # A label in words that the prose introduces as a short form ("the cross-entropy (CE) loss" for
     # \mathcal{L}_{\textrm{ce}}): that sentence says what the labelled symbol is.
     for label in _WORD_LABEL.findall(use.key):
@@ -1617,6 +1623,17 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+_SCALAR_VALUE = re.compile(r"^([^()]*?)(?:\\in\s*(?:\\left\s*)?[\[(]\s*[-+]?\d|(?<![<>])=\s*[-+]?\d|\\approx\s*[-+]?\d|"
+                           r"[<>]=?\s*[-+]?\d|\\[lg]eq?\s*[-+]?\d)")
+
+
+def _scalar_value(math: str) -> bool:
+    """A formula that gives its subject, written without an argument, a number or a numeric range (`w \\in [1,
+    +\\infty)`, `w \\approx 1.4`, `w > 3.0`), not `f(x) = 0`."""
+    found = _SCALAR_VALUE.match(math.strip())
+    return found is not None and bool(found.group(1).strip())
 
 
 _BOLD_WRAP = re.compile(r"\\(?:mathbf|boldsymbol|bm)\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\}|(\\[A-Za-z]+|[A-Za-z]))")
