@@ -207,3 +207,25 @@ def test_a_function_mask_is_not_the_guidance_scale_with_the_corpus_example():
     # GMFlow (7) applies w(u), "a Gaussian mask $w(\vu)$"; "$w \in [1, +\infty)$ is the guidance scale" is CFG's w
     row = symbol_row(corpus_equation("GMFlow", "7"), "w")
     assert row.definition is not None and "Gaussian mask" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("sentence, latex, strength", [
+    # an article and a bare class word name the kind of thing, not what it stands for: a weak candidate
+    (r"We factor the constant $T$ into $\beta$.", "T", 1),
+    (r"Then a scalar $c$, and more.", "c", 1),
+    # a class word with a modifier ("the temperature constant") or another noun ("the guidance scale") names it
+    (r"We use the temperature constant $T$ here.", "T", 2),
+    (r"We sweep the guidance scale $w$ for each model.", "w", 2),
+])
+def test_an_appositive_of_a_bare_class_word_is_weak(sentence, latex, strength):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    assert (found.pattern, found.strength) == ("appositive", strength)
+
+
+@pytest.mark.corpus
+def test_the_constant_t_is_not_what_t_is_with_the_corpus_example():
+    # DiffusionDPO (14): "We factor the constant $T$ into $\beta$" says T is a constant; "as $T$ is usually large
+    # ($T = 1000$)" is where the text says what T counts
+    row = symbol_row(corpus_equation("DiffusionDPO", "14"), "T")
+    assert row.definition is not None and "is usually large" in row.definition.quote, row.definition

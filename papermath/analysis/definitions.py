@@ -879,6 +879,8 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
             continue
         if name in ("is", "where") and _COPULA_WITHOUT_NOUN.match(after) and not in_set:
             continue
+        if name == "appositive" and _BARE_CLASS_NOUN.search(_TRAILING_LIST.sub("", before)):
+            return name, 1  # "We factor the constant $T$ into $\beta$": a class word says nothing of what T is
         if name in ("is", "where") and in_set:
             name = "in-set"
         if name == "noun" and in_set:
@@ -890,6 +892,12 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
             not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", re.sub(r",\s*$", " ", before))):
         return "in-set", 3  # "a base probability threshold, $p_{base} \\in (0, 1]$"
     return None, 0
+
+
+# An appositive whose noun phrase is an article and a bare class word ("the constant $T$", "the term $x$"): it
+# names the kind of thing the formula is, not what it stands for.
+_BARE_CLASS_NOUN = re.compile(r"(?:^|[\s(,;:])(?:the|a|an|this|that)\s+(?:constant|term|quantity|value|variable|"
+                              r"expression|number|scalar)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
 _EQUATION_LEAD = re.compile(r"(?:^|[\s(,;:])(?:where|wherein|with|here|define|defining|defines|set|setting|denote|"
