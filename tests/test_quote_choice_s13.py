@@ -229,3 +229,44 @@ def test_the_constant_t_is_not_what_t_is_with_the_corpus_example():
     # ($T = 1000$)" is where the text says what T counts
     row = symbol_row(corpus_equation("DiffusionDPO", "14"), "T")
     assert row.definition is not None and "is usually large" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("use_key, other_key, wildcard", [
+    (r"\mathbf\epsilon ^{w}", r"\mathbf\epsilon ^{*}", True),  # the star stands for w and l
+    (r"\mathbf{x}^{l}", r"\mathbf{x}^{*}", True),
+    ("x^{k}", "x^{*}", False),  # a starred step letter is the limit or the optimum
+    ("x_{t}", "x_{*}", False),
+    ("x", "x^{*}", False),  # a bare letter and its optimum
+    ("x_{w}", "x^{*}", False),  # another position
+    (r"\mathbf\epsilon ^{w}", r"\mathbf\epsilon ^{l}", False),  # two labels, not a wildcard
+])
+def test_a_star_label_stands_for_a_one_letter_label(use_key, other_key, wildcard):
+    from papermath.analysis.read import _wildcard_label
+    assert _wildcard_label(use_key, other_key) is wildcard
+
+
+_STARRED_WHERE = r"""
+\section{Method}
+The loss is
+\begin{equation} L = \| \epsilon^w - f(x^w) \|^2 - \| \epsilon^l - f(x^l) \|^2 \end{equation}
+where $x^* = a x_0 + b \epsilon^*$, $\epsilon^* \sim \mathcal{N}(0, I)$ is a draw from the forward process.
+
+\appendix
+\section{Proof}
+Here $\epsilon^w, \epsilon^l \sim \mathcal{N}(0, I)$ thus the result holds.
+"""
+
+
+@pytest.mark.parametrize("latex", ["\\epsilon^{l}", "x^{w}"])
+def test_a_starred_where_clause_defines_each_label(latex):
+    quote = _quote(_read(_STARRED_WHERE, "1"), latex)
+    assert quote is not None and "is a draw from the forward process" in quote, quote
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("latex", [r"\boldsymbol{\epsilon}^w", r"\boldsymbol{\epsilon}^l"])
+def test_a_starred_where_clause_with_the_corpus_example(latex):
+    # DiffusionDPO (14): "where $x^*_t = \alpha_t x^*_0 + \sigma_t \epsilon^*, \epsilon^* \sim \mathcal{N}(0,I)$ is a
+    # draw from $q(x^*_t|x^*_0)$" after the display, not the appendix's restatement
+    row = symbol_row(corpus_equation("DiffusionDPO", "14"), latex)
+    assert row.definition is not None and "is a draw from" in row.definition.quote, row.definition

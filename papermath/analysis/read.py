@@ -1615,6 +1615,9 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
     for i, slot, key in mi.family.get(key_family(use.key), ()):
+        if slot == "subject" and _wildcard_label(use.key, key):
+            subject.setdefault(i, 1)
+            continue
         if slot != "subject" or key in (use.key, written) or not same_family_meaning(use.key, key) or \
                 (use.kind != "function" and key in functions):  # (the displays are looked at last: they cost)
             continue  # (a labelled letter inside another formula says nothing about this symbol)
@@ -1680,6 +1683,20 @@ def _font_variants(mentions, mi, key: str) -> tuple[str, ...]:
             _VARIANTS.clear()
         cached = _VARIANTS[id(mi)] = (mi, {k: tuple(v) for k, v in found.items() if len(v) > 1})
     return cached[1].get(_spelling(key), ())
+
+
+def _wildcard_label(use_key: str, other_key: str) -> bool:
+    """`\\epsilon^{*}` for `\\epsilon^{w}`: a star in the place of a one-letter label stands for any of them ("where
+    $x^*_t = \\alpha_t x^*_0 + \\sigma_t \\epsilon^*$, $\\epsilon^* \\sim \\mathcal{N}(0, I)$" speaks of x^w and x^l at
+    once). Against a bare letter or an index-like step (`x^{k}`, `x^{(t)}`) a star is the optimum, another symbol."""
+    from .candidates import _labels
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    return bool(pos_a) and pos_a == pos_b and b in ("*", "\\ast") and a.isalpha() and len(a) == 1 and \
+        a not in _STEP_LETTERS
+
+
+_STEP_LETTERS = frozenset("ijkmnst")
+"""Letters that count steps or positions (`x^{k}`, `x_t`): a starred one is the limit or the optimum."""
 
 
 def _varies_like_index(use_key: str, other_key: str) -> bool:
