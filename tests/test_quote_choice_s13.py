@@ -270,3 +270,47 @@ def test_a_starred_where_clause_with_the_corpus_example(latex):
     # draw from $q(x^*_t|x^*_0)$" after the display, not the appendix's restatement
     row = symbol_row(corpus_equation("DiffusionDPO", "14"), latex)
     assert row.definition is not None and "is a draw from" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("sentence, latex, pattern", [
+    # the range of the index after a comma qualifies the equation: it still defines its left side
+    (r"The output $X^L$, i.e., $X^{l} = \operatorname{Dec}(X^{l-1}), \ l \in [1, L]$.",
+     r"X^{l} = \operatorname{Dec}(X^{l-1}), \ l \in [1, L]", "equation"),
+    (r"The output $X^L$, i.e., $X^{l} = \operatorname{Dec}(X^{l-1})$.", r"X^{l} = \operatorname{Dec}(X^{l-1})",
+     "equation"),
+    # a list of memberships is no equation
+    (r"we have $a, b \in A$ here", r"a, b \in A", None),
+])
+def test_an_equation_with_the_range_of_its_index(sentence, latex, pattern):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    assert found.pattern == pattern
+
+
+_RECURRENCE_IN_PROSE = r"""
+\section{Method}
+The input is contextualized to obtain the output $X^L$, i.e., $%s$.
+
+\section{Layer}
+We describe the layer as:
+\begin{equation} X^{l+1} = F(X^{l}) + X^{l} \end{equation}
+"""
+
+
+@pytest.mark.parametrize("prose, fragment", [
+    # the prose states the recurrence one step before: it says what each step is
+    (r"X^{l} = \operatorname{Dec}(X^{l-1}), \ l \in [1, L]", "contextualized to obtain the output"),
+    # an equation of another quantity says nothing of the left side: the display's lead-in stays
+    (r"Y = \operatorname{Dec}(X^{0})", "We describe the layer as"),
+])
+def test_a_recurrence_in_the_prose_defines_the_left_side(prose, fragment):
+    quote = _quote(_read(_RECURRENCE_IN_PROSE % prose, "1"), "X^{l + 1}")
+    assert quote is not None and fragment in quote, quote
+
+
+@pytest.mark.corpus
+def test_a_recurrence_in_the_prose_with_the_corpus_example():
+    # Diff-Transformer (5): "the output $X^L$, i.e., $X^{l} = \operatorname{Decoder}(X^{l-1}), \ l \in [1, L]$"
+    # over the lead-in "We describe the Differential Transformer layer as:"
+    row = symbol_row(corpus_equation("Diff-Transformer", "5"), "X^{l+1}")
+    assert row.definition is not None and "further contextualized" in row.definition.quote, row.definition

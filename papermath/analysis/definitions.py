@@ -94,11 +94,30 @@ def _names_left_side(latex: str) -> bool:
     """`X = …` or `X := …` with a symbol on the left."""
     tree = _parse(latex)
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    if _ranged(node):
+        node = node.items[0]  # `X^{l} = \\operatorname{Decoder}(X^{l-1}), \\ l \\in [1, L]`: the range qualifies it
     if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")):
         return False
     lhs = node.operands[0]
     # `Q^2(s, b) := …`, `\\phi(x) = \\max(0, x)`: a function defined by its value
     return isinstance(lhs, SYMBOL_LIKE) or (isinstance(lhs, ast.Apply) and isinstance(lhs.func, SYMBOL_LIKE))
+
+
+def _ranged(node) -> bool:
+    """A formula, then the ranges of its indices after a comma (`X^{l} = …, \\ l \\in [1, L]`)."""
+    return isinstance(node, ast.Sequence) and len(node.items) > 1 and isinstance(node.items[0], ast.Relation) and \
+        all(_index_range(item) for item in node.items[1:])
+
+
+def _ranged_equation(latex: str) -> bool:
+    return _ranged(_parse(latex)) and _names_left_side(latex)
+
+
+def _index_range(node) -> bool:
+    """`l \\in [1, L]`, `i \\in \\{1, …, n\\}`: the range of a one-letter index, written after a formula."""
+    return isinstance(node, ast.Relation) and len(node.ops) == 1 and node.ops[0] == "\\in" and \
+        isinstance(node.operands[0], ast.Symbol) and len(node.operands[0].name.lstrip("\\")) <= 3 and \
+        node.operands[0].sub_label is None and node.operands[0].sup_label is None
 
 
 _NUMBER_VALUE = re.compile(r"(?:=|\\coloneqq|:=)\s*[-+]?\s*(?:\d[\d.,\s]*|\.\d+)(?:\s*\\times\s*10\^\{?-?\d+\}?|e-?\d+)?"
@@ -859,7 +878,7 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
         return "ordinal", 1
     if _samples_left_side(latex) or (_symbol_like(latex) and _SAMPLED_AFTER.match(after)):
         return "sampled", 2  # "with $t \\sim \\mathcal{U}(0, T)$": t is a draw from the uniform distribution
-    if not _symbol_like(latex) and not _bounds_left_side(latex):
+    if (not _symbol_like(latex) or _ranged_equation(latex)) and not _bounds_left_side(latex):
         if _names_left_side(latex):
             return _equation_form(before, after, where_state, latex)
         return (None, 0)

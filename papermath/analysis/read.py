@@ -1446,6 +1446,11 @@ def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: D
     if use.lhs and use.kind != "function" and mention is not None and mention.strength >= 3 and \
             definition.strength == DEFINES and _names_what_it_is(mention, definition):
         return True  # (a function's lead-in introduces the function: "we define the Gaussian mask as:")
+    if use.lhs and mention is not None and mention.strength >= 3 and definition.pattern == "equation" and \
+            any(previous_step(key, use.key) for key in mention.keys):
+        # "the output $X^L$, i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": the prose's recurrence says what
+        # each step is, which "We describe the layer as:" before `X^{l+1} = …` does not
+        return True
     return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
         definition.pattern not in ("inside", "same letter") and defined_by_sign(mention.math)
 
