@@ -314,3 +314,15 @@ def test_a_recurrence_in_the_prose_with_the_corpus_example():
     # over the lead-in "We describe the Differential Transformer layer as:"
     row = symbol_row(corpus_equation("Diff-Transformer", "5"), "X^{l+1}")
     assert row.definition is not None and "further contextualized" in row.definition.quote, row.definition
+
+
+@pytest.mark.parametrize("sentence, latex, pattern", [
+    # "size" as a word names a dimension; the end of a compound ("stepsize") does not
+    (r"with hidden size $d$ and more", "d", "dimension"),
+    (r"the batch size $B$ is 32", "B", "dimension"),
+    (r"However, few works have discussed the selection of stepsize $t_i$.", "t_i", "appositive"),
+])
+def test_the_dimension_pattern_needs_the_word(sentence, latex, pattern):
+    from papermath.analysis.definitions import classify_sentence
+    found = next(f for f in classify_sentence(sentence) if f.latex == latex)
+    assert found.pattern == pattern

@@ -56,7 +56,7 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
-    ("dimension", 2, re.compile(r"(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
+    ("dimension", 2, re.compile(r"\b(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
                                  r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                                  re.I), re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|"
