@@ -326,3 +326,22 @@ def test_the_dimension_pattern_needs_the_word(sentence, latex, pattern):
     from papermath.analysis.definitions import classify_sentence
     found = next(f for f in classify_sentence(sentence) if f.latex == latex)
     assert found.pattern == pattern
+
+
+@pytest.mark.parametrize("sentence, name, description", [
+    (r"where \texttt{Norm} is Layer Normalization~\cite{ba2016layernorm}.", r"\text{Norm}", "Layer Normalization"),
+    (r"where \text{clip} denotes the clipping operation, and more.", r"\text{clip}", "the clipping operation"),
+    # a name used in a sentence, not the subject of a where clause, is defined nowhere here
+    (r"and final \texttt{Norm}, until the required scales are reached.", None, None),
+])
+def test_a_name_in_words_defined_by_a_where_clause(sentence, name, description):
+    from papermath.analysis.definitions import _named_in_words
+    found = _named_in_words(sentence, 0, 0)
+    assert [(m.keys[0], m.description) for m in found] == ([(name, description)] if name else [])
+
+
+@pytest.mark.corpus
+def test_a_name_in_words_with_the_corpus_example():
+    # eomt (1) writes \texttt{Norm}(…); "where \texttt{Norm} is Layer Normalization" after the display defines it
+    row = symbol_row(corpus_equation("eomt", "1"), r"\text{Norm}")
+    assert row.definition is not None and "Layer Normalization" in row.definition.quote, row.definition

@@ -819,6 +819,7 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
     for p_index, para in enumerate(doc.paragraphs):
         for s_index, sentence in enumerate(para.sentences):
             text = sentence.text
+            mentions += _named_in_words(text, p_index, s_index)
             if "(" not in text:
                 continue
             for m in _ACRONYM.finditer(text):
@@ -831,6 +832,27 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
                 mentions.append(Mention(keys, keys, "acronym", 3, text.strip(), f"\\text{{{short}}}", p_index,
                                         s_index, description=expansion))
     return mentions
+
+
+# "where \\texttt{Norm} is Layer Normalization": a name the formulas write in words, set in the prose's text
+# mode (no `$`), as the subject of a where clause.
+_WORDED_NAME_WHERE = re.compile(r"\b(?:where|here)\s+\\(?:texttt|textsf|textrm|textsc|text)\s*\{\s*"
+                                r"([A-Za-z][A-Za-z0-9\-]{1,15})\s*\}\s+(?:is|denotes|represents|refers\s+to)\s+"
+                                r"((?:an?\s+|the\s+)?[A-Za-z][\w\- ]{2,60}?)(?=\s*(?:[,.;:(~]|\\cite|$))", re.I)
+
+
+def _named_in_words(text: str, p_index: int, s_index: int) -> list[Mention]:
+    """The names a sentence defines in text mode ("where \\texttt{Norm} is Layer Normalization"): the name, as the
+    formulas write it in words (`\\texttt{Norm}(x)` is `\\text{Norm}`), is defined by its where clause."""
+    out = []
+    if "where" not in text and "here" not in text:
+        return out
+    for m in _WORDED_NAME_WHERE.finditer(text):
+        name = m.group(1)
+        keys = (f"\\text{{{name}}}", f"\\mathrm{{{name}}}", f"\\operatorname{{{name}}}")
+        out.append(Mention(keys, keys, "where", 3, text.strip(), f"\\text{{{name}}}", p_index, s_index,
+                           description=m.group(2).strip()))
+    return out
 
 
 # "we denote the number of numerical features as $M$", "We abbreviate the result generated from … as $F(…)$": a verb
