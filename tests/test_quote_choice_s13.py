@@ -345,3 +345,31 @@ def test_a_name_in_words_with_the_corpus_example():
     # eomt (1) writes \texttt{Norm}(…); "where \texttt{Norm} is Layer Normalization" after the display defines it
     row = symbol_row(corpus_equation("eomt", "1"), r"\text{Norm}")
     assert row.definition is not None and "Layer Normalization" in row.definition.quote, row.definition
+
+
+_NAMED_LEFT_SIDE = r"""
+\section{Method}
+The diffusion model adds Gaussian noise to a data point $%s$ in the forward process.
+
+In practical applications, we discretize the process into a finite number of $N$ steps:
+\begin{equation} %s = y + \sum_{i=1}^{N} v_i \end{equation}
+"""
+
+
+@pytest.mark.parametrize("prose, lhs, latex, fragment", [
+    # an appositive with a noun phrase elsewhere says what the left side is; the lead-in speaks of N
+    ("x_0", "x_0", "x_{0}", "to a data point"),
+    # a function's lead-in introduces the function: it stays
+    ("f(u)", "f(u)", "f", "we discretize the process"),
+])
+def test_an_appositive_elsewhere_names_the_left_side(prose, lhs, latex, fragment):
+    quote = _quote(_read(_NAMED_LEFT_SIDE % (prose, lhs), "1"), latex)
+    assert quote is not None and fragment in quote, quote
+
+
+@pytest.mark.corpus
+def test_an_appositive_elsewhere_names_the_left_side_with_the_corpus_example():
+    # OptimalSteps (4): "adds Gaussian noise to a data point $\bm{x_0}$ in the forward process" for the left side
+    # x_0, not "we usually discretize it into a finite number of $N$ steps …:"
+    row = symbol_row(corpus_equation("OptimalSteps", "4"), r"\bm{x_{0}}")
+    assert row.definition is not None and "to a data point" in row.definition.quote, row.definition

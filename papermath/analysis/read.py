@@ -1446,6 +1446,10 @@ def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: D
     if use.lhs and use.kind != "function" and mention is not None and mention.strength >= 3 and \
             definition.strength == DEFINES and _names_what_it_is(mention, definition):
         return True  # (a function's lead-in introduces the function: "we define the Gaussian mask as:")
+    if use.lhs and use.kind != "function" and mention is not None and definition.pattern == "appositive" and \
+            definition.strength == DEFINES and {use.key, written_form(use)} & set(mention.keys) and \
+            _NOUN_PHRASE_START.match(mention.description or ""):
+        return True  # "adds Gaussian noise to a data point $x_0$" says what the left side x_0 of "…, we discretize:" is
     if use.lhs and mention is not None and mention.strength >= 3 and definition.pattern == "equation" and \
             any(previous_step(key, use.key) for key in mention.keys):
         # "the output $X^L$, i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": the prose's recurrence says what
