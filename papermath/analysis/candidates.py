@@ -268,6 +268,10 @@ def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple
     penalty, env = c.penalty, c.env
     if env is not None and env == eq_env:
         penalty = 0  # the lemma's own words define the lemma's display
+    elif env is not None:
+        # Another statement's words speak of that statement's quantities ("… and $\beta$ is the step size of the
+        # naive learner" in a theorem about another method): after the running text, appendices included.
+        penalty = max(penalty, 3)
     penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
     if eq_penalty >= 2 and penalty >= 2 and env is None:
         penalty = 1  # an appendix equation: the appendix is the equation's own text

@@ -84,7 +84,8 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
                       r"temperatures?|coefficients?|(?:balance|balancing|scaling|scale|weighting|discount|decay|"
                       r"trade-?off|interpolation|guidance|regulari[sz]ation)\s+(?:factors?|parameters?|terms?|"
                       r"weights?|coefficients?|scales?|strengths?)|thresholds?|margins?|constants?|"
-                      r"(?:loss\s+)?weights?\s+of\s+the\s+\w+\s+loss|dimensions?|dimensionality|"
+                      r"(?:loss\s+)?weights?\s+(?:of|put\s+(?:into|on))\s+the\s+(?:[\w-]+\s+){1,3}loss|"
+                      r"dimensions?|dimensionality|"
                       r"numbers?\s+of|budgets?|horizons?|schedules?|warm-?up|(?:linear\s+)?decay|"
                       r"guidance\s+scale|scales?|widths?|depths?|lengths?|batch\s+sizes?|ranks?|radius|"
                       r"(?:noise\s+)?levels?|variances?\s+schedule|vocabular(?:y|ies))\b"),

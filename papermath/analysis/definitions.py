@@ -56,7 +56,7 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
-    ("dimension", 2, re.compile(r"(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
+    ("dimension", 2, re.compile(r"\b(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
                                  r"(?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                                  re.I), re.compile(r"^\s*(?:$|[,.;:)]|and\b|for\b|of\b|to\b|in\b|as\b|from\b|with\b|"
@@ -94,11 +94,30 @@ def _names_left_side(latex: str) -> bool:
     """`X = …` or `X := …` with a symbol on the left."""
     tree = _parse(latex)
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
+    if _ranged(node):
+        node = node.items[0]  # `X^{l} = \\operatorname{Decoder}(X^{l-1}), \\ l \\in [1, L]`: the range qualifies it
     if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")):
         return False
     lhs = node.operands[0]
     # `Q^2(s, b) := …`, `\\phi(x) = \\max(0, x)`: a function defined by its value
     return isinstance(lhs, SYMBOL_LIKE) or (isinstance(lhs, ast.Apply) and isinstance(lhs.func, SYMBOL_LIKE))
+
+
+def _ranged(node) -> bool:
+    """A formula, then the ranges of its indices after a comma (`X^{l} = …, \\ l \\in [1, L]`)."""
+    return isinstance(node, ast.Sequence) and len(node.items) > 1 and isinstance(node.items[0], ast.Relation) and \
+        all(_index_range(item) for item in node.items[1:])
+
+
+def _ranged_equation(latex: str) -> bool:
+    return _ranged(_parse(latex)) and _names_left_side(latex)
+
+
+def _index_range(node) -> bool:
+    """`l \\in [1, L]`, `i \\in \\{1, …, n\\}`: the range of a one-letter index, written after a formula."""
+    return isinstance(node, ast.Relation) and len(node.ops) == 1 and node.ops[0] == "\\in" and \
+        isinstance(node.operands[0], ast.Symbol) and len(node.operands[0].name.lstrip("\\")) <= 3 and \
+        node.operands[0].sub_label is None and node.operands[0].sup_label is None
 
 
 _NUMBER_VALUE = re.compile(r"(?:=|\\coloneqq|:=)\s*[-+]?\s*(?:\d[\d.,\s]*|\.\d+)(?:\s*\\times\s*10\^\{?-?\d+\}?|e-?\d+)?"
@@ -800,6 +819,7 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
     for p_index, para in enumerate(doc.paragraphs):
         for s_index, sentence in enumerate(para.sentences):
             text = sentence.text
+            mentions += _named_in_words(text, p_index, s_index)
             if "(" not in text:
                 continue
             for m in _ACRONYM.finditer(text):
@@ -812,6 +832,27 @@ def _acronym_mentions(doc: Document) -> list[Mention]:
                 mentions.append(Mention(keys, keys, "acronym", 3, text.strip(), f"\\text{{{short}}}", p_index,
                                         s_index, description=expansion))
     return mentions
+
+
+# "where \\texttt{Norm} is Layer Normalization": a name the formulas write in words, set in the prose's text
+# mode (no `$`), as the subject of a where clause.
+_WORDED_NAME_WHERE = re.compile(r"\b(?:where|here)\s+\\(?:texttt|textsf|textrm|textsc|text)\s*\{\s*"
+                                r"([A-Za-z][A-Za-z0-9\-]{1,15})\s*\}\s+(?:is|denotes|represents|refers\s+to)\s+"
+                                r"((?:an?\s+|the\s+)?[A-Za-z][\w\- ]{2,60}?)(?=\s*(?:[,.;:(~]|\\cite|$))", re.I)
+
+
+def _named_in_words(text: str, p_index: int, s_index: int) -> list[Mention]:
+    """The names a sentence defines in text mode ("where \\texttt{Norm} is Layer Normalization"): the name, as the
+    formulas write it in words (`\\texttt{Norm}(x)` is `\\text{Norm}`), is defined by its where clause."""
+    out = []
+    if "where" not in text and "here" not in text:
+        return out
+    for m in _WORDED_NAME_WHERE.finditer(text):
+        name = m.group(1)
+        keys = (f"\\text{{{name}}}", f"\\mathrm{{{name}}}", f"\\operatorname{{{name}}}")
+        out.append(Mention(keys, keys, "where", 3, text.strip(), f"\\text{{{name}}}", p_index, s_index,
+                           description=m.group(2).strip()))
+    return out
 
 
 # "we denote the number of numerical features as $M$", "We abbreviate the result generated from … as $F(…)$": a verb
@@ -859,7 +900,7 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
         return "ordinal", 1
     if _samples_left_side(latex) or (_symbol_like(latex) and _SAMPLED_AFTER.match(after)):
         return "sampled", 2  # "with $t \\sim \\mathcal{U}(0, T)$": t is a draw from the uniform distribution
-    if not _symbol_like(latex) and not _bounds_left_side(latex):
+    if (not _symbol_like(latex) or _ranged_equation(latex)) and not _bounds_left_side(latex):
         if _names_left_side(latex):
             return _equation_form(before, after, where_state, latex)
         return (None, 0)
@@ -879,6 +920,8 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
             continue
         if name in ("is", "where") and _COPULA_WITHOUT_NOUN.match(after) and not in_set:
             continue
+        if name == "appositive" and _BARE_CLASS_NOUN.search(_TRAILING_LIST.sub("", before)):
+            return name, 1  # "We factor the constant $T$ into $\beta$": a class word says nothing of what T is
         if name in ("is", "where") and in_set:
             name = "in-set"
         if name == "noun" and in_set:
@@ -890,6 +933,12 @@ def _classify(before: str, after: str, latex: str, where_state: bool,
             not _APPOSITIVE_STOP.search(_TRAILING_LIST.sub("", re.sub(r",\s*$", " ", before))):
         return "in-set", 3  # "a base probability threshold, $p_{base} \\in (0, 1]$"
     return None, 0
+
+
+# An appositive whose noun phrase is an article and a bare class word ("the constant $T$", "the term $x$"): it
+# names the kind of thing the formula is, not what it stands for.
+_BARE_CLASS_NOUN = re.compile(r"(?:^|[\s(,;:])(?:the|a|an|this|that)\s+(?:constant|term|quantity|value|variable|"
+                              r"expression|number|scalar)\s*(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
 _EQUATION_LEAD = re.compile(r"(?:^|[\s(,;:])(?:where|wherein|with|here|define|defining|defines|set|setting|denote|"

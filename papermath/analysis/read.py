@@ -1634,6 +1634,15 @@ def _keeps_own_definition(use: SymbolUse, mention: Mention | None, definition: D
     if use.lhs and use.kind != "function" and mention is not None and mention.strength >= 3 and \
             definition.strength == DEFINES and _names_what_it_is(mention, definition):
         return True  # (a function's lead-in introduces the function: "we define the Gaussian mask as:")
+    if use.lhs and use.kind != "function" and mention is not None and definition.pattern == "appositive" and \
+            definition.strength == DEFINES and {use.key, written_form(use)} & set(mention.keys) and \
+            _NOUN_PHRASE_START.match(mention.description or ""):
+        return True  # "adds Gaussian noise to a data point $x_0$" says what the left side x_0 of "…, we discretize:" is
+    if use.lhs and mention is not None and mention.strength >= 3 and definition.pattern == "equation" and \
+            any(previous_step(key, use.key) for key in mention.keys):
+        # "the output $X^L$, i.e., $X^{l} = \\operatorname{Decoder}(X^{l-1})$": the prose's recurrence says what
+        # each step is, which "We describe the layer as:" before `X^{l+1} = …` does not
+        return True
     return mention is not None and mention.strength >= 3 and definition.strength == DEFINES and \
         definition.pattern not in ("inside", "same letter") and defined_by_sign(mention.math)
 
@@ -1777,6 +1786,12 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             inside[i] = min(inside.get(i, 9), level)
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
+    if use.kind == "function":
+        # A function (`w(u)` in the display) is not the number of a sentence that gives the same letter a value
+        # or a range ("where $w \in [1, +\infty)$ is the guidance scale"): the same letter, another meaning.
+        for i in subject:
+            if _scalar_value(index.mentions[i].math):
+                subject[i] = 2
     # A label in words that the prose introduces as a short form ("the cross-entropy (CE) loss" for
     # \mathcal{L}_{\textrm{ce}}): that sentence says what the labelled symbol is.
     for label in _WORD_LABEL.findall(use.key):
@@ -1797,6 +1812,9 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     # the paper uses that labelled symbol as a function and this one is not (ε_θ is a network, ε is noise).
     functions = _function_keys(index)
     for i, slot, key in mi.family.get(key_family(use.key), ()):
+        if slot == "subject" and _wildcard_label(use.key, key):
+            subject.setdefault(i, 1)
+            continue
         if slot != "subject" or key in (use.key, written) or not same_family_meaning(use.key, key) or \
                 (use.kind != "function" and key in functions):  # (the displays are looked at last: they cost)
             continue  # (a labelled letter inside another formula says nothing about this symbol)
@@ -1805,6 +1823,17 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+_SCALAR_VALUE = re.compile(r"^([^()]*?)(?:\\in\s*(?:\\left\s*)?[\[(]\s*[-+]?\d|(?<![<>])=\s*[-+]?\d|\\approx\s*[-+]?\d|"
+                           r"[<>]=?\s*[-+]?\d|\\[lg]eq?\s*[-+]?\d)")
+
+
+def _scalar_value(math: str) -> bool:
+    """A formula that gives its subject, written without an argument, a number or a numeric range (`w \\in [1,
+    +\\infty)`, `w \\approx 1.4`, `w > 3.0`), not `f(x) = 0`."""
+    found = _SCALAR_VALUE.match(math.strip())
+    return found is not None and bool(found.group(1).strip())
 
 
 _BOLD_WRAP = re.compile(r"\\(?:mathbf|boldsymbol|bm)\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\}|(\\[A-Za-z]+|[A-Za-z]))")
@@ -1851,6 +1880,20 @@ def _font_variants(mentions, mi, key: str) -> tuple[str, ...]:
             _VARIANTS.clear()
         cached = _VARIANTS[id(mi)] = (mi, {k: tuple(v) for k, v in found.items() if len(v) > 1})
     return cached[1].get(_spelling(key), ())
+
+
+def _wildcard_label(use_key: str, other_key: str) -> bool:
+    """`\\epsilon^{*}` for `\\epsilon^{w}`: a star in the place of a one-letter label stands for any of them ("where
+    $x^*_t = \\alpha_t x^*_0 + \\sigma_t \\epsilon^*$, $\\epsilon^* \\sim \\mathcal{N}(0, I)$" speaks of x^w and x^l at
+    once). Against a bare letter or an index-like step (`x^{k}`, `x^{(t)}`) a star is the optimum, another symbol."""
+    from .candidates import _labels
+    (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
+    return bool(pos_a) and pos_a == pos_b and b in ("*", "\\ast") and a.isalpha() and len(a) == 1 and \
+        a not in _STEP_LETTERS
+
+
+_STEP_LETTERS = frozenset("ijkmnst")
+"""Letters that count steps or positions (`x^{k}`, `x_t`): a starred one is the limit or the optimum."""
 
 
 def _varies_like_index(use_key: str, other_key: str) -> bool:
