@@ -134,3 +134,60 @@ def test_a_projection_is_read_only_where_its_operand_is_written(latex, values, r
     else:
         assert reading is not None and reading.agrees
         np.testing.assert_allclose(reading.value, read)
+
+
+@pytest.mark.parametrize("index, terms", [
+    ("t", ((1, "t"),)), ("t-1", ((1, "t"), (-1, 1))), ("-Numeralb + i", ((-1, 1), (1, "i"))),
+    ("i + k", ((1, "i"), (1, "k"))),
+    ("Numeralb/Numeralc + t", None), ("2i", None), ("Qqsabc", None), ("", None),  # a half step, a product, a name
+])
+def test_an_index_is_a_sum_of_names_and_whole_numbers(index, terms):
+    assert SR._index_terms(index) == terms
+
+
+# schedule_free: η_t = D / √(m_t² + Σ_{i=1}^t ‖g̃_i − g_{i−1}‖²): g̃ picked at 1…t, g at 0…t−1 (each array starts
+# where the indices the sum picks of it start, those indices as many as its elements).
+_STEP_SIZE = r"\eta_t = \frac{D}{\sqrt{m_t^2+\sum_{i=1}^t \|\tilde g_i-g_{i-1}\|^2}}"
+_STEP_SIZE_VALUES = {"D": 2.0, "m_t": 1.0, "t": 3, r"\tilde{g}": [1.0, 1.0, 1.0], "g": [1.0, 0.0, 2.0]}
+
+
+def test_index_arithmetic_in_a_sum_worked_by_hand():
+    # (g̃_1 − g_0, g̃_2 − g_1, g̃_3 − g_2) = (0, 1, −1): Σ = 2, so 2 / √(1 + 2)
+    ev = evaluate(_STEP_SIZE, _STEP_SIZE_VALUES)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(2 / np.sqrt(3))
+
+
+def test_a_planted_off_by_one_disagrees():
+    ev = evaluate(_STEP_SIZE, _STEP_SIZE_VALUES)
+    wrong = dataclasses.replace(ev, value=np.float64(2 / np.sqrt(1 + 0 + 1 + 4)))  # g̃_i − g_i, say
+    reading = SR.read(wrong)
+    assert reading is not None and not reading.agrees
+
+
+@pytest.mark.parametrize("g, read", [
+    ([1.0, 0.0, 2.0, 1.0], 1 + 4 + 1),  # g_0 … g_3: (0 − 1)² + (2 − 0)² + (1 − 2)²
+    ([1.0, 0.0, 2.0, 1.0, 5.0], None),  # one element more than the sum picks: where g starts the text does not say
+])
+def test_an_array_starts_where_the_sums_pick_it_only_when_they_pick_all_of_it(g, read):
+    ev = evaluate(r"S = \sum_{t=1}^{T} (g_t - g_{t-1})^2", {"T": 3, "g": g})
+    reading = SR.read(ev)
+    if read is None:
+        assert reading is None
+    else:
+        assert reading is not None and reading.agrees and reading.value == pytest.approx(read)
+
+
+@pytest.mark.parametrize("g, read", [
+    # the right side picks g_0 … g_3, so g starts at 0 for the left side too: Σ_{t=1}^{3} g_t = 0 + 2 + 1
+    ([1.0, 0.0, 2.0, 1.0], [3.0, 6.0]),
+    ([1.0, 0.0, 2.0, 1.0, 5.0], None),  # no side picks all of g: nothing says where it starts
+])
+def test_an_array_starts_where_the_whole_comparison_picks_it(g, read):
+    ev = evaluate(r"\sum_{t=1}^{T} g_t \le \sum_{t=1}^{T} (g_t - g_{t-1})^2,", {"T": 3, "g": g})
+    reading = SR.read(ev)
+    if read is None:
+        assert reading is None
+    else:
+        assert reading is not None and reading.sides and reading.agrees
+        assert reading.value == [pytest.approx(v) for v in read]
