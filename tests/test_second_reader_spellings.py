@@ -191,3 +191,23 @@ def test_an_array_starts_where_the_whole_comparison_picks_it(g, read):
     else:
         assert reading is not None and reading.sides and reading.agrees
         assert reading.value == [pytest.approx(v) for v in read]
+
+
+@pytest.mark.parametrize("latex, side", [
+    # a where-clause defines what the statement uses: its `=` is not the statement's
+    (r"p(x)=\frac{1}{\sigma} e^{-y}, \text { where } y=\frac{x-\mu}{\sigma}", r"\frac{1}{\sigma} e^{-y}"),
+    (r"t_i = \frac{i}{N} \quad where\ i = 0 \ldots N", r"\frac{i}{N}"),
+    (r"a = b \quad c = d", "d"),  # no where: the last statement, as before
+    (r"\{x \text{where} y = 1\} = 2", "2"),  # inside a group: not the statement's clause
+])
+def test_a_where_clause_is_not_the_computed_side(latex, side):
+    assert SR.computed_side(latex) == side
+
+
+def test_braces_that_group_a_functions_argument_read_as_a_bracket():
+    # GPS: p(x) = (1/σ) exp{−(y + exp{−y})}, by hand at σ = 2, y = 0: exp(−1) / 2
+    ev = evaluate(r"p(x)=\frac{1}{\sigma} \exp \{-(y+\exp \{-y\})\}", {r"\sigma": 2.0, "y": 0.0})
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(np.exp(-1) / 2)
+    wrong = dataclasses.replace(ev, value=np.float64(np.exp(-1)))  # the 1/σ dropped, say
+    assert not SR.read(wrong).agrees

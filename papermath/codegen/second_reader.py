@@ -135,7 +135,7 @@ def computed_side(latex: str) -> str:
     """The text after the last top-level relation of the last statement (braces and \\left…\\right counted)."""
     text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
     text = re.split(r"\\\\(?:\[[^\]]*\])?", text)
-    statement = " ".join(text)
+    statement = _before_where(" ".join(text))
     depth, cut = 0, 0
     for match in re.finditer(r"\\left\b|\\right\b|[{}]|" + _RELATIONS.pattern, statement):
         token = match.group(0)
@@ -150,6 +150,21 @@ def computed_side(latex: str) -> str:
     if _ORDER.search(_outside_braces(side)) or re.search(r"\\[lcv]?dots\b", side):
         return ""  # a bound or a condition (`\\le`, `\\in`, `\\sim`), or a pattern (`…`): not one value
     return _without_trailing(side.replace("&", " "))
+
+
+_WHERE = re.compile(r"(?:[,;]|\\[,;:! ]|\s|~)*(?:[,;]|\\q?quad(?![A-Za-z]))(?:\\[,;:! ]|\s|~|\\q?quad(?![A-Za-z]))*"
+                    r"(?:\\(?:text|mathrm|textrm)\s*\{\s*)?where\b")
+"""The start of a clause that defines what the statement uses (`…, \\text{where } y = …`, `\\quad where\\ i = …`)."""
+
+
+def _before_where(statement: str) -> str:
+    """The statement without a trailing where-clause at its top level: the clause defines a symbol the statement
+    uses (`p(x) = \\frac{1}{\\sigma} e^{-y}, \\text{ where } y = \\frac{x - \\mu}{\\sigma}`), it is not the
+    value computed, and its `=` is not the statement's."""
+    for match in _WHERE.finditer(statement):
+        if statement[:match.start()].count("{") == statement[:match.start()].count("}"):  # not inside a group
+            return statement[:match.start()]
+    return statement
 
 
 def _without_trailing(side: str) -> str:
@@ -1104,12 +1119,13 @@ def head_function_name(head: str) -> str:
     return _spelled("".join(token for token, _, _ in _spelling(_subscript_first(head))))
 
 
-_EXTREMUM_SET = re.compile(r"\\(?P<op>min|max)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
+_EXTREMUM_SET = re.compile(r"\\(?P<op>min|max|exp|log)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
 
 
 def _braced_extrema(side: str) -> str:
     """`\\min\\{a, b\\}` → `\\min(a, b)`: the least of the listed values (SymPy reads only `\\min(a, b)`); a
-    `\\min` with a subscript (`\\min_{x \\in S}`) is not this form and is left alone."""
+    `\\min` with a subscript (`\\min_{x \\in S}`) is not this form and is left alone. `\\exp\\{…\\}`,
+    `\\log\\{…\\}`: braces that group the argument, as a bracket does."""
     start = 0
     while True:
         match = _EXTREMUM_SET.search(side, start)
