@@ -211,3 +211,37 @@ def test_braces_that_group_a_functions_argument_read_as_a_bracket():
     assert reading is not None and reading.agrees and reading.value == pytest.approx(np.exp(-1) / 2)
     wrong = dataclasses.replace(ev, value=np.float64(np.exp(-1)))  # the 1/σ dropped, say
     assert not SR.read(wrong).agrees
+
+
+@pytest.mark.parametrize("head, applied", [
+    (r"{\bm{\mu}}_{\theta}^{{\rm cat}}(x, y, t)", True),  # a group with scripts before several arguments
+    (r"\frac{a}{b}(x, y)", False),  # no scripts: not a function's head
+    (r"{\bm{\mu}}^{2}(x)", False),  # one argument: power times a bracket, or an application — left to SymPy
+])
+def test_a_scripted_group_applied_to_several_arguments_is_a_function(head, applied):
+    assert ("@Qqfn" in SR._scripted_heads(head)) is applied
+
+
+def test_a_scripted_groups_function_name_is_its_inputs_name():
+    assert SR._scripted_heads(r"{\bm{\mu}}_{\theta}^{{\rm cat}}(x, t)").split("@")[1] == \
+        "Qqfn" + SR.head_function_name(r"\mathbf\mu _\theta ^\mathrm{cat}")
+
+
+_GUIDED = (r"L = (1+\omega)\log{\bm{\mu}}_{\theta}^{{\rm cat}}(x, y, t)"
+           r" - \omega\log{\bm{\mu}}_{\theta}^{{\rm cat}}(x, t)")
+
+
+def test_a_function_of_a_scripted_group_worked_by_hand():
+    # TabDiff (u5): the arithmetic around μ's two calls, each output the test's double for those arguments
+    ev = evaluate(_GUIDED, {r"\omega": 2.0, "x": 3.0, "y": 5.0, "t": 7.0})
+    (_, _, calls), = ev.abstract
+    outputs = {len(arguments): float(output) for arguments, output in calls}
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    assert reading.value == pytest.approx(3 * np.log(outputs[3]) - 2 * np.log(outputs[2]))
+    wrong = dataclasses.replace(ev, value=np.float64(3 * np.log(outputs[2]) - 2 * np.log(outputs[3])))  # swapped
+    assert not SR.read(wrong).agrees
+
+
+def test_an_increment_after_a_fraction_is_one_quantity():
+    assert SR._parse(r"\frac{1}{2}\Delta {x}_1") == SR._parse(r"\frac{1}{2} {\Delta x}_{1}")

@@ -480,7 +480,7 @@ _CLEANING: tuple[tuple[Any, int], ...] = (
     (_words_placed, 1),
     (_bracket_indices, 1),
     # `\\Delta x_1`: the increment of x, its first component (`{\\Delta x}_1`, one quantity), not Δ times x_1
-    (lambda text: re.sub(r"(?<![\\A-Za-z{])\\Delta\s*([A-Za-z])(?=\s*_)", r"{\\Delta \1}", text), 1),
+    (lambda text: re.sub(r"(?<![\\A-Za-z{])\\Delta\s*([A-Za-z])(?=\s*_)", r" {\\Delta \1}", text), 1),
     (lambda text: re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", re.sub(r"\\[,;:!> ]|~", " ", text)), 1),
     # `\\left( … \\right)`: SymPy's grammar reads the bracket, not the size (`\\left.` sizes nothing)
     (lambda text: re.sub(r"\\(?:left|right)(?![A-Za-z])\s*\.?", " ", text), 1),
@@ -1088,7 +1088,8 @@ def _function_heads(side: str) -> str:
     return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
 
 
-_SCRIPTED_HEAD = re.compile(r"(?<![\\A-Za-z])(?P<head>(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+_SCRIPTED_HEAD = re.compile(r"(?P<head>(?:(?<![\\A-Za-z])(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"|(?<![_^])\{(?:[^{}]|\{[^{}]*\})*\})"  # or a group: `{\\bm{\\mu}}_{\\theta}^{cat}`
                             r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\]))+)\s*(?=\()" % _GREEK)
 
 
