@@ -134,3 +134,114 @@ def test_a_projection_is_read_only_where_its_operand_is_written(latex, values, r
     else:
         assert reading is not None and reading.agrees
         np.testing.assert_allclose(reading.value, read)
+
+
+@pytest.mark.parametrize("index, terms", [
+    ("t", ((1, "t"),)), ("t-1", ((1, "t"), (-1, 1))), ("-Numeralb + i", ((-1, 1), (1, "i"))),
+    ("i + k", ((1, "i"), (1, "k"))),
+    ("Numeralb/Numeralc + t", None), ("2i", None), ("Qqsabc", None), ("", None),  # a half step, a product, a name
+])
+def test_an_index_is_a_sum_of_names_and_whole_numbers(index, terms):
+    assert SR._index_terms(index) == terms
+
+
+# schedule_free: η_t = D / √(m_t² + Σ_{i=1}^t ‖g̃_i − g_{i−1}‖²): g̃ picked at 1…t, g at 0…t−1 (each array starts
+# where the indices the sum picks of it start, those indices as many as its elements).
+_STEP_SIZE = r"\eta_t = \frac{D}{\sqrt{m_t^2+\sum_{i=1}^t \|\tilde g_i-g_{i-1}\|^2}}"
+_STEP_SIZE_VALUES = {"D": 2.0, "m_t": 1.0, "t": 3, r"\tilde{g}": [1.0, 1.0, 1.0], "g": [1.0, 0.0, 2.0]}
+
+
+def test_index_arithmetic_in_a_sum_worked_by_hand():
+    # (g̃_1 − g_0, g̃_2 − g_1, g̃_3 − g_2) = (0, 1, −1): Σ = 2, so 2 / √(1 + 2)
+    ev = evaluate(_STEP_SIZE, _STEP_SIZE_VALUES)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(2 / np.sqrt(3))
+
+
+def test_a_planted_off_by_one_disagrees():
+    ev = evaluate(_STEP_SIZE, _STEP_SIZE_VALUES)
+    wrong = dataclasses.replace(ev, value=np.float64(2 / np.sqrt(1 + 0 + 1 + 4)))  # g̃_i − g_i, say
+    reading = SR.read(wrong)
+    assert reading is not None and not reading.agrees
+
+
+@pytest.mark.parametrize("g, read", [
+    ([1.0, 0.0, 2.0, 1.0], 1 + 4 + 1),  # g_0 … g_3: (0 − 1)² + (2 − 0)² + (1 − 2)²
+    ([1.0, 0.0, 2.0, 1.0, 5.0], None),  # one element more than the sum picks: where g starts the text does not say
+])
+def test_an_array_starts_where_the_sums_pick_it_only_when_they_pick_all_of_it(g, read):
+    ev = evaluate(r"S = \sum_{t=1}^{T} (g_t - g_{t-1})^2", {"T": 3, "g": g})
+    reading = SR.read(ev)
+    if read is None:
+        assert reading is None
+    else:
+        assert reading is not None and reading.agrees and reading.value == pytest.approx(read)
+
+
+@pytest.mark.parametrize("g, read", [
+    # the right side picks g_0 … g_3, so g starts at 0 for the left side too: Σ_{t=1}^{3} g_t = 0 + 2 + 1
+    ([1.0, 0.0, 2.0, 1.0], [3.0, 6.0]),
+    ([1.0, 0.0, 2.0, 1.0, 5.0], None),  # no side picks all of g: nothing says where it starts
+])
+def test_an_array_starts_where_the_whole_comparison_picks_it(g, read):
+    ev = evaluate(r"\sum_{t=1}^{T} g_t \le \sum_{t=1}^{T} (g_t - g_{t-1})^2,", {"T": 3, "g": g})
+    reading = SR.read(ev)
+    if read is None:
+        assert reading is None
+    else:
+        assert reading is not None and reading.sides and reading.agrees
+        assert reading.value == [pytest.approx(v) for v in read]
+
+
+@pytest.mark.parametrize("latex, side", [
+    # a where-clause defines what the statement uses: its `=` is not the statement's
+    (r"p(x)=\frac{1}{\sigma} e^{-y}, \text { where } y=\frac{x-\mu}{\sigma}", r"\frac{1}{\sigma} e^{-y}"),
+    (r"t_i = \frac{i}{N} \quad where\ i = 0 \ldots N", r"\frac{i}{N}"),
+    (r"a = b \quad c = d", "d"),  # no where: the last statement, as before
+    (r"\{x \text{where} y = 1\} = 2", "2"),  # inside a group: not the statement's clause
+])
+def test_a_where_clause_is_not_the_computed_side(latex, side):
+    assert SR.computed_side(latex) == side
+
+
+def test_braces_that_group_a_functions_argument_read_as_a_bracket():
+    # GPS: p(x) = (1/σ) exp{−(y + exp{−y})}, by hand at σ = 2, y = 0: exp(−1) / 2
+    ev = evaluate(r"p(x)=\frac{1}{\sigma} \exp \{-(y+\exp \{-y\})\}", {r"\sigma": 2.0, "y": 0.0})
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(np.exp(-1) / 2)
+    wrong = dataclasses.replace(ev, value=np.float64(np.exp(-1)))  # the 1/σ dropped, say
+    assert not SR.read(wrong).agrees
+
+
+@pytest.mark.parametrize("head, applied", [
+    (r"{\bm{\mu}}_{\theta}^{{\rm cat}}(x, y, t)", True),  # a group with scripts before several arguments
+    (r"\frac{a}{b}(x, y)", False),  # no scripts: not a function's head
+    (r"{\bm{\mu}}^{2}(x)", False),  # one argument: power times a bracket, or an application — left to SymPy
+])
+def test_a_scripted_group_applied_to_several_arguments_is_a_function(head, applied):
+    assert ("@Qqfn" in SR._scripted_heads(head)) is applied
+
+
+def test_a_scripted_groups_function_name_is_its_inputs_name():
+    assert SR._scripted_heads(r"{\bm{\mu}}_{\theta}^{{\rm cat}}(x, t)").split("@")[1] == \
+        "Qqfn" + SR.head_function_name(r"\mathbf\mu _\theta ^\mathrm{cat}")
+
+
+_GUIDED = (r"L = (1+\omega)\log{\bm{\mu}}_{\theta}^{{\rm cat}}(x, y, t)"
+           r" - \omega\log{\bm{\mu}}_{\theta}^{{\rm cat}}(x, t)")
+
+
+def test_a_function_of_a_scripted_group_worked_by_hand():
+    # TabDiff (u5): the arithmetic around μ's two calls, each output the test's double for those arguments
+    ev = evaluate(_GUIDED, {r"\omega": 2.0, "x": 3.0, "y": 5.0, "t": 7.0})
+    (_, _, calls), = ev.abstract
+    outputs = {len(arguments): float(output) for arguments, output in calls}
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+    assert reading.value == pytest.approx(3 * np.log(outputs[3]) - 2 * np.log(outputs[2]))
+    wrong = dataclasses.replace(ev, value=np.float64(3 * np.log(outputs[2]) - 2 * np.log(outputs[3])))  # swapped
+    assert not SR.read(wrong).agrees
+
+
+def test_an_increment_after_a_fraction_is_one_quantity():
+    assert SR._parse(r"\frac{1}{2}\Delta {x}_1") == SR._parse(r"\frac{1}{2} {\Delta x}_{1}")

@@ -135,7 +135,7 @@ def computed_side(latex: str) -> str:
     """The text after the last top-level relation of the last statement (braces and \\left…\\right counted)."""
     text = re.sub(r"\\label\{[^{}]*\}|\\nonumber|\\notag", "", latex)
     text = re.split(r"\\\\(?:\[[^\]]*\])?", text)
-    statement = " ".join(text)
+    statement = _before_where(" ".join(text))
     depth, cut = 0, 0
     for match in re.finditer(r"\\left\b|\\right\b|[{}]|" + _RELATIONS.pattern, statement):
         token = match.group(0)
@@ -150,6 +150,21 @@ def computed_side(latex: str) -> str:
     if _ORDER.search(_outside_braces(side)) or re.search(r"\\[lcv]?dots\b", side):
         return ""  # a bound or a condition (`\\le`, `\\in`, `\\sim`), or a pattern (`…`): not one value
     return _without_trailing(side.replace("&", " "))
+
+
+_WHERE = re.compile(r"(?:[,;]|\\[,;:! ]|\s|~)*(?:[,;]|\\q?quad(?![A-Za-z]))(?:\\[,;:! ]|\s|~|\\q?quad(?![A-Za-z]))*"
+                    r"(?:\\(?:text|mathrm|textrm)\s*\{\s*)?where\b")
+"""The start of a clause that defines what the statement uses (`…, \\text{where } y = …`, `\\quad where\\ i = …`)."""
+
+
+def _before_where(statement: str) -> str:
+    """The statement without a trailing where-clause at its top level: the clause defines a symbol the statement
+    uses (`p(x) = \\frac{1}{\\sigma} e^{-y}, \\text{ where } y = \\frac{x - \\mu}{\\sigma}`), it is not the
+    value computed, and its `=` is not the statement's."""
+    for match in _WHERE.finditer(statement):
+        if statement[:match.start()].count("{") == statement[:match.start()].count("}"):  # not inside a group
+            return statement[:match.start()]
+    return statement
 
 
 def _without_trailing(side: str) -> str:
@@ -465,7 +480,7 @@ _CLEANING: tuple[tuple[Any, int], ...] = (
     (_words_placed, 1),
     (_bracket_indices, 1),
     # `\\Delta x_1`: the increment of x, its first component (`{\\Delta x}_1`, one quantity), not Δ times x_1
-    (lambda text: re.sub(r"(?<![\\A-Za-z{])\\Delta\s*([A-Za-z])(?=\s*_)", r"{\\Delta \1}", text), 1),
+    (lambda text: re.sub(r"(?<![\\A-Za-z{])\\Delta\s*([A-Za-z])(?=\s*_)", r" {\\Delta \1}", text), 1),
     (lambda text: re.sub(r"\\(?:big|Big|bigg|Bigg)[lr]?\b", "", re.sub(r"\\[,;:!> ]|~", " ", text)), 1),
     # `\\left( … \\right)`: SymPy's grammar reads the bracket, not the size (`\\left.` sizes nothing)
     (lambda text: re.sub(r"\\(?:left|right)(?![A-Za-z])\s*\.?", " ", text), 1),
@@ -706,9 +721,15 @@ def _read_comparison(sympy: Any, ev: Any, latex: str) -> SecondReading | str:
     sides, ops = cut
     if len(sides) != len(ev.sides):
         return "a comparison whose sides papermath counts otherwise"
+    # the indices every side picks of each array (`\\sum_t \\langle g_t, z_t\\rangle \\le \\sum_t \\|g_t - g_{t-1}\\|`):
+    # one statement, so an array starts where the whole chain's sums say, not one side's
+    picked: dict[str, set] = {}
+    for text, (want, _) in zip(sides, ev.sides):
+        _side_value(sympy, ev, text, np.asarray(want, dtype=float), constant=True, picked=picked)
     expressions, values = [], []
     for text, (want, _) in zip(sides, ev.sides):
-        read_side = _side_value(sympy, ev, text, np.asarray(want, dtype=float), constant=True)
+        read_side = _side_value(sympy, ev, text, np.asarray(want, dtype=float), constant=True,
+                                picked=picked, collect=False)
         if isinstance(read_side, str):
             return f"a side: {read_side}"
         expressions.append(read_side[0])
@@ -722,10 +743,12 @@ def _read_comparison(sympy: Any, ev: Any, latex: str) -> SecondReading | str:
     return SecondReading(text, [v.tolist() for v in values], agrees, sides=True)
 
 
-def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool = False
-                ) -> tuple[Any, np.ndarray] | str:
+def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool = False,
+                picked: dict[str, set] | None = None, collect: bool = True) -> tuple[Any, np.ndarray] | str:
     """SymPy's expression for one side's text and its value at `ev`'s inputs (`want`: papermath's value, for the
-    shape only), or why there is none. `constant`: a side with no input (`0 \\le …`) has its value."""
+    shape only), or why there is none. `constant`: a side with no input (`0 \\le …`) has its value. `picked`: the
+    indices the statement's other sides pick of each input (by its dummy's name, `_picked_indices`), for where an
+    array starts; with `collect`, this side's are added to it."""
     parsed = _parsed_side(sympy, ev, side)
     if isinstance(parsed, str):
         return parsed
@@ -777,7 +800,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
             else:
                 scope = _Scope(values, elements, {**functions, **doubles}, expectations,
                                free=_free_indices(sympy, replacements, values))
-                scope = dataclasses.replace(scope, origins=_origins(sympy, substituted, scope))
+                scope = dataclasses.replace(scope, origins=_statement_origins(sympy, substituted, scope, picked,
+                                                                              collect))
                 value = _array_value(sympy, substituted, scope)
                 if isinstance(value, _Identity):
                     raise _NoOpinion("an identity of no size (nothing it meets says how large)")
@@ -1064,7 +1088,8 @@ def _function_heads(side: str) -> str:
     return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
 
 
-_SCRIPTED_HEAD = re.compile(r"(?<![\\A-Za-z])(?P<head>(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+_SCRIPTED_HEAD = re.compile(r"(?P<head>(?:(?<![\\A-Za-z])(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
+                            r"|(?<![_^])\{(?:[^{}]|\{[^{}]*\})*\})"  # or a group: `{\\bm{\\mu}}_{\\theta}^{cat}`
                             r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\]))+)\s*(?=\()" % _GREEK)
 
 
@@ -1095,12 +1120,13 @@ def head_function_name(head: str) -> str:
     return _spelled("".join(token for token, _, _ in _spelling(_subscript_first(head))))
 
 
-_EXTREMUM_SET = re.compile(r"\\(?P<op>min|max)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
+_EXTREMUM_SET = re.compile(r"\\(?P<op>min|max|exp|log)(?![A-Za-z])\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
 
 
 def _braced_extrema(side: str) -> str:
     """`\\min\\{a, b\\}` → `\\min(a, b)`: the least of the listed values (SymPy reads only `\\min(a, b)`); a
-    `\\min` with a subscript (`\\min_{x \\in S}`) is not this form and is left alone."""
+    `\\min` with a subscript (`\\min_{x \\in S}`) is not this form and is left alone. `\\exp\\{…\\}`,
+    `\\log\\{…\\}`: braces that group the argument, as a bracket does."""
     start = 0
     while True:
         match = _EXTREMUM_SET.search(side, start)
@@ -1669,16 +1695,17 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
     base, index = scope.elements[symbol]
     bound = scope.index(index)
     array = scope.values[base]
-    if bound is None:
-        return _free_element(array, base, index, scope)
-    if np.ndim(array) == 0 or np.shape(array)[0] != bound[3]:
+    if bound is not None and np.ndim(array) and np.shape(array)[0] == bound[3]:
+        return array[bound[2]]  # the sum runs over all of the array: its k-th term is the k-th element
+    if bound is not None and base not in scope.origins:
         raise _NoOpinion("a sum over part of an array, or over a scalar")
-    return array[bound[2]]
+    return _free_element(array, base, index, scope)
 
 
 def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
-    """The element a free index picks (`\\gamma_t`, `x_{0}`): the index's value (an input, or a numeral) less the
-    array's origin (`_Scope.origins`); no opinion where no sum of the formula says where the array starts."""
+    """The element an index picks (`\\gamma_t`, `x_{0}`, `g_{t-1}` in a sum over t): the index's value (the enclosing
+    sums' indices, inputs, numerals, added and subtracted) less the array's origin (`_Scope.origins`); no opinion
+    where no sum of the formula says where the array starts."""
     value = _index_value(index, scope)
     if value is None:
         raise _NoOpinion("an element picked by an index no sum binds")
@@ -1690,16 +1717,76 @@ def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
     return array[position]
 
 
+_INDEX_TERM = re.compile(r"\s*(?P<sign>[+-])?\s*(?:Numeral(?P<numeral>[a-k]+)|(?P<digits>\d+)|(?P<name>[A-Za-z]\w*))"
+                         r"\s*")
+
+
+def _index_terms(index: str) -> tuple[tuple[int, str | int], ...] | None:
+    """An index written as a sum of names and whole numbers (`t`, `t-1`, `-Numeralb + i`, `i+k`): its terms, each
+    (sign, name or number); None for anything else (`t+1/2`, `\\pi(t)`, a word spelled in letters)."""
+    terms: list[tuple[int, str | int]] = []
+    i = 0
+    while i < len(index):
+        match = _INDEX_TERM.match(index, i)
+        if match is None or match.end() == i or (terms and not match.group("sign")):
+            return None
+        sign = -1 if match.group("sign") == "-" else 1
+        if match.group("name"):
+            if match.group("name").startswith(("Qq", "Numeral")):
+                return None
+            terms.append((sign, match.group("name")))
+        else:
+            digits = match.group("digits") or match.group("numeral").translate(_LETTER_DIGITS)
+            if not digits.isdigit():
+                return None
+            terms.append((sign, int(digits)))
+        i = match.end()
+    return tuple(terms) or None
+
+
 def _index_value(index: str, scope: _Scope) -> int | None:
-    """The whole number an index's name stands for: a numeral's placeholder, or an input (`_Scope.free`)."""
-    numeral = re.fullmatch(r"Numeral([a-k]+)", index)
-    return int(numeral.group(1).translate(_LETTER_DIGITS)) if numeral else scope.free.get(index)
+    """The whole number an index stands for (`_index_terms`): each name the value an enclosing sum gives it, else
+    an input's (`_Scope.free`); None where a name has neither."""
+    terms = _index_terms(index)
+    if terms is None:
+        return None
+    total = 0
+    for sign, term in terms:
+        if isinstance(term, int):
+            total += sign * term
+            continue
+        bound = scope.index(term)
+        value = bound[1] if bound is not None else scope.free.get(term)
+        if value is None:
+            return None
+        total += sign * value
+    return total
 
 
-def _origins(sympy: Any, expression: Any, scope: _Scope) -> dict:
-    """Each input array's origin (`_Scope.origins`), from the sums of `expression` whose index picks elements of
-    it and whose bounds run over all of it; an array two sums start differently has none."""
-    found: dict = {}
+def _statement_origins(sympy: Any, expression: Any, scope: _Scope, picked: dict[str, set] | None,
+                       collect: bool) -> dict:
+    """The origins (`_origins_of`) from the indices `expression` picks and those the statement's other sides pick
+    (`picked`, by the dummy's name; with `collect`, this side's are added to it)."""
+    own = _picked_indices(sympy, expression, scope)
+    if picked is not None and collect:
+        for base, indices in own.items():
+            picked.setdefault(base.name, set()).update(indices)
+    merged = {base: own.get(base, set()) | (picked or {}).get(base.name, set()) for base in scope.values}
+    return _origins_of(merged, scope)
+
+
+def _origins_of(picked: dict, scope: _Scope) -> dict:
+    """Each input array's origin: the least index the sums pick of it, where the indices they pick
+    (`\\sum_{t=1}^{T} \\|g_t - g_{t-1}\\|`: 0 … T) are exactly as many as its elements, none missing; an array the
+    sums pick otherwise has none (nothing says where it starts)."""
+    return {base: min(indices) for base, indices in picked.items() if indices and np.ndim(scope.values[base])
+            and len(indices) == np.shape(scope.values[base])[0] and max(indices) - min(indices) + 1 == len(indices)}
+
+
+def _picked_indices(sympy: Any, expression: Any, scope: _Scope) -> dict:
+    """The indices the sums of `expression` with whole-number bounds pick of each input array (by its symbol):
+    `\\sum_{t=1}^{3} g_{t-1}` picks 0, 1, 2 of g."""
+    picked: dict = {}
     for reduction in expression.atoms(sympy.Sum, sympy.Product):
         for index, lower, upper in reduction.limits:
             try:
@@ -1708,12 +1795,23 @@ def _origins(sympy: Any, expression: Any, scope: _Scope) -> dict:
                 continue
             if np.ndim(low) or np.ndim(high) or low != round(float(low)) or high != round(float(high)):
                 continue
-            count = int(round(float(high))) - int(round(float(low))) + 1
+            low, high = int(round(float(low))), int(round(float(high)))
+            if not 0 < high - low + 1 <= _MOST_TERMS:
+                continue
             for symbol in reduction.function.free_symbols:
                 base, name = scope.elements.get(symbol, (None, None))
-                if name == index.name and np.ndim(scope.values[base]) and np.shape(scope.values[base])[0] == count:
-                    found.setdefault(base, set()).add(int(round(float(low))))
-    return {base: starts.pop() for base, starts in found.items() if len(starts) == 1}
+                offset = _offset_from(name, index.name) if base is not None else None
+                if offset is not None and np.ndim(scope.values[base]):
+                    picked.setdefault(base, set()).update(range(low + offset, high + offset + 1))
+    return picked
+
+
+def _offset_from(index: str, name: str) -> int | None:
+    """`t-1` → −1 from t, `t` → 0: an index that is the sum's index plus a whole number (else None)."""
+    terms = _index_terms(index)
+    if terms is None or [t for t in terms if not isinstance(t[1], int)] != [(1, name)]:
+        return None
+    return sum(sign * term for sign, term in terms if isinstance(term, int))
 
 
 def _reduction_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
@@ -1837,10 +1935,27 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
     bases = {str(key): dummy for key, dummy in replacements.items() if isinstance(key, sympy.Symbol)}
     out = {}
     for symbol in expression.free_symbols - set(values):
-        match = re.fullmatch(r"(.+?)_\{([A-Za-z]\w*)\}('*)", symbol.name)  # `a_{k}'` is an element of `a'`
-        if match and match.group(1) + match.group(3) in bases and not match.group(2).startswith("Qq"):
-            out[symbol] = (bases[match.group(1) + match.group(3)], match.group(2))
+        match = re.fullmatch(r"(.+?)_\{([^{}]+)\}('*)", symbol.name)  # `a_{k}'` is an element of `a'`
+        if match is None:
+            continue
+        base, index = match.group(1) + match.group(3), match.group(2)
+        spelled = re.fullmatch(r"Qqs([a-q]+)", index)
+        if spelled and not match.group(3):  # `\\tilde{g}_{i}`, `W^{out}_{h}`: the scripts spelled in the name
+            base, index = _decorated_base(match.group(1), _unspelled(spelled.group(1)))
+        if base in bases and _index_terms(index) is not None:
+            out[symbol] = (bases[base], index)
     return out
+
+
+def _decorated_base(letter: str, scripts: str) -> tuple[str, str]:
+    """A decorated symbol's element (`_spelled_scripts`: `sub|sup|primes`, the accent among the primes) → the name
+    of the symbol without the subscript (`\\tilde{g}`, `W^{out}`) and the subscript; ("", "") if none."""
+    parts = scripts.split("|")
+    if len(parts) != 3 or not parts[0]:
+        return "", ""
+    sub, sup, primes = parts
+    return (letter + primes if not sup and "@" not in primes else f"{letter}_{{Qqs{_spelled(f'|{sup}|{primes}')}}}",
+            sub)
 
 
 def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[str, ...] = ()
