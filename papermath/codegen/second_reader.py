@@ -619,12 +619,12 @@ _NAMED = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximu
 """Elementwise functions by the name papermath's `--fn` gives them."""
 
 _BUILTIN = {"max": lambda *a: functools.reduce(np.maximum, a), "min": lambda *a: functools.reduce(np.minimum, a)}
+"""Functions SymPy's parser leaves undefined that mean one thing (`\\max(a, b)`, `\\min(a, b)`)."""
 
 _CONVENTIONAL = {"sigma": _NAMED["sigmoid"]}
 """Functions a letter names by the guides' vocabulary when the paper's text gives it no other meaning: σ applied
 to a value is the logistic sigmoid (the Bradley–Terry and DPO losses). A paper that defines σ otherwise names it
 (`ev.implementations`), and that meaning is taken instead."""
-"""Functions SymPy's parser leaves undefined that mean one thing (`\\max(a, b)`, `\\min(a, b)`)."""
 
 
 def read(ev: Any, rendering: bool = False) -> SecondReading | None:
