@@ -118,6 +118,22 @@ def test_a_big_operator_is_named_as_the_paper_defines_it(where, want):
     assert [r.op for r in eq.reductions] == [want]
 
 
+@pytest.mark.parametrize("lead, display, want", [
+    # a step of a procedure under a bold heading computes, whatever its left side is written as …
+    ("\\textbf{Sample from the Pool:} Sample the next token according to their normalized probabilities:",
+     "P'(v) = \\frac{P(v)}{\\sum_{u \\in V} P(u)}", "computation"),
+    # … unless the step says it defines, or builds a set
+    ("\\textbf{Define the Score:} Set the score of each token:", "s(v) = \\log P(v)", "definition"),
+    ("\\textbf{Build the Pool:} Keep the likely tokens:", "V' = \\{v \\in V : P(v) > c\\}", "definition"),
+    # without a heading a function of its arguments is defined
+    ("Sample the next token according to their normalized probabilities:",
+     "P'(v) = \\frac{P(v)}{\\sum_{u \\in V} P(u)}", "definition"),
+])
+def test_a_step_of_a_procedure_is_a_computation(lead, display, want):
+    body = f"{lead}\n\\begin{{equation}} {display} \\end{{equation}}"
+    assert read_document(document_from_string(DOC % body), ["1"]).equations[0].kind == want
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("paper, number, symbol, want", [
     ("TabDiff", "9", "\\mathbf{x}_{t}", "random sample"),     # "a sequence of data in the diffusion process"
@@ -133,3 +149,12 @@ def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)
     found = [s for s in eq.symbols if symbol in (s.latex, s.symbol)]
     assert found and found[0].role == want, [(s.latex, s.role) for s in eq.symbols]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, want", [
+    ("minp", "3", "computation"),    # "\textbf{Sample from the Pool:} Sample the next token …"
+    ("minp", "2", "definition"),     # "\textbf{Define the Sampling Pool:}", a set
+])
+def test_kinds_on_the_corpus(paper, number, want):
+    assert corpus_equation(paper, number).kind == want

@@ -2359,7 +2359,9 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
     if OBJECTIVE_WORDS.search(before.text if before else "") and lhs and (lhs.startswith("\\mathcal") or "L" in lhs):
         return "objective", f"\"{OBJECTIVE_WORDS.search(before.text).group(0)}\" before the equation"
     if "=" in ops:
-        defined = _defines_by_equality(info, eq.latex, lead)
+        defined = _procedure_step(eq.latex, lead) or _defines_by_equality(info, eq.latex, lead)
+        if defined and defined.startswith(_STEP_CUE):
+            return "computation", defined
         if defined:
             return "definition", defined
         return "computation", "= (how to get the left side from the right)"
@@ -2399,6 +2401,24 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
         # "a sequence of functions defined as", "It defines a truncation threshold:", "can be formulated as:"
         return f"\"{said.group(0).strip()}\" before the equation (a definition)"
     return None
+
+
+# A lead-in that is a step of a procedure under a bold heading ("\textbf{Sample from the Pool:} Sample the next …").
+_PROCEDURE_STEP = re.compile(r"\s*(?:\d+\.\s*|\(\w\)\s*)?\\textbf\s*\{\s*([^{}]{2,60}?)\s*[:.]?\s*\}\s*:?\s*[A-Z]")
+
+
+_STEP_CUE = "a step of a procedure"
+
+
+def _procedure_step(latex: str, lead: str) -> str | None:
+    """"\\textbf{Sample from the Pool:} Sample the next token … according to their normalized probabilities:": a
+    step of a procedure under a bold heading computes what the next step uses, whatever its left side is written
+    as (`P'(v) = …`); a step that says it defines, or builds a set, defines."""
+    step = _PROCEDURE_STEP.match(lead)
+    if step is None or _DEFINE_WORDS.search(step.group(1)) or \
+            any(re.match(r"\s*\\(?:left)?\\?\{", rhs) for rhs in latex.split("=")[1:]):
+        return None
+    return f"{_STEP_CUE} (\"{step.group(1)}\")"
 
 
 _PROBABILITY_NAME = re.compile(r"^\s*(?:\\(?:text|mathrm|operatorname|textrm)\s*\{\s*(?:Pr|Prob|P)\s*\}|\\Pr\b|"
