@@ -94,6 +94,35 @@ ROLE_CASES += [
      "s_c^2 I) \\end{equation}", "s_{c}", "unknown"),
 ]
 
+SCHEDULE = ("Given a noise scheduling function $\\sigma_t$, the reverse step is\n"
+            "\\begin{equation} p(x_{t-1} | x_t) = \\mathcal{N}(x_{t-1}; \\mu(x_t), "
+            "\\sigma_{t|t-1}^2 \\frac{\\sigma_{t-1}^2}{\\sigma_t^2} I) \\end{equation}")
+ROLE_CASES += [
+    # --- a step of a schedule (`\\sigma_{t|t-1}`) is the schedule's kind of quantity …
+    (SCHEDULE, "\\sigma_{t \\mid t - 1}", "fixed setting"),
+    # … and nothing when nothing says what the schedule is
+    (SCHEDULE.replace("Given a noise scheduling function $\\sigma_t$, the", "The"), "\\sigma_{t \\mid t - 1}",
+     "unknown"),
+]
+
+
+@pytest.mark.parametrize("latex, keys", [
+    # a subscript with a conditional bar names a transition, a quantity of its own, not a member at a position
+    ("\\sigma_{t|t-1}^2 \\sigma_t^2", ["\\sigma_{t \\mid t - 1}", "\\sigma"]),
+    ("\\alpha_{t \\mid s} = \\alpha_t / \\alpha_s", ["\\alpha_{t \\mid s}", "\\alpha"]),
+    # an index with no bar stays an index of the one symbol
+    ("\\sigma_{t-1}^2 / \\sigma_t^2", ["\\sigma"]),
+])
+def test_a_transition_subscript_is_a_quantity_of_its_own(latex, keys):
+    from papermath.analysis.symbols import collect
+    from papermath.math import parse
+    assert [u.key for u in collect(parse(latex).tree).uses if u.kind != "index"] == keys
+
+
+def test_a_transition_never_defined_is_listed_undefined():
+    eq = read_document(document_from_string(DOC % SCHEDULE), ["1"]).equations[0]
+    assert "\\sigma_{t \\mid t - 1}" in eq.undefined
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -143,6 +172,7 @@ def test_a_step_of_a_procedure_is_a_computation(lead, display, want):
     ("hyla", "2", "\\mathbf{W}^{\\text{out}}", "trained weight"),  # W^out = ⊕_h W^out_h, its slices
     ("hyla", "7", "\\mathrm{W}'_{q,k}", "computed"),        # new in the rewriting of (6)
     ("llm-sci-use", "u2", "X^{P}_{j}", "input data"),       # "documents, $\\{X_j^P\\}$ and $\\{X_j^Q\\}$, respectively"
+    ("DiffusionDPO", "1", "\\sigma_{t \\mid t - 1}", "fixed setting"),   # a step of the schedule σ_t
     ("GMFlow", "8", "s_{\\text{c}}", "computed"),            # "approximate … as isotropic Gaussian surrogates $…$"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):

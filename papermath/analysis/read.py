@@ -426,6 +426,12 @@ def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: Fo
     says nothing of which member; the part's other indices in the display are tried in turn (`x^{cat}_s`,
     `x^{cat}_t`: one symbol at two times)."""
     key, indices = use.key, tuple(use.indices)
+    transition = _TRANSITION.search(key) if not indices else None
+    if transition is not None:
+        # `\\sigma_{t|t-1}`, the schedule's step from t-1 to t: a quantity of the schedule σ_t is a member of
+        return _role_of_the_family(index, eq, key[:transition.start()].strip(), info, defined_elsewhere,
+                                   [(transition.group(1).strip(),), (transition.group(2).strip(),)],
+                                   "a step between members of")
     trailing = _TRAILING_INDEX.search(key) if not indices else None
     if trailing is not None:  # `x^{\\text{cat}}_{0}` kept whole where the paper writes no bare `x_0`
         key, indices = key[:trailing.start()], (trailing.group(1) or trailing.group(2),)
@@ -435,18 +441,27 @@ def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: Fo
         return None
     tried = [indices] + [tuple(i.strip() for i in m.group(1).split(","))
                                     for form in use.written for m in [_INDEX_SUFFIX.search(form)] if m is not None]
+    return _role_of_the_family(index, eq, family, info, defined_elsewhere, tried)
+
+
+def _role_of_the_family(index: PaperIndex, eq: Equation, family: str, info: FormulaSymbols,
+                        defined_elsewhere: dict[str, str], tried: list[tuple[str, ...]],
+                        relation: str = "a part of") -> tuple[str, str] | None:
+    """The role of the first member `family_{indices}` (of `tried`, in order) that a defining sentence writes with
+    its index, or None."""
     for indices in dict.fromkeys(tried):
-        whole = SymbolUse(family, use.node, "symbol", indices=list(indices), all_indices=set(indices),
+        whole = SymbolUse(family, ast.Symbol(family), "symbol", indices=list(indices), all_indices=set(indices),
                           first_written=family)
         reading = _read_symbol(index, eq, whole, info, defined_elsewhere)
         if reading.role in ("unknown", "defined here") or reading.definition is None or \
                 reading.definition.strength != DEFINES or \
                 not _writes_indexed(reading.definition.quote, family, indices):
             continue
-        return reading.role, f"a part of ${written_form(whole)}$ ({reading.role_cue})"
+        return reading.role, f"{relation} ${written_form(whole)}$ ({reading.role_cue})"
     return None
 
 
+_TRANSITION = re.compile(r"_\{\s*([^{}|]+?)\s*(?:\\mid|\|)\s*([^{}|]+?)\s*\}$")
 _TRAILING_INDEX = re.compile(r"_(?:\{\s*([A-Za-z0-9])\s*\}|([A-Za-z0-9]))$")
 _INDEX_SUFFIX = re.compile(r"_\{([^{}]+)\}$")
 
