@@ -188,3 +188,17 @@ def test_causes_on_the_corpus(paper, number, symbol, want):
 ])
 def test_kinds_on_the_corpus(paper, number, want):
     assert corpus_equation(paper, number).kind == want
+
+
+@pytest.mark.parametrize("display, want", [
+    # a min or max of terms written out reduces over the listed terms (no bound variable) …
+    ("L = \\min \\left\\{ r A, \\mathrm{clip}(r; 1-\\epsilon, 1+\\epsilon) A \\right\\}", [("min", ())]),
+    ("y = \\max(0, x)", [("max", ())]),
+    # … a min over a variable stays the one reduction over it, and a max of one argument is no reduction
+    ("v = \\min_{x} f(x)", [("min", ("x",))]),
+    ("v = \\max(s)", []),
+])
+def test_an_extremum_of_listed_terms_is_a_reduction(display, want):
+    body = f"\\begin{{equation}} {display} \\end{{equation}}"
+    eq = read_document(document_from_string(DOC % body), ["1"]).equations[0]
+    assert [(r.op, r.over) for r in eq.reductions] == want

@@ -188,7 +188,8 @@ def read_equation(index: PaperIndex, eq: Equation) -> EquationReading:
                      "gradient": "\\nabla", "divergence": "D_{\\mathrm{KL}}"}.get(op, op)
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions), symbols)
+    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions) +
+                                          _extrema_of_terms(_display_tree(index, eq)), symbols)
     for red in info.reductions:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
         if meaning and red.variables:
@@ -2311,6 +2312,21 @@ def _as_the_paper_names_them(reductions: tuple[ReductionReading, ...],
                 red = replace(red, op=named)
         out.append(red)
     return tuple(out)
+
+
+_EXTREMA = {"\\min": "min", "\\max": "max"}
+
+
+def _extrema_of_terms(tree: ast.Node | None) -> tuple[ReductionReading, ...]:
+    """`\\min\\{r A, \\mathrm{clip}(r; 1-ε, 1+ε) A\\}`, `\\max(0, x)`: a min or max of terms written out reduces over
+    them (no variable is bound: it runs over the listed terms)."""
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Apply) and isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and \
+                len(node.args) >= 2 and not node.given and not node.params:
+            found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
+                                          f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
+    return tuple(found)
 
 
 def _read_reduction(node: ast.Reduction) -> ReductionReading:
