@@ -202,3 +202,16 @@ def test_an_extremum_of_listed_terms_is_a_reduction(display, want):
     body = f"\\begin{{equation}} {display} \\end{{equation}}"
     eq = read_document(document_from_string(DOC % body), ["1"]).equations[0]
     assert [(r.op, r.over) for r in eq.reductions] == want
+
+
+@pytest.mark.parametrize("display, want", [
+    # an operation named in words that runs over its subscript's index, also inside a condition's words
+    ("m_i = \\begin{cases} 1, & \\text{if $c_i < \\text{sorted}_j(c_j)[n]$} \\\\ 0, & \\text{otherwise} \\end{cases}",
+     [("sort", ("j",))]),
+    # a subscript its argument does not carry is a label: no reduction
+    ("y = \\text{sorted}_k(c_j)", []),
+])
+def test_a_worded_sort_is_a_reduction(display, want):
+    body = f"\\begin{{equation}} {display} \\end{{equation}}"
+    eq = read_document(document_from_string(DOC % body), ["1"]).equations[0]
+    assert [(r.op, r.over) for r in eq.reductions] == want

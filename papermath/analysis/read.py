@@ -26,8 +26,8 @@ from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
-                      written_form)
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
+                      principal_keys, symbol_key, written_form)
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -364,19 +364,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         else:
             conventional = _conventional_symbol(use.key)
     if use.kind == "index":
-        role, role_cue = "index", (definition.quote if definition else
-                                   _free_index_cue(index, eq, info, use) or "a subscript position")
-        count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
-        if count is not None:
-            # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
-            role, role_cue = "fixed setting", count
-        if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
-            # "the unlearning set $A$" is no position; the noun of a list that carries the index
-            # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
-            worded = _role_from_words(mention, definition)
-            if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
-                    not _POSITION_NOUN.fullmatch(worded[1]):
-                role, role_cue = worded[0], worded[1]
+        role, role_cue = _index_role(index, eq, use, info, mention, definition)
     elif use.lhs or use.clause_lhs:
         role, role_cue = "defined here", _left_side_cue(eq, use)
     elif use.kind == "function" and other_id and other_id != eq.id and LOSS_NAME.match(use.key) and \
@@ -393,6 +381,26 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _index_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, mention: Mention | None,
+                definition: Definition | None) -> tuple[str, str | None]:
+    """The role of a free index: a position, unless the range it ends makes it a count, the words of its defining
+    sentence name data, a setting or weights."""
+    role, role_cue = "index", (definition.quote if definition else
+                               _free_index_cue(index, eq, info, use) or "a subscript position")
+    count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
+    if count is not None:
+        # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
+        role, role_cue = "fixed setting", count
+    if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
+        # "the unlearning set $A$" is no position; the noun of a list that carries the index
+        # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
+        worded = _role_from_words(mention, definition)
+        if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
+                not _POSITION_NOUN.fullmatch(worded[1]):
+            role, role_cue = worded[0], worded[1]
+    return role, role_cue
 
 
 def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
@@ -2317,16 +2325,43 @@ def _as_the_paper_names_them(reductions: tuple[ReductionReading, ...],
 _EXTREMA = {"\\min": "min", "\\max": "max"}
 
 
+# Operations named in words that run over the index their subscript writes (`\\text{sorted}_j(c_j)`).
+_WORDED_REDUCTIONS = {"sorted": "sort", "sort": "sort", "argsort": "argsort"}
+
+
 def _extrema_of_terms(tree: ast.Node | None) -> tuple[ReductionReading, ...]:
     """`\\min\\{r A, \\mathrm{clip}(r; 1-ε, 1+ε) A\\}`, `\\max(0, x)`: a min or max of terms written out reduces over
-    them (no variable is bound: it runs over the listed terms)."""
+    them (no variable is bound: it runs over the listed terms). `\\text{sorted}_j(c_j)`, also in a condition's
+    words: a sort over j."""
     found = []
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Apply) and isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and \
-                len(node.args) >= 2 and not node.given and not node.params:
-            found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
-                                          f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
+    pending = [tree] if tree is not None else []
+    while pending:
+        for node in ast.walk(pending.pop(0)):
+            if isinstance(node, ast.Text) and "$" in node.text:
+                pending.extend(formulas_in_words(node.text, []))
+            if not isinstance(node, ast.Apply) or node.given or node.params:
+                continue
+            if isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and len(node.args) >= 2:
+                found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
+                                              f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
+            worded = _worded_reduction(node)
+            if worded is not None:
+                found.append(ReductionReading(worded[0], worded[1], None, None, None, None, to_latex(node)[:200]))
     return tuple(found)
+
+
+def _worded_reduction(node: ast.Apply) -> tuple[str, tuple[str, ...]] | None:
+    """(op, over) of `\\text{sorted}_j(c_j)`: an operation named in words whose subscript its argument carries."""
+    func = node.func
+    if not isinstance(func, ast.Indexed) or not isinstance(func.base, (ast.Text, ast.Symbol)):
+        return None
+    name = func.base.text if isinstance(func.base, ast.Text) else func.base.name
+    op = _WORDED_REDUCTIONS.get(name.strip().lstrip("\\"))
+    over = tuple(to_latex(i) for i in func.indices if isinstance(i, ast.Symbol))
+    in_args = {to_latex(n) for a in node.args for n in ast.walk(a) if isinstance(n, ast.Symbol)}
+    if op is None or not over or not set(over) <= in_args:
+        return None
+    return op, over
 
 
 def _read_reduction(node: ast.Reduction) -> ReductionReading:

@@ -776,3 +776,7 @@ def written_form(use: SymbolUse) -> str:
     if use.indices and use.kind != "index":
         return f"{use.key}_{{{','.join(use.indices)}}}"
     return use.key
+
+
+formulas_in_words = _formulas_in_words
+"""The formulas written inside words (`\\text{if $c_i < …$}`), parsed: for readers that walk a display's tree."""
