@@ -123,6 +123,15 @@ def test_a_transition_never_defined_is_listed_undefined():
     eq = read_document(document_from_string(DOC % SCHEDULE), ["1"]).equations[0]
     assert "\\sigma_{t \\mid t - 1}" in eq.undefined
 
+ROLE_CASES += [
+    # --- a condition the words say is a time step is the index it is …
+    ("where $t$ is the condition for the forward process timestep.\n"
+     "\\begin{equation} y = f(x, z, t) \\end{equation}", "t", "index"),
+    # … any other condition stays the input it is
+    ("where $z$ is the condition for generating an image.\n"
+     "\\begin{equation} y = f(x, z, t) \\end{equation}", "z", "input data"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -174,6 +183,7 @@ def test_a_step_of_a_procedure_is_a_computation(lead, display, want):
     ("llm-sci-use", "u2", "X^{P}_{j}", "input data"),       # "documents, $\\{X_j^P\\}$ and $\\{X_j^Q\\}$, respectively"
     ("DiffusionDPO", "1", "\\sigma_{t \\mid t - 1}", "fixed setting"),   # a step of the schedule σ_t
     ("GMFlow", "8", "s_{\\text{c}}", "computed"),            # "approximate … as isotropic Gaussian surrogates $…$"
+    ("semanticist", "u6", "t", "index"),                      # "the condition for the forward process timestep"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):
     eq = corpus_equation(paper, number)

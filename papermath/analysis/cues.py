@@ -153,6 +153,10 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
             key = (m.end(), -rank)
             if best is None or key > best[:2]:
                 best = (m.end(), -rank, role, m.group(0).strip())
+    if best is not None and best[2] == "input data" and _CONDITION_OF_A_TIME.search(text):
+        # "the condition for the forward process timestep": what conditions the model here is the time step, an
+        # index (the condition's complement names what it is)
+        return "index", _CONDITION_OF_A_TIME.search(text).group(0).strip(), "head"  # type: ignore[union-attr]
     if best is not None:
         return best[2], best[3], "head"
     # Then the whole description: a count or a size ("the number of tokens": a count, whatever it counts); a row
@@ -168,6 +172,8 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
     return None
 
 
+_CONDITION_OF_A_TIME = re.compile(r"\bconditions?\s+(?:for|of|on)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+                                 r"(?:time\s*-?\s*steps?|time\s+variables?|noise\s+levels?)\b", re.I)
 _CONTAINER_HEAD = re.compile(r"\b(?:pairs?|triplets?|tuples?|sets?|subsets?|collections?|batch(?:es)?|groups?|lists?|"
                              r"sequences?|series|patch(?:es)?|crops?|parts?|pieces?|segments?|chunks?|windows?|"
                              r"regions?|portions?|copies|copy|versions?|kinds?|types?)$", re.I)
