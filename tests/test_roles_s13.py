@@ -132,6 +132,16 @@ ROLE_CASES += [
      "\\begin{equation} y = f(x, z, t) \\end{equation}", "z", "input data"),
 ]
 
+LAYERS = ("where $W^{\\ell}$ is the weight matrix. Denote $W^{\\ell} = [w_{ij}^{\\ell}]$.\n"
+          "\\begin{equation} a_i^{k+1} = w^{k+1}_{ii} + \\sum_{j \\neq i} w^{k+1}_{ij} x_j^{k} \\end{equation}")
+ROLE_CASES += [
+    # --- the entries of a matrix at another layer (`w^{k+1}_{ij}` after `W^\\ell = [w^\\ell_{ij}]`) are its entries
+    (LAYERS, "w^{k + 1}_{i,i}", "trained weight"),
+    # … a letter with another kind of label is another quantity
+    (LAYERS.replace("w^{k+1}_{ii}", "w^{\\text{b}}_{ii}").replace("w^{k+1}_{ij}", "w^{\\text{b}}_{ij}"),
+     "w^{\\text{b}}_{i,i}", "unknown"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -183,6 +193,7 @@ def test_a_step_of_a_procedure_is_a_computation(lead, display, want):
     ("llm-sci-use", "u2", "X^{P}_{j}", "input data"),       # "documents, $\\{X_j^P\\}$ and $\\{X_j^Q\\}$, respectively"
     ("DiffusionDPO", "1", "\\sigma_{t \\mid t - 1}", "fixed setting"),   # a step of the schedule σ_t
     ("GMFlow", "8", "s_{\\text{c}}", "computed"),            # "approximate … as isotropic Gaussian surrogates $…$"
+    ("Tanh-Init", "1", "w^{k + 1}_{i,i}", "trained weight"),  # an entry of W^ℓ = [w^ℓ_ij], at layer k+1
     ("semanticist", "u6", "t", "index"),                      # "the condition for the forward process timestep"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):

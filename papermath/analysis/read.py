@@ -1296,8 +1296,11 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
             hit = _PART_OF.match(m.quote[at + len(m.math) + 2:])
             if hit:
                 owner = hit.group(1)
-        if owner is None and use.key in m.elements and m.keys and m.keys[0] != use.key:
-            owner = m.keys[0]  # `W^\\ell = [w_{ij}^\\ell]`: an element of the matrix the formula names
+        if owner is None and m.keys and m.keys[0] != use.key and \
+                (use.key in m.elements or any(_same_layered_family(use.key, e) for e in m.elements)):
+            # `W^\\ell = [w_{ij}^\\ell]`: an element of the matrix the formula names (`w^{k+1}_{ij}` too: the
+            # entries of the same family at another layer)
+            owner = m.keys[0]
         if owner is None:
             owner = _member_of(index, use, m.math)  # `A \\subset X`, `x \\in \\mathcal{D}`: a member of a named set
         if owner is None:
@@ -1314,6 +1317,17 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
         if found_role is not None:
             return found_role[0], f"a part of ${owner}$ ({found_role[1]})"
     return None
+
+
+_LAYER_LABEL = re.compile(r"^\^\{?\s*(?:\\ell|[klmnLK])\s*(?:[-+]\s*\d+)?\s*\}?$")
+
+
+def _same_layered_family(key: str, other: str) -> bool:
+    """`w^{k + 1}` and `w^{\\ell}`: one letter with a layer label each (a depth letter, maybe one step off)."""
+    family = key_family(key)
+    if family == key or key_family(other) != family:
+        return False
+    return bool(_LAYER_LABEL.match(key[len(family):].strip())) and bool(_LAYER_LABEL.match(other[len(family):].strip()))
 
 
 def _member_of(index: PaperIndex, use: SymbolUse, math: str) -> str | None:
