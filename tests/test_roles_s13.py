@@ -142,6 +142,19 @@ ROLE_CASES += [
      "w^{\\text{b}}_{i,i}", "unknown"),
 ]
 
+TOKENS = ("Let $Y = [y_i]_{i=1}^N$ denote the latent tokens obtained by inputting the image to the VQ-encoder. "
+          "Denote $Y_{M}$ the result after applying mask $M$ to $Y$.\n"
+          "\\begin{equation} L = -\\sum_{i} \\log p(y_i | Y_{M}) \\end{equation}")
+ROLE_CASES += [
+    # --- the data a preprocessing step encodes is still the data …
+    (TOKENS, "y_{i}", "input data"),
+    # … what a network outputs from it is computed
+    ("Let $Y$ denote the latent tokens predicted by the network from the image.\n"
+     "\\begin{equation} L = f(Y) \\end{equation}", "Y", "computed"),
+    # --- "the result after applying" an operation is computed
+    (TOKENS, "Y_{M}", "computed"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -194,6 +207,7 @@ def test_a_step_of_a_procedure_is_a_computation(lead, display, want):
     ("DiffusionDPO", "1", "\\sigma_{t \\mid t - 1}", "fixed setting"),   # a step of the schedule σ_t
     ("GMFlow", "8", "s_{\\text{c}}", "computed"),            # "approximate … as isotropic Gaussian surrogates $…$"
     ("Tanh-Init", "1", "w^{k + 1}_{i,i}", "trained weight"),  # an entry of W^ℓ = [w^ℓ_ij], at layer k+1
+    ("maskgit-2202.04200", "1", "y_{i}", "input data"),       # "obtained by inputting the image to the VQ-encoder"
     ("semanticist", "u6", "t", "index"),                      # "the condition for the forward process timestep"
 ])
 def test_causes_on_the_corpus(paper, number, symbol, want):

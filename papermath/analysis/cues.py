@@ -62,7 +62,13 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
                       r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?|"
                       r"(?:does|do)\s+not\s+change|remains?\s+(?:fixed|constant|unchanged)|kept\s+(?:fixed|constant))\b"),
     ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
+    # the data as a preprocessing step encodes it ("the latent tokens obtained by inputting the image to the
+    # VQ-encoder"): still the data the method starts from, though a fixed encoder produced it
+    ("input data", r"\b(?:obtained|produced|extracted)\s+by\s+(?:inputting|feeding|passing|encoding|tokeni[sz]ing)\s+"
+                   r"(?:the\s+|an?\s+|each\s+)?(?:input\s+|raw\s+)?(?:images?|data|inputs?|texts?|sentences?|videos?|"
+                   r"audio)\b"),
     ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
+                 r"\bresults?\s+(?:of|after)\s+applying\b|"
                  r"\b(?:derived|calculated|computed|estimated)\s+(?:from|using|via)\b|"
                  r"\b(?:the\s+)?outputs?\s+of\b"),
     ("trained weight", r"\b(?:learn(?:ed|t|able)|trainable|optimi[sz]ed|trained|updated by gradient)\b"),
