@@ -62,7 +62,13 @@ PREDICATE_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pa
                       r"(?:pre-?)?specified|pre-?defined|determined by the (?:\w+\s+)?schedule|hyper-?parameters?|"
                       r"(?:does|do)\s+not\s+change|remains?\s+(?:fixed|constant|unchanged)|kept\s+(?:fixed|constant))\b"),
     ("random sample", r"\b(?:(?:is|are)\s+)?(?:sampled|drawn|randomly\s+(?:chosen|selected|initiali[sz]ed))\b"),
+    # the data as a preprocessing step encodes it ("the latent tokens obtained by inputting the image to the
+    # VQ-encoder"): still the data the method starts from, though a fixed encoder produced it
+    ("input data", r"\b(?:obtained|produced|extracted)\s+by\s+(?:inputting|feeding|passing|encoding|tokeni[sz]ing)\s+"
+                   r"(?:the\s+|an?\s+|each\s+)?(?:input\s+|raw\s+)?(?:images?|data|inputs?|texts?|sentences?|videos?|"
+                   r"audio)\b"),
     ("computed", r"\b(?:predicted|produced|output|computed|obtained|generated|estimated)\s+by\b|"
+                 r"\bresults?\s+(?:of|after)\s+applying\b|"
                  r"\b(?:derived|calculated|computed|estimated)\s+(?:from|using|via)\b|"
                  r"\b(?:the\s+)?outputs?\s+of\b"),
     ("trained weight", r"\b(?:learn(?:ed|t|able)|trainable|optimi[sz]ed|trained|updated by gradient)\b"),
@@ -154,6 +160,10 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
             key = (m.end(), -rank)
             if best is None or key > best[:2]:
                 best = (m.end(), -rank, role, m.group(0).strip())
+    if best is not None and best[2] == "input data" and _CONDITION_OF_A_TIME.search(text):
+        # "the condition for the forward process timestep": what conditions the model here is the time step, an
+        # index (the condition's complement names what it is)
+        return "index", _CONDITION_OF_A_TIME.search(text).group(0).strip(), "head"  # type: ignore[union-attr]
     if best is not None:
         return best[2], best[3], "head"
     # Then the whole description: a count or a size ("the number of tokens": a count, whatever it counts); a row
@@ -169,6 +179,8 @@ def role_from_description(description: str | None, clause: str = "") -> tuple[st
     return None
 
 
+_CONDITION_OF_A_TIME = re.compile(r"\bconditions?\s+(?:for|of|on)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+                                 r"(?:time\s*-?\s*steps?|time\s+variables?|noise\s+levels?)\b", re.I)
 _CONTAINER_HEAD = re.compile(r"\b(?:pairs?|triplets?|tuples?|sets?|subsets?|collections?|batch(?:es)?|groups?|lists?|"
                              r"sequences?|series|patch(?:es)?|crops?|parts?|pieces?|segments?|chunks?|windows?|"
                              r"regions?|portions?|copies|copy|versions?|kinds?|types?)$", re.I)

@@ -26,8 +26,8 @@ from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, principal_keys, symbol_key,
-                      written_form)
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
+                      principal_keys, symbol_key, written_form)
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -218,7 +218,8 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
                      "gradient": "\\nabla", "divergence": "D_{\\mathrm{KL}}"}.get(op, op)
             symbols.append(SymbolReading(f"{eq.id}/sym:{latex}", latex, latex, (), "operator", "function",
                                          "standard notation", None, None, meaning, None))
-    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions), symbols)
+    reductions = _as_the_paper_names_them(tuple(_read_reduction(r) for r in info.reductions) +
+                                          _extrema_of_terms(_display_tree(index, eq)), symbols)
     for red in info.reductions:
         meaning = _conventional(to_latex(red.operator)) or _conventional(red.op)
         if meaning and red.variables:
@@ -385,19 +386,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         else:
             conventional = _conventional_symbol(use.key)
     if use.kind == "index":
-        role, role_cue = "index", (definition.quote if definition else
-                                   _free_index_cue(index, eq, info, use) or "a subscript position")
-        count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
-        if count is not None:
-            # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
-            role, role_cue = "fixed setting", count
-        if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
-            # "the unlearning set $A$" is no position; the noun of a list that carries the index
-            # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
-            worded = _role_from_words(mention, definition)
-            if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
-                    not _POSITION_NOUN.fullmatch(worded[1]):
-                role, role_cue = worded[0], worded[1]
+        role, role_cue = _index_role(index, eq, use, info, mention, definition)
     elif use.lhs or use.clause_lhs:
         role, role_cue = "defined here", _left_side_cue(eq, use)
     elif use.kind == "function" and other_id and other_id != eq.id and LOSS_NAME.match(use.key) and \
@@ -414,6 +403,26 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     also = tuple(form for form in dict.fromkeys(use.written) if form != latex and _spaceless(form) != _spaceless(latex))
     return SymbolReading(sid, latex, use.key, tuple(use.indices), use.kind, role, role_cue, shape, shape_cue,
                          conventional, definition, redefinitions, home.id if home is not None else None, also)
+
+
+def _index_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, mention: Mention | None,
+                definition: Definition | None) -> tuple[str, str | None]:
+    """The role of a free index: a position, unless the range it ends makes it a count, the words of its defining
+    sentence name data, a setting or weights."""
+    role, role_cue = "index", (definition.quote if definition else
+                               _free_index_cue(index, eq, info, use) or "a subscript position")
+    count = _count_or_dimension(info, use, ()) if not _indexes_left_side(info, use.key) else None
+    if count is not None:
+        # `x_n` and `\sum_{j=1}^n`: the letter that ends the range is the count (how many), not a position
+        role, role_cue = "fixed setting", count
+    if definition is not None and mention is not None and mention.pattern != "ordinal" and len(mention.keys) == 1:
+        # "the unlearning set $A$" is no position; the noun of a list that carries the index
+        # ("projection matrices $W_i^Q, W_i^K, i \\in [1, h]$") is the list's, not the index's
+        worded = _role_from_words(mention, definition)
+        if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
+                not _POSITION_NOUN.fullmatch(worded[1]):
+            role, role_cue = worded[0], worded[1]
+    return role, role_cue
 
 
 def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
@@ -448,6 +457,12 @@ def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: Fo
     says nothing of which member; the part's other indices in the display are tried in turn (`x^{cat}_s`,
     `x^{cat}_t`: one symbol at two times)."""
     key, indices = use.key, tuple(use.indices)
+    transition = _TRANSITION.search(key) if not indices else None
+    if transition is not None:
+        # `\\sigma_{t|t-1}`, the schedule's step from t-1 to t: a quantity of the schedule σ_t is a member of
+        return _role_of_the_family(index, eq, key[:transition.start()].strip(), info, defined_elsewhere,
+                                   [(transition.group(1).strip(),), (transition.group(2).strip(),)],
+                                   "a step between members of")
     trailing = _TRAILING_INDEX.search(key) if not indices else None
     if trailing is not None:  # `x^{\\text{cat}}_{0}` kept whole where the paper writes no bare `x_0`
         key, indices = key[:trailing.start()], (trailing.group(1) or trailing.group(2),)
@@ -457,18 +472,27 @@ def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: Fo
         return None
     tried = [indices] + [tuple(i.strip() for i in m.group(1).split(","))
                                     for form in use.written for m in [_INDEX_SUFFIX.search(form)] if m is not None]
+    return _role_of_the_family(index, eq, family, info, defined_elsewhere, tried)
+
+
+def _role_of_the_family(index: PaperIndex, eq: Equation, family: str, info: FormulaSymbols,
+                        defined_elsewhere: dict[str, str], tried: list[tuple[str, ...]],
+                        relation: str = "a part of") -> tuple[str, str] | None:
+    """The role of the first member `family_{indices}` (of `tried`, in order) that a defining sentence writes with
+    its index, or None."""
     for indices in dict.fromkeys(tried):
-        whole = SymbolUse(family, use.node, "symbol", indices=list(indices), all_indices=set(indices),
+        whole = SymbolUse(family, ast.Symbol(family), "symbol", indices=list(indices), all_indices=set(indices),
                           first_written=family)
         reading = _read_symbol(index, eq, whole, info, defined_elsewhere)
         if reading.role in ("unknown", "defined here") or reading.definition is None or \
                 reading.definition.strength != DEFINES or \
                 not _writes_indexed(reading.definition.quote, family, indices):
             continue
-        return reading.role, f"a part of ${written_form(whole)}$ ({reading.role_cue})"
+        return reading.role, f"{relation} ${written_form(whole)}$ ({reading.role_cue})"
     return None
 
 
+_TRANSITION = re.compile(r"_\{\s*([^{}|]+?)\s*(?:\\mid|\|)\s*([^{}|]+?)\s*\}$")
 _TRAILING_INDEX = re.compile(r"_(?:\{\s*([A-Za-z0-9])\s*\}|([A-Za-z0-9]))$")
 _INDEX_SUFFIX = re.compile(r"_\{([^{}]+)\}$")
 
@@ -1311,8 +1335,11 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
             hit = _PART_OF.match(m.quote[at + len(m.math) + 2:])
             if hit:
                 owner = hit.group(1)
-        if owner is None and use.key in m.elements and m.keys and m.keys[0] != use.key:
-            owner = m.keys[0]  # `W^\\ell = [w_{ij}^\\ell]`: an element of the matrix the formula names
+        if owner is None and m.keys and m.keys[0] != use.key and \
+                (use.key in m.elements or any(_same_layered_family(use.key, e) for e in m.elements)):
+            # `W^\\ell = [w_{ij}^\\ell]`: an element of the matrix the formula names (`w^{k+1}_{ij}` too: the
+            # entries of the same family at another layer)
+            owner = m.keys[0]
         if owner is None:
             owner = _member_of(index, use, m.math)  # `A \\subset X`, `x \\in \\mathcal{D}`: a member of a named set
         if owner is None:
@@ -1329,6 +1356,17 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
         if found_role is not None:
             return found_role[0], f"a part of ${owner}$ ({found_role[1]})"
     return None
+
+
+_LAYER_LABEL = re.compile(r"^\^\{?\s*(?:\\ell|[klmnLK])\s*(?:[-+]\s*\d+)?\s*\}?$")
+
+
+def _same_layered_family(key: str, other: str) -> bool:
+    """`w^{k + 1}` and `w^{\\ell}`: one letter with a layer label each (a depth letter, maybe one step off)."""
+    family = key_family(key)
+    if family == key or key_family(other) != family:
+        return False
+    return bool(_LAYER_LABEL.match(key[len(family):].strip())) and bool(_LAYER_LABEL.match(other[len(family):].strip()))
 
 
 def _member_of(index: PaperIndex, use: SymbolUse, math: str) -> str | None:
@@ -2419,6 +2457,48 @@ def _as_the_paper_names_them(reductions: tuple[ReductionReading, ...],
     return tuple(out)
 
 
+_EXTREMA = {"\\min": "min", "\\max": "max"}
+
+
+# Operations named in words that run over the index their subscript writes (`\\text{sorted}_j(c_j)`).
+_WORDED_REDUCTIONS = {"sorted": "sort", "sort": "sort", "argsort": "argsort"}
+
+
+def _extrema_of_terms(tree: ast.Node | None) -> tuple[ReductionReading, ...]:
+    """`\\min\\{r A, \\mathrm{clip}(r; 1-ε, 1+ε) A\\}`, `\\max(0, x)`: a min or max of terms written out reduces over
+    them (no variable is bound: it runs over the listed terms). `\\text{sorted}_j(c_j)`, also in a condition's
+    words: a sort over j."""
+    found = []
+    pending = [tree] if tree is not None else []
+    while pending:
+        for node in ast.walk(pending.pop(0)):
+            if isinstance(node, ast.Text) and "$" in node.text:
+                pending.extend(formulas_in_words(node.text, []))
+            if not isinstance(node, ast.Apply) or node.given or node.params:
+                continue
+            if isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and len(node.args) >= 2:
+                found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
+                                              f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
+            worded = _worded_reduction(node)
+            if worded is not None:
+                found.append(ReductionReading(worded[0], worded[1], None, None, None, None, to_latex(node)[:200]))
+    return tuple(found)
+
+
+def _worded_reduction(node: ast.Apply) -> tuple[str, tuple[str, ...]] | None:
+    """(op, over) of `\\text{sorted}_j(c_j)`: an operation named in words whose subscript its argument carries."""
+    func = node.func
+    if not isinstance(func, ast.Indexed) or not isinstance(func.base, (ast.Text, ast.Symbol)):
+        return None
+    name = func.base.text if isinstance(func.base, ast.Text) else func.base.name
+    op = _WORDED_REDUCTIONS.get(name.strip().lstrip("\\"))
+    over = tuple(to_latex(i) for i in func.indices if isinstance(i, ast.Symbol))
+    in_args = {to_latex(n) for a in node.args for n in ast.walk(a) if isinstance(n, ast.Symbol)}
+    if op is None or not over or not set(over) <= in_args:
+        return None
+    return op, over
+
+
 def _read_reduction(node: ast.Reduction) -> ReductionReading:
     def tex(n):
         return to_latex(n) if n is not None else None
@@ -2480,7 +2560,9 @@ def _kind(eq: Equation, info: FormulaSymbols, before, after, index: PaperIndex |
     if OBJECTIVE_WORDS.search(before.text if before else "") and lhs and (lhs.startswith("\\mathcal") or "L" in lhs):
         return "objective", f"\"{OBJECTIVE_WORDS.search(before.text).group(0)}\" before the equation"
     if "=" in ops:
-        defined = _defines_by_equality(info, eq.latex, lead)
+        defined = _procedure_step(eq.latex, lead) or _defines_by_equality(info, eq.latex, lead)
+        if defined and defined.startswith(_STEP_CUE):
+            return "computation", defined
         if defined:
             return "definition", defined
         return "computation", "= (how to get the left side from the right)"
@@ -2520,6 +2602,24 @@ def _defines_by_equality(info: FormulaSymbols, latex: str, lead: str) -> str | N
         # "a sequence of functions defined as", "It defines a truncation threshold:", "can be formulated as:"
         return f"\"{said.group(0).strip()}\" before the equation (a definition)"
     return None
+
+
+# A lead-in that is a step of a procedure under a bold heading ("\textbf{Sample from the Pool:} Sample the next …").
+_PROCEDURE_STEP = re.compile(r"\s*(?:\d+\.\s*|\(\w\)\s*)?\\textbf\s*\{\s*([^{}]{2,60}?)\s*[:.]?\s*\}\s*:?\s*[A-Z]")
+
+
+_STEP_CUE = "a step of a procedure"
+
+
+def _procedure_step(latex: str, lead: str) -> str | None:
+    """"\\textbf{Sample from the Pool:} Sample the next token … according to their normalized probabilities:": a
+    step of a procedure under a bold heading computes what the next step uses, whatever its left side is written
+    as (`P'(v) = …`); a step that says it defines, or builds a set, defines."""
+    step = _PROCEDURE_STEP.match(lead)
+    if step is None or _DEFINE_WORDS.search(step.group(1)) or \
+            any(re.match(r"\s*\\(?:left)?\\?\{", rhs) for rhs in latex.split("=")[1:]):
+        return None
+    return f"{_STEP_CUE} (\"{step.group(1)}\")"
 
 
 _PROBABILITY_NAME = re.compile(r"^\s*(?:\\(?:text|mathrm|operatorname|textrm)\s*\{\s*(?:Pr|Prob|P)\s*\}|\\Pr\b|"

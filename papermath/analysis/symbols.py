@@ -402,6 +402,10 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             return base_letter in letter_indexed
         if isinstance(idx, (ast.Indexed, ast.Text)) or (isinstance(idx, ast.Symbol) and idx.font == "rm"):
             return False  # a subscript with its own subscript, or words: part of the name (\\lambda_{q_1})
+        if isinstance(idx, ast.Relation) and idx.ops and all(op in ("\\mid", "|") for op in idx.ops):
+            # `\\sigma_{t|t-1}`, `\\alpha_{t \\mid s}`: a transition from one step to another, a quantity of its own
+            # (α_{t|s} = α_t/α_s), not the member σ_t of the schedule at a position
+            return False
         if not isinstance(idx, ast.Symbol):
             return True  # t+1, <t, 1:T, numbers: positions
         name = to_latex(idx)
@@ -772,3 +776,7 @@ def written_form(use: SymbolUse) -> str:
     if use.indices and use.kind != "index":
         return f"{use.key}_{{{','.join(use.indices)}}}"
     return use.key
+
+
+formulas_in_words = _formulas_in_words
+"""The formulas written inside words (`\\text{if $c_i < …$}`), parsed: for readers that walk a display's tree."""
