@@ -444,7 +444,7 @@ def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: Formul
 
 # A label that names a part of a quantity in words (`x^{\text{cat}}_t`, `x^{{\rm num}}_0`), not another quantity of
 # the same letter (`W^{Q}`, `x^{w}`: a winning sample, a query projection).
-_WORD_LABEL = re.compile(r"\s*[\^_]\s*(?:\{\s*)?\\(?:mathrm|text|textrm|rm|operatorname|textsf|mathsf)\s*"
+_PART_LABEL = re.compile(r"\s*[\^_]\s*(?:\{\s*)?\\(?:mathrm|text|textrm|rm|operatorname|textsf|mathsf)\s*"
                          r"(?:\{\s*[A-Za-z]{2,}\s*\}|\s[A-Za-z]{2,})\s*(?:\}\s*)?$")
 
 
@@ -466,7 +466,7 @@ def _role_of_the_whole(index: PaperIndex, eq: Equation, use: SymbolUse, info: Fo
     trailing = _TRAILING_INDEX.search(key) if not indices else None
     if trailing is not None:  # `x^{\\text{cat}}_{0}` kept whole where the paper writes no bare `x_0`
         key, indices = key[:trailing.start()], (trailing.group(1) or trailing.group(2),)
-    label = _WORD_LABEL.search(key)
+    label = _PART_LABEL.search(key)
     family = key[:label.start()].strip() if label is not None else ""
     if not indices or not family:
         return None
