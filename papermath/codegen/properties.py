@@ -952,7 +952,7 @@ def _shift_binop(node: A.BinOp, ctx: _Context) -> _Linear:
         left, right = _shift(node.left, ctx), _shift(node.right, ctx)
         return left + right if how == "add" else left - right
     if how in ("mul", "dot", "product", "outer"):
-        return _shift_product([node.left, node.right], ctx)
+        return _shift_factors([node.left, node.right], ctx)
     if how == "div":
         return _shift_quotient(node.left, node.right, ctx)
     raise _Unknown(node.op)
@@ -968,7 +968,7 @@ def _shift_unaryop(node: A.UnaryOp, ctx: _Context) -> _Linear:
 
 
 def _shift_product(node: A.Product, ctx: _Context) -> _Linear:
-    return _shift_product(list(node.factors), ctx)
+    return _shift_factors(list(node.factors), ctx)
 
 
 def _shift_frac(node: A.Frac, ctx: _Context) -> _Linear:
@@ -1108,7 +1108,7 @@ def _fixed_shift(args: Sequence[A.Node], ctx: _Context) -> None:
         _require(_shift(a, ctx), ctx)
 
 
-def _shift_product(factors: list[A.Node], ctx: _Context) -> _Linear:
+def _shift_factors(factors: list[A.Node], ctx: _Context) -> _Linear:
     """A product moves with one factor only when the others are numbers (2(x + c) = 2x + 2c); otherwise no factor
     may move (β(x + c) moves by βc, which depends on β's value)."""
     numbers = [_number(f) for f in factors]
