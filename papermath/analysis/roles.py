@@ -99,12 +99,17 @@ def names_use(use: Any, keys: Iterable[str]) -> bool:
     return any(_plain(k) == indexed for k in keys)
 
 
-def members_of(math: str) -> str | None:
-    """The key of the members of a collection written out (`\\{X^P_j\\}_{j=1}^{n_P}`: `X^{P}`), or None."""
+def _tree_or_none(math: str) -> ast.Node | None:
+    """The tree of a formula the prose writes, or None where it does not parse (`parse` caches it per process)."""
     try:
-        tree = parse(math).tree
+        return parse(math).tree
     except MathParseError:
         return None
+
+
+def members_of(math: str) -> str | None:
+    """The key of the members of a collection written out (`\\{X^P_j\\}_{j=1}^{n_P}`: `X^{P}`), or None."""
+    tree = _tree_or_none(math)
     while isinstance(tree, (ast.Power, ast.Indexed)):
         tree = tree.base
     if not isinstance(tree, ast.SetLiteral) or len(tree.items) != 1:
@@ -210,9 +215,8 @@ def _parameter_of_a_fitted_distribution(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
         if m is None or d.pattern == "same letter" or not _FITTING.search(m.quote):
             continue
-        try:
-            tree = parse(m.math).tree
-        except MathParseError:
+        tree = _tree_or_none(m.math)
+        if tree is None:
             continue
         for node in ast.walk(tree):
             if not isinstance(node, ast.Apply) or symbol_key(node.func) == ctx.use.key:
