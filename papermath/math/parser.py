@@ -11,7 +11,7 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Optional
 
@@ -1794,194 +1794,236 @@ class Parser:
         return (tok.kind == PUNCT and tok.text in "([") or (tok.kind == CMD and tok.text == "\\{")
 
     def _command(self) -> tuple[A.Node, str]:
+        """A command token: the first rule of `_COMMAND_RULES` whose table holds it and that takes it here."""
         tok = self.peek()
-        text = tok.text
-        name = text[1:]
-        start = tok.start
-        if name in T.GREEK or name in T.LETTER_LIKE:
-            self.next()
-            sym = A.Symbol(text, span=(start, tok.end))
-            return sym, "plain"
-        if (text in T.OPEN_DELIMS or text in T.CLOSE_DELIMS) and self.peek(1).kind == EOF and self.pos == 0:
-            # a delimiter named on its own (`$\\Vert$` in prose)
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if text in T.OPEN_DELIMS or text == NULL_OPEN:
-            group = self._bracketed()
-            return self._group_node(group), "plain"
-        if name in T.FONTS:
-            self.next()
-            return self._font(T.FONTS[name], tok, limits=name == "operatorname*")
-        if name == "operatorname*":
-            self.next()
-            node, role = self._font("op", tok, limits=True)
-            return node, role
-        if name in T.ACCENTS:
-            self.next()
-            arg, _ = self._arg_with_role()
-            if isinstance(arg, A.Empty):
-                self.recoverable(f"{text} over nothing", start)
-            accent = T.ACCENTS[name]
-            span = (start, self.last_end())
-            if isinstance(arg, A.Symbol):
-                sym = replace(arg, accents=(accent,) + arg.accents, span=span)
-                if len(sym.name.lstrip("\\")) > 1:
-                    return sym, self._word_role(sym, False)
-                return sym, self._symbol_role(sym)
-            return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
-        if name in T.FRACTIONS:
-            self.next()
-            num = self.parse_arg()
-            den = self.parse_arg()
-            span = (start, self.last_end())
-            if isinstance(num, A.Empty) or isinstance(den, A.Empty):
-                self.recoverable(f"{text} with an empty {'numerator' if isinstance(num, A.Empty) else 'denominator'}",
-                                 start)
-            deriv = self._derivative(num, den)
-            if deriv is not None:
-                deriv = replace(deriv, span=span)
-                if deriv.body is None and self._starts_factor(self.peek()):
-                    body = self.parse_product(stop_at_operators=False)
-                    deriv = replace(deriv, body=body, span=(start, self.last_end()))
-                return deriv, "plain"
-            return A.Frac(num, den, span=span), "plain"
-        if name in T.BINOMIALS:
-            self.next()
-            n = self.parse_arg()
-            k = self.parse_arg()
-            if isinstance(n, A.Empty) or isinstance(k, A.Empty):
-                self.recoverable(f"{text} with an empty argument", start)
-            return A.Binom(n, k, span=(start, self.last_end())), "plain"
-        if name in T.ROOTS:
-            self.next()
-            index = None
-            if self.at_punct("["):
-                open_tok = self.next()
-                saved = self.bar_stop
-                self.bar_stop = "["
-                index = self.parse_sequence()
-                self.bar_stop = saved
-                if not self.at_punct("]"):
-                    raise self.error("missing ] after \\sqrt[", open_tok.start)
-                self.next()
-            body = self.parse_arg()
-            if isinstance(body, A.Empty):
-                self.recoverable("\\sqrt of nothing", start)
-            return A.Root(body, index, span=(start, self.last_end())), "plain"
-        if name in T.BIG_OPERATORS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "bigop"
-        if name in T.LIMIT_OPERATORS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "limop"
-        if name == "arg":
-            self.next()
-            nxt = self.peek()
-            if nxt.kind == CMD and nxt.text in ("\\max", "\\min", "\\sup", "\\inf"):
-                self.next()
-                return A.Symbol("\\arg" + nxt.text[1:], span=(start, nxt.end)), "limop"
-            return A.Symbol(text, span=(start, tok.end)), "func"
-        if name in T.FUNCTION_MACROS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "func"
-        if name in T.ELLIPSES:
-            self.next()
-            return A.Ellipsis_(T.ELLIPSES[name], span=(start, tok.end)), "plain"
-        if name in T.NABLA:
-            self.next()
-            # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
-            return A.Symbol("\\nabla" if name in T.NABLA_SPELLINGS else text, span=(start, tok.end)), "nabla"
-        if name == "partial":
-            self.next()
-            if self._starts_factor(self.peek()) and self.peek().kind not in (PUNCT,) or \
-                    (self.peek().kind == PUNCT and self.peek().text == "("):
-                if self.peek().kind in (SUB, SUP):
-                    return A.Symbol(text, span=(start, tok.end)), "plain"
-                here = self.peek().start
-                body = self.parse_postfix()
-                if isinstance(body, A.Symbol) and body.name == "\\Delta" and self._starts_factor(self.peek()):
-                    # `\partial \Delta\epsilon_\theta(x)`: the differential of the increment, one name
-                    there = self.peek().start
-                    nxt = self.parse_postfix()
-                    joined = _join_factors([body, nxt], [(here, there), (there, self.last_end())])
-                    body = joined[0] if len(joined) == 1 else A.Product(tuple(joined), span=(here, self.last_end()))
-                return A.Differential("partial", body, span=(start, self.last_end())), "plain"
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if name == "mathop" or name == "mathbin" or name == "mathrel" or name == "mathord":
-            self.next()
-            inner, role = self._arg_with_role()
-            if role != "plain":
-                return self._respan(inner, (start, self.last_end())), role
-            if isinstance(inner, A.Symbol):
-                role = self._symbol_role(inner)
-                if name == "mathop" and inner.name.lstrip("\\") in T.BIG_OPERATORS and inner.name.startswith("\\"):
-                    return self._respan(inner, (start, self.last_end())), "bigop"  # `\mathop{{\prod}'}`
-                if role == "plain" and name == "mathop":
-                    role = "limop" if inner.name.lstrip("\\") in T.LIMIT_OPERATORS else "func" \
-                        if inner.name.lstrip("\\") in T.KNOWN_FUNCTIONS else "plain"
-                return replace(inner, span=(start, self.last_end())), role
-            return inner, "plain"
-        if name in T.STACK_MACROS and self._stacked_relation_at():
-            return self.parse_relation(), "plain"
-        if name in T.STACK_MACROS:
-            self.next()
-            note = self.parse_arg()
-            body, role = self._arg_with_role()
-            if role in ("limop", "bigop", "expect"):
-                # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
-                if name == "underset":
-                    self._pending_under = note
-                else:
-                    self._pending_over = note
-                return body, role
-            if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
-                    not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
-                # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
-                here = (start, self.last_end())
-                return A.Relation((A.Empty(span=(start, start)), A.Empty(span=here)),
-                                  (T.RELATIONS.get(body.name, body.name),),
-                                  (note,), span=here), "plain"
-            return A.Annotated(body, note, name if name != "stackrel" else "overset",
-                               span=(start, self.last_end())), "plain"
-        if name in T.BRACES:
-            self.next()
-            body = self.parse_arg()
-            note: A.Node = A.Empty()
-            want = SUB if T.BRACES[name] == "underbrace" else SUP
-            if self.peek().kind == want:
-                marker = self.next()
-                note = self.parse_script_arg(marker)
-            return A.Annotated(body, note, T.BRACES[name], span=(start, self.last_end())), "plain"
-        if name == "substack" or name == "atop_":
-            self.next()
-            return self._substack(tok), "plain"
-        if name == "not" or text in T.UNARY_OPS:
-            self.next()
-            return A.Symbol("\\neg" if name == "not" else T.UNARY_OPS[text], span=(start, tok.end)), "plain"
-        if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if name in T.PREFIX_BIG_BINARY and self.peek(1).kind in (SUB, SUP):
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "bigop"
-        if text in T.BINARY_OPS:
-            # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
-            self.next()
-            return A.Symbol(T.BINARY_OPS[text][0], span=(start, tok.end)), "plain"
-        if text in T.RELATIONS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if text in T.CLOSE_DELIMS or text in T.CONDITION_BARS or text in T.DIVERGENCE_BARS:
-            raise self.error(f"unexpected {text}")
-        if name in T.INFIX_GENFRAC:
-            raise self.error(f"\\{name} outside a {{ }} group")
-        if text == NULL_CLOSE:
-            raise self.error("\\right. without \\left")
-        if text == "\\":
-            self.recoverable("lone backslash", start)
-            self.next()
-            return A.Empty(span=(start, tok.end)), "plain"
+        for rule in _COMMAND_DISPATCH.get(tok.text, ()):
+            parsed = rule(self, tok)
+            if parsed is not None:
+                return parsed
         return self._unknown(tok), "plain"
+
+    # The command rules, one per kind of command; `_COMMAND_RULES` (after the class) says which tables route to
+    # which. A rule returns None to pass the token on to the next rule that claims it.
+
+    def _cmd_letter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_lone_delimiter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if self.peek(1).kind != EOF or self.pos != 0:
+            return None
+        # a delimiter named on its own (`$\\Vert$` in prose)
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_open_delimiter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        return self._group_node(self._bracketed()), "plain"
+
+    def _cmd_font(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        return self._font(T.FONTS[name], tok, limits=name == "operatorname*")
+
+    def _cmd_starred_operatorname(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return self._font("op", tok, limits=True)
+
+    def _cmd_accent(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        arg, _ = self._arg_with_role()
+        if isinstance(arg, A.Empty):
+            self.recoverable(f"{tok.text} over nothing", tok.start)
+        accent = T.ACCENTS[tok.text[1:]]
+        span = (tok.start, self.last_end())
+        if isinstance(arg, A.Symbol):
+            sym = replace(arg, accents=(accent,) + arg.accents, span=span)
+            if len(sym.name.lstrip("\\")) > 1:
+                return sym, self._word_role(sym, False)
+            return sym, self._symbol_role(sym)
+        return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
+
+    def _cmd_fraction(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        start = tok.start
+        self.next()
+        num = self.parse_arg()
+        den = self.parse_arg()
+        span = (start, self.last_end())
+        if isinstance(num, A.Empty) or isinstance(den, A.Empty):
+            self.recoverable(f"{tok.text} with an empty {'numerator' if isinstance(num, A.Empty) else 'denominator'}",
+                             start)
+        deriv = self._derivative(num, den)
+        if deriv is None:
+            return A.Frac(num, den, span=span), "plain"
+        deriv = replace(deriv, span=span)
+        if deriv.body is None and self._starts_factor(self.peek()):
+            body = self.parse_product(stop_at_operators=False)
+            deriv = replace(deriv, body=body, span=(start, self.last_end()))
+        return deriv, "plain"
+
+    def _cmd_binomial(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        n = self.parse_arg()
+        k = self.parse_arg()
+        if isinstance(n, A.Empty) or isinstance(k, A.Empty):
+            self.recoverable(f"{tok.text} with an empty argument", tok.start)
+        return A.Binom(n, k, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_root(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        index = None
+        if self.at_punct("["):
+            open_tok = self.next()
+            saved = self.bar_stop
+            self.bar_stop = "["
+            index = self.parse_sequence()
+            self.bar_stop = saved
+            if not self.at_punct("]"):
+                raise self.error("missing ] after \\sqrt[", open_tok.start)
+            self.next()
+        body = self.parse_arg()
+        if isinstance(body, A.Empty):
+            self.recoverable("\\sqrt of nothing", tok.start)
+        return A.Root(body, index, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_big_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "bigop"
+
+    def _cmd_limit_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "limop"
+
+    def _cmd_arg(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        nxt = self.peek()
+        if nxt.kind == CMD and nxt.text in ("\\max", "\\min", "\\sup", "\\inf"):
+            self.next()
+            return A.Symbol("\\arg" + nxt.text[1:], span=(tok.start, nxt.end)), "limop"
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "func"
+
+    def _cmd_function(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "func"
+
+    def _cmd_ellipsis(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Ellipsis_(T.ELLIPSES[tok.text[1:]], span=(tok.start, tok.end)), "plain"
+
+    def _cmd_nabla(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
+        name = "\\nabla" if tok.text[1:] in T.NABLA_SPELLINGS else tok.text
+        return A.Symbol(name, span=(tok.start, tok.end)), "nabla"
+
+    def _cmd_partial(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        nxt = self.peek()
+        if not (self._starts_factor(nxt) and nxt.kind != PUNCT or nxt.kind == PUNCT and nxt.text == "(") or \
+                nxt.kind in (SUB, SUP):
+            return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+        here = nxt.start
+        body = self.parse_postfix()
+        if isinstance(body, A.Symbol) and body.name == "\\Delta" and self._starts_factor(self.peek()):
+            # `\partial \Delta\epsilon_\theta(x)`: the differential of the increment, one name
+            there = self.peek().start
+            following = self.parse_postfix()
+            joined = _join_factors([body, following], [(here, there), (there, self.last_end())])
+            body = joined[0] if len(joined) == 1 else A.Product(tuple(joined), span=(here, self.last_end()))
+        return A.Differential("partial", body, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_math_class(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        inner, role = self._arg_with_role()
+        span = (tok.start, self.last_end())
+        if role != "plain":
+            return self._respan(inner, span), role
+        if not isinstance(inner, A.Symbol):
+            return inner, "plain"
+        role = self._symbol_role(inner)
+        bare = inner.name.lstrip("\\")
+        if name == "mathop" and bare in T.BIG_OPERATORS and inner.name.startswith("\\"):
+            return self._respan(inner, span), "bigop"  # `\mathop{{\prod}'}`
+        if role == "plain" and name == "mathop":
+            role = "limop" if bare in T.LIMIT_OPERATORS else "func" if bare in T.KNOWN_FUNCTIONS else "plain"
+        return replace(inner, span=span), role
+
+    def _cmd_stacked_relation(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if not self._stacked_relation_at():
+            return None
+        return self.parse_relation(), "plain"
+
+    def _cmd_stack(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        note = self.parse_arg()
+        body, role = self._arg_with_role()
+        if role in ("limop", "bigop", "expect"):
+            # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
+            if name == "underset":
+                self._pending_under = note
+            else:
+                self._pending_over = note
+            return body, role
+        here = (tok.start, self.last_end())
+        if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
+                not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
+            # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
+            return A.Relation((A.Empty(span=(tok.start, tok.start)), A.Empty(span=here)),
+                              (T.RELATIONS.get(body.name, body.name),), (note,), span=here), "plain"
+        return A.Annotated(body, note, name if name != "stackrel" else "overset", span=here), "plain"
+
+    def _cmd_brace(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        brace = T.BRACES[tok.text[1:]]
+        self.next()
+        body = self.parse_arg()
+        note: A.Node = A.Empty()
+        if self.peek().kind == (SUB if brace == "underbrace" else SUP):
+            marker = self.next()
+            note = self.parse_script_arg(marker)
+        return A.Annotated(body, note, brace, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_substack(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return self._substack(tok), "plain"
+
+    def _cmd_unary(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        name = "\\neg" if tok.text == "\\not" else T.UNARY_OPS[tok.text]
+        return A.Symbol(name, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_escaped_character(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_prefix_big_binary(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if self.peek(1).kind not in (SUB, SUP):
+            return None
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "bigop"
+
+    def _cmd_placeholder_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
+        self.next()
+        return A.Symbol(T.BINARY_OPS[tok.text][0], span=(tok.start, tok.end)), "plain"
+
+    def _cmd_relation(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_misplaced_closer(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error(f"unexpected {tok.text}")
+
+    def _cmd_misplaced_infix(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error(f"\\{tok.text[1:]} outside a {{ }} group")
+
+    def _cmd_unmatched_right(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error("\\right. without \\left")
+
+    def _cmd_lone_backslash(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.recoverable("lone backslash", tok.start)
+        self.next()
+        return A.Empty(span=(tok.start, tok.end)), "plain"
 
     def _arg_with_role(self) -> tuple[A.Node, str]:
         tok = self.peek()
@@ -2875,6 +2917,59 @@ class Parser:
 # ---------------------------------------------------------------------------------------------------
 # Script and under-script classification (pure functions on nodes, shared with the printer)
 # ---------------------------------------------------------------------------------------------------
+
+def _commands(names: Collection[str]) -> tuple[str, ...]:
+    """The command tokens spelled by these names (`frac` → `\\frac`)."""
+    return tuple("\\" + name for name in names)
+
+
+# Which command tokens each rule claims, in the order the rules are tried: a token two tables hold goes to the
+# first rule that takes it (a rule may pass, as the lone-delimiter and stacked-relation rules do).
+_CommandRule = Callable[[Parser, Token], Optional[tuple[A.Node, str]]]
+_COMMAND_RULES: tuple[tuple[tuple[str, ...], _CommandRule], ...] = (
+    (_commands(T.GREEK | T.LETTER_LIKE), Parser._cmd_letter),
+    (tuple(T.OPEN_DELIMS) + tuple(T.CLOSE_DELIMS), Parser._cmd_lone_delimiter),
+    (tuple(T.OPEN_DELIMS) + (NULL_OPEN,), Parser._cmd_open_delimiter),
+    (_commands(T.FONTS), Parser._cmd_font),
+    (_commands(("operatorname*",)), Parser._cmd_starred_operatorname),
+    (_commands(T.ACCENTS), Parser._cmd_accent),
+    (_commands(T.FRACTIONS), Parser._cmd_fraction),
+    (_commands(T.BINOMIALS), Parser._cmd_binomial),
+    (_commands(T.ROOTS), Parser._cmd_root),
+    (_commands(T.BIG_OPERATORS), Parser._cmd_big_operator),
+    (_commands(T.LIMIT_OPERATORS), Parser._cmd_limit_operator),
+    (_commands(("arg",)), Parser._cmd_arg),
+    (_commands(T.FUNCTION_MACROS), Parser._cmd_function),
+    (_commands(T.ELLIPSES), Parser._cmd_ellipsis),
+    (_commands(T.NABLA), Parser._cmd_nabla),
+    (_commands(("partial",)), Parser._cmd_partial),
+    (_commands(("mathop", "mathbin", "mathrel", "mathord")), Parser._cmd_math_class),
+    (_commands(T.STACK_MACROS), Parser._cmd_stacked_relation),
+    (_commands(T.STACK_MACROS), Parser._cmd_stack),
+    (_commands(T.BRACES), Parser._cmd_brace),
+    (_commands(("substack", "atop_")), Parser._cmd_substack),
+    (("\\not",) + tuple(T.UNARY_OPS), Parser._cmd_unary),
+    (("\\#", "\\$", "\\%", "\\&", "\\_"), Parser._cmd_escaped_character),
+    (_commands(T.PREFIX_BIG_BINARY), Parser._cmd_prefix_big_binary),
+    (tuple(T.BINARY_OPS), Parser._cmd_placeholder_operator),
+    (tuple(T.RELATIONS), Parser._cmd_relation),
+    (tuple(T.CLOSE_DELIMS) + tuple(T.CONDITION_BARS) + tuple(T.DIVERGENCE_BARS), Parser._cmd_misplaced_closer),
+    (_commands(T.INFIX_GENFRAC), Parser._cmd_misplaced_infix),
+    ((NULL_CLOSE,), Parser._cmd_unmatched_right),
+    (("\\",), Parser._cmd_lone_backslash),
+)
+
+def _dispatch(rules: tuple[tuple[tuple[str, ...], _CommandRule], ...]) -> dict[str, tuple[_CommandRule, ...]]:
+    """Each command token's rules, in the order `rules` lists them."""
+    routes: dict[str, list[_CommandRule]] = {}
+    for texts, rule in rules:
+        for text in dict.fromkeys(texts):
+            routes.setdefault(text, []).append(rule)
+    return {text: tuple(claimed) for text, claimed in routes.items()}
+
+
+_COMMAND_DISPATCH = _dispatch(_COMMAND_RULES)
+
 
 def _is_d(node: A.Symbol) -> bool:
     return node.name == "d" and node.font in (None, "rm", "op", "it") and not node.accents and _unscripted(node)
