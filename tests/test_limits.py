@@ -10,7 +10,7 @@ import pytest
 from papermath.errors import MathParseError, PapermathError
 from papermath.limits import MAX_DEPTH, MAX_TOKENS
 from papermath.math import parse, read_aloud, to_dict, to_latex
-from papermath.math.parser import Parser
+from papermath.math.parser import Parser, room_for_nesting
 
 NESTINGS = {
     "parentheses": ("(", "x", ")"),
@@ -123,7 +123,8 @@ def _atom_parses(formula: str) -> int:
 
     parser._parse_atom = counting
     try:
-        parser.parse_formula()
+        with room_for_nesting():  # as papermath.math.parse does: the nesting limit is the parser's, not Python's
+            parser.parse_formula()
     except MathParseError:
         pass
     return calls[0]

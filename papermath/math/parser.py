@@ -11,9 +11,9 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Optional
+from typing import Optional, TypeVar
 
 from ..errors import MathParseError
 from ..limits import MAX_DEPTH, MAX_TOKENS
@@ -74,6 +74,18 @@ _ONE_SIDED_OPEN = frozenset(t for t in T.OPEN_DELIMS if t.startswith("\\") and t
 _ONE_SIDED_CLOSE = frozenset(t for t in T.CLOSE_DELIMS if t.startswith("\\") and t not in T.OPEN_DELIMS)
 _SYMMETRIC_BARS = {t: c for t, c in T.OPEN_DELIMS.items() if T.CLOSE_DELIMS.get(t) == c and c in ("|", "||")}
 """Bars that may open or close (`|`, `\\vert`, `\\|`, `\\Vert`) → the group they delimit (`|` or `||`)."""
+
+
+_Rule = TypeVar("_Rule")
+
+
+def _routes(rules: Iterable[tuple[Iterable[str], _Rule]]) -> dict[str, tuple[_Rule, ...]]:
+    """Each key's rules, in the order `rules` lists them (a key several rules claim keeps them all)."""
+    claimed: dict[str, list[_Rule]] = {}
+    for keys, rule in rules:
+        for key in dict.fromkeys(keys):
+            claimed.setdefault(key, []).append(rule)
+    return {key: tuple(those) for key, those in claimed.items()}
 
 
 def _opens_group(tok) -> bool:
@@ -321,241 +333,317 @@ def _text_piece(out: list[Token], source: str, start: int, end: int, space_befor
 
 def _prepare(source: str, tokens: list[Token]) -> list[Token]:
     """Remove layout tokens; fold `\\text{…}`, `\\begin{…}`/`\\end{…}` and `\\left.` into single tokens."""
-    out: list[Token] = []
-    env_stack: list[str] = ["rows"]
-    plain_closers: dict[int, str] = {}
-    # Open delimiters of the kept tokens, scanned lazily ("(" for brackets, "{" for braces), and where each
-    # environment starts in that stack: a row break inside an open bracket of its own environment does not
-    # end a statement (`\Biggl( a \\ + b \Biggr)`, `\left( a \right. \\ \left. b \right)`).
-    delims: list[str] = []
-    env_base: list[int] = [0]
-    resume_text: dict[int, tuple] = {}  # closing `$` of math inside \text{…} → the prose that follows it
-    scanned = 0
-    dangling = 0    # `\right.` taken off row ends, waiting for the `\left.` that reopens them
+    return _Preparation(source, tokens).run()
 
-    def sync() -> None:
-        nonlocal scanned
-        for t in out[scanned:]:
+
+_SPACING_COMMANDS = frozenset({" ", ",", ";", ":", "!", ">", "/", "@", "-"})
+"""`\\ `, `\\,` …: spacing and hyphenation hints, dropped like the layout commands without arguments."""
+
+_ROW_LAYOUT = frozenset({"\\,", "\\;", "\\quad"})
+"""Spacing a row may start with before its first meaningful token (besides the layout commands)."""
+
+
+class _Preparation:
+    """One pass over a formula's tokens (`_prepare`): each token goes to the rule its kind (and, for a command, its
+    name in `_PREPARE_RULES`) names; a rule appends what it keeps to `out` and returns the index to go on from, or
+    None to leave the token to the next rule (and finally to be kept as it is)."""
+
+    def __init__(self, source: str, tokens: list[Token]) -> None:
+        self.source = source
+        self.tokens = tokens
+        self.n = len(tokens)
+        self.out: list[Token] = []
+        self.env_stack: list[str] = ["rows"]
+        self.plain_closers: dict[int, str] = {}
+        # Open delimiters of the kept tokens, scanned lazily ("(" for brackets, "{" for braces), and where each
+        # environment starts in that stack: a row break inside an open bracket of its own environment does not
+        # end a statement (`\Biggl( a \\ + b \Biggr)`, `\left( a \right. \\ \left. b \right)`).
+        self.delims: list[str] = []
+        self.env_base: list[int] = [0]
+        self.resume_text: dict[int, tuple] = {}  # closing `$` of math inside \text{…} → the prose that follows it
+        self.scanned = 0
+        self.dangling = 0    # `\right.` taken off row ends, waiting for the `\left.` that reopens them
+        self.ends = _Ends(tokens)  # the module function, from a table (linear in the formula)
+
+    def run(self) -> list[Token]:
+        tokens, out = self.tokens, self.out
+        i = 0
+        while i < self.n:
+            tok = tokens[i]
+            rule = _PREPARE_BY_KIND.get(tok.kind)
+            following = rule(self, i, tok) if rule is not None else None
+            if following is None:
+                out.append(tok)
+                following = i + 1
+            i = following
+        if not out or out[-1].kind != EOF:
+            out.append(tokens[-1])
+        return out
+
+    def _keep(self, kind: str, text: str, tok: Token, end: int) -> None:
+        self.out.append(Token(kind, text, tok.start, end, tok.space_before))
+
+    def _sync(self) -> None:
+        """Bring the open-delimiter stack up to the tokens kept so far."""
+        for t in self.out[self.scanned:]:
             if _opens_group(t):
-                delims.append("{" if t.kind == LBRACE else "(")
+                self.delims.append("{" if t.kind == LBRACE else "(")
             elif _closes_group(t):
                 want = "{" if t.kind == RBRACE else "("
-                if delims and delims[-1] == want and len(delims) > env_base[-1]:
-                    delims.pop()
+                if self.delims and self.delims[-1] == want and len(self.delims) > self.env_base[-1]:
+                    self.delims.pop()
             elif t.kind == BEGIN:
-                env_base.append(len(delims))
-            elif t.kind == END and len(env_base) > 1:
-                del delims[env_base.pop():]
-        scanned = len(out)
+                self.env_base.append(len(self.delims))
+            elif t.kind == END and len(self.env_base) > 1:
+                del self.delims[self.env_base.pop():]
+        self.scanned = len(self.out)
 
-    _brace_end = _Ends(tokens)  # the module function, from a table (linear in the formula)
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        kind = tok.kind
-        if kind == RBRACE and i in plain_closers:
-            out.append(Token(END, plain_closers.pop(i), tok.start, tok.end, tok.space_before))
-            if len(env_stack) > 1:
-                env_stack.pop()
-            i += 1
-            continue
-        if kind == CMD:
-            name = tok.text[1:]
-            if name in T.SCRIPT_SYNONYMS:
-                mark = T.SCRIPT_SYNONYMS[name]
-                out.append(Token(SUP if mark == "^" else SUB, mark, tok.start, tok.end, tok.space_before))
-                i += 1
-                continue
-            if name in T.PLAIN_TEX_MATRICES and i + 1 < n and tokens[i + 1].kind == LBRACE:
-                k = _brace_end(tokens, i + 1)
-                if tokens[k].kind == RBRACE:
-                    env = T.PLAIN_TEX_MATRICES[name]
-                    plain_closers[k] = env
-                    env_stack.append("matrix")
-                    out.append(Token(BEGIN, env, tok.start, tokens[i + 1].end, tok.space_before))
-                    i += 2
-                    continue
-            if name == "cr" and env_stack[-1] == "matrix":
-                out.append(Token(NEWLINE, "\\\\", tok.start, tok.end, tok.space_before))
-                i += 1
-                continue
-            if name == "cdot" and i + 2 < n and tokens[i + 1].text == "\\cdot" and tokens[i + 2].text == "\\cdot":
-                out.append(Token(CMD, "\\cdots", tok.start, tokens[i + 2].end, tok.space_before))
-                i += 3
-                continue
-            if name == "mid" and i + 1 < n and tokens[i + 1].kind == CMD and tokens[i + 1].text == "\\mid":
-                # `p \mid \mid q`: two condition bars side by side draw the double bar of a divergence
-                out.append(Token(CMD, "\\|", tok.start, tokens[i + 1].end, tok.space_before))
-                i += 2
-                continue
-            if name in T.SIZED_OPEN or name in T.SIZED_CLOSE or name in T.SIZED_ANY:
-                nxt = tokens[i + 1] if i + 1 < n else None
-                if nxt is not None and nxt.kind == PUNCT and nxt.text == ".":
-                    text = NULL_OPEN if name in T.SIZED_OPEN else NULL_CLOSE
-                    out.append(Token(CMD, text, tok.start, nxt.end, tok.space_before))
-                    i += 2
-                    continue
-                if nxt is not None and nxt.kind == CMD and nxt.text in ("\\middle", "\\big"):
-                    i += 1
-                    continue
-                if nxt is not None and name in T.SIDED_SIZES and nxt.text in T.SIDED_BARS and \
-                        nxt.kind in (PUNCT, CMD):
-                    # `\left\|`, `\right|`: the sizing says which side the bar is on; keep that
-                    nxt = Token(CMD, T.SIDED_BARS[nxt.text][T.SIDED_SIZES[name]], nxt.start, nxt.end,
-                                nxt.space_before)
-                    tokens[i + 1] = nxt
-                if nxt is not None and nxt.kind == PUNCT and nxt.text in ("<", ">"):
-                    # `\\left<`, `\\right>`: a sized < or > is TeX's angle bracket, never a comparison
-                    nxt = Token(CMD, "\\langle" if nxt.text == "<" else "\\rangle", nxt.start, nxt.end,
-                                nxt.space_before)
-                    tokens[i + 1] = nxt
-                if nxt is not None and name in T.SIZED_OPEN:
-                    # the delimiter's span starts at \left
-                    tokens[i + 1] = Token(nxt.kind, nxt.text, tok.start, nxt.end, tok.space_before)
-                i += 1
-                continue
-            if name == "middle":
-                i += 1
-                continue
-            if name in T.TEXT_MACROS or (name.startswith("text") and name in T.FONTS) or name == "emph":
-                j = i + 1
-                if j < n and tokens[j].kind == LBRACE:
-                    k = _brace_end(tokens, j)
-                    if tokens[k].kind != RBRACE:
-                        raise MathParseError(f"missing }} to close {tok.text}{{", source, tokens[j].start)
-                    dollars = [d for d in range(j + 1, k) if tokens[d].kind == PUNCT and tokens[d].text == "$"]
-                    if dollars and len(dollars) % 2 == 0 and _plain_prose_around(source, tokens, j, k, dollars):
-                        # `\text{if $t = 0$}`: the prose is text, the formula inside it is read as math
-                        _text_piece(out, source, tok.start, tokens[dollars[0]].start, tok.space_before)
-                        for a in range(1, len(dollars), 2):
-                            after = dollars[a + 1] if a + 1 < len(dollars) else k
-                            resume_text[dollars[a]] = (tokens[dollars[a]].end, tokens[after].start,
-                                                       after + 1 if after != k else k + 1,
-                                                       tokens[k].end if after == k else None)
-                        i = dollars[0] + 1
-                        continue
-                    raw = source[tokens[j].end:tokens[k].start]
-                    out.append(Token(TEXT, " ".join(raw.split()) if raw.strip() else raw and " ",
-                                     tok.start, tokens[k].end, tok.space_before))
-                    i = k + 1
-                    continue
-                if j < n and tokens[j].kind in (LETTER, NUMBER, PUNCT):
-                    out.append(Token(TEXT, tokens[j].text, tok.start, tokens[j].end, tok.space_before))
-                    i = j + 1
-                    continue
-                i += 1
-                continue
-            if name in ("begin", "end"):
-                j = i + 1
-                if j < n and tokens[j].kind == LBRACE:
-                    k = _brace_end(tokens, j)
-                    env = source[tokens[j].end:tokens[k].start].strip()
-                    if name == "begin":
-                        kind2 = "matrix" if (env in T.MATRIX_ENVS or env in T.CASES_ENVS) else "rows"
-                        env_stack.append(kind2)
-                        out.append(Token(BEGIN, env, tok.start, tokens[k].end, tok.space_before))
-                    else:
-                        if len(env_stack) > 1:
-                            env_stack.pop()
-                        out.append(Token(END, env, tok.start, tokens[k].end, tok.space_before))
-                    i = k + 1
-                    continue
-                out.append(tok)
-                i += 1
-                continue
-            if name == "operatorname" and i + 1 < n and tokens[i + 1].text == "*" and not tokens[i + 1].space_before:
-                out.append(Token(CMD, "\\operatorname*", tok.start, tokens[i + 1].end, tok.space_before))
-                i += 2
-                continue
-            if name in T.LAYOUT_ARGS:
-                # Layout arguments may be a group or a single token (\hspace{1em}, \kern 2pt).
-                j = _skip_arguments(tokens, i + 1, T.LAYOUT_ARGS[name], single_tokens=True, ends=_brace_end)
-                if name in ("kern", "mkern", "hskip", "vskip"):
-                    while j < n and tokens[j].kind in (NUMBER, LETTER, PUNCT) and tokens[j].text not in "()[]|,;":
-                        j += 1
-                i = j
-                continue
-            if name in T.TRANSPARENT:
-                i = _skip_arguments(tokens, i + 1, T.TRANSPARENT[name], single_tokens=False, ends=_brace_end)
-                continue
-            if name in T.LAYOUT_NOARG or tok.text in ("\\ ", "\\,", "\\;", "\\:", "\\!", "\\>", "\\/", "\\@",
-                                                      "\\-"):
-                i += 1
-                continue
-            out.append(tok)
-            i += 1
-            continue
-        if kind == PUNCT and tok.text == "." and i + 2 < n and tokens[i + 1].text == "." and \
-                tokens[i + 2].text == "." and tokens[i + 1].kind == PUNCT and tokens[i + 2].kind == PUNCT:
-            out.append(Token(CMD, "\\ldots", tok.start, tokens[i + 2].end, tok.space_before))
-            i += 3
-            continue
-        if kind == PUNCT and tok.text == "$":
-            if i in resume_text:
-                start, end, nxt, close_end = resume_text.pop(i)
-                _text_piece(out, source, start, end, True, close_end)
-                i = nxt
-                continue
-            i += 1
-            continue
-        if kind == AMP:
-            if env_stack[-1] == "rows":
-                i += 1
-                continue
-            out.append(tok)
-            i += 1
-            continue
-        if kind == NEWLINE:
-            j = i + 1
-            # \\[2pt]: an optional vertical space
-            if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
-                k = j
-                while k < n and tokens[k].kind not in (EOF,) and not (tokens[k].kind == PUNCT and
-                                                                      tokens[k].text == "]"):
-                    k += 1
-                if k < n and tokens[k].kind == PUNCT and k - j <= 4:
-                    j = k + 1
-            if env_stack[-1] == "rows":
-                while out and out[-1].kind == CMD and out[-1].text == NULL_CLOSE and len(out) > scanned:
-                    out.pop()       # `\right. \\`: the group goes on in the next row
-                    dangling += 1
-                # Look past layout (and the `\left.` that reopens a group) for the next meaningful token.
-                k = j
-                amp_first = False
-                while k < n:
-                    t = tokens[k]
-                    if t.kind == CMD and (t.text[1:] in T.LAYOUT_NOARG or t.text in ("\\,", "\\;", "\\quad")) \
-                            or t.kind == AMP:
-                        amp_first = amp_first or t.kind == AMP
-                        k += 1
-                    elif dangling and t.kind == CMD and t.text[1:] in T.SIZED_OPEN and k + 1 < n and \
-                            tokens[k + 1].kind == PUNCT and tokens[k + 1].text == ".":
-                        k += 2
-                        dangling -= 1
-                    else:
-                        break
-                j = k
-                nxt = tokens[k] if k < n else None
-                prev = out[-1] if out else None
-                if nxt is None or nxt.kind in (EOF, END) or (nxt.kind == NEWLINE):
-                    i = j
-                    continue
-                sync()
-                inside = len(delims) > env_base[-1] and delims[-1] == "("
-                own_row = not amp_first and nxt.kind == PUNCT and nxt.text in "+-" and row_sets_own_relation(tokens, k)
-                if inside or (_is_continuation(nxt) and not own_row) or \
-                        (prev is not None and _is_continuation(prev)) or \
-                        prev is None or prev.kind in (NEWLINE, BEGIN) or _stacks_a_relation(tokens, k):
-                    i = j
-                    continue
-            out.append(tok)
-            i = j
-            continue
-        out.append(tok)
-        i += 1
-    if not out or out[-1].kind != EOF:
-        out.append(tokens[-1])
-    return out
+    # --- tokens other than commands -------------------------------------------------------------------
+
+    def _close_brace(self, i: int, tok: Token) -> Optional[int]:
+        if i not in self.plain_closers:
+            return None
+        self._keep(END, self.plain_closers.pop(i), tok, tok.end)
+        if len(self.env_stack) > 1:
+            self.env_stack.pop()
+        return i + 1
+
+    def _punctuation(self, i: int, tok: Token) -> Optional[int]:
+        tokens = self.tokens
+        if tok.text == "." and i + 2 < self.n and tokens[i + 1].text == "." and tokens[i + 2].text == "." and \
+                tokens[i + 1].kind == PUNCT and tokens[i + 2].kind == PUNCT:
+            self._keep(CMD, "\\ldots", tok, tokens[i + 2].end)
+            return i + 3
+        if tok.text != "$":
+            return None
+        if i in self.resume_text:
+            start, end, following, close_end = self.resume_text.pop(i)
+            _text_piece(self.out, self.source, start, end, True, close_end)
+            return following
+        return i + 1
+
+    def _ampersand(self, i: int, tok: Token) -> Optional[int]:
+        return i + 1 if self.env_stack[-1] == "rows" else None
+
+    def _row_break(self, i: int, tok: Token) -> Optional[int]:
+        j = self._after_vertical_space(i + 1)
+        if self.env_stack[-1] != "rows":
+            self.out.append(tok)
+            return j
+        k, goes_on = self._next_row(j)
+        if not goes_on:
+            self.out.append(tok)
+        return k
+
+    def _after_vertical_space(self, j: int) -> int:
+        """Past `\\\\[2pt]`'s optional vertical space."""
+        tokens, n = self.tokens, self.n
+        if j < n and tokens[j].kind == PUNCT and tokens[j].text == "[":
+            k = j
+            while k < n and tokens[k].kind not in (EOF,) and not (tokens[k].kind == PUNCT and tokens[k].text == "]"):
+                k += 1
+            if k < n and tokens[k].kind == PUNCT and k - j <= 4:
+                return k + 1
+        return j
+
+    def _next_row(self, j: int) -> tuple[int, bool]:
+        """Where the row after a break (at j, in a statement's rows) starts, past layout, and whether the statement
+        goes on there (the break is then dropped)."""
+        out = self.out
+        while out and out[-1].kind == CMD and out[-1].text == NULL_CLOSE and len(out) > self.scanned:
+            out.pop()       # `\right. \\`: the group goes on in the next row
+            self.dangling += 1
+        k, amp_first = self._first_meaningful(j)
+        nxt = self.tokens[k] if k < self.n else None
+        prev = out[-1] if out else None
+        if nxt is None or nxt.kind in (EOF, END, NEWLINE):
+            return k, True
+        self._sync()
+        inside = len(self.delims) > self.env_base[-1] and self.delims[-1] == "("
+        own_row = not amp_first and nxt.kind == PUNCT and nxt.text in "+-" and row_sets_own_relation(self.tokens, k)
+        return k, inside or (_is_continuation(nxt) and not own_row) or \
+            (prev is not None and _is_continuation(prev)) or \
+            prev is None or prev.kind in (NEWLINE, BEGIN) or _stacks_a_relation(self.tokens, k)
+
+    def _first_meaningful(self, k: int) -> tuple[int, bool]:
+        """The next row's first meaningful token, past layout (and the `\\left.` that reopens a group), and
+        whether an alignment `&` came first."""
+        tokens, n = self.tokens, self.n
+        amp_first = False
+        while k < n:
+            t = tokens[k]
+            if t.kind == CMD and (t.text[1:] in T.LAYOUT_NOARG or t.text in _ROW_LAYOUT) or t.kind == AMP:
+                amp_first = amp_first or t.kind == AMP
+                k += 1
+            elif self.dangling and t.kind == CMD and t.text[1:] in T.SIZED_OPEN and k + 1 < n and \
+                    tokens[k + 1].kind == PUNCT and tokens[k + 1].text == ".":
+                k += 2
+                self.dangling -= 1
+            else:
+                break
+        return k, amp_first
+
+    def _command(self, i: int, tok: Token) -> Optional[int]:
+        for rule in _PREPARE_RULES.get(tok.text[1:], ()):
+            following = rule(self, i, tok)
+            if following is not None:
+                return following
+        return None
+
+    # --- commands, by name (`_PREPARE_RULES`) ---------------------------------------------------------
+
+    def _script_synonym(self, i: int, tok: Token) -> Optional[int]:
+        mark = T.SCRIPT_SYNONYMS[tok.text[1:]]
+        self._keep(SUP if mark == "^" else SUB, mark, tok, tok.end)
+        return i + 1
+
+    def _plain_tex_matrix(self, i: int, tok: Token) -> Optional[int]:
+        tokens = self.tokens
+        if i + 1 >= self.n or tokens[i + 1].kind != LBRACE:
+            return None
+        k = self.ends(tokens, i + 1)
+        if tokens[k].kind != RBRACE:
+            return None
+        self.plain_closers[k] = T.PLAIN_TEX_MATRICES[tok.text[1:]]
+        self.env_stack.append("matrix")
+        self._keep(BEGIN, self.plain_closers[k], tok, tokens[i + 1].end)
+        return i + 2
+
+    def _plain_tex_row_end(self, i: int, tok: Token) -> Optional[int]:
+        if self.env_stack[-1] != "matrix":
+            return None
+        self._keep(NEWLINE, "\\\\", tok, tok.end)
+        return i + 1
+
+    def _three_dots(self, i: int, tok: Token) -> Optional[int]:
+        tokens = self.tokens
+        if not (i + 2 < self.n and tokens[i + 1].text == "\\cdot" and tokens[i + 2].text == "\\cdot"):
+            return None
+        self._keep(CMD, "\\cdots", tok, tokens[i + 2].end)
+        return i + 3
+
+    def _double_bar(self, i: int, tok: Token) -> Optional[int]:
+        nxt = self.tokens[i + 1] if i + 1 < self.n else None
+        if nxt is None or nxt.kind != CMD or nxt.text != "\\mid":
+            return None
+        # `p \mid \mid q`: two condition bars side by side draw the double bar of a divergence
+        self._keep(CMD, "\\|", tok, nxt.end)
+        return i + 2
+
+    def _sized_delimiter(self, i: int, tok: Token) -> Optional[int]:
+        name = tok.text[1:]
+        tokens = self.tokens
+        nxt = tokens[i + 1] if i + 1 < self.n else None
+        if nxt is None:
+            return i + 1
+        if nxt.kind == PUNCT and nxt.text == ".":
+            self._keep(CMD, NULL_OPEN if name in T.SIZED_OPEN else NULL_CLOSE, tok, nxt.end)
+            return i + 2
+        if nxt.kind == CMD and nxt.text in ("\\middle", "\\big"):
+            return i + 1
+        if name in T.SIDED_SIZES and nxt.text in T.SIDED_BARS and nxt.kind in (PUNCT, CMD):
+            # `\left\|`, `\right|`: the sizing says which side the bar is on; keep that
+            nxt = Token(CMD, T.SIDED_BARS[nxt.text][T.SIDED_SIZES[name]], nxt.start, nxt.end, nxt.space_before)
+            tokens[i + 1] = nxt
+        if nxt.kind == PUNCT and nxt.text in ("<", ">"):
+            # `\\left<`, `\\right>`: a sized < or > is TeX's angle bracket, never a comparison
+            nxt = Token(CMD, "\\langle" if nxt.text == "<" else "\\rangle", nxt.start, nxt.end, nxt.space_before)
+            tokens[i + 1] = nxt
+        if name in T.SIZED_OPEN:
+            # the delimiter's span starts at \left
+            tokens[i + 1] = Token(nxt.kind, nxt.text, tok.start, nxt.end, tok.space_before)
+        return i + 1
+
+    def _dropped(self, i: int, tok: Token) -> Optional[int]:
+        return i + 1
+
+    def _text(self, i: int, tok: Token) -> Optional[int]:
+        tokens, j = self.tokens, i + 1
+        if j < self.n and tokens[j].kind == LBRACE:
+            return self._text_group(tok, j)
+        if j < self.n and tokens[j].kind in (LETTER, NUMBER, PUNCT):
+            self._keep(TEXT, tokens[j].text, tok, tokens[j].end)
+            return j + 1
+        return i + 1
+
+    def _text_group(self, tok: Token, j: int) -> int:
+        """`\\text{…}` as one text token, or, around formulas (`\\text{if $t = 0$}`), its prose pieces."""
+        tokens, source = self.tokens, self.source
+        k = self.ends(tokens, j)
+        if tokens[k].kind != RBRACE:
+            raise MathParseError(f"missing }} to close {tok.text}{{", source, tokens[j].start)
+        dollars = [d for d in range(j + 1, k) if tokens[d].kind == PUNCT and tokens[d].text == "$"]
+        if dollars and len(dollars) % 2 == 0 and _plain_prose_around(source, tokens, j, k, dollars):
+            # `\text{if $t = 0$}`: the prose is text, the formula inside it is read as math
+            _text_piece(self.out, source, tok.start, tokens[dollars[0]].start, tok.space_before)
+            for a in range(1, len(dollars), 2):
+                after = dollars[a + 1] if a + 1 < len(dollars) else k
+                self.resume_text[dollars[a]] = (tokens[dollars[a]].end, tokens[after].start,
+                                                after + 1 if after != k else k + 1,
+                                                tokens[k].end if after == k else None)
+            return dollars[0] + 1
+        raw = source[tokens[j].end:tokens[k].start]
+        self._keep(TEXT, " ".join(raw.split()) if raw.strip() else raw and " ", tok, tokens[k].end)
+        return k + 1
+
+    def _environment(self, i: int, tok: Token) -> Optional[int]:
+        tokens, j = self.tokens, i + 1
+        if not (j < self.n and tokens[j].kind == LBRACE):
+            return None
+        k = self.ends(tokens, j)
+        env = self.source[tokens[j].end:tokens[k].start].strip()
+        if tok.text == "\\begin":
+            self.env_stack.append("matrix" if (env in T.MATRIX_ENVS or env in T.CASES_ENVS) else "rows")
+            self._keep(BEGIN, env, tok, tokens[k].end)
+        else:
+            if len(self.env_stack) > 1:
+                self.env_stack.pop()
+            self._keep(END, env, tok, tokens[k].end)
+        return k + 1
+
+    def _starred_operatorname(self, i: int, tok: Token) -> Optional[int]:
+        tokens = self.tokens
+        if not (i + 1 < self.n and tokens[i + 1].text == "*" and not tokens[i + 1].space_before):
+            return None
+        self._keep(CMD, "\\operatorname*", tok, tokens[i + 1].end)
+        return i + 2
+
+    def _layout_with_arguments(self, i: int, tok: Token) -> Optional[int]:
+        # Layout arguments may be a group or a single token (\hspace{1em}, \kern 2pt).
+        name = tok.text[1:]
+        j = _skip_arguments(self.tokens, i + 1, T.LAYOUT_ARGS[name], single_tokens=True, ends=self.ends)
+        if name in ("kern", "mkern", "hskip", "vskip"):
+            while j < self.n and self.tokens[j].kind in (NUMBER, LETTER, PUNCT) and \
+                    self.tokens[j].text not in "()[]|,;":
+                j += 1
+        return j
+
+    def _transparent(self, i: int, tok: Token) -> Optional[int]:
+        return _skip_arguments(self.tokens, i + 1, T.TRANSPARENT[tok.text[1:]], single_tokens=False, ends=self.ends)
+
+
+_PrepareRule = Callable[[_Preparation, int, Token], Optional[int]]
+_PREPARE_BY_KIND: dict[str, _PrepareRule] = {
+    RBRACE: _Preparation._close_brace, CMD: _Preparation._command, PUNCT: _Preparation._punctuation,
+    AMP: _Preparation._ampersand, NEWLINE: _Preparation._row_break,
+}
+
+# Which command names each pre-pass rule claims, in the order the rules are tried (a rule may pass).
+_PREPARE_RULES: dict[str, tuple[_PrepareRule, ...]] = _routes((
+    (T.SCRIPT_SYNONYMS, _Preparation._script_synonym),
+    (T.PLAIN_TEX_MATRICES, _Preparation._plain_tex_matrix),
+    (("cr",), _Preparation._plain_tex_row_end),
+    (("cdot",), _Preparation._three_dots),
+    (("mid",), _Preparation._double_bar),
+    (T.SIZED_OPEN | T.SIZED_CLOSE | T.SIZED_ANY, _Preparation._sized_delimiter),
+    (("middle",), _Preparation._dropped),
+    (T.TEXT_MACROS | {name for name in T.FONTS if name.startswith("text")} | {"emph"}, _Preparation._text),
+    (("begin", "end"), _Preparation._environment),
+    (("operatorname",), _Preparation._starred_operatorname),
+    (T.LAYOUT_ARGS, _Preparation._layout_with_arguments),
+    (T.TRANSPARENT, _Preparation._transparent),
+    (T.LAYOUT_NOARG | _SPACING_COMMANDS, _Preparation._dropped),
+))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1794,194 +1882,236 @@ class Parser:
         return (tok.kind == PUNCT and tok.text in "([") or (tok.kind == CMD and tok.text == "\\{")
 
     def _command(self) -> tuple[A.Node, str]:
+        """A command token: the first rule of `_COMMAND_RULES` whose table holds it and that takes it here."""
         tok = self.peek()
-        text = tok.text
-        name = text[1:]
-        start = tok.start
-        if name in T.GREEK or name in T.LETTER_LIKE:
-            self.next()
-            sym = A.Symbol(text, span=(start, tok.end))
-            return sym, "plain"
-        if (text in T.OPEN_DELIMS or text in T.CLOSE_DELIMS) and self.peek(1).kind == EOF and self.pos == 0:
-            # a delimiter named on its own (`$\\Vert$` in prose)
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if text in T.OPEN_DELIMS or text == NULL_OPEN:
-            group = self._bracketed()
-            return self._group_node(group), "plain"
-        if name in T.FONTS:
-            self.next()
-            return self._font(T.FONTS[name], tok, limits=name == "operatorname*")
-        if name == "operatorname*":
-            self.next()
-            node, role = self._font("op", tok, limits=True)
-            return node, role
-        if name in T.ACCENTS:
-            self.next()
-            arg, _ = self._arg_with_role()
-            if isinstance(arg, A.Empty):
-                self.recoverable(f"{text} over nothing", start)
-            accent = T.ACCENTS[name]
-            span = (start, self.last_end())
-            if isinstance(arg, A.Symbol):
-                sym = replace(arg, accents=(accent,) + arg.accents, span=span)
-                if len(sym.name.lstrip("\\")) > 1:
-                    return sym, self._word_role(sym, False)
-                return sym, self._symbol_role(sym)
-            return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
-        if name in T.FRACTIONS:
-            self.next()
-            num = self.parse_arg()
-            den = self.parse_arg()
-            span = (start, self.last_end())
-            if isinstance(num, A.Empty) or isinstance(den, A.Empty):
-                self.recoverable(f"{text} with an empty {'numerator' if isinstance(num, A.Empty) else 'denominator'}",
-                                 start)
-            deriv = self._derivative(num, den)
-            if deriv is not None:
-                deriv = replace(deriv, span=span)
-                if deriv.body is None and self._starts_factor(self.peek()):
-                    body = self.parse_product(stop_at_operators=False)
-                    deriv = replace(deriv, body=body, span=(start, self.last_end()))
-                return deriv, "plain"
-            return A.Frac(num, den, span=span), "plain"
-        if name in T.BINOMIALS:
-            self.next()
-            n = self.parse_arg()
-            k = self.parse_arg()
-            if isinstance(n, A.Empty) or isinstance(k, A.Empty):
-                self.recoverable(f"{text} with an empty argument", start)
-            return A.Binom(n, k, span=(start, self.last_end())), "plain"
-        if name in T.ROOTS:
-            self.next()
-            index = None
-            if self.at_punct("["):
-                open_tok = self.next()
-                saved = self.bar_stop
-                self.bar_stop = "["
-                index = self.parse_sequence()
-                self.bar_stop = saved
-                if not self.at_punct("]"):
-                    raise self.error("missing ] after \\sqrt[", open_tok.start)
-                self.next()
-            body = self.parse_arg()
-            if isinstance(body, A.Empty):
-                self.recoverable("\\sqrt of nothing", start)
-            return A.Root(body, index, span=(start, self.last_end())), "plain"
-        if name in T.BIG_OPERATORS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "bigop"
-        if name in T.LIMIT_OPERATORS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "limop"
-        if name == "arg":
-            self.next()
-            nxt = self.peek()
-            if nxt.kind == CMD and nxt.text in ("\\max", "\\min", "\\sup", "\\inf"):
-                self.next()
-                return A.Symbol("\\arg" + nxt.text[1:], span=(start, nxt.end)), "limop"
-            return A.Symbol(text, span=(start, tok.end)), "func"
-        if name in T.FUNCTION_MACROS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "func"
-        if name in T.ELLIPSES:
-            self.next()
-            return A.Ellipsis_(T.ELLIPSES[name], span=(start, tok.end)), "plain"
-        if name in T.NABLA:
-            self.next()
-            # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
-            return A.Symbol("\\nabla" if name in T.NABLA_SPELLINGS else text, span=(start, tok.end)), "nabla"
-        if name == "partial":
-            self.next()
-            if self._starts_factor(self.peek()) and self.peek().kind not in (PUNCT,) or \
-                    (self.peek().kind == PUNCT and self.peek().text == "("):
-                if self.peek().kind in (SUB, SUP):
-                    return A.Symbol(text, span=(start, tok.end)), "plain"
-                here = self.peek().start
-                body = self.parse_postfix()
-                if isinstance(body, A.Symbol) and body.name == "\\Delta" and self._starts_factor(self.peek()):
-                    # `\partial \Delta\epsilon_\theta(x)`: the differential of the increment, one name
-                    there = self.peek().start
-                    nxt = self.parse_postfix()
-                    joined = _join_factors([body, nxt], [(here, there), (there, self.last_end())])
-                    body = joined[0] if len(joined) == 1 else A.Product(tuple(joined), span=(here, self.last_end()))
-                return A.Differential("partial", body, span=(start, self.last_end())), "plain"
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if name == "mathop" or name == "mathbin" or name == "mathrel" or name == "mathord":
-            self.next()
-            inner, role = self._arg_with_role()
-            if role != "plain":
-                return self._respan(inner, (start, self.last_end())), role
-            if isinstance(inner, A.Symbol):
-                role = self._symbol_role(inner)
-                if name == "mathop" and inner.name.lstrip("\\") in T.BIG_OPERATORS and inner.name.startswith("\\"):
-                    return self._respan(inner, (start, self.last_end())), "bigop"  # `\mathop{{\prod}'}`
-                if role == "plain" and name == "mathop":
-                    role = "limop" if inner.name.lstrip("\\") in T.LIMIT_OPERATORS else "func" \
-                        if inner.name.lstrip("\\") in T.KNOWN_FUNCTIONS else "plain"
-                return replace(inner, span=(start, self.last_end())), role
-            return inner, "plain"
-        if name in T.STACK_MACROS and self._stacked_relation_at():
-            return self.parse_relation(), "plain"
-        if name in T.STACK_MACROS:
-            self.next()
-            note = self.parse_arg()
-            body, role = self._arg_with_role()
-            if role in ("limop", "bigop", "expect"):
-                # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
-                if name == "underset":
-                    self._pending_under = note
-                else:
-                    self._pending_over = note
-                return body, role
-            if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
-                    not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
-                # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
-                here = (start, self.last_end())
-                return A.Relation((A.Empty(span=(start, start)), A.Empty(span=here)),
-                                  (T.RELATIONS.get(body.name, body.name),),
-                                  (note,), span=here), "plain"
-            return A.Annotated(body, note, name if name != "stackrel" else "overset",
-                               span=(start, self.last_end())), "plain"
-        if name in T.BRACES:
-            self.next()
-            body = self.parse_arg()
-            note: A.Node = A.Empty()
-            want = SUB if T.BRACES[name] == "underbrace" else SUP
-            if self.peek().kind == want:
-                marker = self.next()
-                note = self.parse_script_arg(marker)
-            return A.Annotated(body, note, T.BRACES[name], span=(start, self.last_end())), "plain"
-        if name == "substack" or name == "atop_":
-            self.next()
-            return self._substack(tok), "plain"
-        if name == "not" or text in T.UNARY_OPS:
-            self.next()
-            return A.Symbol("\\neg" if name == "not" else T.UNARY_OPS[text], span=(start, tok.end)), "plain"
-        if text in ("\\#", "\\$", "\\%", "\\&", "\\_", "\\&"):
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if name in T.PREFIX_BIG_BINARY and self.peek(1).kind in (SUB, SUP):
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "bigop"
-        if text in T.BINARY_OPS:
-            # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
-            self.next()
-            return A.Symbol(T.BINARY_OPS[text][0], span=(start, tok.end)), "plain"
-        if text in T.RELATIONS:
-            self.next()
-            return A.Symbol(text, span=(start, tok.end)), "plain"
-        if text in T.CLOSE_DELIMS or text in T.CONDITION_BARS or text in T.DIVERGENCE_BARS:
-            raise self.error(f"unexpected {text}")
-        if name in T.INFIX_GENFRAC:
-            raise self.error(f"\\{name} outside a {{ }} group")
-        if text == NULL_CLOSE:
-            raise self.error("\\right. without \\left")
-        if text == "\\":
-            self.recoverable("lone backslash", start)
-            self.next()
-            return A.Empty(span=(start, tok.end)), "plain"
+        for rule in _COMMAND_DISPATCH.get(tok.text, ()):
+            parsed = rule(self, tok)
+            if parsed is not None:
+                return parsed
         return self._unknown(tok), "plain"
+
+    # The command rules, one per kind of command; `_COMMAND_RULES` (after the class) says which tables route to
+    # which. A rule returns None to pass the token on to the next rule that claims it.
+
+    def _cmd_letter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_lone_delimiter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if self.peek(1).kind != EOF or self.pos != 0:
+            return None
+        # a delimiter named on its own (`$\\Vert$` in prose)
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_open_delimiter(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        return self._group_node(self._bracketed()), "plain"
+
+    def _cmd_font(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        return self._font(T.FONTS[name], tok, limits=name == "operatorname*")
+
+    def _cmd_starred_operatorname(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return self._font("op", tok, limits=True)
+
+    def _cmd_accent(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        arg, _ = self._arg_with_role()
+        if isinstance(arg, A.Empty):
+            self.recoverable(f"{tok.text} over nothing", tok.start)
+        accent = T.ACCENTS[tok.text[1:]]
+        span = (tok.start, self.last_end())
+        if isinstance(arg, A.Symbol):
+            sym = replace(arg, accents=(accent,) + arg.accents, span=span)
+            if len(sym.name.lstrip("\\")) > 1:
+                return sym, self._word_role(sym, False)
+            return sym, self._symbol_role(sym)
+        return A.Annotated(arg, A.Text(accent), "accent", span=span), "plain"
+
+    def _cmd_fraction(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        start = tok.start
+        self.next()
+        num = self.parse_arg()
+        den = self.parse_arg()
+        span = (start, self.last_end())
+        if isinstance(num, A.Empty) or isinstance(den, A.Empty):
+            self.recoverable(f"{tok.text} with an empty {'numerator' if isinstance(num, A.Empty) else 'denominator'}",
+                             start)
+        deriv = self._derivative(num, den)
+        if deriv is None:
+            return A.Frac(num, den, span=span), "plain"
+        deriv = replace(deriv, span=span)
+        if deriv.body is None and self._starts_factor(self.peek()):
+            body = self.parse_product(stop_at_operators=False)
+            deriv = replace(deriv, body=body, span=(start, self.last_end()))
+        return deriv, "plain"
+
+    def _cmd_binomial(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        n = self.parse_arg()
+        k = self.parse_arg()
+        if isinstance(n, A.Empty) or isinstance(k, A.Empty):
+            self.recoverable(f"{tok.text} with an empty argument", tok.start)
+        return A.Binom(n, k, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_root(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        index = None
+        if self.at_punct("["):
+            open_tok = self.next()
+            saved = self.bar_stop
+            self.bar_stop = "["
+            index = self.parse_sequence()
+            self.bar_stop = saved
+            if not self.at_punct("]"):
+                raise self.error("missing ] after \\sqrt[", open_tok.start)
+            self.next()
+        body = self.parse_arg()
+        if isinstance(body, A.Empty):
+            self.recoverable("\\sqrt of nothing", tok.start)
+        return A.Root(body, index, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_big_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "bigop"
+
+    def _cmd_limit_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "limop"
+
+    def _cmd_arg(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        nxt = self.peek()
+        if nxt.kind == CMD and nxt.text in ("\\max", "\\min", "\\sup", "\\inf"):
+            self.next()
+            return A.Symbol("\\arg" + nxt.text[1:], span=(tok.start, nxt.end)), "limop"
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "func"
+
+    def _cmd_function(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "func"
+
+    def _cmd_ellipsis(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Ellipsis_(T.ELLIPSES[tok.text[1:]], span=(tok.start, tok.end)), "plain"
+
+    def _cmd_nabla(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        # `\\triangledown`, `\\bigtriangledown` written for ∇ are the same operator
+        name = "\\nabla" if tok.text[1:] in T.NABLA_SPELLINGS else tok.text
+        return A.Symbol(name, span=(tok.start, tok.end)), "nabla"
+
+    def _cmd_partial(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        nxt = self.peek()
+        if not (self._starts_factor(nxt) and nxt.kind != PUNCT or nxt.kind == PUNCT and nxt.text == "(") or \
+                nxt.kind in (SUB, SUP):
+            return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+        here = nxt.start
+        body = self.parse_postfix()
+        if isinstance(body, A.Symbol) and body.name == "\\Delta" and self._starts_factor(self.peek()):
+            # `\partial \Delta\epsilon_\theta(x)`: the differential of the increment, one name
+            there = self.peek().start
+            following = self.parse_postfix()
+            joined = _join_factors([body, following], [(here, there), (there, self.last_end())])
+            body = joined[0] if len(joined) == 1 else A.Product(tuple(joined), span=(here, self.last_end()))
+        return A.Differential("partial", body, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_math_class(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        inner, role = self._arg_with_role()
+        span = (tok.start, self.last_end())
+        if role != "plain":
+            return self._respan(inner, span), role
+        if not isinstance(inner, A.Symbol):
+            return inner, "plain"
+        role = self._symbol_role(inner)
+        bare = inner.name.lstrip("\\")
+        if name == "mathop" and bare in T.BIG_OPERATORS and inner.name.startswith("\\"):
+            return self._respan(inner, span), "bigop"  # `\mathop{{\prod}'}`
+        if role == "plain" and name == "mathop":
+            role = "limop" if bare in T.LIMIT_OPERATORS else "func" if bare in T.KNOWN_FUNCTIONS else "plain"
+        return replace(inner, span=span), role
+
+    def _cmd_stacked_relation(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if not self._stacked_relation_at():
+            return None
+        return self.parse_relation(), "plain"
+
+    def _cmd_stack(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        name = tok.text[1:]
+        self.next()
+        note = self.parse_arg()
+        body, role = self._arg_with_role()
+        if role in ("limop", "bigop", "expect"):
+            # \underset{\theta}{\arg\max}: the note is the under-script (over-script for \overset)
+            if name == "underset":
+                self._pending_under = note
+            else:
+                self._pending_over = note
+            return body, role
+        here = (tok.start, self.last_end())
+        if isinstance(body, A.Symbol) and (body.name in T.RELATIONS or body.name in ("=", "<", ">", ":")) and \
+                not body.accents and body.font is None and body.sub_label is None and body.sup_label is None:
+            # a relation with a note, reached as an argument: `x^{\overset{a}{=}}`
+            return A.Relation((A.Empty(span=(tok.start, tok.start)), A.Empty(span=here)),
+                              (T.RELATIONS.get(body.name, body.name),), (note,), span=here), "plain"
+        return A.Annotated(body, note, name if name != "stackrel" else "overset", span=here), "plain"
+
+    def _cmd_brace(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        brace = T.BRACES[tok.text[1:]]
+        self.next()
+        body = self.parse_arg()
+        note: A.Node = A.Empty()
+        if self.peek().kind == (SUB if brace == "underbrace" else SUP):
+            marker = self.next()
+            note = self.parse_script_arg(marker)
+        return A.Annotated(body, note, brace, span=(tok.start, self.last_end())), "plain"
+
+    def _cmd_substack(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return self._substack(tok), "plain"
+
+    def _cmd_unary(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        name = "\\neg" if tok.text == "\\not" else T.UNARY_OPS[tok.text]
+        return A.Symbol(name, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_escaped_character(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_prefix_big_binary(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        if self.peek(1).kind not in (SUB, SUP):
+            return None
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "bigop"
+
+    def _cmd_placeholder_operator(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        # an operator used as a placeholder: f(\cdot), (\cdot \mid x)
+        self.next()
+        return A.Symbol(T.BINARY_OPS[tok.text][0], span=(tok.start, tok.end)), "plain"
+
+    def _cmd_relation(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.next()
+        return A.Symbol(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _cmd_misplaced_closer(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error(f"unexpected {tok.text}")
+
+    def _cmd_misplaced_infix(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error(f"\\{tok.text[1:]} outside a {{ }} group")
+
+    def _cmd_unmatched_right(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        raise self.error("\\right. without \\left")
+
+    def _cmd_lone_backslash(self, tok: Token) -> Optional[tuple[A.Node, str]]:
+        self.recoverable("lone backslash", tok.start)
+        self.next()
+        return A.Empty(span=(tok.start, tok.end)), "plain"
 
     def _arg_with_role(self) -> tuple[A.Node, str]:
         tok = self.peek()
@@ -2875,6 +3005,50 @@ class Parser:
 # ---------------------------------------------------------------------------------------------------
 # Script and under-script classification (pure functions on nodes, shared with the printer)
 # ---------------------------------------------------------------------------------------------------
+
+def _commands(names: Collection[str]) -> tuple[str, ...]:
+    """The command tokens spelled by these names (`frac` → `\\frac`)."""
+    return tuple("\\" + name for name in names)
+
+
+# Which command tokens each rule claims, in the order the rules are tried: a token two tables hold goes to the
+# first rule that takes it (a rule may pass, as the lone-delimiter and stacked-relation rules do).
+_CommandRule = Callable[[Parser, Token], Optional[tuple[A.Node, str]]]
+_COMMAND_RULES: tuple[tuple[tuple[str, ...], _CommandRule], ...] = (
+    (_commands(T.GREEK | T.LETTER_LIKE), Parser._cmd_letter),
+    (tuple(T.OPEN_DELIMS) + tuple(T.CLOSE_DELIMS), Parser._cmd_lone_delimiter),
+    (tuple(T.OPEN_DELIMS) + (NULL_OPEN,), Parser._cmd_open_delimiter),
+    (_commands(T.FONTS), Parser._cmd_font),
+    (_commands(("operatorname*",)), Parser._cmd_starred_operatorname),
+    (_commands(T.ACCENTS), Parser._cmd_accent),
+    (_commands(T.FRACTIONS), Parser._cmd_fraction),
+    (_commands(T.BINOMIALS), Parser._cmd_binomial),
+    (_commands(T.ROOTS), Parser._cmd_root),
+    (_commands(T.BIG_OPERATORS), Parser._cmd_big_operator),
+    (_commands(T.LIMIT_OPERATORS), Parser._cmd_limit_operator),
+    (_commands(("arg",)), Parser._cmd_arg),
+    (_commands(T.FUNCTION_MACROS), Parser._cmd_function),
+    (_commands(T.ELLIPSES), Parser._cmd_ellipsis),
+    (_commands(T.NABLA), Parser._cmd_nabla),
+    (_commands(("partial",)), Parser._cmd_partial),
+    (_commands(("mathop", "mathbin", "mathrel", "mathord")), Parser._cmd_math_class),
+    (_commands(T.STACK_MACROS), Parser._cmd_stacked_relation),
+    (_commands(T.STACK_MACROS), Parser._cmd_stack),
+    (_commands(T.BRACES), Parser._cmd_brace),
+    (_commands(("substack", "atop_")), Parser._cmd_substack),
+    (("\\not",) + tuple(T.UNARY_OPS), Parser._cmd_unary),
+    (("\\#", "\\$", "\\%", "\\&", "\\_"), Parser._cmd_escaped_character),
+    (_commands(T.PREFIX_BIG_BINARY), Parser._cmd_prefix_big_binary),
+    (tuple(T.BINARY_OPS), Parser._cmd_placeholder_operator),
+    (tuple(T.RELATIONS), Parser._cmd_relation),
+    (tuple(T.CLOSE_DELIMS) + tuple(T.CONDITION_BARS) + tuple(T.DIVERGENCE_BARS), Parser._cmd_misplaced_closer),
+    (_commands(T.INFIX_GENFRAC), Parser._cmd_misplaced_infix),
+    ((NULL_CLOSE,), Parser._cmd_unmatched_right),
+    (("\\",), Parser._cmd_lone_backslash),
+)
+
+_COMMAND_DISPATCH = _routes(_COMMAND_RULES)
+
 
 def _is_d(node: A.Symbol) -> bool:
     return node.name == "d" and node.font in (None, "rm", "op", "it") and not node.accents and _unscripted(node)
