@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 from ..errors import MathParseError
 from ..limits import MAX_DEPTH, MAX_TOKENS
@@ -3075,62 +3075,100 @@ def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, objec
     Greek parameter (`\\pi_\\theta`), a styled or capital letter (`q_{\\bm\\theta}`, `B_F`, `p_A`), a set
     (`L_{X \\setminus A}`) or sits on a named function (`\\log_2`, `\\text{Regret}_\\ell`); it indexes when it is
     a running letter, a number or arithmetic on them (`x_t`, `x_{t-1}`, `W_{ij}`, `x_{0,ij}`)."""
-    if isinstance(sub, A.Text):
-        return "label", sub
-    named_base = isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS  # `\\log_2`
-    if isinstance(base, A.Text) and isinstance(sub, A.Symbol) and sub.name == "\\ell":
-        return "label", sub  # `\\text{Regret}_\\ell`: the regret of the loss \\ell
-    if isinstance(sub, A.Symbol):
-        name = sub.name
-        if (len(name.lstrip("\\")) > 1 and not name.startswith("\\")) or " " in name:
-            return "label", sub  # a word, or a name of several parts (`F'_{\Delta x}`: along the increment)
-        if name in _LABEL_MARKS or (name.startswith("\\") and name[1:] in T.LIMIT_OPERATORS) or \
-                name.lstrip("\\") in T.FUNCTION_MACROS:
-            return "label", sub  # `x_\star`, `d_{\min}`, `L_{\max}`
-        if name.lstrip("\\") in T.GREEK and name not in _RUNNING_GREEK and not sub.accents:
-            return "label", sub
-        if sub.font in ("rm", "op", "text", "sf", "tt", "cal", "bb", "bf", "frak") and \
-                (name.isalpha() or name.lstrip("\\") in T.GREEK):
-            return "label", sub
-        if len(name) == 1 and name.isupper() and sub.font is None and name not in _COUNT_LETTERS:
-            return "label", sub  # `B_F`, `p_A`, `n_P` (but `x_T`, `h_N`: the last position)
-        if named_base and not name.isdigit():
-            return "label", sub
-        if isinstance(base, A.Symbol) and base.name in ("I", "1") and base.font in ("bf", "bb") and name.isalpha():
-            return "label", sub  # `\mathbf{I}_d`: the identity of size d
-        return "index", (sub,)
-    if isinstance(sub, A.Number) and named_base:
-        return "label", sub
-    if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators) and \
-            any(isinstance(i, A.Symbol) and i.name.lstrip("\\") in T.GREEK and i.name not in _RUNNING_GREEK
-                for i in sub.items):
-        return "label", sub  # `\ell_{s, \lambda}`: named by its settings
-    if isinstance(sub, A.Sequence) and all(s == "," for s in sub.separators):
-        items: list[A.Node] = []
-        for item in sub.items:
-            # `x_{0, ij}`: a run of running letters in a list is one index per letter
-            if isinstance(item, A.Product) and all(_plain_letter(f) for f in item.factors) \
-                    and all(f.name in T.INDEX_LETTERS for f in item.factors if isinstance(f, A.Symbol)):
-                items.extend(item.factors)
-            else:
-                items.append(_index_item(item))
-        return "index", tuple(items)
-    if isinstance(sub, A.Product) and all(_plain_letter(f) or (isinstance(f, A.Number) and len(f.value) == 1)
-                                          for f in sub.factors):
-        letters = [f for f in sub.factors if isinstance(f, A.Symbol)]
-        word = "".join(f.name if isinstance(f, A.Symbol) else f.value for f in sub.factors)  # type: ignore[attr-defined]
-        if len(word) <= 3 and all(f.name in T.INDEX_LETTERS for f in letters) and word not in T.LABEL_WORDS:
-            return "index", tuple(sub.factors)  # `W_{ij}`, `w_{i1}`
-        if len(letters) == len(sub.factors):
-            return "label", A.Symbol(word, span=sub.span)
-    if isinstance(sub, A.Tuple) and sub.open == "(":
-        return "index", tuple(_index_item(i) for i in sub.items)  # `PE_{(pos, 2i+1)}`
-    if isinstance(sub, A.BinOp) and sub.op in ("\\setminus", "\\cup", "\\cap"):
-        return "label", sub  # `L_{X \\setminus A}`: named by a set
+    for node_type, rule in _SUBSCRIPT_RULES:
+        if isinstance(sub, node_type):
+            found = rule(sub, base)
+            if found is not None:
+                return found
+            break
     if any(isinstance(n, A.Symbol) and n.name in T.PARAMETER_LETTERS for n in A.walk(sub)) and \
             not isinstance(sub, (A.Relation, A.Sequence)):
         return "label", sub  # `\\pi_{\\theta + \\alpha \\nabla V}`, `\\pi_{\\theta_i}`: a policy named by its parameters
     return "index", (_index_item(sub),)
+
+
+def _on_named_function(base: Optional[A.Node]) -> bool:
+    return isinstance(base, A.Symbol) and base.name.lstrip("\\") in T.FUNCTION_MACROS  # `\\log_2`
+
+
+def _symbol_subscript(sub: A.Symbol, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    name = sub.name
+    if isinstance(base, A.Text) and name == "\\ell":
+        return "label", sub  # `\\text{Regret}_\\ell`: the regret of the loss \\ell
+    if (len(name.lstrip("\\")) > 1 and not name.startswith("\\")) or " " in name:
+        return "label", sub  # a word, or a name of several parts (`F'_{\Delta x}`: along the increment)
+    if name in _LABEL_MARKS or (name.startswith("\\") and name[1:] in T.LIMIT_OPERATORS) or \
+            name.lstrip("\\") in T.FUNCTION_MACROS:
+        return "label", sub  # `x_\star`, `d_{\min}`, `L_{\max}`
+    if name.lstrip("\\") in T.GREEK and name not in _RUNNING_GREEK and not sub.accents:
+        return "label", sub
+    if sub.font in ("rm", "op", "text", "sf", "tt", "cal", "bb", "bf", "frak") and \
+            (name.isalpha() or name.lstrip("\\") in T.GREEK):
+        return "label", sub
+    if len(name) == 1 and name.isupper() and sub.font is None and name not in _COUNT_LETTERS:
+        return "label", sub  # `B_F`, `p_A`, `n_P` (but `x_T`, `h_N`: the last position)
+    if _on_named_function(base) and not name.isdigit():
+        return "label", sub
+    if isinstance(base, A.Symbol) and base.name in ("I", "1") and base.font in ("bf", "bb") and name.isalpha():
+        return "label", sub  # `\mathbf{I}_d`: the identity of size d
+    return "index", (sub,)
+
+
+def _number_subscript(sub: A.Number, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    return ("label", sub) if _on_named_function(base) else None
+
+
+def _listed_subscript(sub: A.Sequence, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    if not all(s == "," for s in sub.separators):
+        return None
+    if any(isinstance(i, A.Symbol) and i.name.lstrip("\\") in T.GREEK and i.name not in _RUNNING_GREEK
+           for i in sub.items):
+        return "label", sub  # `\ell_{s, \lambda}`: named by its settings
+    items: list[A.Node] = []
+    for item in sub.items:
+        # `x_{0, ij}`: a run of running letters in a list is one index per letter
+        if isinstance(item, A.Product) and all(_plain_letter(f) for f in item.factors) \
+                and all(f.name in T.INDEX_LETTERS for f in item.factors if isinstance(f, A.Symbol)):
+            items.extend(item.factors)
+        else:
+            items.append(_index_item(item))
+    return "index", tuple(items)
+
+
+def _product_subscript(sub: A.Product, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    if not all(_plain_letter(f) or (isinstance(f, A.Number) and len(f.value) == 1) for f in sub.factors):
+        return None
+    letters = [f for f in sub.factors if isinstance(f, A.Symbol)]
+    word = "".join(f.name if isinstance(f, A.Symbol) else f.value for f in sub.factors)  # type: ignore[attr-defined]
+    if len(word) <= 3 and all(f.name in T.INDEX_LETTERS for f in letters) and word not in T.LABEL_WORDS:
+        return "index", tuple(sub.factors)  # `W_{ij}`, `w_{i1}`
+    if len(letters) == len(sub.factors):
+        return "label", A.Symbol(word, span=sub.span)
+    return None
+
+
+def _tuple_subscript(sub: A.Tuple, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    if sub.open != "(":
+        return None
+    return "index", tuple(_index_item(i) for i in sub.items)  # `PE_{(pos, 2i+1)}`
+
+
+def _set_subscript(sub: A.BinOp, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    return ("label", sub) if sub.op in ("\\setminus", "\\cup", "\\cap") else None  # `L_{X \\setminus A}`
+
+
+_SubscriptRule = Callable[[Any, Optional[A.Node]], Optional[tuple[str, object]]]  # the node is of the rule's type
+_SUBSCRIPT_RULES: tuple[tuple[type, _SubscriptRule], ...] = (
+    (A.Text, lambda sub, base: ("label", sub)),
+    (A.Symbol, _symbol_subscript),
+    (A.Number, _number_subscript),
+    (A.Sequence, _listed_subscript),
+    (A.Product, _product_subscript),
+    (A.Tuple, _tuple_subscript),
+    (A.BinOp, _set_subscript),
+)
+"""The subscript rule for each kind of node (the first whose type matches); when it finds nothing, a subscript
+naming a parameter is a label and anything else an index."""
 
 
 def _index_item(node: A.Node) -> A.Node:
@@ -3154,69 +3192,111 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
             return "label", sup  # `\\mathbb{R}^+`, `\\mathbb{R}^*`: the positive (non-zero) numbers, no dimension
         return "power", sup  # `\\mathbb{R}^D`, `\\mathbb{R}^{n \\times d}`: a space of D-tuples
     if isinstance(base, A.Number):
-        if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
-                sup.operand.value == "1":
-            return "power", sup
         return "power", sup
-    if isinstance(sup, A.Symbol):
-        name = sup.name
-        if name in _TRANSPOSE_NAMES and not sup.accents:
-            return "transpose", None
-        if name == "T" and sup.font in (None, "sf", "rm", "tt", "bf", "text", "op") and not sup.accents \
-                and sup.sub_label is None and sup.sup_label is None and not sup.primes and not sup.optimum:
-            return "transpose", None
-        if name in T.OPTIMUM_MARKS and sup.font is None:
-            return "optimum", None
-        if name in ("\\prime", "'"):
-            return "prime", 1
-        if name in T.DAGGER_MARKS or name in ("\\dagger", "+", "-", "\\ddagger", "\\circ", "\\bullet", "\\perp",
-                                             "\\star"):
-            return "label", sup
-        if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
-            return "label", sup
-        if sup.font in ("rm", "op", "text", "sf", "tt", "cal", "frak", "bb"):
-            return "label", sup
-        if len(name) == 1 and name.isalpha() and isinstance(base, A.Symbol) and base.font == "bf" and \
-                sup.font is None and name not in "nkm":
-            return "label", sup
-        if len(name) == 1 and name.isupper() and not isinstance(base, A.Number) and not (
-                isinstance(base, A.Symbol) and base.name in ("e", "\\exp")):
-            return "label", sup
-        return "power", sup
-    if isinstance(sup, A.Text):
-        if sup.text.strip() in ("T", "\\top", "\\intercal"):
-            return "transpose", None  # `(\\mu - \\mu_k)^\\text{T}`
+    for node_type, rule in _SUPERSCRIPT_RULES:
+        if isinstance(sup, node_type):
+            found = rule(sup, base)
+            if found is not None:
+                return found
+            break
+    return _named_by_words(sup, base) or ("power", sup)
+
+
+_EXPONENTIAL_NAMES = ("e", "\\exp")
+
+
+def _symbol_superscript(sup: A.Symbol, base: A.Node) -> Optional[tuple[str, object]]:
+    name = sup.name
+    if name in _TRANSPOSE_NAMES and not sup.accents:
+        return "transpose", None
+    if name == "T" and sup.font in (None, "sf", "rm", "tt", "bf", "text", "op") and not sup.accents \
+            and sup.sub_label is None and sup.sup_label is None and not sup.primes and not sup.optimum:
+        return "transpose", None
+    if name in T.OPTIMUM_MARKS and sup.font is None:
+        return "optimum", None
+    if name in ("\\prime", "'"):
+        return "prime", 1
+    if name in T.DAGGER_MARKS or name in _MARK_LABELS:
         return "label", sup
-    if isinstance(sup, A.UnaryOp) and sup.op == "-" and isinstance(sup.operand, A.Number) and \
-            sup.operand.value == "1":
-        if isinstance(base, A.Symbol) and base.name in ("e", "\\exp") and base.font in (None, "rm"):
-            return "power", sup
-        return "inverse", None
-    if isinstance(sup, A.Group) and sup.open in ("(", "["):
-        return "label", sup  # `h^{(\ell)}`, `y^{[n]}`: a bracketed name (layer, patch), not an exponent
-    if isinstance(sup, A.Tuple) and sup.open in ("(", "[") and not isinstance(base, A.Number):
-        return "label", sup  # `D^{(k, m)}`: a pair of names
-    if isinstance(sup, A.Product) and all(isinstance(f, A.Symbol) and f.name in ("\\prime", "'")
-                                          for f in sup.factors):
-        return "prime", len(sup.factors)
-    if isinstance(sup, A.Product) and isinstance(sup.factors[0], A.Symbol) and \
-            sup.factors[0].name in ("\\prime", "'"):
-        return "label", sup  # `h^{\prime k}`: a primed, labelled quantity, not a power
-    if isinstance(sup, A.Product) and all(_plain_letter(f) for f in sup.factors):
-        word = "".join(f.name for f in sup.factors)  # type: ignore[attr-defined]
-        if word.isupper() or word in T.LABEL_WORDS or (len(word) >= 3 and not isinstance(base, A.Number)):
-            return "label", A.Symbol(word, span=sup.span)  # `x_0^{pred}`: a word names
-    if isinstance(sup, A.Sequence) and not isinstance(base, A.Number):
-        return "label", sup  # `\Pr^{\pi^1, \pi^2}`: a list is never an exponent
-    if not isinstance(base, A.Number) and not (isinstance(base, A.Symbol) and base.name in ("e", "\\exp")):
-        leaves = [n for n in A.walk(sup) if isinstance(n, (A.Symbol, A.Number, A.Text))]
-        if any(isinstance(n, A.Text) for n in leaves):
-            return "label", sup  # `\hat A_t^{\text{GAE}(\gamma, \lambda)}`: a name with its settings
-        if isinstance(sup, (A.BinOp, A.Product)) and leaves and all(
-                isinstance(n, A.Symbol) and n.name.isalpha() and n.name.isupper() for n in leaves) and \
-                any(len(n.name) > 1 for n in leaves if isinstance(n, A.Symbol)):
-            return "label", sup  # `L_t^{CLIP+VF+S}`: names joined, not an exponent
+    if len(name.lstrip("\\")) > 1 and not name.startswith("\\"):
+        return "label", sup
+    if sup.font in ("rm", "op", "text", "sf", "tt", "cal", "frak", "bb"):
+        return "label", sup
+    if len(name) == 1 and name.isalpha() and isinstance(base, A.Symbol) and base.font == "bf" and \
+            sup.font is None and name not in "nkm":
+        return "label", sup
+    if len(name) == 1 and name.isupper() and not (isinstance(base, A.Symbol) and base.name in _EXPONENTIAL_NAMES):
+        return "label", sup
     return "power", sup
+
+
+_MARK_LABELS = frozenset(("\\dagger", "+", "-", "\\ddagger", "\\circ", "\\bullet", "\\perp", "\\star"))
+"""Superscript marks that name a variant (`x^\\dagger`, `\\theta^+`), never an exponent."""
+
+
+def _text_superscript(sup: A.Text, base: A.Node) -> Optional[tuple[str, object]]:
+    if sup.text.strip() in ("T", "\\top", "\\intercal"):
+        return "transpose", None  # `(\\mu - \\mu_k)^\\text{T}`
+    return "label", sup
+
+
+def _negated_superscript(sup: A.UnaryOp, base: A.Node) -> Optional[tuple[str, object]]:
+    if not (sup.op == "-" and isinstance(sup.operand, A.Number) and sup.operand.value == "1"):
+        return None
+    if isinstance(base, A.Symbol) and base.name in _EXPONENTIAL_NAMES and base.font in (None, "rm"):
+        return "power", sup
+    return "inverse", None
+
+
+def _bracketed_superscript(sup: A.Group | A.Tuple, base: A.Node) -> Optional[tuple[str, object]]:
+    # `h^{(\ell)}`, `y^{[n]}`, `D^{(k, m)}`: a bracketed name (layer, patch, a pair of names), not an exponent
+    return ("label", sup) if sup.open in ("(", "[") else None
+
+
+def _product_superscript(sup: A.Product, base: A.Node) -> Optional[tuple[str, object]]:
+    primes = [isinstance(f, A.Symbol) and f.name in ("\\prime", "'") for f in sup.factors]
+    if all(primes):
+        return "prime", len(sup.factors)
+    if primes[0]:
+        return "label", sup  # `h^{\prime k}`: a primed, labelled quantity, not a power
+    if all(_plain_letter(f) for f in sup.factors):
+        word = "".join(f.name for f in sup.factors)  # type: ignore[attr-defined]
+        if word.isupper() or word in T.LABEL_WORDS or len(word) >= 3:
+            return "label", A.Symbol(word, span=sup.span)  # `x_0^{pred}`: a word names
+    return None
+
+
+def _sequence_superscript(sup: A.Sequence, base: A.Node) -> Optional[tuple[str, object]]:
+    return "label", sup  # `\Pr^{\pi^1, \pi^2}`: a list is never an exponent
+
+
+def _named_by_words(sup: A.Node, base: A.Node) -> Optional[tuple[str, object]]:
+    """A superscript of words or text on anything but e: a name (`\\hat A_t^{\\text{GAE}(\\gamma, \\lambda)}`,
+    `L_t^{CLIP+VF+S}`), not an exponent."""
+    if isinstance(base, A.Symbol) and base.name in _EXPONENTIAL_NAMES:
+        return None
+    leaves = [n for n in A.walk(sup) if isinstance(n, (A.Symbol, A.Number, A.Text))]
+    if any(isinstance(n, A.Text) for n in leaves):
+        return "label", sup
+    if isinstance(sup, (A.BinOp, A.Product)) and leaves and all(
+            isinstance(n, A.Symbol) and n.name.isalpha() and n.name.isupper() for n in leaves) and \
+            any(len(n.name) > 1 for n in leaves if isinstance(n, A.Symbol)):
+        return "label", sup
+    return None
+
+
+_SuperscriptRule = Callable[[Any, A.Node], Optional[tuple[str, object]]]  # the node is of the rule's type
+_SUPERSCRIPT_RULES: tuple[tuple[type, _SuperscriptRule], ...] = (
+    (A.Symbol, _symbol_superscript),
+    (A.Text, _text_superscript),
+    (A.UnaryOp, _negated_superscript),
+    (A.Group, _bracketed_superscript),
+    (A.Tuple, _bracketed_superscript),
+    (A.Product, _product_superscript),
+    (A.Sequence, _sequence_superscript),
+)
+"""The superscript rule for each kind of node (the first whose type matches); when it finds nothing, a
+superscript of words is a name and anything else a power."""
 
 
 def _split_vars(node: A.Node) -> tuple[A.Node, ...]:
