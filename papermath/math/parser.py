@@ -3070,17 +3070,23 @@ _RUNNING_GREEK = frozenset({"\\tau", "\\iota"})
 setting (`\\pi_\\theta`, `\\ell_\\lambda`, `d_\\gamma`)."""
 
 
+def _rule_for_node_type(rules: tuple[tuple[type, Callable[[Any, Any], Optional[tuple[str, object]]]], ...],
+                        node: A.Node, base: Optional[A.Node]) -> Optional[tuple[str, object]]:
+    """What the rule for the node's type (the first that matches) says of a script, or None."""
+    for node_type, rule in rules:
+        if isinstance(node, node_type):
+            return rule(node, base)
+    return None
+
+
 def classify_sub(sub: A.Node, base: Optional[A.Node] = None) -> tuple[str, object]:
     """("label", node) or ("index", (index, …)). A subscript names when it is a word, a mark (`x_\\star`), a
     Greek parameter (`\\pi_\\theta`), a styled or capital letter (`q_{\\bm\\theta}`, `B_F`, `p_A`), a set
     (`L_{X \\setminus A}`) or sits on a named function (`\\log_2`, `\\text{Regret}_\\ell`); it indexes when it is
     a running letter, a number or arithmetic on them (`x_t`, `x_{t-1}`, `W_{ij}`, `x_{0,ij}`)."""
-    for node_type, rule in _SUBSCRIPT_RULES:
-        if isinstance(sub, node_type):
-            found = rule(sub, base)
-            if found is not None:
-                return found
-            break
+    found = _rule_for_node_type(_SUBSCRIPT_RULES, sub, base)
+    if found is not None:
+        return found
     if any(isinstance(n, A.Symbol) and n.name in T.PARAMETER_LETTERS for n in A.walk(sub)) and \
             not isinstance(sub, (A.Relation, A.Sequence)):
         return "label", sub  # `\\pi_{\\theta + \\alpha \\nabla V}`, `\\pi_{\\theta_i}`: a policy named by its parameters
@@ -3193,13 +3199,7 @@ def classify_sup(sup: A.Node, base: A.Node) -> tuple[str, object]:
         return "power", sup  # `\\mathbb{R}^D`, `\\mathbb{R}^{n \\times d}`: a space of D-tuples
     if isinstance(base, A.Number):
         return "power", sup
-    for node_type, rule in _SUPERSCRIPT_RULES:
-        if isinstance(sup, node_type):
-            found = rule(sup, base)
-            if found is not None:
-                return found
-            break
-    return _named_by_words(sup, base) or ("power", sup)
+    return _rule_for_node_type(_SUPERSCRIPT_RULES, sup, base) or _named_by_words(sup, base) or ("power", sup)
 
 
 _EXPONENTIAL_NAMES = ("e", "\\exp")
