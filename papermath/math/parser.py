@@ -2909,7 +2909,6 @@ class Parser:
     def _environment(self) -> A.Node:
         tok = self.next()
         env = tok.text
-        start = tok.start
         # skip an optional placement `[t]`/`[b]`/`[c]` — nothing else: `\begin{aligned} \relax [Q_1; Q_2] = …`
         # starts with content, not with an argument
         if self.at_punct("[") and self.peek(1).kind == LETTER and self.peek(1).text in "tbc" and \
@@ -2918,44 +2917,51 @@ class Parser:
         for _ in range(T.ENV_ARGS.get(env, 0)):
             if self.peek().kind == LBRACE:
                 self.pos = self._brace(self.tokens, self.pos) + 1
-        rows: list[list[A.Node]] = [[]]
         if env in T.MATRIX_ENVS or env in T.CASES_ENVS:
-            saved = self.bar_stop
-            self.bar_stop = ""
-            while True:
-                t = self.peek()
-                if t.kind == END:
-                    if t.text != env:
-                        raise self.error(f"\\end{{{t.text}}} closes \\begin{{{env}}}", t.start)
-                    self.next()
-                    break
-                if t.kind == EOF:
-                    raise self.error(f"missing \\end{{{env[:40]}}}", start)
-                if t.kind == AMP:
-                    self.next()
-                    if not rows[-1]:
-                        rows[-1].append(A.Empty(span=(t.start, t.start)))
-                    if self.peek().kind in (AMP, NEWLINE, END):
-                        rows[-1].append(A.Empty(span=(t.end, t.end)))
-                    continue
-                if t.kind == NEWLINE:
-                    self.next()
-                    rows.append([])
-                    continue
-                if t.kind == RBRACE:
-                    raise self.error(f"unbalanced }} inside \\begin{{{env}}}", t.start)
-                rows[-1].append(self._cell())
-            self.bar_stop = saved
-            if rows and not rows[-1]:
-                rows.pop()
-            span = (start, self.last_end())
-            if env in T.CASES_ENVS:
-                cases = tuple((r[0] if r else A.Empty(), (r[1] if len(r) == 2 else
-                               (A.Sequence(tuple(r[1:]), tuple("&" for _ in r[2:])) if len(r) > 2 else None)))
-                              for r in rows)
-                return A.Cases(cases, span=span)
-            return A.Matrix(env, tuple(tuple(r) for r in rows), span=span)
-        # align-like environment nested in a formula: statements
+            return self._grid_environment(env, tok.start)
+        return self._statement_environment(env, tok.start)
+
+    def _grid_environment(self, env: str, start: int) -> A.Node:
+        """A matrix or cases environment: its cells, row by row."""
+        rows: list[list[A.Node]] = [[]]
+        saved = self.bar_stop
+        self.bar_stop = ""
+        while True:
+            t = self.peek()
+            if t.kind == END:
+                if t.text != env:
+                    raise self.error(f"\\end{{{t.text}}} closes \\begin{{{env}}}", t.start)
+                self.next()
+                break
+            if t.kind == EOF:
+                raise self.error(f"missing \\end{{{env[:40]}}}", start)
+            if t.kind == AMP:
+                self.next()
+                if not rows[-1]:
+                    rows[-1].append(A.Empty(span=(t.start, t.start)))
+                if self.peek().kind in (AMP, NEWLINE, END):
+                    rows[-1].append(A.Empty(span=(t.end, t.end)))
+                continue
+            if t.kind == NEWLINE:
+                self.next()
+                rows.append([])
+                continue
+            if t.kind == RBRACE:
+                raise self.error(f"unbalanced }} inside \\begin{{{env}}}", t.start)
+            rows[-1].append(self._cell())
+        self.bar_stop = saved
+        if rows and not rows[-1]:
+            rows.pop()
+        span = (start, self.last_end())
+        if env in T.CASES_ENVS:
+            cases = tuple((r[0] if r else A.Empty(), (r[1] if len(r) == 2 else
+                           (A.Sequence(tuple(r[1:]), tuple("&" for _ in r[2:])) if len(r) > 2 else None)))
+                          for r in rows)
+            return A.Cases(cases, span=span)
+        return A.Matrix(env, tuple(tuple(r) for r in rows), span=span)
+
+    def _statement_environment(self, env: str, start: int) -> A.Node:
+        """An align-like environment nested in a formula: its statements."""
         statements: list[A.Node] = []
         while True:
             t = self.peek()
