@@ -3324,6 +3324,47 @@ def _split_vars(node: A.Node) -> tuple[A.Node, ...]:
     return (node,)
 
 
+def _under_relation(op: str, node: A.Relation) -> tuple:
+    """(variables, lower, domain, distribution, condition) of an under-script that is a relation: `i = 1`,
+    `x \\in S`, `x \\sim p`, `1 \\le i < N`, `t \\to 0`, `i : m_i = 1`."""
+    variables: tuple[A.Node, ...] = ()
+    lower: Optional[A.Node] = None
+    domain: Optional[A.Node] = None
+    distribution: Optional[A.Node] = None
+    condition: Optional[A.Node] = None
+    ops = node.ops
+    first = ops[0]
+    if ":" in ops:
+        i = ops.index(":")
+        left = Parser._rel_part(node.operands[:i + 1], ops[:i], ())
+        right = Parser._rel_part(node.operands[i + 1:], ops[i + 1:], ())
+        variables, lower, domain, distribution, _ = _analyze_under(op, left)
+        condition = right
+    elif first == "=" and len(ops) == 1:
+        variables = _split_vars(node.operands[0])
+        lower = node.operands[1]
+    elif first in ("\\in", "\\subset", "\\subseteq") and len(ops) == 1:
+        variables = _split_vars(node.operands[0])
+        domain = node.operands[1]
+    elif first == "\\sim" and len(ops) == 1:
+        variables = _split_vars(node.operands[0])
+        distribution = node.operands[1]
+    elif len(ops) == 2 and ops[0] in ("\\le", "<") and ops[1] in ("\\le", "<"):
+        variables = _split_vars(node.operands[1])
+        lower = node.operands[0]
+        condition = node
+    elif first in ("\\to", "\\rightarrow"):
+        variables = _split_vars(node.operands[0])
+        condition = node
+    else:
+        condition = node
+        head = node.operands[0]
+        if isinstance(head, A.Empty):
+            head = node.operands[1]
+        variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
+    return variables, lower, domain, distribution, condition
+
+
 def _analyze_under(op: str, under: A.Node):
     """(variables, lower, domain, distribution, condition) from an under-script."""
     variables: tuple[A.Node, ...] = ()
@@ -3352,36 +3393,7 @@ def _analyze_under(op: str, under: A.Node):
             distribution = distribution or dist
             condition = condition or cond
     elif isinstance(node, A.Relation):
-        ops = node.ops
-        first = ops[0]
-        if ":" in ops:
-            i = ops.index(":")
-            left = Parser._rel_part(node.operands[:i + 1], ops[:i], ())
-            right = Parser._rel_part(node.operands[i + 1:], ops[i + 1:], ())
-            variables, lower, domain, distribution, _ = _analyze_under(op, left)
-            condition = right
-        elif first == "=" and len(ops) == 1:
-            variables = _split_vars(node.operands[0])
-            lower = node.operands[1]
-        elif first in ("\\in", "\\subset", "\\subseteq") and len(ops) == 1:
-            variables = _split_vars(node.operands[0])
-            domain = node.operands[1]
-        elif first == "\\sim" and len(ops) == 1:
-            variables = _split_vars(node.operands[0])
-            distribution = node.operands[1]
-        elif len(ops) == 2 and ops[0] in ("\\le", "<") and ops[1] in ("\\le", "<"):
-            variables = _split_vars(node.operands[1])
-            lower = node.operands[0]
-            condition = node
-        elif first in ("\\to", "\\rightarrow"):
-            variables = _split_vars(node.operands[0])
-            condition = node
-        else:
-            condition = node
-            head = node.operands[0]
-            if isinstance(head, A.Empty):
-                head = node.operands[1]
-            variables = tuple(v for v in _split_vars(head) if isinstance(v, (A.Symbol, A.Indexed, A.Tuple)))
+        variables, lower, domain, distribution, condition = _under_relation(op, node)
     elif isinstance(node, A.Power) and isinstance(node.base, (A.Symbol, A.Indexed)):
         variables = (node,)  # `\max_{\theta^1}`: a name whose superscript is decided later
     elif isinstance(node, A.Annotated) and node.kind == "condition" and isinstance(node.note, A.Symbol) and \
