@@ -144,8 +144,8 @@ def could_apply(key: str, text: FormulaText) -> bool:
     for m in re.finditer(re.escape(letter), latex):
         at = m.start()
         if at > 0 and latex[at - 1] == "\\" or _inside_command(latex, at):
-            if wrapped:
-                return True
+            if wrapped and _one_letter_command(latex, at):
+                return True  # `\\R` may spell `\\mathbb{R}`; the x of `\\exp` or `\\max` spells nothing
             continue
         end = m.end()
         while True:
@@ -168,6 +168,11 @@ def _inside_command(latex: str, at: int) -> bool:
     while k > 0 and latex[k - 1].isalpha():
         k -= 1
     return k > 0 and latex[k - 1] == "\\"
+
+
+def _one_letter_command(latex: str, at: int) -> bool:
+    """Whether the letter at `at` is a one-letter command (`\\R`), not a letter of a longer name (`\\exp`)."""
+    return at > 0 and latex[at - 1] == "\\" and not latex[at + 1:at + 2].isalpha()
 
 
 def _after_group(latex: str, start: int) -> int:
@@ -414,14 +419,15 @@ class EquationIndex:
             return memo
         value: Any
         if relation == "defined_by":
-            value = next((eq.id for eq in self._definers_for(key) if self._lhs(eq, key)), None)
+            first = self._first(self._definers_for(key), lambda eq: self._lhs(eq, key))
+            value = first.id if first is not None else None
         elif relation == "definers":
             value = [eq.id for eq in self._definers_for(key) for name in self._lhs_names(eq) if name == key]
         elif relation == "used_in":
             value = [eq.id for eq in self._candidates_for(key) if self._uses(eq, key)]
         else:
-            value = any(self._applies(eq, key) for eq, text in self._candidates_for(key, True)
-                        if could_apply(key, text))
+            value = self._any([eq for eq, text in self._candidates_for(key, True) if could_apply(key, text)],
+                              lambda eq: self._applies(eq, key))
         if relation in ("definers", "used_in") and not value:
             value = None
         self._memo[(relation, key)] = value
@@ -439,10 +445,26 @@ class EquationIndex:
         """Whether some display writes `key` as a symbol (on either side)."""
         memo = self._memo.get(("writes", key), _MISSING)
         if memo is _MISSING:
-            memo = self._memo[("writes", key)] = any(
-                symbols is not None and any(u.key == key for u in symbols.uses)
-                for symbols in (self.info(eq)[0] for eq in self._candidates_for(key)))
+            memo = self._memo[("writes", key)] = self._any(self._candidates_for(key), lambda eq: any(
+                u.key == key for u in self.info(eq)[0].uses) if self.info(eq)[0] is not None else False)
         return memo  # type: ignore[return-value]
+
+    def _any(self, candidates: list[Any], test) -> bool:
+        """Whether some candidate passes `test`, asking the displays parsed already first: one of them that
+        passes saves parsing the others."""
+        return any(test(eq) for eq in candidates if eq.id in self._info) or \
+            any(test(eq) for eq in candidates if eq.id not in self._info)
+
+    def _first(self, candidates: list[Any], test) -> Any:
+        """The first candidate in document order that passes `test`, parsing only the displays before the first
+        parsed one that passes (what a scan in order from the start finds, with fewer displays parsed)."""
+        known = next((eq for eq in candidates if eq.id in self._info and test(eq)), None)
+        for eq in candidates:
+            if eq is known:
+                return eq
+            if eq.id not in self._info and test(eq):
+                return eq
+        return None
 
     def _lhs(self, eq: Any, key: str) -> bool:
         symbols = self.info(eq)[0]

@@ -11,6 +11,7 @@ symbol with the index of its reading in the JSON block).
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import html
 import json
@@ -24,6 +25,7 @@ from typing import Any
 from ..analysis.reading import EquationReading, PaperReading, ReductionReading, SymbolReading
 from ..latex.document import Algorithm, Document, Equation, Paragraph, Section
 from ..math import operators as O
+from ..math import tables as T
 from .jsonout import to_jsonable
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data:; "
@@ -110,7 +112,24 @@ definition quotes: SISS's page asks for one symbol's key 8,229 times for 630 row
 @functools.lru_cache(maxsize=_MEMO)
 def katex_body(latex: str) -> str:
     """The formula with labels, tags and layout commands removed and unsupported font commands mapped."""
+    return _katex_body_edits(latex)[0]
+
+
+_SAME_TREE_RENAMES = frozenset(name for name, new in _RENAME_COMMANDS.items()
+                               if new and T.FONTS.get(name) is not None and T.FONTS.get(name) == T.FONTS.get(new))
+"""Renames after which papermath's parser reads the same tree (`\\bm` and `\\boldsymbol` are one bold font):
+the page tags symbols from the original formula's tree, already parsed, instead of parsing the rewrite again."""
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _katex_body_edits(latex: str) -> tuple[str, tuple[tuple[int, int], ...] | None]:
+    """`katex_body(latex)`, and where the body's offsets stand against the formula's when only renames of
+    `_SAME_TREE_RENAMES` changed it: (formula offset, body − formula offset from there on) per rename, the
+    body's leading white space cut first; None when anything else changed it (a command dropped, another
+    rename, a line break cut in half)."""
     out: list[str] = []
+    edits: list[tuple[int, int]] | None = []
+    shift = 0
     i = 0
     while True:
         m = _CMD_RE.search(latex, i)
@@ -124,30 +143,51 @@ def katex_body(latex: str) -> str:
             for _ in range(_DROP_COMMANDS[name]):
                 j = _skip_group(latex, j)
             i = j
+            edits = None
         elif name in _RENAME_COMMANDS:
             new = _RENAME_COMMANDS[name]
             out.append("\\" + new if new else "")
             i = m.end()
+            if edits is not None and name in _SAME_TREE_RENAMES:
+                shift += len(new) + 1 - len(m.group(0))
+                edits.append((m.end(), shift))
+            else:
+                edits = None
         else:
             out.append(m.group(0))
             i = m.end()
-    body = "".join(out).strip()
+    joined = "".join(out)
+    body = joined.strip()
     # A lone trailing backslash (a line break cut in half) is not a command.
     if body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2 == 1:
         body = body[:-1].rstrip()
-    return body
+        edits = None
+    if edits is None or body == latex:
+        return body, None
+    lead = len(joined) - len(joined.lstrip())
+    return body, tuple((at, delta - lead) for at, delta in [(0, 0)] + edits)
 
 
 @functools.lru_cache(maxsize=_MEMO)
 def katex_layout(body: str, env: str = "equation") -> str:
     """A formula body wrapped in `aligned` when it has top-level `&` or `\\\\` (`gathered` for multline)."""
-    amps, breaks = _top_level_layout(body)
+    return _laid_out(body, env, *_top_level_layout_of(body))
+
+
+def _laid_out(body: str, env: str, amps: bool, breaks: bool) -> str:
+    """`katex_layout` of `body` given its top-level `&` and `\\\\` (a body with its symbols tagged has those of
+    the untagged body: a tagged symbol holds neither)."""
     if env in _GATHER_ENVS and (breaks or amps):
         body = body.replace("&", " ")
         return "\\begin{gathered}" + body + "\\end{gathered}"
     if amps or breaks:
         return "\\begin{aligned}" + body + "\\end{aligned}"
     return body
+
+
+@functools.lru_cache(maxsize=_MEMO)
+def _top_level_layout_of(body: str) -> tuple[bool, bool]:
+    return _top_level_layout(body)
 
 
 def _top_level_layout(latex: str) -> tuple[bool, bool]:
@@ -339,27 +379,47 @@ def _parsed(latex: str):
         return None
 
 
-def symbol_spans(latex: str, lookup: Lookup) -> list[tuple[int, int, int]]:
+def _body_tree(body: str, source: str | None) -> tuple[Any, Callable[[int], int]]:
+    """The syntax tree of the KaTeX body `body` of the formula `source`, and the map from the tree's offsets to the
+    body's. When the body only renames commands the parser reads alike (`_katex_body_edits`), the tree is the
+    formula's own (parsed once, as the reading parsed it) with its offsets moved by the renames; else the body's."""
+    edits = _katex_body_edits(source)[1] if source is not None and katex_body(source) == body else None
+    if edits is None:
+        return _parsed(body), _same_offset
+    starts = [at for at, _ in edits]
+
+    def moved(offset: int) -> int:
+        return offset + edits[bisect.bisect_right(starts, offset) - 1][1]
+    return _parsed(source), moved
+
+
+def _same_offset(offset: int) -> int:
+    return offset
+
+
+def symbol_spans(latex: str, lookup: Lookup, source: str | None = None) -> list[tuple[int, int, int]]:
     """Non-overlapping (start, end, entry) spans of the symbols written in `latex`, outermost first wins.
+    `source`: the formula `latex` is the KaTeX body of (`katex_body(source) == latex`), whose tree serves when
+    the body only renames its font commands.
 
     Uses papermath's formula parser for exact spans; a formula it cannot parse gets no tags (it still renders,
     and its symbols stay hoverable in the panel's table and the glossary)."""
     from ..math import ast
     from ..math.printer import to_latex
-    tree = _parsed(latex)
+    tree, at = _body_tree(latex, source)
     if tree is None:
         return []
     spans: list[tuple[int, int, int]] = []
 
     def visit(node) -> None:
         if isinstance(node, (ast.Symbol, ast.Indexed)):
-            start, end = node.span
+            start, end = at(node.span[0]), at(node.span[1])
             text = latex[start:end]
             base = node.base if isinstance(node, ast.Indexed) else node
             # The whole symbol before its base (`\\mathcal{D}_c` before `\\mathcal{D}`); each spelled as written
             # first, then in the printer's normal form (computed only when needed: printing is the slow part).
             hit = None
-            for node_, written in ((node, text), (base, latex[base.span[0]:base.span[1]])):
+            for node_, written in ((node, text), (base, latex[at(base.span[0]):at(base.span[1])])):
                 hit = lookup(norm_symbol(written), None)
                 if hit is None:
                     try:
@@ -392,9 +452,10 @@ _LARGE_OPERATORS = {"\\sum", "\\prod", "\\coprod", "\\int", "\\iint", "\\iiint",
                     "\\min", "\\sup", "\\inf", "\\argmax", "\\argmin", "\\limsup", "\\liminf"}
 
 
-def wrap_symbols(latex: str, lookup: Lookup) -> tuple[str, list[int]]:
-    """The formula with each known symbol wrapped as `\\htmlData{pm=N}{…}`, and the entries used."""
-    spans = symbol_spans(latex, lookup)
+def wrap_symbols(latex: str, lookup: Lookup, source: str | None = None) -> tuple[str, list[int]]:
+    """The formula with each known symbol wrapped as `\\htmlData{pm=N}{…}`, and the entries used (`source`: as
+    `symbol_spans` takes it)."""
+    spans = symbol_spans(latex, lookup, source)
     out: list[str] = []
     pos = 0
     used: list[int] = []
@@ -440,7 +501,7 @@ def _math_html(latex: str, lookup: Lookup | None, display: bool, env: str) -> st
     plain = katex_layout(body, env)
     tagged = plain
     if lookup is not None:
-        tagged = katex_layout(wrap_symbols(body, lookup)[0], env)
+        tagged = _laid_out(wrap_symbols(body, lookup, latex)[0], env, *_top_level_layout_of(body))
     # Always a span (a display is a block by its class): a div would end the paragraph it stands in.
     cls = "pm-math pm-display-math" if display else "pm-math"
     tagged_attr = f' data-tex="{esc(tagged)}"' if tagged != plain else ""
