@@ -42,8 +42,10 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
     ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*+(?:and\s+)?\$[^$]*+\$\s*+)*+to\s+(?:denote|represent|indicate|"
                                       r"refer\s+to)\s+(?:the|a|an)\s", re.I)),
-    # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set".
-    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret)\s*$"),
+    # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set", "we use
+    # $m \in \{0,1\}^K$ as the one-hot vector for it".
+    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret|"
+                                r"[Uu]se)\s*$"),
      re.compile(r"^\s*as\s+(?:the|a|an|our)\s", re.I)),
     # "Denote $Y_{M}$ the result after applying mask M", "We denote $z$ as the aggregated variable".
     ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]enote|[Ww]rite)\s*$"),
@@ -51,7 +53,9 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     # "The $y$ sequence is the gradient location sequence": the symbol names a noun that the clause defines.
     ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Tt]he|[Aa]n?|[Oo]ur|[Ee]ach)\s*$"),
      re.compile(r"^\s*[A-Za-z][\w\-]*\s+(?:is|are|denotes?|represents?|refers\s+to)\s+(?:the|a|an|our)\b", re.I)),
-    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
+    # "Suppose $F$ is a convex function": a supposition opens the sentence as a "where" clause would
+    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+|"
+                         r"(?:^|[\s(,;:])(?:suppose|assume)(?:\s+that)?\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                          re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
