@@ -25,6 +25,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
+from .producers import produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
                       principal_keys, symbol_key, written_form)
@@ -515,6 +516,9 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     named = _named_in_context(use, defining, {lead_para.id} if lead_para is not None else set())
     if named is not None:
         return named
+    produced = produced_by_clause(index, home, use)
+    if produced is not None:  # "$W$ is the matrix used to produce the decoupled key": what the row's left side is
+        return None, produced
     lead = _introducing_sentence(index, home)
     if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
         return None, lead
