@@ -100,7 +100,8 @@ def _names_left_side(latex: str) -> bool:
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
     if _ranged(node):
         node = node.items[0]  # `X^{l} = \\operatorname{Decoder}(X^{l-1}), \\ l \\in [1, L]`: the range qualifies it
-    if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")):
+    # (`p(x) \\propto …` names a distribution by its unnormalised density: it defines the left side as well)
+    if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\propto")):
         return False
     lhs = node.operands[0]
     # `Q^2(s, b) := …`, `\\phi(x) = \\max(0, x)`: a function defined by its value
@@ -967,7 +968,7 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
         return "value", 1
-    if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
+    if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$", before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
     if _NOTATION_NOUN.search(before):
         return "denoted", 3  # "Using the notation $a_t = \\sqrt{\\alpha_t}$ and $b_t = …$ as shorthand": introduced
