@@ -1978,7 +1978,10 @@ def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
             penalty = 0  # the lemma's own words define the lemma's display
         # As for any symbol: a position named in the method text before one in an appendix lemma or a proof
         # ("with step size $t$" in SISS's appendix is another t).
-        return (0 if m.pattern == "ordinal" else 1, max(0, penalty - eq_penalty), -m.strength, place,
+        # Every sentence that defines it (strength 2 or more) ranks by nearness first, as for any symbol: the
+        # display's own lead-in ("indexed by a continuous time variable $t \\in [0,1]$") before a stronger pattern
+        # about the letter in another display's "where" ("where $s$ and $t$ are two arbitrary timesteps").
+        return (0 if m.pattern == "ordinal" else 1, max(0, penalty - eq_penalty), m.strength < 2, place, -m.strength,
                 m.paragraph_index, m.sentence_index)
 
     out = []
