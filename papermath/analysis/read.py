@@ -519,10 +519,31 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     produced = produced_by_clause(index, home, use)
     if produced is not None:  # "$W$ is the matrix used to produce the decoupled key": what the row's left side is
         return None, produced
+    if best is not None and _names_the_symbol(use, *best) and _one_row_of_many(index.doc, home):
+        # The lead-in of a display of several rows speaks of them all ("The core of MLA is the low-rank joint
+        # compression …:"); a sentence that names this row's left side ("the attention queries ($q_{t,i}$), keys
+        # ($k_{j,i}$)") says what it is.
+        return best
     lead = _introducing_sentence(index, home)
     if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
         return None, lead
     return best
+
+
+_NAMING_PATTERNS_OF_A_ROW = frozenset({"parenthesis", "appositive", "where", "is", "let", "in-set", "denoted", "called",
+                                       "denote-by", "denote-as"})
+
+
+def _names_the_symbol(use: SymbolUse, mention: Mention | None, definition: Definition) -> bool:
+    """A defining sentence that names the symbol itself with words (a noun in apposition, a parenthesis, a copula)."""
+    return mention is not None and definition.strength == DEFINES and definition.pattern in _NAMING_PATTERNS_OF_A_ROW \
+        and use.key in mention.keys
+
+
+def _one_row_of_many(doc: Document, eq: Equation) -> bool:
+    """The equation is one numbered row of a display of several (rows share the paragraphs around the display)."""
+    return sum(1 for other in doc.equations if other.paragraph_before == eq.paragraph_before and
+               other.paragraph_after == eq.paragraph_after and other.span.file == eq.span.file) > 1
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
