@@ -27,7 +27,7 @@ from .definitions import (Mention, defined_by_sign, is_component, membership_gro
                           row_description, sentence_mentions)
 from .producers import produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
                       principal_keys, symbol_key, written_form)
 
 OPERATOR_MEANINGS = {
@@ -210,7 +210,8 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
             symbols.append(SymbolReading(f"{eq.id}/sym:{shown}", shown, shown, (), "operator", "function",
                                          "standard notation", None, None, _NOTATION_MEANINGS[key], None))
     for op in info.operators:
-        if OPERATOR_MEANINGS.get(op, op) in defined_notations or op == "indicator" and \
+        if OPERATOR_MEANINGS.get(op, op) in defined_notations or _OPERATOR_NOTATION.get(op) in defined_notations or \
+                op == "indicator" and \
                 any(k.endswith("{1}") for k in defined_notations):
             continue
         meaning = _conventional(OPERATOR_MEANINGS.get(op, op))
@@ -277,6 +278,9 @@ _NOTATION_MEANINGS = {
     CONCAT_KEY: "concatenation of the parts, in order (the standard bracket notation)",
     INNER_PRODUCT_KEY: "the inner product of its two arguments",
 }
+
+_OPERATOR_NOTATION = {"norm": NORM_KEY}
+"""An operator and the notation row that quotes the paper's own definition of it (no conventional row beside it)."""
 
 _CONTINUATION = re.compile(r"\s*&?\s*(?:=|:=|\\approx|\\leq?|\\geq?|<|>|\\propto|\\equiv)(?![A-Za-z])")
 
