@@ -25,6 +25,7 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
+from .members import split_defined_members
 from .producers import produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
@@ -169,7 +170,7 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
         # `= \\sum_k …` continuing (2)'s `MHA_q(X) := …`: the row still computes (2)'s left side
         symbols.append(replace(_read_symbol(index, head, use, head_info, defined_elsewhere),
                                id=f"{eq.id}/sym:{written_form(use)}"))
-    for use in info.uses:
+    for use in split_defined_members(index, info.uses):  # x_0, which the paper defines alone, beside x_t
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
