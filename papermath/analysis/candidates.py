@@ -622,7 +622,8 @@ def key_family(key: str) -> str:
     return out
 
 
-_INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\))$")
+_INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\)|"
+                         r"[A-Za-z]\s*[-+]\s*[A-Za-z])$")
 
 
 @lru_cache(maxsize=65536)
@@ -650,7 +651,19 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
         return False
     if a.isdigit() and b.isdigit():
         return False
+    if "," in a or "," in b:
+        return _parts_vary_like_indices(a, b)
     return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))
+
+
+def _parts_vary_like_indices(a: str, b: str) -> bool:
+    """Two labels of several parts (`\\gamma, k - t` and `\\gamma,k`): the same family when they have as many parts,
+    one of them shared, and every other pair of parts varies like indices (`d_{\\gamma,k}` defines `d_{\\gamma,k-t}`)."""
+    pa, pb = [p.strip() for p in a.split(",")], [p.strip() for p in b.split(",")]
+    if len(pa) != len(pb) or not any(x == y for x, y in zip(pa, pb)):
+        return False
+    return all(x == y or (_INDEX_LIKE.match(x) and _INDEX_LIKE.match(y) and not (x.isdigit() and y.isdigit()))
+               for x, y in zip(pa, pb))
 
 
 _STEP_LABEL = re.compile(r"^(\()?(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?(?(1)\))$")
