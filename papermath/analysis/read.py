@@ -365,11 +365,13 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     if home is not None:
         best = _home_definition(index, eq, use, home, best, defining)
     best, home = _recurrence_lead(index, eq, use, info, best, home)
-    if best is None and (use.sampled or use.bound_by == "E"):
+    drawn_here = use.sampled or use.bound_by == "E"
+    if best is None and (drawn_here or (not use.lhs and use.kind == "symbol")):
         # "\\epsilon \\sim \\mathcal{N}(0, I)" written in a display: the first display that draws the symbol
-        # says what it is (TabDiff (3), and (5) which draws it again under its expectation).
+        # says what it is (TabDiff (3), and (5) which draws it again under its expectation; (12), which uses the
+        # noise without drawing it, as well).
         drawn = _drawn_in_display(index, use.key)
-        if drawn is not None:
+        if drawn is not None and (drawn_here or _draws_the_symbol(drawn.quote, use.key)):
             best = (None, drawn)
     if best is None and found:
         # mentioned, not defined: the mention is the evidence (a sentence that writes another label of the letter
@@ -1598,6 +1600,12 @@ def _model_subscript(index: PaperIndex, eq: Equation, key: str) -> bool:
 
 _INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|given|computed|written|formulated|expressed)\s+"
                          r"(?:as|by)\s*:?\s*$|\bemploy\b.*:\s*$)", re.I)
+
+
+def _draws_the_symbol(piece: str, key: str) -> bool:
+    """The draw's left side is the symbol as written, in any weight (`\\bm \\epsilon \\sim …` for ε), not another
+    label of its letter (`\\epsilon_f \\sim …`): a symbol the display does not draw is matched on its spelling."""
+    return _unbold(_spaceless(piece.split("\\sim", 1)[0])) == _unbold(_spaceless(key))
 
 
 def _drawn_in_display(index: PaperIndex, key: str) -> Definition | None:
