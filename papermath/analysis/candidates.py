@@ -662,8 +662,12 @@ def _parts_vary_like_indices(a: str, b: str) -> bool:
     pa, pb = [p.strip() for p in a.split(",")], [p.strip() for p in b.split(",")]
     if len(pa) != len(pb) or not any(x == y for x, y in zip(pa, pb)):
         return False
-    return all(x == y or (_INDEX_LIKE.match(x) and _INDEX_LIKE.match(y) and not (x.isdigit() and y.isdigit()))
+    return all(x == y or (_RUNNING_PART.match(x) and _RUNNING_PART.match(y) and not (x.isdigit() and y.isdigit()))
                for x, y in zip(pa, pb))
+
+
+_RUNNING_PART = re.compile(r"^(?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*(?:[A-Za-z]|\d+))$")
+"""A part of a label that runs like an index (`k`, `k-t`, `t+1`); a named part (`\\gamma`) is the label itself."""
 
 
 _STEP_LABEL = re.compile(r"^(\()?(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?(?(1)\))$")
