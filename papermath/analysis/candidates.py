@@ -658,7 +658,8 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
 
 def _parts_vary_like_indices(a: str, b: str) -> bool:
     """Two labels of several parts (`\\gamma, k - t` and `\\gamma,k`): the same family when they have as many parts,
-    one of them shared, and every other pair of parts varies like indices (`d_{\\gamma,k}` defines `d_{\\gamma,k-t}`)."""
+    one of them shared, and every other pair of parts varies like indices (`d_{\\gamma,k}` defines
+    `d_{\\gamma,k-t}`)."""
     pa, pb = [p.strip() for p in a.split(",")], [p.strip() for p in b.split(",")]
     if len(pa) != len(pb) or not any(x == y for x, y in zip(pa, pb)):
         return False

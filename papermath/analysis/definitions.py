@@ -968,7 +968,8 @@ def _equation_form(before: str, after: str, where_state: bool, latex: str = "") 
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
         return "value", 1
-    if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$", before):
+    if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$",
+                 before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
     if _NOTATION_NOUN.search(before):
         return "denoted", 3  # "Using the notation $a_t = \\sqrt{\\alpha_t}$ and $b_t = …$ as shorthand": introduced

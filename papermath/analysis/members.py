@@ -58,7 +58,7 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
             continue
         taken = {form for form, _ in members}
         out[-1] = replace(use, written=[f for f in use.written if f not in taken])
-        for form, key in members:
+        for form, _ in members:
             out.append(replace(use, indices=[_FIXED_INDEX.search(form).group(1)], written=[form],
                                first_written=form, lhs=False, clause_lhs=False,
                                all_indices={_FIXED_INDEX.search(form).group(1)}))

@@ -38,5 +38,6 @@ def produced_by_clause(index, home: Equation, use: SymbolUse) -> Definition | No
                 continue
             if _PRODUCES.match(m.description or ""):
                 from .read import _section_label  # (read imports this module)
-                return Definition(m.quote, _section_label(index.doc, para.section), sentence.span.file, sentence.span.line, "produced-by", para.id)
+                return Definition(m.quote, _section_label(index.doc, para.section), sentence.span.file,
+                                  sentence.span.line, "produced-by", para.id)
     return None

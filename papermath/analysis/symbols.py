@@ -685,7 +685,8 @@ NORM_KEY = "\\|\\cdot\\|"
 
 def notation_of(node: ast.Node) -> tuple[str, str] | None:
     """(prose key, shown form) of an operator notation the paper may define in words: a concatenation
-    `[a; b]`, an inner product `\\langle a, b\\rangle`, a norm `\\|x\\|` ("where $\\|\\cdot\\|$ is the $\\ell_2$ norm"), an indicator `\\mathds{1}(…)`, a direct sum
+    `[a; b]`, an inner product `\\langle a, b\\rangle`, a norm `\\|x\\|` ("where $\\|\\cdot\\|$ is the $\\ell_2$
+    norm"), an indicator `\\mathds{1}(…)`, a direct sum
     `\\oplus`/`\\bigoplus`; None for anything else."""
     if isinstance(node, ast.Concat):
         return CONCAT_KEY, CONCAT_KEY
