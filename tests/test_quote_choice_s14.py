@@ -118,3 +118,23 @@ FAMILIES = [
 @pytest.mark.parametrize("use_key, other_key, same", FAMILIES, ids=[f"{a}~{b}" for a, b, _ in FAMILIES])
 def test_labels_of_several_parts(use_key, other_key, same):
     assert same_family_meaning(use_key, other_key) is same
+
+
+# the constant of a named property ("$G$-Lipschitz", "$\mu$-strongly convex") is defined by it
+PROPERTIES = [
+    (r"for some function $f$ that is $G$-Lipschitz in $x$.", "G", "property"),
+    (r"Suppose $f$ is $\mu$-strongly convex.", r"\mu", "property"),
+    (r"a $d$-dimensional vector", "d", None),  # a dimension word is not one of the properties
+]
+
+
+@pytest.mark.parametrize("sentence, key, pattern", PROPERTIES, ids=[p[0] for p in PROPERTIES])
+def test_the_constant_of_a_named_property(sentence, key, pattern):
+    found = [m for m in sentence_mentions(sentence, 0, 0, frozenset()) if m is not None and key in m.keys]
+    assert found and found[0].pattern == pattern, found
+
+
+@pytest.mark.corpus
+def test_a_lipschitz_constant_is_quoted_from_the_theorem():
+    row = symbol_row(corpus_equation("schedule_free", "eq:8"), "G")
+    assert "-Lipschitz in" in row.definition.quote
