@@ -138,3 +138,25 @@ def test_the_constant_of_a_named_property(sentence, key, pattern):
 def test_a_lipschitz_constant_is_quoted_from_the_theorem():
     row = symbol_row(corpus_equation("schedule_free", "eq:8"), "G")
     assert "-Lipschitz in" in row.definition.quote
+
+
+# an order of growth bounds its left side, it does not define it
+ORDERS = [
+    (r"We call it a saddle point if $\beta = \Omega( \max \{ 1, 2 \})$.", r"\beta", "order"),
+    (r"we take $m=\Theta(\sqrt{d})$.", "m", "order"),
+    (r"where $c = a+b$ is the sum.", "c", "equation"),
+]
+
+
+@pytest.mark.parametrize("sentence, key, pattern", ORDERS, ids=[p[0] for p in ORDERS])
+def test_an_order_of_growth_is_not_a_definition(sentence, key, pattern):
+    found = [m for m in sentence_mentions(sentence, 0, 0, frozenset()) if m is not None and key in m.keys]
+    assert found and found[0].pattern == pattern, found
+    assert (found[0].strength < 2) is (pattern == "order")
+
+
+@pytest.mark.corpus
+def test_the_radius_is_quoted_from_its_let_sentence():
+    # LEN: "we let $\beta$ sufficiently large such that it holds", not "… and $\beta = \Omega(\max\{…\})$"
+    row = symbol_row(corpus_equation("LEN", "eq:u7"), r"\beta")
+    assert "sufficiently large" in row.definition.quote

@@ -965,12 +965,19 @@ _NOTATION_NOUN = re.compile(r"\b(?:the\s+)?(?:notations?|shorthands?|abbreviatio
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
+_ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Theta|\\tilde\s*\{?O\}?|\\widetilde\s*\{?O\}?)"
+                               r"\s*(?:\\left|\\big|\\Big)?\s*\(")
+"""An equality with an order of growth on its right (`\\beta = \\Omega(…)`, `m = \\Theta(\\sqrt{d})`)."""
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
         return "value", 1
+    if _ASYMPTOTIC_ORDER.search(latex):
+        return "order", 1  # "$\\beta = \\Omega(\\max\\{…\\})$": how large it grows, not what it is
     if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$",
                  before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
