@@ -56,6 +56,8 @@ CORPUS = [
     # d_{γ,k-t}: "and $d_{\gamma,k}$ is the occupancy measure of the tuple" (a label of two parts, one shifted)
     ("a label whose index part is shifted", "advantage-alignment", "eq:11", r"d_{\gamma, k - t}",
      "is the occupancy measure of the tuple"),
+    # "the binary-cross entropy (BCE) and the Dice loss" names L_dice by its label in words
+    ("a loss named by its label in words", "eomt", "eq:2", r"\mathcal{L}_{\text{dice}}", "the Dice loss"),
     # ε used in (12) but drawn in (3): "\bm \epsilon \sim \mathcal{N}(\bm 0, \bm I_{M_num})"
     ("a symbol drawn in another display", "TabDiff", "eq:12", r"\mathbf\epsilon ", "\\sim \\mathcal{N}"),
 ]
@@ -160,3 +162,11 @@ def test_the_radius_is_quoted_from_its_let_sentence():
     # LEN: "we let $\beta$ sufficiently large such that it holds", not "… and $\beta = \Omega(\max\{…\})$"
     row = symbol_row(corpus_equation("LEN", "eq:u7"), r"\beta")
     assert "sufficiently large" in row.definition.quote
+
+
+@pytest.mark.corpus
+def test_a_weight_is_not_the_loss_its_label_names():
+    # λ_dice is the weight of the Dice loss: "the Dice loss" does not define it
+    row = symbol_row(corpus_equation("eomt", "eq:2"), r"\lambda_{\text{dice}}")
+    assert row.definition is None or "the Dice loss" not in row.definition.quote or \
+        row.definition.pattern != "named-in-words"

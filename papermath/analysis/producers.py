@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..latex.document import Equation
+from .cues import LOSS_NAME
 from .definitions import sentence_mentions
 from .reading import Definition
 from .symbols import SymbolUse, written_form
@@ -40,4 +41,23 @@ def produced_by_clause(index, home: Equation, use: SymbolUse) -> Definition | No
                 from .read import _section_label  # (read imports this module)
                 return Definition(m.quote, _section_label(index.doc, para.section), sentence.span.file,
                                   sentence.span.line, "produced-by", para.id)
+    return None
+
+
+
+def loss_named_in_words(index, eq: Equation, use: SymbolUse) -> Definition | None:
+    """The sentence of the display's lead paragraph that names a loss by its label in words ("the Dice loss" for
+    `\\mathcal{L}_{\\textrm{dice}}`, beside "the binary-cross entropy (BCE)" for the acronym): no formula writes it,
+    but the words say which loss it is. Only a loss: a weight `\\lambda_{\\textrm{dice}}` is not "the Dice loss"."""
+    from .candidates import lead_paragraph
+    from .read import _WORD_LABEL, _section_label  # (read imports this module)
+    labels = _WORD_LABEL.findall(use.key)
+    if len(labels) != 1 or not LOSS_NAME.match(use.key):
+        return None
+    para = lead_paragraph(index.doc, eq)
+    named = re.compile(r"\b" + re.escape(labels[0]) + r"\s+loss\b", re.I)
+    for sentence in para.sentences if para is not None else ():
+        if named.search(re.sub(r"\$[^$]*\$", " ", sentence.text)):
+            return Definition(sentence.text.strip(), _section_label(index.doc, para.section), sentence.span.file,
+                              sentence.span.line, "named-in-words", para.id)
     return None

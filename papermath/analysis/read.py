@@ -26,7 +26,7 @@ from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
 from .members import split_defined_members
-from .producers import produced_by_clause
+from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
                       principal_keys, symbol_key, written_form)
@@ -373,6 +373,10 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
         drawn = _drawn_in_display(index, use.key)
         if drawn is not None and (drawn_here or _draws_the_symbol(drawn.quote, use.key)):
             best = (None, drawn)
+    if best is None and not use.lhs:
+        worded = loss_named_in_words(index, eq, use)  # "the Dice loss" for L_dice, in the display's lead-in
+        if worded is not None:
+            best = (None, worded)
     if best is None and found:
         # mentioned, not defined: the mention is the evidence (a sentence that writes another label of the letter
         # is kept among the candidates, not quoted as this symbol's)
