@@ -60,7 +60,7 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     # "a function $f$ that is $G$-Lipschitz in $x$", "$\\mu$-strongly convex": the constant of a named property
-    ("property", 2, None, re.compile(r"^-\s*(?:Lipschitz|smooth|strongly|weakly|convex|concave|bounded|H(?:ö|\\\"o|o)lder|"
+    ("property", 1, None, re.compile(r"^-\s*(?:Lipschitz|smooth|strongly|weakly|convex|concave|bounded|H(?:ö|\\\"o|o)lder|"
                                      r"sub-?Gaussian)\b")),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
     ("dimension", 2, re.compile(r"\b(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
