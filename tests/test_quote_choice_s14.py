@@ -58,6 +58,10 @@ CORPUS = [
      "is the occupancy measure of the tuple"),
     # "the binary-cross entropy (BCE) and the Dice loss" names L_dice by its label in words
     ("a loss named by its label in words", "eomt", "eq:2", r"\mathcal{L}_{\text{dice}}", "the Dice loss"),
+    # "The $z$ sequence is the base sequence, which is where the base optimizer's update is performed": names every
+    # z_t, and the clause goes on past "which is where"
+    ("a letter named as a sequence", "schedule_free", "eq:3", "z_{t}",
+     "which is where the base optimizer's update is performed"),
     # ε used in (12) but drawn in (3): "\bm \epsilon \sim \mathcal{N}(\bm 0, \bm I_{M_num})"
     ("a symbol drawn in another display", "TabDiff", "eq:12", r"\mathbf\epsilon ", "\\sim \\mathcal{N}"),
 ]

@@ -208,7 +208,9 @@ _TRAILING_LIST = re.compile(r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$")
 # ", $X \\in …$" that closes an appositive ("a base threshold, $p \\in (0, 1]$").
 # Each alternative starts at a fixed character or at the start of a run of spaces, so a long run of spaces in
 # raw text is scanned once, not once per position.
-_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
+# (" where " opens a clause of its own, except after a copula: "which is where the base optimizer's update is
+# performed" goes on describing the sequence)
+_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)(?<!\bis)(?<!\bare)(?<!\bwas)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
                            r"(?:and\s+\$x*\$\s*)?" + _VERB + r"\b)", re.I)
 
 

@@ -1866,6 +1866,10 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             inside[i] = min(inside.get(i, 9), level)
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
+    if use.indices:
+        for i, level in list(subject.items()):
+            if level == 1 and _names_the_sequence(index.mentions[i], use.key):
+                subject[i] = 0  # "The $z$ sequence is the base sequence": every z_t, as written
     if use.kind == "function":
         # A function (`w(u)` in the display) is not the number of a sentence that gives the same letter a value
         # or a range ("where $w \in [1, +\infty)$ is the guidance scale"): the same letter, another meaning.
@@ -1903,6 +1907,12 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+def _names_the_sequence(m: Mention, key: str) -> bool:
+    """The sentence names the bare letter as a sequence ("The $z$ sequence is …", "the $x_t$ iterates"): it speaks of
+    each indexed member."""
+    return key in m.keys and re.search(re.escape(f"${m.math}$") + r"\s+(?:sequences?|iterates?)\b", m.quote) is not None
 
 
 _SCALAR_VALUE = re.compile(r"^([^()]*?)(?:\\in\s*(?:\\left\s*)?[\[(]\s*[-+]?\d|(?<![<>])=\s*[-+]?\d|\\approx\s*[-+]?\d|"
