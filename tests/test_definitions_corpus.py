@@ -161,10 +161,13 @@ def test_a_matrix_of_entries_defines_its_entries():
 
 
 @pytest.mark.parametrize("paper, key, latex, fragment", [
-    # the symbol's own definition, in a theorem, over its place inside γ's definition next to the display
-    ("schedule_free", "14", "G", "define $G="),
-    # m said to be the mask token, not m inside 'the target distribution cat(·; m)'
-    ("TabDiff", "9", r"\mathbf{m}", "mask token"),
+    # the symbol's own definition over its place inside γ's definition next to the display: "This is the rate used
+    # in our bounds for Theorem 1", whose G is the Lipschitz constant ("some function $f$ that is $G$-Lipschitz",
+    # quoted since session 14; the later theorem's "define $G=\max_t \Vert g_t\Vert$" is its bound's G)
+    ("schedule_free", "14", "G", "$G$-Lipschitz"),
+    # m's own definition ("we use $m \in \{0,1\}^K$ as the one-hot vector for it", the [MASK] state, read since
+    # session 14; before, the appendix's "the mask token $m$"), not m inside 'the target distribution cat(·; m)'
+    ("TabDiff", "9", r"\mathbf{m}", "as the one-hot vector for it"),
 ])
 def test_a_symbol_inside_another_definition_is_not_its_definition(paper, key, latex, fragment):
     quote = symbol_row(corpus_equation(paper, key), latex).definition.quote

@@ -68,6 +68,9 @@ class Places:
     paragraph_penalty: tuple[int, ...]
     paragraph_env: tuple[int | None, ...]
     paragraph_section: tuple[str | None, ...]
+    paragraph_aside: tuple[int, ...] = ()
+    """The part of the penalty a caption (2) or a footnote (1) carries whatever the section: an appendix display
+    reads the appendix as its own text, not the figure captions beside the main text."""
 
 
 def places(doc: Document) -> Places:
@@ -82,25 +85,27 @@ def _places(key: int, doc: Document) -> Places:
     if cached is not None and cached[0] is doc:
         return cached[1]
     envs = _environments_cached(doc)
-    penalty, env_of, section_of = [], [], []
+    penalty, env_of, section_of, aside_of = [], [], [], []
     for para in doc.paragraphs:
         sec = doc.section_by_id(para.section)
         p = _section_penalty(doc, sec)
-        if para.kind == "caption":
-            p = max(p, 2)
-        elif para.kind == "footnote":
-            p = max(p, 1)
+        aside = _ASIDE_PENALTY.get(para.kind, 0)
+        p = max(p, aside)
+        aside_of.append(aside)
         env = _env_at(envs, para.span.file, para.span.start)
         if env is not None:
             p = max(p, 2)
         penalty.append(p)
         env_of.append(env)
         section_of.append(para.section)
-    result = Places(tuple(penalty), tuple(env_of), tuple(section_of))
+    result = Places(tuple(penalty), tuple(env_of), tuple(section_of), tuple(aside_of))
     if len(_PLACES_CACHE) > 32:
         _PLACES_CACHE.clear()
     _PLACES_CACHE[key] = (doc, result)
     return result
+
+
+_ASIDE_PENALTY = {"caption": 2, "footnote": 1}
 
 
 def _section_penalty(doc: Document, sec) -> int:
@@ -219,8 +224,12 @@ class _Static:
     sentence: int
     order: int
     """Position in the candidate list (ties keep it, as a stable sort does)."""
+    aside: int = 0
+    """The caption or footnote part of `penalty` (`Places.paragraph_aside`)."""
     declares: bool = False
     """Inside a shape declaration (`x \\in \\mathbb{R}^D` holds D): a dimension the declaration introduces."""
+    member: bool = False
+    """The symbol is a member of the collection the formula writes (`M = (v(x), \\forall x)`), not its subject."""
 
 
 def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, int],
@@ -236,6 +245,11 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
             # "We have … $Q \in \mathbb{R}^{N \times d}$": the space it lives in, not what it is; a sentence
             # that names it ("we project them to query, key, and value $Q \in …$") ranks first in its place
             tier = 2
+        elif slot == "subject" and i in members and _names_the_whole(m):
+            # "$\mathbb{M} = (v(x), \forall x)$ is a 2D manifold": the sentence says what the collection is, which
+            # tells of its members less than a sentence about the member itself ("a vector $v(x) = …$"); near the
+            # display it is the text speaking of the member again (`_restates`)
+            tier = 1 if m.strength >= 2 else 3
         elif slot == "subject":
             tier = 0 if m.strength >= 2 else (1 if m.strength == 1 else 3)
         else:
@@ -254,9 +268,11 @@ def _statics(doc: Document, mentions: tuple[Mention, ...], subject: dict[int, in
                 env = _env_at(_environments_cached(doc), span.file, span.start)
                 if env is not None:
                     penalty = max(penalty, 2)
+        aside = where.paragraph_aside[m.paragraph_index] if known else 0
         out.append(_Static(i, slot, exact, tier, penalty, env, _is_generic(m.quote, m.math), m.strength,
-                           m.paragraph_index, m.sentence_index, order,
-                           shape_only or (slot == "inside" and tier == 2 and _declares_shape(m.math))))
+                           m.paragraph_index, m.sentence_index, order, aside,
+                           shape_only or (slot == "inside" and tier == 2 and _declares_shape(m.math)),
+                           slot == "subject" and i in members and _names_the_whole(m)))
     return out
 
 
@@ -272,7 +288,7 @@ def _judged(c: _Static, eq_penalty: int, eq_env: int | None) -> tuple[str, tuple
         # Another statement's words speak of that statement's quantities ("… and $\beta$ is the step size of the
         # naive learner" in a theorem about another method): after the running text, appendices included.
         penalty = max(penalty, 3)
-    penalty = max(0, penalty - eq_penalty) if eq_penalty and env == eq_env else penalty
+    penalty = max(0, penalty - eq_penalty, c.aside) if eq_penalty and env == eq_env else penalty
     if eq_penalty >= 2 and penalty >= 2 and env is None:
         penalty = 1  # an appendix equation: the appendix is the equation's own text
     if c.generic and env != eq_env:
@@ -460,7 +476,7 @@ def _restates(c: _Static) -> bool:
     speaking of the symbol again, not introducing it, so it ranks with the earlier text, where the first such
     sentence is the introduction. A definition outright ("where $X$ is …", "let $X$ denote …") keeps the
     display's own paragraphs first."""
-    return c.strength < 3 or c.slot == "inside"
+    return c.strength < 3 or c.slot == "inside" or c.member
 
 
 def _place(c: _Static, near: set[int], eq_para: int) -> int:
@@ -487,6 +503,18 @@ def _member_only(m: Mention) -> bool:
     named collection, "a training dataset $X = \\{x_1, …, x_n\\}$", and a described set-builder, "Let
     $\\{x_t : t\\}$ denote a sequence of data", say what their members are.)"""
     return not m.keys and not m.description
+
+
+_PLURAL_WORD = re.compile(r"\b[a-z]{2,}(?<!ss)(?<!us)(?<!is)s\b")
+_DESCRIPTION_HEAD_WORDS = 6
+
+
+def _names_the_whole(m: Mention) -> bool:
+    """A collection described in the singular ("$\\mathbb{M} = (v(x), \\forall x)$ is a 2D manifold") is named as a
+    whole; one described in the plural ("Let $Y = [y_i]$ denote the latent tokens", "dynamic GM parameters $\\{A_k,
+    \\mu_k\\}$") names what its members are."""
+    words = re.sub(r"\$[^$]*\$", " ", m.description or "").split()[:_DESCRIPTION_HEAD_WORDS]
+    return bool(words) and not _PLURAL_WORD.search(" ".join(words))
 
 
 def _shape_only(m: Mention) -> bool:
@@ -594,7 +622,8 @@ def key_family(key: str) -> str:
     return out
 
 
-_INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\))$")
+_INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[A-Za-z]\]|\\ell\s*[-+]\s*\d|\(\w\)|"
+                         r"[A-Za-z]\s*[-+]\s*[A-Za-z])$")
 
 
 @lru_cache(maxsize=65536)
@@ -622,7 +651,24 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
         return False
     if a.isdigit() and b.isdigit():
         return False
+    if "," in a or "," in b:
+        return _parts_vary_like_indices(a, b)
     return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))
+
+
+def _parts_vary_like_indices(a: str, b: str) -> bool:
+    """Two labels of several parts (`\\gamma, k - t` and `\\gamma,k`): the same family when they have as many parts,
+    one of them shared, and every other pair of parts varies like indices (`d_{\\gamma,k}` defines
+    `d_{\\gamma,k-t}`)."""
+    pa, pb = [p.strip() for p in a.split(",")], [p.strip() for p in b.split(",")]
+    if len(pa) != len(pb) or not any(x == y for x, y in zip(pa, pb)):
+        return False
+    return all(x == y or (_RUNNING_PART.match(x) and _RUNNING_PART.match(y) and not (x.isdigit() and y.isdigit()))
+               for x, y in zip(pa, pb))
+
+
+_RUNNING_PART = re.compile(r"^(?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*(?:[A-Za-z]|\d+))$")
+"""A part of a label that runs like an index (`k`, `k-t`, `t+1`); a named part (`\\gamma`) is the label itself."""
 
 
 _STEP_LABEL = re.compile(r"^(\()?(\\[A-Za-z]+|[A-Za-z])(?:([-+])1)?(?(1)\))$")

@@ -42,8 +42,10 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*,?\s*(?:the|a|an)\s", re.I)),
     ("denote-by", 3, None, re.compile(r"^\s*(?:,?\s*+(?:and\s+)?\$[^$]*+\$\s*+)*+to\s+(?:denote|represent|indicate|"
                                       r"refer\s+to)\s+(?:the|a|an)\s", re.I)),
-    # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set".
-    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret)\s*$"),
+    # "define $R(c, x_{0:T})$ as the reward on the whole chain", "we refer to $A$ as the unlearning set", "we use
+    # $m \in \{0,1\}^K$ as the one-hot vector for it".
+    ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]efine|[Rr]efer\s+to|[Tt]reat|[Rr]egard|[Vv]iew|[Ii]nterpret|"
+                                r"[Uu]se)\s*$"),
      re.compile(r"^\s*as\s+(?:the|a|an|our)\s", re.I)),
     # "Denote $Y_{M}$ the result after applying mask M", "We denote $z$ as the aggregated variable".
     ("denote-by", 3, re.compile(r"(?:^|[\s(,;:])(?:[Dd]enote|[Ww]rite)\s*$"),
@@ -51,10 +53,15 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     # "The $y$ sequence is the gradient location sequence": the symbol names a noun that the clause defines.
     ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Tt]he|[Aa]n?|[Oo]ur|[Ee]ach)\s*$"),
      re.compile(r"^\s*[A-Za-z][\w\-]*\s+(?:is|are|denotes?|represents?|refers\s+to)\s+(?:the|a|an|our)\b", re.I)),
-    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
+    # "Suppose $F$ is a convex function": a supposition opens the sentence as a "where" clause would
+    ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+|"
+                         r"(?:^|[\s(,;:])(?:suppose|assume)(?:\s+that)?\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
                          re.I),
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
+    # "a function $f$ that is $G$-Lipschitz in $x$", "$\\mu$-strongly convex": the constant of a named property
+    ("property", 1, None, re.compile(r"^-\s*(?:Lipschitz|smooth|strongly|weakly|convex|concave|bounded|H(?:ö|\\\"o|o)lder|"
+                                     r"sub-?Gaussian)\b")),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
     ("dimension", 2, re.compile(r"\b(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
@@ -96,7 +103,8 @@ def _names_left_side(latex: str) -> bool:
     node = tree.statements[0] if isinstance(tree, ast.Rows) and tree.statements else tree
     if _ranged(node):
         node = node.items[0]  # `X^{l} = \\operatorname{Decoder}(X^{l-1}), \\ l \\in [1, L]`: the range qualifies it
-    if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq")):
+    # (`p(x) \\propto …` names a distribution by its unnormalised density: it defines the left side as well)
+    if not (isinstance(node, ast.Relation) and node.ops[0] in ("=", ":=", "\\coloneqq", "\\triangleq", "\\propto")):
         return False
     lhs = node.operands[0]
     # `Q^2(s, b) := …`, `\\phi(x) = \\max(0, x)`: a function defined by its value
@@ -200,7 +208,9 @@ _TRAILING_LIST = re.compile(r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$")
 # ", $X \\in …$" that closes an appositive ("a base threshold, $p \\in (0, 1]$").
 # Each alternative starts at a fixed character or at the start of a run of spaces, so a long run of spaces in
 # raw text is scanned once, not once per position.
-_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
+# (" where " opens a clause of its own, except after a copula: "which is where the base optimizer's update is
+# performed" goes on describing the sequence)
+_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)(?<!\bis)(?<!\bare)(?<!\bwas)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
                            r"(?:and\s+\$x*\$\s*)?" + _VERB + r"\b)", re.I)
 
 
@@ -957,13 +967,21 @@ _NOTATION_NOUN = re.compile(r"\b(?:the\s+)?(?:notations?|shorthands?|abbreviatio
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
+_ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Theta|\\tilde\s*\{?O\}?|\\widetilde\s*\{?O\}?)"
+                               r"\s*(?:\\left|\\big|\\Big)?\s*\(")
+"""An equality with an order of growth on its right (`\\beta = \\Omega(…)`, `m = \\Theta(\\sqrt{d})`)."""
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
         return "value", 1
-    if re.search(r"(?:denoted|written|defined|called|named)\s+(?:as|by)?\s*$|(?:^|\b)[Ll]et\s*$", before):
+    if _ASYMPTOTIC_ORDER.search(latex):
+        return "order", 1  # "$\\beta = \\Omega(\\max\\{…\\})$": how large it grows, not what it is
+    if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$",
+                 before):
         return ("denoted" if not re.search(r"[Ll]et\s*$", before) else "let"), 3  # "denoted as $p_{max} = …$"
     if _NOTATION_NOUN.search(before):
         return "denoted", 3  # "Using the notation $a_t = \\sqrt{\\alpha_t}$ and $b_t = …$ as shorthand": introduced

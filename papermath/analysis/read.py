@@ -25,8 +25,10 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
+from .members import split_defined_members
+from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
                       principal_keys, symbol_key, written_form)
 
 OPERATOR_MEANINGS = {
@@ -168,7 +170,7 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
         # `= \\sum_k …` continuing (2)'s `MHA_q(X) := …`: the row still computes (2)'s left side
         symbols.append(replace(_read_symbol(index, head, use, head_info, defined_elsewhere),
                                id=f"{eq.id}/sym:{written_form(use)}"))
-    for use in info.uses:
+    for use in split_defined_members(index, info.uses):  # x_0, which the paper defines alone, beside x_t
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
@@ -209,7 +211,8 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
             symbols.append(SymbolReading(f"{eq.id}/sym:{shown}", shown, shown, (), "operator", "function",
                                          "standard notation", None, None, _NOTATION_MEANINGS[key], None))
     for op in info.operators:
-        if OPERATOR_MEANINGS.get(op, op) in defined_notations or op == "indicator" and \
+        if OPERATOR_MEANINGS.get(op, op) in defined_notations or _OPERATOR_NOTATION.get(op) in defined_notations or \
+                op == "indicator" and \
                 any(k.endswith("{1}") for k in defined_notations):
             continue
         meaning = _conventional(OPERATOR_MEANINGS.get(op, op))
@@ -276,6 +279,9 @@ _NOTATION_MEANINGS = {
     CONCAT_KEY: "concatenation of the parts, in order (the standard bracket notation)",
     INNER_PRODUCT_KEY: "the inner product of its two arguments",
 }
+
+_OPERATOR_NOTATION = {"norm": NORM_KEY}
+"""An operator and the notation row that quotes the paper's own definition of it (no conventional row beside it)."""
 
 _CONTINUATION = re.compile(r"\s*&?\s*(?:=|:=|\\approx|\\leq?|\\geq?|<|>|\\propto|\\equiv)(?![A-Za-z])")
 
@@ -359,12 +365,18 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     if home is not None:
         best = _home_definition(index, eq, use, home, best, defining)
     best, home = _recurrence_lead(index, eq, use, info, best, home)
-    if best is None and (use.sampled or use.bound_by == "E"):
+    drawn_here = use.sampled or use.bound_by == "E"
+    if best is None and (drawn_here or (not use.lhs and use.kind == "symbol")):
         # "\\epsilon \\sim \\mathcal{N}(0, I)" written in a display: the first display that draws the symbol
-        # says what it is (TabDiff (3), and (5) which draws it again under its expectation).
+        # says what it is (TabDiff (3), and (5) which draws it again under its expectation; (12), which uses the
+        # noise without drawing it, as well).
         drawn = _drawn_in_display(index, use.key)
-        if drawn is not None:
+        if drawn is not None and (drawn_here or _draws_the_symbol(drawn.quote, use.key)):
             best = (None, drawn)
+    if best is None and not use.lhs:
+        worded = loss_named_in_words(index, eq, use)  # "the Dice loss" for L_dice, in the display's lead-in
+        if worded is not None:
+            best = (None, worded)
     if best is None and found:
         # mentioned, not defined: the mention is the evidence (a sentence that writes another label of the letter
         # is kept among the candidates, not quoted as this symbol's)
@@ -515,10 +527,34 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     named = _named_in_context(use, defining, {lead_para.id} if lead_para is not None else set())
     if named is not None:
         return named
+    produced = produced_by_clause(index, home, use)
+    if produced is not None:  # "$W$ is the matrix used to produce the decoupled key": what the row's left side is
+        return None, produced
+    if best is not None and _names_the_symbol(use, *best) and _one_row_of_many(index.doc, home):
+        # The lead-in of a display of several rows speaks of them all ("The core of MLA is the low-rank joint
+        # compression …:"); a sentence that names this row's left side ("the attention queries ($q_{t,i}$), keys
+        # ($k_{j,i}$)") says what it is.
+        return best
     lead = _introducing_sentence(index, home)
     if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
         return None, lead
     return best
+
+
+_NAMING_PATTERNS_OF_A_ROW = frozenset({"parenthesis", "appositive", "where", "is", "let", "in-set", "denoted", "called",
+                                       "denote-by", "denote-as"})
+
+
+def _names_the_symbol(use: SymbolUse, mention: Mention | None, definition: Definition) -> bool:
+    """A defining sentence that names the symbol itself with words (a noun in apposition, a parenthesis, a copula)."""
+    return mention is not None and definition.strength == DEFINES and definition.pattern in _NAMING_PATTERNS_OF_A_ROW \
+        and use.key in mention.keys
+
+
+def _one_row_of_many(doc: Document, eq: Equation) -> bool:
+    """The equation is one numbered row of a display of several (rows share the paragraphs around the display)."""
+    return sum(1 for other in doc.equations if other.paragraph_before == eq.paragraph_before and
+               other.paragraph_after == eq.paragraph_after and other.span.file == eq.span.file) > 1
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
@@ -1570,6 +1606,12 @@ _INTRODUCES = re.compile(r"(?::\s*$|\bas\s*,?\s*$|\bas follows\b|\b(?:defined|gi
                          r"(?:as|by)\s*:?\s*$|\bemploy\b.*:\s*$)", re.I)
 
 
+def _draws_the_symbol(piece: str, key: str) -> bool:
+    """The draw's left side is the symbol as written, in any weight (`\\bm \\epsilon \\sim …` for ε), not another
+    label of its letter (`\\epsilon_f \\sim …`): a symbol the display does not draw is matched on its spelling."""
+    return _unbold(_spaceless(piece.split("\\sim", 1)[0])) == _unbold(_spaceless(key))
+
+
 def _drawn_in_display(index: PaperIndex, key: str) -> Definition | None:
     """The clause of the first display that draws `key` (`\\bm \\epsilon \\sim \\mathcal{N}(\\bm 0, \\bm I)`), as
     written there: a top-level piece of the display or an expectation's subscript (once per paper)."""
@@ -1824,6 +1866,10 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
             inside[i] = min(inside.get(i, 9), level)
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
+    if use.indices:
+        for i, level in list(subject.items()):
+            if level == 1 and _names_the_sequence(index.mentions[i], use.key):
+                subject[i] = 0  # "The $z$ sequence is the base sequence": every z_t, as written
     if use.kind == "function":
         # A function (`w(u)` in the display) is not the number of a sentence that gives the same letter a value
         # or a range ("where $w \in [1, +\infty)$ is the guidance scale"): the same letter, another meaning.
@@ -1861,6 +1907,12 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+def _names_the_sequence(m: Mention, key: str) -> bool:
+    """The sentence names the bare letter as a sequence ("The $z$ sequence is …", "the $x_t$ iterates"): it speaks of
+    each indexed member."""
+    return key in m.keys and re.search(re.escape(f"${m.math}$") + r"\s+(?:sequences?|iterates?)\b", m.quote) is not None
 
 
 _SCALAR_VALUE = re.compile(r"^([^()]*?)(?:\\in\s*(?:\\left\s*)?[\[(]\s*[-+]?\d|(?<![<>])=\s*[-+]?\d|\\approx\s*[-+]?\d|"
@@ -1974,7 +2026,10 @@ def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
             penalty = 0  # the lemma's own words define the lemma's display
         # As for any symbol: a position named in the method text before one in an appendix lemma or a proof
         # ("with step size $t$" in SISS's appendix is another t).
-        return (0 if m.pattern == "ordinal" else 1, max(0, penalty - eq_penalty), -m.strength, place,
+        # Every sentence that defines it (strength 2 or more) ranks by nearness first, as for any symbol: the
+        # display's own lead-in ("indexed by a continuous time variable $t \\in [0,1]$") before a stronger pattern
+        # about the letter in another display's "where" ("where $s$ and $t$ are two arbitrary timesteps").
+        return (0 if m.pattern == "ordinal" else 1, max(0, penalty - eq_penalty), m.strength < 2, place, -m.strength,
                 m.paragraph_index, m.sentence_index)
 
     out = []

@@ -679,11 +679,14 @@ def _fixed_members_defined(statements) -> list[ast.Indexed]:
 
 CONCAT_KEY = "[\\cdot;\\cdot]"
 INNER_PRODUCT_KEY = "\\langle\\cdot,\\cdot\\rangle"
+NORM_KEY = "\\|\\cdot\\|"
+"""The prose key of a norm written with a placeholder ("We use $\\Vert \\cdot \\Vert$ to denote the spectral norm")."""
 
 
 def notation_of(node: ast.Node) -> tuple[str, str] | None:
     """(prose key, shown form) of an operator notation the paper may define in words: a concatenation
-    `[a; b]`, an inner product `\\langle a, b\\rangle`, an indicator `\\mathds{1}(…)`, a direct sum
+    `[a; b]`, an inner product `\\langle a, b\\rangle`, a norm `\\|x\\|` ("where $\\|\\cdot\\|$ is the $\\ell_2$
+    norm"), an indicator `\\mathds{1}(…)`, a direct sum
     `\\oplus`/`\\bigoplus`; None for anything else."""
     if isinstance(node, ast.Concat):
         return CONCAT_KEY, CONCAT_KEY
@@ -692,6 +695,8 @@ def notation_of(node: ast.Node) -> tuple[str, str] | None:
         return INNER_PRODUCT_KEY, INNER_PRODUCT_KEY
     if isinstance(node, ast.Indicator) and isinstance(node.symbol, ast.Symbol):
         return to_latex(node.symbol), to_latex(node.symbol)
+    if isinstance(node, ast.Norm):
+        return NORM_KEY, NORM_KEY
     if isinstance(node, ast.Reduction) and node.op == "direct_sum":
         return "\\oplus", to_latex(node.operator)
     if isinstance(node, ast.BinOp) and node.op == "\\oplus":
