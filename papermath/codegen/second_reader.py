@@ -366,7 +366,8 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
             scripts[mark] = content[1:-1].strip() if content.startswith("{") else content
     sub, sup = scripts.get("_"), scripts.get("^")
     decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)|[A-Za-z]{2,}", sup) is not None)
-    several = sub is not None and (re.search(r"[,;]", sub) is not None or sub in _DECORATIONS)  # `z_{t, i}`, `z_*`
+    # `z_{t, i}`, `z_*`, `\sigma_{t|t-1}` (a conditional's scripts, `|` or `\mid`: one name)
+    several = sub is not None and (re.search(r"[,;|]|\\mid(?![A-Za-z])", sub) is not None or sub in _DECORATIONS)
     primes = match.group("primes") + (match.groupdict().get("after") or "")
     if not (decoration or several or always or "@A" in primes):
         head = match.group(0)[:match.start("primes") - match.start()]
@@ -374,7 +375,8 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
             # `z'_{t}` → `z_{t}'`, `\\sigma^2_t` → `\\sigma_{t}^{2}`: TeX reads them the same, SymPy only so
             return f"{head}_{{{sub}}}{primes}" + (f"^{{{sup}}}" if sup is not None else "")
         return None
-    spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{primes}")
+    spelled = re.sub(r"\s+", "", re.sub(r"\\mid(?![A-Za-z])", "|",
+                                         f"{prefix}|{sub or ''}|{sup if decoration else ''}|{primes}"))
     if not prefix:
         spelled = spelled[1:]  # the spelling `_scripts_as_name` always gave
     return _spelled(spelled), (f"^{{{sup}}}" if sup is not None and not decoration else "")
@@ -826,7 +828,8 @@ def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, st
     of it: (the rewritten text, the expression, the inputs' placeholders, the expectations' draws), or why not."""
     side = _one_order(side, ev.params)
     try:
-        side, placeholders = _opaque_inputs(side, ev.params)
+        side, placeholders = _opaque_inputs(_bare_words(side, ev.params), ev.params)
+        side = _numbers_times_brackets(side, paper_text(ev) or side)
         side, draws = reader_forms(side)
     except _NotRewritten as why:
         return f"not rewritten: {why}"
@@ -837,6 +840,49 @@ def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, st
     if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
         return "not an expression / integral / derivative / limit"
     return side, expression, placeholders, draws
+
+
+_BARE_FUNCTION = re.compile(r"(?<![\\A-Za-z])(sin|cos|tan|exp|log|tanh|sinh|cosh)(?=\s*(?:\\left\s*)?\()")
+_WORD_KEY = re.compile(r"\\(?:mathit|text|textit|mathrm|textrm)\s*\{\s*([A-Za-z]{2,})\s*\}")
+
+
+def _bare_words(side: str, keys: tuple[str, ...]) -> str:
+    """Words a paper types in plain math italics: `sin(…)`, `cos(…)` (the standard functions, which TeX prints
+    upright only when written `\\sin`), and a word that is an input's whole name (`pos` for the input
+    `\\mathit{pos}`), each made the one symbol it names: SymPy would read s·i·n and p·o·s."""
+    side = _BARE_FUNCTION.sub(lambda m: f"\\{m.group(1)}", side)
+    for key in keys:
+        word = _WORD_KEY.fullmatch(key.strip())
+        if word:
+            symbol = f"\\mathit{{{word.group(1)}}}"
+            side = re.sub(r"(?<![\\A-Za-z{])%s(?![A-Za-z])" % word.group(1), lambda _m: symbol, side)  # noqa: B023
+    return side
+
+
+_LETTER = r"(?:[A-Za-z]|\\(?:%s))(?![A-Za-z])" % _GREEK
+_BEFORE_BRACKET = r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()"
+
+
+def _numbers_times_brackets(side: str, formula: str) -> str:
+    """`t(\\beta_t - \\beta_{t+1})` → `t \\cdot (…)` where the formula itself shows the letter is a number: it is
+    in an index's arithmetic (`\\beta_{t+1}`, `x_{i,t}`, `\\gamma^{t-k}`, `w_{1:t}`) or a whole argument of an
+    application (`\\sigma(t)`, `f(x, t)`). SymPy's grammar reads a letter before a bracket as a function applied;
+    a number applied to a value means nothing, so the text's own use of the letter decides (the formula's
+    spelling only, no papermath tree). A letter only ever a subscript's label (`\\epsilon_f`) is no evidence."""
+    for letter in sorted(set(re.findall(r"(?<![\\A-Za-z_^])(%s)%s" % (_LETTER, _BEFORE_BRACKET), side)), key=len,
+                         reverse=True):
+        name = re.escape(letter)
+        if re.search(_AS_INDEX % (name, name, name, name), formula) or re.search(_AS_ARGUMENT % name, formula):
+            side = re.sub(r"(?<![\\A-Za-z_^])%s(?![A-Za-z])%s" % (name, _BEFORE_BRACKET),
+                          lambda m: f"{m.group(0)} \\cdot ", side)
+    return side
+
+
+_AS_INDEX = (r"[_^]\s*\{[^{}]*(?:(?<![\\A-Za-z])%s(?![A-Za-z])\s*[-+,:]|[-+,:]\s*%s(?![A-Za-z])|"
+             r"(?<![\\A-Za-z])%s(?![A-Za-z])\s*[-+,:]|[-+,:]\s*%s(?![A-Za-z]))[^{}]*\}")
+"""A letter in a script's index arithmetic or list: `_{t+1}`, `^{t-k}`, `_{i,t}`, `_{1:t}`."""
+_AS_ARGUMENT = r"[(,]\s*%s(?![A-Za-z])\s*[),]"
+"""A letter that is a whole argument of an application: `\\sigma(t)`, `\\epsilon_\\theta(x_t, t)`."""
 
 
 def _one_order(side: str, keys: tuple[str, ...]) -> str:
@@ -965,7 +1011,10 @@ def _spelled_in(side: str, key: str) -> list[tuple[int, int]]:
         before = tokens[k - 1][0] if k else ""
         after = tokens[k + n][0] if k + n < len(tokens) else ""
         glued = start > 0 and (side[start - 1].isalpha() or side[start - 1] == "\\")
-        if glued or before in ("_", "^") or before in _ACCENTS or after in ("_", "^", "'"):
+        # a script after a name makes a longer name (`x_t` is not `x`); after an application's bracket a
+        # superscript is a power of its value (`\\pi_\\theta(a|s)^2`)
+        scripts_after = ("_", "'") if wanted[-1] == ")" else ("_", "^", "'")
+        if glued or before in ("_", "^") or before in _ACCENTS or after in scripts_after:
             k += 1
             continue
         spans.append((start, end))
@@ -1693,13 +1742,48 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
         size = identity.group("size")
         return _Identity(size=None if size is None else _index_value(size, scope))
     base, index = scope.elements[symbol]
-    bound = scope.index(index)
     array = scope.values[base]
+    if "," in index:
+        return _element_of_several(array, index.split(","), scope)
+    bound = scope.index(index)
     if bound is not None and np.ndim(array) and np.shape(array)[0] == bound[3]:
         return array[bound[2]]  # the sum runs over all of the array: its k-th term is the k-th element
     if bound is not None and base not in scope.origins:
         raise _NoOpinion("a sum over part of an array, or over a scalar")
     return _free_element(array, base, index, scope)
+
+
+def _element_of_several(array: Any, indices: list[str], scope: _Scope) -> Any:
+    """The element several indices pick (`g'_{j,t}` in `\\sum_j g'_{j,t}`, `a_{h,q,k}` in sums over h and k). An
+    index no sum binds and no input gives (t, q) names no position: the equation holds at each of its values, and
+    at one of them an array with no axis for it is that value's array, so such an index is passed over while the
+    array has fewer axes than the indices. Each other index is a sum's, running over all of its axis (its k-th
+    term the k-th element), or unvalued and left: it names every position of its axis (`g'_{i,t}` with i free is the
+    vector over i); anything else (an index with a value, a sum over part of an axis) has no opinion."""
+    indices = [index.strip() for index in indices]
+    unvalued = [k for k, index in enumerate(indices) if _is_unvalued(index, scope)]
+    while len(indices) > np.ndim(array) and unvalued:
+        del indices[unvalued.pop(0)]
+        unvalued = [k - 1 if k > 0 else k for k in unvalued]
+    if len(indices) != np.ndim(array):
+        raise _NoOpinion("more indices than the array has axes")
+    positions: list = []
+    for axis, index in enumerate(indices):
+        bound = scope.index(index)
+        if bound is None and _is_unvalued(index, scope):
+            positions.append(slice(None))
+            continue
+        if bound is None or np.shape(array)[axis] != bound[3]:
+            raise _NoOpinion("an element of several indices not each a sum's over its whole axis")
+        positions.append(bound[2])
+    return array[tuple(positions)]
+
+
+def _is_unvalued(index: str, scope: _Scope) -> bool:
+    """A single name no enclosing sum binds and no input gives a value (a free index: `t` in `g'_{j,t}`)."""
+    terms = _index_terms(index)
+    return (terms is not None and len(terms) == 1 and isinstance(terms[0][1], str) and terms[0][0] == 1
+            and scope.index(terms[0][1]) is None and terms[0][1] not in scope.free)
 
 
 def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
@@ -1942,8 +2026,8 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
         spelled = re.fullmatch(r"Qqs([a-q]+)", index)
         if spelled and not match.group(3):  # `\\tilde{g}_{i}`, `W^{out}_{h}`: the scripts spelled in the name
             base, index = _decorated_base(match.group(1), _unspelled(spelled.group(1)))
-        if base in bases and _index_terms(index) is not None:
-            out[symbol] = (bases[base], index)
+        if base in bases and all(_index_terms(part) is not None for part in index.split(",")):
+            out[symbol] = (bases[base], index)  # one index (`t-1`) or several (`j,t`: `_element_of_several`)
     return out
 
 
