@@ -166,3 +166,41 @@ def test_schedule_free_interpolation_keeps_beta_t():
     assert "\\beta_{t}" in ev.params
     if SR.available():
         assert SR.read(ev).agrees
+
+
+# --- second reader: what the test's inputs hold under 𝔼 ----------------------------------------------------------
+@needs_reader
+def test_an_expectation_over_one_draw_is_its_value():
+    # SISS (2): the inputs hold one draw of the vector x_t (papermath takes no mean): ε = 0.5 and the double's
+    # ε_θ(x_t, t) = [2, 3, 1] give ‖[−1.5, −2.5, −0.5]‖² = 2.25 + 6.25 + 0.25 = 8.75, read draw and all
+    ev = evaluate(r"L = \mathbb{E}_{q(x_t|x)}\left\|\epsilon-\epsilon_\theta(x_t, t)\right\|_2^2",
+                  {"x_t": [1.0, 2.0, 2.0], "\\epsilon": 0.5, "t": 1})
+    (_, _, ((_, output),)), = ev.abstract
+    assert float(ev.value) == pytest.approx(np.sum((0.5 - np.asarray(output)) ** 2))
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(float(ev.value))
+
+
+@needs_reader
+def test_a_batched_call_is_read_one_draw_at_a_time():
+    # DiffusionDPO (15): 𝔼 over 3 draws of r(x_0, c); the numbers call r once on the batch, the reader once per
+    # draw: the double answers the s-th draw with the s-th output, and the mean is the outputs' mean
+    ev = evaluate(r"J = \mathbb{E}_{c \sim p(c), x_0 \sim p_\theta(x_0|c)} r(x_0, c)",
+                  {"x_0": [1.0, 2.0, 3.0], "c": [2.0, 1.0, 1.0]})
+    (_, _, ((_, output),)), = ev.abstract
+    assert float(ev.value) == pytest.approx(np.mean(output))
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+
+
+@pytest.mark.parametrize("args, known, output, expected", [
+    ((2.0, 1.0), ([1.0, 2.0, 3.0], [2.0, 1.0, 1.0]), [7.0, 8.0, 9.0], 8.0),  # the second draw
+    ((2.0, 2.0), ([1.0, 2.0, 3.0], [2.0, 1.0, 1.0]), [7.0, 8.0, 9.0], None),  # no one draw of that call
+    ((2.0,), ([1.0, 2.0],), [[1.0, 2.0], [3.0, 4.0]], [3.0, 4.0]),  # an output per draw that is a vector
+])
+def test_one_sample_of_a_batched_call(args, known, output, expected):
+    got = SR._one_sample_of(args, known, np.asarray(output))
+    if expected is None:
+        assert got is None
+    else:
+        np.testing.assert_allclose(got, expected)

@@ -792,6 +792,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
         expectations = _draws(sympy, draws, replacements, tuple(placeholders))
     except ValueError:
         return "an expectation over something no input is"
+    if _one_draw(ev):
+        expectations = {name: () for name in expectations}
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
@@ -1486,8 +1488,28 @@ def _double(calls: tuple) -> Any:
             if len(known) == len(args) and all(_same_value(a, k) for a, k in zip(args, known)):
                 output = np.asarray(output, dtype=float)
                 return float(output) if output.ndim == 0 else output
+        for known, output in calls:
+            output = _one_sample_of(args, known, np.asarray(output, dtype=float))
+            if output is not None:
+                return float(output) if output.ndim == 0 else output
         raise LookupError("called on arguments papermath's numbers did not use")
     return double
+
+
+def _one_sample_of(args: tuple, known: tuple, output: np.ndarray) -> np.ndarray | None:
+    """The output of one sample of a batched call: where the numbers called the function once on inputs with a
+    sample axis (`r(x_0, c)` on 3 draws → 3 outputs) and the second reader, computing 𝔼 draw by draw, calls it on
+    the s-th draw of each argument, the s-th output (a function applied per sample); None where the arguments are
+    no one draw of that call."""
+    if len(known) != len(args) or output.ndim == 0:
+        return None
+    known = [np.asarray(k, dtype=float) for k in known]
+    if any(k.ndim == 0 or k.shape[0] != output.shape[0] for k in known):
+        return None
+    for s in range(output.shape[0]):
+        if all(_same_value(a, k[s]) for a, k in zip(args, known)):
+            return output[s]
+    return None
 
 
 def _same_value(computed: Any, known: Any) -> bool:
@@ -2067,6 +2089,14 @@ def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[
                 raise ValueError(f"{latex!r} is drawn inside an input given as one value")
         out[f"F_{{{name}}}"] = tuple(drawn)
     return out
+
+
+def _one_draw(ev: Any) -> bool:
+    """The test's inputs hold one draw of what the 𝔼s sample: papermath's numbers took no mean over a sample axis
+    (no step of theirs is an expectation's, and no input is batched). How many draws the inputs hold is how the
+    test lays out its data, not a reading of the formula: an input array drawn under 𝔼 (the vector `x_t`) is
+    then one draw, not a sample axis, and 𝔼 of one draw is its value."""
+    return ev.samples is None and not any(step.op == "E" for step in ev.steps)
 
 
 def _drawn_names(part: str) -> list[str]:
