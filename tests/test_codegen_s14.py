@@ -204,3 +204,47 @@ def test_one_sample_of_a_batched_call(args, known, output, expected):
         assert got is None
     else:
         np.testing.assert_allclose(got, expected)
+
+
+# --- evaluator: a logarithm's base; second reader: group elements, typewriter heads, inputs that vary with a draw --
+@pytest.mark.parametrize("latex, values, expected", [
+    (r"y = \log_2(q)", {"q": 8.0}, 3.0),        # was ln 8 = 2.079: the subscript base was dropped
+    (r"y = -\log_2 q", {"q": 0.25}, 2.0),
+    (r"y = \log_{10} q", {"q": 1000.0}, 3.0),
+    (r"y = \log q", {"q": math.e ** 2}, 2.0),    # no base: the natural log, as before
+])
+def test_a_logarithm_to_the_base_its_subscript_names(latex, values, expected):
+    assert float(evaluate(latex, values).value) == pytest.approx(expected)
+
+
+def test_a_logarithm_to_another_base_is_refused():
+    from papermath.evaluate import EvaluationError
+    with pytest.raises(EvaluationError, match="base b"):
+        evaluate(r"y = \log_b q", {"q": 8.0, "b": 2.0})
+
+
+@needs_reader
+@pytest.mark.parametrize("latex, values, expected", [
+    # GMFlow (21): NLL in bits; q = [1/2, 1/4, 1/8] over 3 draws of x_t (q varies with the draw): −log₂ q =
+    # [1, 2, 3], mean 2, over D = 2 → 1
+    (r"\mathit{NLL} = \frac{1}{D} \mathbb{E}_{t,x_0,x_t}[-\log_2 q_{\theta}(x_0 | x_t)]",
+     {"D": 2, "q_\\theta(x_0|x_t)": [0.5, 0.25, 0.125]}, 1.0),
+    # GMFlow (9)'s mixture mean: Σ_k A_k {μ_x}_k with A = [1, 2, 3], μ_x = [4, 5, 6] → 4 + 10 + 18 = 32
+    (r"y = \sum_{k=1}^K A_k {\mu_\text{x}}_k", {"K": 3, "A": [1.0, 2.0, 3.0], "\\mu_\\text{x}": [4.0, 5.0, 6.0]},
+     32.0),
+])
+def test_the_second_reader_reads_these_too(latex, values, expected):
+    ev = evaluate(latex, values)
+    assert float(ev.value) == pytest.approx(expected)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(expected)
+
+
+@needs_reader
+def test_a_typewriter_word_applied_is_a_function():
+    # hyla (u3): Z = FFN(X) + X with FFN abstract: the reader computes X + the double's FFN(X)
+    ev = evaluate(r"Z = \texttt{FFN}(X) + X", {"X": 2.0})
+    (_, _, ((_, output),)), = ev.abstract
+    assert float(ev.value) == pytest.approx(float(output) + 2.0)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees

@@ -789,11 +789,11 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if unknown - set(functions) - set(doubles) - readers:
         return "an unknown function"  # SymPy's algebra has no value for it
     try:
-        expectations = _draws(sympy, draws, replacements, tuple(placeholders))
+        # over one draw (`_one_draw`) what each 𝔼 samples needs no name: its value is the operand's at that draw
+        expectations = {f"F_{{{name}}}": () for name in draws} if _one_draw(ev) else \
+            _draws(sympy, draws, replacements, placeholders)
     except ValueError:
         return "an expectation over something no input is"
-    if _one_draw(ev):
-        expectations = {name: () for name in expectations}
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
@@ -1119,7 +1119,8 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
         start = match.start()
 
 
-_WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit)\s*\{\s*(?P<word>[A-Za-z]{2,})\s*\}"
+_WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit|texttt|mathtt|textsf)\s*"
+                        r"\{\s*(?P<word>[A-Za-z]{2,})\s*\}"
                         r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()")
 """A word in upright (or italic) font applied to a bracket: a function's name (`\\operatorname{Sigmoid}(u)`)."""
 
@@ -2048,9 +2049,26 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
         spelled = re.fullmatch(r"Qqs([a-q]+)", index)
         if spelled and not match.group(3):  # `\\tilde{g}_{i}`, `W^{out}_{h}`: the scripts spelled in the name
             base, index = _decorated_base(match.group(1), _unspelled(spelled.group(1)))
+        grouped = re.fullmatch(r"Qqg([a-q]+)", index)
+        if grouped and base == "G" and not match.group(3):  # `{\\mu_{x}}_{k}`: element k of the input μ_x
+            base, index = _grouped_base(_unspelled(grouped.group(1)))
         if base in bases and all(_index_terms(part) is not None for part in index.split(",")):
             out[symbol] = (bases[base], index)  # one index (`t-1`) or several (`j,t`: `_element_of_several`)
     return out
+
+
+def _grouped_base(spelled: str) -> tuple[str, str]:
+    """A braced group with a subscript (`_group_as_name`: `group|sub|sup|primes`, `{\\mu_{x}}_{k}`) → SymPy's name
+    of the group (`mu_{x}`, matched against the inputs' names) and the subscript; ("", "") for anything else (a
+    superscript or a prime on the group, a group SymPy cannot read)."""
+    parts = spelled.split("|")
+    if len(parts) != 4 or not parts[1] or parts[2] or parts[3]:
+        return "", ""
+    try:
+        group = _parse(parts[0])
+    except Exception:  # not a name SymPy reads: no element
+        return "", ""
+    return (str(group), parts[1]) if getattr(group, "is_Symbol", False) else ("", "")
 
 
 def _decorated_base(letter: str, scripts: str) -> tuple[str, str]:
@@ -2064,14 +2082,16 @@ def _decorated_base(letter: str, scripts: str) -> tuple[str, str]:
             sub)
 
 
-def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[str, ...] = ()
+def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: dict[str, str] | None = None
            ) -> dict[str, tuple]:
     """Each expectation's function name → the input symbols its subscript draws (`x \\sim p, t` → x, t; a
     distribution applied to its variable, `p(x)`, `q(x_t \\mid x)`, draws x, x_t). A drawn variable no input is
     (SymPy's reading of its name matches none) is dropped: if the operand used it, SymPy's expression holds a
-    symbol no input matches and there is no reading. A ValueError where no sample axis can be named: nothing
-    under 𝔼, a draw SymPy cannot read, or a dropped draw written inside an input given as one value (`opaque`:
-    `\\epsilon_\\theta(x_t, t)`, whose value may depend on it)."""
+    symbol no input matches and there is no reading; but where an input given as one value is written with it
+    (`opaque`, key → placeholder: `q_\\theta(u \\mid x_t)` under `\\mathbb{E}_{t, x_0, x_t}`), that input varies
+    with the draw, and it is drawn: its leading axis is the sample axis. A ValueError where no sample axis can be
+    named: nothing under 𝔼, or a draw SymPy cannot read."""
+    opaque = opaque or {}
     out = {}
     for name, subscript in draws.items():
         drawn = []
@@ -2085,9 +2105,11 @@ def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[
                 raise ValueError(f"{latex!r} does not parse") from error
             if key in replacements:
                 drawn.append(replacements[key])
-            elif any(re.sub(r"\s", "", latex) in re.sub(r"\s", "", key_text) for key_text in opaque):
-                raise ValueError(f"{latex!r} is drawn inside an input given as one value")
-        out[f"F_{{{name}}}"] = tuple(drawn)
+                continue
+            for key_text, placeholder in opaque.items():
+                if latex.strip() and _spelled_in(key_text, latex) and sympy.Symbol(placeholder) in replacements:
+                    drawn.append(replacements[sympy.Symbol(placeholder)])
+        out[f"F_{{{name}}}"] = tuple(dict.fromkeys(drawn))
     return out
 
 

@@ -1485,6 +1485,8 @@ class Lowerer:
                 return self.matmul(base, arg, whole)
             raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
         op = FUNCTION_NAMES.get(name)
+        if op == "log" and isinstance(func, A.Symbol) and func.sub_label is not None:
+            op = _logarithm_to_base(func)
         if op is not None:
             return self.known_function(op, node, name)
         return self.abstract_call(node, key, name)
@@ -2551,6 +2553,19 @@ def _strip(node: A.Node) -> A.Node:
     while isinstance(node, A.Group):
         node = node.body
     return node
+
+
+_LOG_BASES = {"2": "log2", "10": "log10", "e": "log"}
+"""`\\log_2`, `\\log_{10}`, `\\log_e`: the logarithm the subscript names (GMFlow's NLL in bits, `-\\log_2 q`)."""
+
+
+def _logarithm_to_base(func: A.Symbol) -> str:
+    """The op of `\\log` with a subscript base (`_LOG_BASES`); another base is refused, not read as the natural
+    log (which gave `\\log_2 8` = 2.08)."""
+    base = to_latex(func.sub_label).strip()
+    if base not in _LOG_BASES:
+        raise EvaluationError(f"a logarithm to base {base} is not evaluated (bases 2, 10 and e are)")
+    return _LOG_BASES[base]
 
 
 def _function_name(func: A.Node) -> str:
