@@ -248,3 +248,27 @@ def test_a_typewriter_word_applied_is_a_function():
     assert float(ev.value) == pytest.approx(float(output) + 2.0)
     reading = SR.read(ev)
     assert reading is not None and reading.agrees
+
+
+@needs_reader
+def test_a_written_out_family_is_the_whole_input():
+    # deepseek-v3 (28), GRPO's advantage: (r_i − mean{r_1, …, r_G}) / std{r_1, …, r_G}, the values chosen (r_i an
+    # input of its own, r the family): e.g. r_i = 3, r = [1, 2, 3] give mean 2, population std √(2/3), 1.2247
+    ev = evaluate(r"A_i = \frac{r_i - {\operatorname{mean}(\{r_1, r_2, \cdots, r_G\})}}"
+                  r"{{\operatorname{std}(\{r_1, r_2, \cdots, r_G\})}}", {})
+    r, r_i = np.asarray(ev.input("r").value), float(ev.input("r_{i}").value)
+    expected = (r_i - r.mean()) / r.std()
+    assert float(ev.value) == pytest.approx(expected)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees and reading.value == pytest.approx(expected)
+    assert SR._vector(np.array([1.0, 2.0, 3.0])).std() == pytest.approx(math.sqrt(2 / 3))
+
+
+@pytest.mark.parametrize("latex, kept", [
+    (r"\{r_1, r_2, \cdots, r_G\}", False),   # G = 3 = len(r): the whole input
+    (r"\{r_1, r_2, \cdots, r_5\}", True),    # five members of a three-vector: left as written
+    (r"\{q_1, q_2, \cdots, q_G\}", True),    # q is no input
+])
+def test_whole_families_table(latex, kept):
+    ev = evaluate(r"y = \operatorname{mean}(\{r_1, r_2, \cdots, r_G\})", {"r": [1.0, 2.0, 3.0], "G": 3})
+    assert (SR._whole_families(latex, ev) == latex) is kept

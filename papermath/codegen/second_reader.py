@@ -658,7 +658,7 @@ def _read(ev: Any, rendering: bool = False) -> SecondReading | str:
         return "no text of the paper's own (papermath's rendering of its tree is not a second reading)"
     if any(mark in text for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
         return "placeholder spelling"  # SymPy's reading could not be told from ours
-    latex = without_annotations(text)
+    latex = _whole_families(without_annotations(text), ev)
     if ev.sides:
         return _read_comparison(sympy, ev, latex)
     side = computed_side(latex)
@@ -673,6 +673,25 @@ def _read(ev: Any, rendering: bool = False) -> SecondReading | str:
     except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
         return "an integer too long to print"
     return SecondReading(text, value.tolist(), _close(value, ev.value))
+
+
+_FAMILY = re.compile(r"\\\{\s*(?P<first>[A-Za-z])_\{?1\}?\s*,\s*(?P=first)_\{?2\}?\s*,\s*(?:\\[lc]?dots|\.\.\.)\s*,"
+                     r"\s*(?P=first)_(?P<last>\{[^{}]*\}|[A-Za-z0-9])\s*\\\}")
+"""A written-out family `\\{r_1, r_2, \\cdots, r_G\\}` (the pattern 1, 2, …, last)."""
+
+
+def _whole_families(latex: str, ev: Any) -> str:
+    """`\\{r_1, r_2, \\cdots, r_G\\}` → `r` where the input r holds exactly the family: a vector whose length is the
+    last index's value (an input, or a numeral). The text's own pattern says which members; the input's length
+    says they are all of it. Any other `\\cdots` is left (a pattern the reader does not read)."""
+    def whole(match: re.Match) -> str:
+        letter, last = match.group("first"), match.group("last").strip("{}").strip()
+        if letter not in ev.params or np.ndim(ev.input(letter).value) != 1:
+            return match.group(0)
+        length = np.shape(ev.input(letter).value)[0]
+        count = float(last) if last.isdigit() else float(ev.input(last).value) if last in ev.params else None
+        return f" {letter} " if count == length else match.group(0)
+    return _FAMILY.sub(whole, latex)
 
 
 _LAYOUT = re.compile(r"\\(?:begin|end)\s*\{\s*(?:aligned|align|alignat|split|gathered|gather|equation|eqnarray|multline"
@@ -1984,9 +2003,18 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 _WORD_FUNCTIONS = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
                    "softplus": lambda x: np.logaddexp(0, x), "exp": np.exp, "log": np.log, "sin": np.sin,
                    "cos": np.cos, "softmax": _softmax, "silu": lambda x: x / (1 + np.exp(-x)), "abs": np.abs,
-                   "sqrt": np.sqrt}
+                   "sqrt": np.sqrt, "mean": lambda x: np.mean(_vector(x)), "std": lambda x: np.std(_vector(x))}
 """Functions a word names the same in every paper (`\\operatorname{Sigmoid}`, `\\mathrm{softmax}` of a
 vector), by the word in lower case: computed here, not by papermath's evaluator."""
+
+
+def _vector(x: np.ndarray) -> np.ndarray:
+    """The members of a family for `\\operatorname{mean}`/`\\operatorname{std}` of a set (a vector): the mean and
+    the standard deviation of a finite set, its members equally weighted (the population's, as the words define
+    them); of a matrix the axis is not the notation's, no opinion."""
+    if x.ndim != 1:
+        raise _NoOpinion("a mean or std of what is not one family of numbers")
+    return x
 
 
 def _unspelled(letters: str) -> str:
