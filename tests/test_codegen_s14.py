@@ -82,6 +82,13 @@ def test_a_word_that_introduces_a_statement_is_not_a_condition(latex, values, ex
     # DiffusionDPO (1)'s variance: σ_{t|t-1}² σ_{t-1}² / σ_t² at 2, 3, 6 → 4·9/36 = 1
     (r"v = \sigma_{t|t-1}^2\frac{\sigma_{t-1}^2}{\sigma_t^2}",
      {"\\sigma_{t|t-1}": 2.0, "\\sigma_{t-1}": 3.0, "\\sigma_t": 6.0}, 1.0),
+    # GMFlow (21): NLL in bits; q = [1/2, 1/4, 1/8] over 3 draws of x_t (q varies with the draw): −log₂ q =
+    # [1, 2, 3], mean 2, over D = 2 → 1
+    (r"\mathit{NLL} = \frac{1}{D} \mathbb{E}_{t,x_0,x_t}[-\log_2 q_{\theta}(x_0 | x_t)]",
+     {"D": 2, "q_\\theta(x_0|x_t)": [0.5, 0.25, 0.125]}, 1.0),
+    # GMFlow (9)'s mixture mean: Σ_k A_k {μ_x}_k with A = [1, 2, 3], μ_x = [4, 5, 6] → 4 + 10 + 18 = 32
+    (r"y = \sum_{k=1}^K A_k {\mu_\text{x}}_k", {"K": 3, "A": [1.0, 2.0, 3.0], "\\mu_\\text{x}": [4.0, 5.0, 6.0]},
+     32.0),
 ])
 def test_the_second_reader_reads_it_and_agrees(latex, values, expected):
     ev = evaluate(latex, values)
@@ -224,23 +231,6 @@ def test_a_logarithm_to_another_base_is_refused():
 
 
 @needs_reader
-@pytest.mark.parametrize("latex, values, expected", [
-    # GMFlow (21): NLL in bits; q = [1/2, 1/4, 1/8] over 3 draws of x_t (q varies with the draw): −log₂ q =
-    # [1, 2, 3], mean 2, over D = 2 → 1
-    (r"\mathit{NLL} = \frac{1}{D} \mathbb{E}_{t,x_0,x_t}[-\log_2 q_{\theta}(x_0 | x_t)]",
-     {"D": 2, "q_\\theta(x_0|x_t)": [0.5, 0.25, 0.125]}, 1.0),
-    # GMFlow (9)'s mixture mean: Σ_k A_k {μ_x}_k with A = [1, 2, 3], μ_x = [4, 5, 6] → 4 + 10 + 18 = 32
-    (r"y = \sum_{k=1}^K A_k {\mu_\text{x}}_k", {"K": 3, "A": [1.0, 2.0, 3.0], "\\mu_\\text{x}": [4.0, 5.0, 6.0]},
-     32.0),
-])
-def test_the_second_reader_reads_these_too(latex, values, expected):
-    ev = evaluate(latex, values)
-    assert float(ev.value) == pytest.approx(expected)
-    reading = SR.read(ev)
-    assert reading is not None and reading.agrees and reading.value == pytest.approx(expected)
-
-
-@needs_reader
 def test_a_typewriter_word_applied_is_a_function():
     # hyla (u3): Z = FFN(X) + X with FFN abstract: the reader computes X + the double's FFN(X)
     ev = evaluate(r"Z = \texttt{FFN}(X) + X", {"X": 2.0})
@@ -272,3 +262,26 @@ def test_a_written_out_family_is_the_whole_input():
 def test_whole_families_table(latex, kept):
     ev = evaluate(r"y = \operatorname{mean}(\{r_1, r_2, \cdots, r_G\})", {"r": [1.0, 2.0, 3.0], "G": 3})
     assert (SR._whole_families(latex, ev) == latex) is kept
+
+
+@needs_reader
+def test_a_set_written_out_as_an_argument():
+    # OptimalSteps (16): ‖F(x', v_θ, {k, n}) − x[n]‖² with F abstract: the set {k, n} is its members in increasing
+    # order (as the numbers pass it), so the double answers and the square is (F − x_n)²
+    ev = evaluate(r"L = \left\lVert\mathcal{F}(\bm{x'}, \bm{v_\theta},\{k,n\}) - \bm{x}[n]\right\rVert^2_2", {})
+    (_, _, ((args, output),)), = ev.abstract
+    np.testing.assert_allclose(args[2], sorted({float(ev.input("k").value), float(ev.input("n").value)}))
+    x_n = float(ev.input("\\mathbf{x}_{n}").value)
+    assert float(ev.value) == pytest.approx((float(output) - x_n) ** 2)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees
+
+
+@pytest.mark.parametrize("side, expected", [
+    (r"F(x, \{k,n\})", r"F(x,  @Qqset@(k, n))"),
+    (r"\{v \in V : p_v \ge c\}", r"\{v \in V : p_v \ge c\}"),   # a set-builder: left alone
+    (r"\{a\}", r"\{a\}"),                                       # one item: a group
+    (r"\{x_1, \ldots, x_n\}", r"\{x_1, \ldots, x_n\}"),         # a pattern: left alone
+])
+def test_written_sets_table(side, expected):
+    assert SR._written_sets(side) == expected

@@ -1111,7 +1111,7 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
     used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
     side = _concatenations(_gaussians(_inner_products(_absolute_values(_norms(_function_heads(
-        _braced_extrema(_projections(side))))))))
+        _written_sets(_braced_extrema(_projections(side)))))))))
     draws: dict[str, str] = {}
     start = 0
     while True:
@@ -1206,6 +1206,30 @@ def _braced_extrema(side: str) -> str:
         close = _closing(side, match.end() - 1)
         body_end = _strip_right(side, close - 1)  # the `\\` of `\\}`, and a `\\right`
         side = f"{side[:match.start()]}\\{match.group('op')}({side[match.end():body_end]}){side[close + 1:]}"
+        start = match.start() + 1
+
+
+_SET_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
+
+
+def _written_sets(side: str) -> str:
+    """`\\{k, n\\}` → `@Qqset@(k, n)`: a finite set written out member by member (two or more, at the braces' top
+    level), whose value is its distinct members in increasing order (`_applied_value`): a set has no order and
+    counts a repeat once, so one order is chosen, the increasing one. A set-builder (`\\{v \\in V : …\\}`) or
+    a brace holding one item is left alone (SymPy then reads nothing it knows, and has no opinion)."""
+    start = 0
+    while True:
+        match = _SET_OPEN.search(side, start)
+        if match is None:
+            return side
+        close = _closing(side, match.end() - 1)
+        body = side[match.end():_strip_right(side, close - 1)]
+        members = _split_top(body, ",")
+        if len(members) < 2 or any(not m or re.search(r"[:|]|\\mid(?![A-Za-z])|\\[lc]?dots|\.\.\.", m)
+                                   for m in members):
+            start = match.end()
+            continue
+        side = f"{side[:match.start()]} @Qqset@({', '.join(members)}){side[close + 1:]}"
         start = match.start() + 1
 
 
@@ -1972,6 +1996,10 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         return _gaussian_density(*args)
     if name == "F_{Qqconcat}":
         return _concatenated(args)
+    if name == "F_{Qqset}":
+        if any(np.ndim(a) for a in args):
+            raise _NoOpinion("a set of arrays")
+        return np.unique(np.array([float(a) for a in args]))
     if name == "F_{Qqproj}":
         return _projected(*args)
     if any(isinstance(a, _Identity) for a in args):
