@@ -285,3 +285,14 @@ def test_a_set_written_out_as_an_argument():
 ])
 def test_written_sets_table(side, expected):
     assert SR._written_sets(side) == expected
+
+
+@needs_reader
+def test_an_old_style_upright_word_applied_is_a_function():
+    # TabDiff (20): ρ = {\rm Cov}(x, y) / (σ_x σ_y) with Cov abstract: the double's Cov(x, y) over 0.5·4 = 2
+    ev = evaluate(r"\rho_{x, y} = \frac{ {\rm Cov} (x, y)}{\sigma_x \sigma_y}",
+                  {"x": 2.0, "y": 3.0, "\\sigma_x": 0.5, "\\sigma_y": 4.0})
+    (_, _, ((_, output),)), = ev.abstract
+    assert float(ev.value) == pytest.approx(float(output) / 2.0)
+    reading = SR.read(ev)
+    assert reading is not None and reading.agrees

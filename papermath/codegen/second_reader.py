@@ -1156,7 +1156,12 @@ def _function_heads(side: str) -> str:
     `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
     `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
     side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
+    side = _RM_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
     return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
+
+
+_RM_WORD_HEAD = re.compile(r"\{\s*\\rm\s+(?P<word>[A-Za-z]{2,})\s*\}(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()")
+"""`{\\rm Cov}(x, y)`: the old-style upright word in a group, applied to a bracket (as `_WORD_HEAD`)."""
 
 
 _SCRIPTED_HEAD = re.compile(r"(?P<head>(?:(?<![\\A-Za-z])(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
