@@ -366,7 +366,8 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
             scripts[mark] = content[1:-1].strip() if content.startswith("{") else content
     sub, sup = scripts.get("_"), scripts.get("^")
     decoration = sup is not None and (sup in _DECORATIONS or re.fullmatch(r"\([^()]*\)|[A-Za-z]{2,}", sup) is not None)
-    several = sub is not None and (re.search(r"[,;]", sub) is not None or sub in _DECORATIONS)  # `z_{t, i}`, `z_*`
+    # `z_{t, i}`, `z_*`, `\sigma_{t|t-1}` (a conditional's scripts, `|` or `\mid`: one name)
+    several = sub is not None and (re.search(r"[,;|]|\\mid(?![A-Za-z])", sub) is not None or sub in _DECORATIONS)
     primes = match.group("primes") + (match.groupdict().get("after") or "")
     if not (decoration or several or always or "@A" in primes):
         head = match.group(0)[:match.start("primes") - match.start()]
@@ -374,7 +375,8 @@ def _spelled_scripts(match: re.Match, prefix: str = "", always: bool = False) ->
             # `z'_{t}` → `z_{t}'`, `\\sigma^2_t` → `\\sigma_{t}^{2}`: TeX reads them the same, SymPy only so
             return f"{head}_{{{sub}}}{primes}" + (f"^{{{sup}}}" if sup is not None else "")
         return None
-    spelled = re.sub(r"\s+", "", f"{prefix}|{sub or ''}|{sup if decoration else ''}|{primes}")
+    spelled = re.sub(r"\s+", "", re.sub(r"\\mid(?![A-Za-z])", "|",
+                                         f"{prefix}|{sub or ''}|{sup if decoration else ''}|{primes}"))
     if not prefix:
         spelled = spelled[1:]  # the spelling `_scripts_as_name` always gave
     return _spelled(spelled), (f"^{{{sup}}}" if sup is not None and not decoration else "")
@@ -656,7 +658,7 @@ def _read(ev: Any, rendering: bool = False) -> SecondReading | str:
         return "no text of the paper's own (papermath's rendering of its tree is not a second reading)"
     if any(mark in text for mark in (_INPUT_MARK, _NUMBER_MARK, "@", "Qq")):
         return "placeholder spelling"  # SymPy's reading could not be told from ours
-    latex = without_annotations(text)
+    latex = _whole_families(without_annotations(text), ev)
     if ev.sides:
         return _read_comparison(sympy, ev, latex)
     side = computed_side(latex)
@@ -671,6 +673,25 @@ def _read(ev: Any, rendering: bool = False) -> SecondReading | str:
     except ValueError:  # an integer past Python's digit limit for printing (2^{1000000}): no reading to show
         return "an integer too long to print"
     return SecondReading(text, value.tolist(), _close(value, ev.value))
+
+
+_FAMILY = re.compile(r"\\\{\s*(?P<first>[A-Za-z])_\{?1\}?\s*,\s*(?P=first)_\{?2\}?\s*,\s*(?:\\[lc]?dots|\.\.\.)\s*,"
+                     r"\s*(?P=first)_(?P<last>\{[^{}]*\}|[A-Za-z0-9])\s*\\\}")
+"""A written-out family `\\{r_1, r_2, \\cdots, r_G\\}` (the pattern 1, 2, …, last)."""
+
+
+def _whole_families(latex: str, ev: Any) -> str:
+    """`\\{r_1, r_2, \\cdots, r_G\\}` → `r` where the input r holds exactly the family: a vector whose length is the
+    last index's value (an input, or a numeral). The text's own pattern says which members; the input's length
+    says they are all of it. Any other `\\cdots` is left (a pattern the reader does not read)."""
+    def whole(match: re.Match) -> str:
+        letter, last = match.group("first"), match.group("last").strip("{}").strip()
+        if letter not in ev.params or np.ndim(ev.input(letter).value) != 1:
+            return match.group(0)
+        length = np.shape(ev.input(letter).value)[0]
+        count = float(last) if last.isdigit() else float(ev.input(last).value) if last in ev.params else None
+        return f" {letter} " if count == length else match.group(0)
+    return _FAMILY.sub(whole, latex)
 
 
 _LAYOUT = re.compile(r"\\(?:begin|end)\s*\{\s*(?:aligned|align|alignat|split|gathered|gather|equation|eqnarray|multline"
@@ -787,7 +808,9 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if unknown - set(functions) - set(doubles) - readers:
         return "an unknown function"  # SymPy's algebra has no value for it
     try:
-        expectations = _draws(sympy, draws, replacements, tuple(placeholders))
+        # over one draw (`_one_draw`) what each 𝔼 samples needs no name: its value is the operand's at that draw
+        expectations = {f"F_{{{name}}}": () for name in draws} if _one_draw(ev) else \
+            _draws(sympy, draws, replacements, placeholders)
     except ValueError:
         return "an expectation over something no input is"
     order = sorted(values, key=str)
@@ -826,7 +849,8 @@ def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, st
     of it: (the rewritten text, the expression, the inputs' placeholders, the expectations' draws), or why not."""
     side = _one_order(side, ev.params)
     try:
-        side, placeholders = _opaque_inputs(side, ev.params)
+        side, placeholders = _opaque_inputs(_bare_words(side, ev.params), ev.params)
+        side = _numbers_times_brackets(side, paper_text(ev) or side)
         side, draws = reader_forms(side)
     except _NotRewritten as why:
         return f"not rewritten: {why}"
@@ -837,6 +861,49 @@ def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, st
     if not isinstance(expression, sympy.Expr) or expression.has(sympy.Integral, sympy.Derivative, sympy.Limit):
         return "not an expression / integral / derivative / limit"
     return side, expression, placeholders, draws
+
+
+_BARE_FUNCTION = re.compile(r"(?<![\\A-Za-z])(sin|cos|tan|exp|log|tanh|sinh|cosh)(?=\s*(?:\\left\s*)?\()")
+_WORD_KEY = re.compile(r"\\(?:mathit|text|textit|mathrm|textrm)\s*\{\s*([A-Za-z]{2,})\s*\}")
+
+
+def _bare_words(side: str, keys: tuple[str, ...]) -> str:
+    """Words a paper types in plain math italics: `sin(…)`, `cos(…)` (the standard functions, which TeX prints
+    upright only when written `\\sin`), and a word that is an input's whole name (`pos` for the input
+    `\\mathit{pos}`), each made the one symbol it names: SymPy would read s·i·n and p·o·s."""
+    side = _BARE_FUNCTION.sub(lambda m: f"\\{m.group(1)}", side)
+    for key in keys:
+        word = _WORD_KEY.fullmatch(key.strip())
+        if word:
+            symbol = f"\\mathit{{{word.group(1)}}}"
+            side = re.sub(r"(?<![\\A-Za-z{])%s(?![A-Za-z])" % word.group(1), lambda _m: symbol, side)  # noqa: B023
+    return side
+
+
+_LETTER = r"(?:[A-Za-z]|\\(?:%s))(?![A-Za-z])" % _GREEK
+_BEFORE_BRACKET = r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()"
+
+
+def _numbers_times_brackets(side: str, formula: str) -> str:
+    """`t(\\beta_t - \\beta_{t+1})` → `t \\cdot (…)` where the formula itself shows the letter is a number: it is
+    in an index's arithmetic (`\\beta_{t+1}`, `x_{i,t}`, `\\gamma^{t-k}`, `w_{1:t}`) or a whole argument of an
+    application (`\\sigma(t)`, `f(x, t)`). SymPy's grammar reads a letter before a bracket as a function applied;
+    a number applied to a value means nothing, so the text's own use of the letter decides (the formula's
+    spelling only, no papermath tree). A letter only ever a subscript's label (`\\epsilon_f`) is no evidence."""
+    for letter in sorted(set(re.findall(r"(?<![\\A-Za-z_^])(%s)%s" % (_LETTER, _BEFORE_BRACKET), side)), key=len,
+                         reverse=True):
+        name = re.escape(letter)
+        if re.search(_AS_INDEX % (name, name, name, name), formula) or re.search(_AS_ARGUMENT % name, formula):
+            side = re.sub(r"(?<![\\A-Za-z_^])%s(?![A-Za-z])%s" % (name, _BEFORE_BRACKET),
+                          lambda m: f"{m.group(0)} \\cdot ", side)
+    return side
+
+
+_AS_INDEX = (r"[_^]\s*\{[^{}]*(?:(?<![\\A-Za-z])%s(?![A-Za-z])\s*[-+,:]|[-+,:]\s*%s(?![A-Za-z])|"
+             r"(?<![\\A-Za-z])%s(?![A-Za-z])\s*[-+,:]|[-+,:]\s*%s(?![A-Za-z]))[^{}]*\}")
+"""A letter in a script's index arithmetic or list: `_{t+1}`, `^{t-k}`, `_{i,t}`, `_{1:t}`."""
+_AS_ARGUMENT = r"[(,]\s*%s(?![A-Za-z])\s*[),]"
+"""A letter that is a whole argument of an application: `\\sigma(t)`, `\\epsilon_\\theta(x_t, t)`."""
 
 
 def _one_order(side: str, keys: tuple[str, ...]) -> str:
@@ -965,7 +1032,10 @@ def _spelled_in(side: str, key: str) -> list[tuple[int, int]]:
         before = tokens[k - 1][0] if k else ""
         after = tokens[k + n][0] if k + n < len(tokens) else ""
         glued = start > 0 and (side[start - 1].isalpha() or side[start - 1] == "\\")
-        if glued or before in ("_", "^") or before in _ACCENTS or after in ("_", "^", "'"):
+        # a script after a name makes a longer name (`x_t` is not `x`); after an application's bracket a
+        # superscript is a power of its value (`\\pi_\\theta(a|s)^2`)
+        scripts_after = ("_", "'") if wanted[-1] == ")" else ("_", "^", "'")
+        if glued or before in ("_", "^") or before in _ACCENTS or after in scripts_after:
             k += 1
             continue
         spans.append((start, end))
@@ -1041,7 +1111,7 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
     used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
     side = _concatenations(_gaussians(_inner_products(_absolute_values(_norms(_function_heads(
-        _braced_extrema(_projections(side))))))))
+        _written_sets(_braced_extrema(_projections(side)))))))))
     draws: dict[str, str] = {}
     start = 0
     while True:
@@ -1068,7 +1138,8 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
         start = match.start()
 
 
-_WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit)\s*\{\s*(?P<word>[A-Za-z]{2,})\s*\}"
+_WORD_HEAD = re.compile(r"\\(?:operatorname\*?|mathrm|text|textrm|mathit|texttt|mathtt|textsf)\s*"
+                        r"\{\s*(?P<word>[A-Za-z]{2,})\s*\}"
                         r"(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()")
 """A word in upright (or italic) font applied to a bracket: a function's name (`\\operatorname{Sigmoid}(u)`)."""
 
@@ -1085,7 +1156,12 @@ def _function_heads(side: str) -> str:
     `_WORD_FUNCTIONS` knows, the paper's concrete functions and the test's doubles. `\\nabla f(x)` → the function
     `∇f` at x (SymPy reads no ∇), its value that of the test's double for ∇f."""
     side = _GRADIENT_HEAD.sub(lambda m: f" @Qqfn{_spelled('nabla ' + m.group('head'))}@", side)
+    side = _RM_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side)
     return _scripted_heads(_WORD_HEAD.sub(lambda m: f" @Qqfn{_spelled(m.group('word'))}@", side))
+
+
+_RM_WORD_HEAD = re.compile(r"\{\s*\\rm\s+(?P<word>[A-Za-z]{2,})\s*\}(?=\s*(?:\\left\s*|\\[bB]igg?l?\s*)?\()")
+"""`{\\rm Cov}(x, y)`: the old-style upright word in a group, applied to a bracket (as `_WORD_HEAD`)."""
 
 
 _SCRIPTED_HEAD = re.compile(r"(?P<head>(?:(?<![\\A-Za-z])(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))"
@@ -1135,6 +1211,30 @@ def _braced_extrema(side: str) -> str:
         close = _closing(side, match.end() - 1)
         body_end = _strip_right(side, close - 1)  # the `\\` of `\\}`, and a `\\right`
         side = f"{side[:match.start()]}\\{match.group('op')}({side[match.end():body_end]}){side[close + 1:]}"
+        start = match.start() + 1
+
+
+_SET_OPEN = re.compile(r"(?:\\left\s*|\\[bB]igg?l?\s*)?\\\{")
+
+
+def _written_sets(side: str) -> str:
+    """`\\{k, n\\}` → `@Qqset@(k, n)`: a finite set written out member by member (two or more, at the braces' top
+    level), whose value is its distinct members in increasing order (`_applied_value`): a set has no order and
+    counts a repeat once, so one order is chosen, the increasing one. A set-builder (`\\{v \\in V : …\\}`) or
+    a brace holding one item is left alone (SymPy then reads nothing it knows, and has no opinion)."""
+    start = 0
+    while True:
+        match = _SET_OPEN.search(side, start)
+        if match is None:
+            return side
+        close = _closing(side, match.end() - 1)
+        body = side[match.end():_strip_right(side, close - 1)]
+        members = _split_top(body, ",")
+        if len(members) < 2 or any(not m or re.search(r"[:|]|\\mid(?![A-Za-z])|\\[lc]?dots|\.\.\.", m)
+                                   for m in members):
+            start = match.end()
+            continue
+        side = f"{side[:match.start()]} @Qqset@({', '.join(members)}){side[close + 1:]}"
         start = match.start() + 1
 
 
@@ -1437,8 +1537,28 @@ def _double(calls: tuple) -> Any:
             if len(known) == len(args) and all(_same_value(a, k) for a, k in zip(args, known)):
                 output = np.asarray(output, dtype=float)
                 return float(output) if output.ndim == 0 else output
+        for known, output in calls:
+            output = _one_sample_of(args, known, np.asarray(output, dtype=float))
+            if output is not None:
+                return float(output) if output.ndim == 0 else output
         raise LookupError("called on arguments papermath's numbers did not use")
     return double
+
+
+def _one_sample_of(args: tuple, known: tuple, output: np.ndarray) -> np.ndarray | None:
+    """The output of one sample of a batched call: where the numbers called the function once on inputs with a
+    sample axis (`r(x_0, c)` on 3 draws → 3 outputs) and the second reader, computing 𝔼 draw by draw, calls it on
+    the s-th draw of each argument, the s-th output (a function applied per sample); None where the arguments are
+    no one draw of that call."""
+    if len(known) != len(args) or output.ndim == 0:
+        return None
+    known = [np.asarray(k, dtype=float) for k in known]
+    if any(k.ndim == 0 or k.shape[0] != output.shape[0] for k in known):
+        return None
+    for s in range(output.shape[0]):
+        if all(_same_value(a, k[s]) for a, k in zip(args, known)):
+            return output[s]
+    return None
 
 
 def _same_value(computed: Any, known: Any) -> bool:
@@ -1693,13 +1813,48 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
         size = identity.group("size")
         return _Identity(size=None if size is None else _index_value(size, scope))
     base, index = scope.elements[symbol]
-    bound = scope.index(index)
     array = scope.values[base]
+    if "," in index:
+        return _element_of_several(array, index.split(","), scope)
+    bound = scope.index(index)
     if bound is not None and np.ndim(array) and np.shape(array)[0] == bound[3]:
         return array[bound[2]]  # the sum runs over all of the array: its k-th term is the k-th element
     if bound is not None and base not in scope.origins:
         raise _NoOpinion("a sum over part of an array, or over a scalar")
     return _free_element(array, base, index, scope)
+
+
+def _element_of_several(array: Any, indices: list[str], scope: _Scope) -> Any:
+    """The element several indices pick (`g'_{j,t}` in `\\sum_j g'_{j,t}`, `a_{h,q,k}` in sums over h and k). An
+    index no sum binds and no input gives (t, q) names no position: the equation holds at each of its values, and
+    at one of them an array with no axis for it is that value's array, so such an index is passed over while the
+    array has fewer axes than the indices. Each other index is a sum's, running over all of its axis (its k-th
+    term the k-th element), or unvalued and left: it names every position of its axis (`g'_{i,t}` with i free is the
+    vector over i); anything else (an index with a value, a sum over part of an axis) has no opinion."""
+    indices = [index.strip() for index in indices]
+    unvalued = [k for k, index in enumerate(indices) if _is_unvalued(index, scope)]
+    while len(indices) > np.ndim(array) and unvalued:
+        del indices[unvalued.pop(0)]
+        unvalued = [k - 1 if k > 0 else k for k in unvalued]
+    if len(indices) != np.ndim(array):
+        raise _NoOpinion("more indices than the array has axes")
+    positions: list = []
+    for axis, index in enumerate(indices):
+        bound = scope.index(index)
+        if bound is None and _is_unvalued(index, scope):
+            positions.append(slice(None))
+            continue
+        if bound is None or np.shape(array)[axis] != bound[3]:
+            raise _NoOpinion("an element of several indices not each a sum's over its whole axis")
+        positions.append(bound[2])
+    return array[tuple(positions)]
+
+
+def _is_unvalued(index: str, scope: _Scope) -> bool:
+    """A single name no enclosing sum binds and no input gives a value (a free index: `t` in `g'_{j,t}`)."""
+    terms = _index_terms(index)
+    return (terms is not None and len(terms) == 1 and isinstance(terms[0][1], str) and terms[0][0] == 1
+            and scope.index(terms[0][1]) is None and terms[0][1] not in scope.free)
 
 
 def _free_element(array: Any, base: Any, index: str, scope: _Scope) -> Any:
@@ -1846,6 +2001,10 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         return _gaussian_density(*args)
     if name == "F_{Qqconcat}":
         return _concatenated(args)
+    if name == "F_{Qqset}":
+        if any(np.ndim(a) for a in args):
+            raise _NoOpinion("a set of arrays")
+        return np.unique(np.array([float(a) for a in args]))
     if name == "F_{Qqproj}":
         return _projected(*args)
     if any(isinstance(a, _Identity) for a in args):
@@ -1877,9 +2036,18 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 _WORD_FUNCTIONS = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "tanh": np.tanh,
                    "softplus": lambda x: np.logaddexp(0, x), "exp": np.exp, "log": np.log, "sin": np.sin,
                    "cos": np.cos, "softmax": _softmax, "silu": lambda x: x / (1 + np.exp(-x)), "abs": np.abs,
-                   "sqrt": np.sqrt}
+                   "sqrt": np.sqrt, "mean": lambda x: np.mean(_vector(x)), "std": lambda x: np.std(_vector(x))}
 """Functions a word names the same in every paper (`\\operatorname{Sigmoid}`, `\\mathrm{softmax}` of a
 vector), by the word in lower case: computed here, not by papermath's evaluator."""
+
+
+def _vector(x: np.ndarray) -> np.ndarray:
+    """The members of a family for `\\operatorname{mean}`/`\\operatorname{std}` of a set (a vector): the mean and
+    the standard deviation of a finite set, its members equally weighted (the population's, as the words define
+    them); of a matrix the axis is not the notation's, no opinion."""
+    if x.ndim != 1:
+        raise _NoOpinion("a mean or std of what is not one family of numbers")
+    return x
 
 
 def _unspelled(letters: str) -> str:
@@ -1942,9 +2110,26 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
         spelled = re.fullmatch(r"Qqs([a-q]+)", index)
         if spelled and not match.group(3):  # `\\tilde{g}_{i}`, `W^{out}_{h}`: the scripts spelled in the name
             base, index = _decorated_base(match.group(1), _unspelled(spelled.group(1)))
-        if base in bases and _index_terms(index) is not None:
-            out[symbol] = (bases[base], index)
+        grouped = re.fullmatch(r"Qqg([a-q]+)", index)
+        if grouped and base == "G" and not match.group(3):  # `{\\mu_{x}}_{k}`: element k of the input μ_x
+            base, index = _grouped_base(_unspelled(grouped.group(1)))
+        if base in bases and all(_index_terms(part) is not None for part in index.split(",")):
+            out[symbol] = (bases[base], index)  # one index (`t-1`) or several (`j,t`: `_element_of_several`)
     return out
+
+
+def _grouped_base(spelled: str) -> tuple[str, str]:
+    """A braced group with a subscript (`_group_as_name`: `group|sub|sup|primes`, `{\\mu_{x}}_{k}`) → SymPy's name
+    of the group (`mu_{x}`, matched against the inputs' names) and the subscript; ("", "") for anything else (a
+    superscript or a prime on the group, a group SymPy cannot read)."""
+    parts = spelled.split("|")
+    if len(parts) != 4 or not parts[1] or parts[2] or parts[3]:
+        return "", ""
+    try:
+        group = _parse(parts[0])
+    except Exception:  # not a name SymPy reads: no element
+        return "", ""
+    return (str(group), parts[1]) if getattr(group, "is_Symbol", False) else ("", "")
 
 
 def _decorated_base(letter: str, scripts: str) -> tuple[str, str]:
@@ -1958,14 +2143,16 @@ def _decorated_base(letter: str, scripts: str) -> tuple[str, str]:
             sub)
 
 
-def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[str, ...] = ()
+def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: dict[str, str] | None = None
            ) -> dict[str, tuple]:
     """Each expectation's function name → the input symbols its subscript draws (`x \\sim p, t` → x, t; a
     distribution applied to its variable, `p(x)`, `q(x_t \\mid x)`, draws x, x_t). A drawn variable no input is
     (SymPy's reading of its name matches none) is dropped: if the operand used it, SymPy's expression holds a
-    symbol no input matches and there is no reading. A ValueError where no sample axis can be named: nothing
-    under 𝔼, a draw SymPy cannot read, or a dropped draw written inside an input given as one value (`opaque`:
-    `\\epsilon_\\theta(x_t, t)`, whose value may depend on it)."""
+    symbol no input matches and there is no reading; but where an input given as one value is written with it
+    (`opaque`, key → placeholder: `q_\\theta(u \\mid x_t)` under `\\mathbb{E}_{t, x_0, x_t}`), that input varies
+    with the draw, and it is drawn: its leading axis is the sample axis. A ValueError where no sample axis can be
+    named: nothing under 𝔼, or a draw SymPy cannot read."""
+    opaque = opaque or {}
     out = {}
     for name, subscript in draws.items():
         drawn = []
@@ -1979,10 +2166,20 @@ def _draws(sympy: Any, draws: dict[str, str], replacements: dict, opaque: tuple[
                 raise ValueError(f"{latex!r} does not parse") from error
             if key in replacements:
                 drawn.append(replacements[key])
-            elif any(re.sub(r"\s", "", latex) in re.sub(r"\s", "", key_text) for key_text in opaque):
-                raise ValueError(f"{latex!r} is drawn inside an input given as one value")
-        out[f"F_{{{name}}}"] = tuple(drawn)
+                continue
+            for key_text, placeholder in opaque.items():
+                if latex.strip() and _spelled_in(key_text, latex) and sympy.Symbol(placeholder) in replacements:
+                    drawn.append(replacements[sympy.Symbol(placeholder)])
+        out[f"F_{{{name}}}"] = tuple(dict.fromkeys(drawn))
     return out
+
+
+def _one_draw(ev: Any) -> bool:
+    """The test's inputs hold one draw of what the 𝔼s sample: papermath's numbers took no mean over a sample axis
+    (no step of theirs is an expectation's, and no input is batched). How many draws the inputs hold is how the
+    test lays out its data, not a reading of the formula: an input array drawn under 𝔼 (the vector `x_t`) is
+    then one draw, not a sample axis, and 𝔼 of one draw is its value."""
+    return ev.samples is None and not any(step.op == "E" for step in ev.steps)
 
 
 def _drawn_names(part: str) -> list[str]:

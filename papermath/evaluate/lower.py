@@ -432,6 +432,10 @@ class Lowerer:
             return last
         if isinstance(node, A.Relation):
             return self.relation(node)
+        if _introduced(node):
+            # `\text{where}~head_i = Attention(…)`: the word introduces the statement (a definition), it does not
+            # make it a condition to test
+            return self.statement(node.body)
         value = self.lower_free(node)
         self.result_key = None
         return self.finish(value, node)
@@ -665,6 +669,16 @@ class Lowerer:
         name = self.fresh(_TEMP_NAMES.get(op, op))
         self.lines.append(_Line(name, low.np, low.torch, f"{shape_text(low.value)}  {note}".strip()))
         return replace(low, np=name, torch=name, pyscalar=False)
+
+    def _scalar_family(self, key: str, declared: Optional[tuple]) -> bool:
+        """The bare symbol `key` is one number here — declared a scalar by the text, or already chosen one in this
+        equation — and nobody gave it (a value the user sets for β is what they mean by β_t)."""
+        if key in self.given or key in self.loops or key in self.targets or key in self.arrays:
+            return False
+        if key in self.inputs:
+            item = self.inputs[key]
+            return item.source == "chosen" and np.ndim(item.value) == 0
+        return declared == ()
 
     def _free(self, index: A.Node) -> bool:
         """An index no operator binds and nothing gives a value: it names every position at once."""
@@ -931,17 +945,13 @@ class Lowerer:
             declared = self.declared.get(key)
             fixed = [i for i in node.indices if not self._free(i)]
             entry = self.declared.get(key + ENTRY) if declared is None else None
+            if not fixed and not looped and self._scalar_family(key, declared):
+                # `\beta_t` beside the constant `\beta` (`\beta \in [0, 1]`), `\Sigma_k` beside `\Sigma`: a free
+                # index has no axis of a scalar to pick from, so β_t is a quantity of its own (one value of a
+                # schedule), not β with its index dropped
+                return self.lookup(whole, node)
             if entry is not None:
-                # Declared one entry at a time (`\mathbf{h}_t \in \mathbb{R}^d`): indices the equation binds
-                # select an entry; the others name it.
-                if not known:
-                    table = split_indexed(node, self.bound_all, self.given)[0]
-                    sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)] \
-                        + [self.dim_size(d) for d in entry]
-                    base = self.lookup(key, node.base, sizes=sizes)
-                else:
-                    base = self.lookup(key, node.base)
-                return self.index(base, node, entry_rank=len(entry))
+                return self._entry_element(node, key, known, fixed, entry)
             if not known and not looped and (declared is None or len(declared) < len(fixed)):
                 if key in self.arrays:
                     # `g'_{i,t}` beside `\sum_j g'_{j,t}`, `\gamma_t` beside `\sum_i \gamma_i`: one array.
@@ -965,6 +975,15 @@ class Lowerer:
                 raise
             self.notes.append(f"{whole} read as a quantity of its own")
             return self.lookup(whole, node)
+
+    def _entry_element(self, node: A.Indexed, key: str, known: bool, fixed: list, entry: tuple) -> Low:
+        """Declared one entry at a time (`\\mathbf{h}_t \\in \\mathbb{R}^d`): indices the equation binds select an
+        entry; the others name it."""
+        if known:
+            return self.index(self.lookup(key, node.base), node, entry_rank=len(entry))
+        table = split_indexed(node, self.bound_all, self.given)[0]
+        sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)] + [self.dim_size(d) for d in entry]
+        return self.index(self.lookup(key, node.base, sizes=sizes), node, entry_rank=len(entry))
 
     def lower_free(self, node: A.Node) -> Low:
         """An expression with free indices (`\\sum_k a_{h,q,k} …` with q free; `\\gamma^{t-k}` with t free): read
@@ -1466,6 +1485,8 @@ class Lowerer:
                 return self.matmul(base, arg, whole)
             raise EvaluationError(f"{whole}: {key} has a value but is applied to {len(node.args)} arguments")
         op = FUNCTION_NAMES.get(name)
+        if op == "log" and isinstance(func, A.Symbol) and func.sub_label is not None:
+            op = _logarithm_to_base(func)
         if op is not None:
             return self.known_function(op, node, name)
         return self.abstract_call(node, key, name)
@@ -2534,6 +2555,19 @@ def _strip(node: A.Node) -> A.Node:
     return node
 
 
+_LOG_BASES = {"2": "log2", "10": "log10", "e": "log"}
+"""`\\log_2`, `\\log_{10}`, `\\log_e`: the logarithm the subscript names (GMFlow's NLL in bits, `-\\log_2 q`)."""
+
+
+def _logarithm_to_base(func: A.Symbol) -> str:
+    """The op of `\\log` with a subscript base (`_LOG_BASES`); another base is refused, not read as the natural
+    log (which gave `\\log_2 8` = 2.08)."""
+    base = to_latex(func.sub_label).strip()
+    if base not in _LOG_BASES:
+        raise EvaluationError(f"a logarithm to base {base} is not evaluated (bases 2, 10 and e are)")
+    return _LOG_BASES[base]
+
+
 def _function_name(func: A.Node) -> str:
     if isinstance(func, A.Symbol):
         name = func.name.lstrip("\\")
@@ -2793,6 +2827,16 @@ def _is_gaussian(func: A.Node) -> bool:
 def _is_condition(node: A.Node) -> bool:
     """`\\text{for } v \\in S`, `\\forall x`: a condition on the statement before it."""
     return isinstance(node, A.Annotated) and node.kind == "condition"
+
+
+_INTRODUCING_WORDS = frozenset({"where", "with", "and", "then", "let", "hence", "thus", "so", "i.e.", "i.e.,"})
+"""Prose words that introduce a statement (`\\text{where } y = …`), unlike `for`/`if`, which restrict one."""
+
+
+def _introduced(node: A.Node) -> bool:
+    """A relation the parser wrapped as a condition of a word that only introduces it (`_INTRODUCING_WORDS`)."""
+    return (_is_condition(node) and isinstance(node.body, A.Relation) and isinstance(node.note, A.Text)
+            and node.note.text.strip().lower() in _INTRODUCING_WORDS)
 
 
 def _membership(node: A.Node) -> Optional[tuple[A.Node, A.Node]]:

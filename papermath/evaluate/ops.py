@@ -55,7 +55,8 @@ class Op:
 OPS: dict[str, Op] = {
     "exp": Op(np.exp, "np.exp({0})", "torch.exp({0})", label="exponential"),
     "log": Op(np.log, "np.log({0})", "torch.log({0})", label="natural log"),
-    "log2": Op(np.log2, "np.log2({0})", "torch.log2({0})"),
+    "log2": Op(np.log2, "np.log2({0})", "torch.log2({0})", label="log to base 2"),
+    "log10": Op(np.log10, "np.log10({0})", "torch.log10({0})", label="log to base 10"),
     "sqrt": Op(np.sqrt, "np.sqrt({0})", "torch.sqrt({0})"),
     "sigmoid": Op(special.expit, "expit({0})", "torch.sigmoid({0})", label="sigmoid 1/(1+e^-z)"),
     "logsigmoid": Op(special.log_expit, "log_expit({0})", "F.logsigmoid({0})",
