@@ -358,6 +358,9 @@ class Lowerer:
                 if isinstance(node, A.Reduction):
                     for variable in node.variables:
                         bound.add(to_latex(variable))
+                family = _family_over_range(node) if isinstance(node, A.SetBuilder) else None
+                if family is not None:
+                    bound.add(to_latex(family.variables[0]))  # `\\{s_{j,t} \\mid 1 \\le j \\le N\\}` runs over j
         return bound
 
     def _zero_based_axes(self) -> set[tuple[str, int]]:
@@ -448,6 +451,9 @@ class Lowerer:
         clause = _for_clause(node)
         if clause is not None:
             return self.restricted(*clause)
+        one_side = _one_sided(node)
+        if one_side is not None:
+            return self._one_side(node, one_side)
         ops = node.ops
         if all(op in ("\\in", "\\notin", "\\subset", "\\subseteq") for op in ops):
             right = node.operands[-1]
@@ -490,6 +496,16 @@ class Lowerer:
                                 " and ".join(f"bool(torch.all(torch.as_tensor({c})))" for _, c in codes),
                                 "True when the relation holds"))
         return replace(value, np=name, torch=name)
+
+    def _one_side(self, node: A.Relation, side: A.Node) -> Low:
+        """A row of a chain the paper breaks across displays (`& \\le X`, `X =` with the rest on the next row):
+        only one side is written here, so that side is the computation, without a name and without a verdict."""
+        where = "left" if isinstance(node.operands[0], A.Empty) else "right"
+        self.notes.append(f"the {where} side of {node.ops[0]} is not in this display (a chain continued across rows): "
+                          f"{to_latex(side)[:60]} is computed, nothing is compared")
+        value = self.finish(self.lower_free(side), side)
+        self.result_key = None
+        return value
 
     def restricted(self, statement: A.Relation, var: A.Node, domain: A.Node) -> Low:
         """`P'(v) = … \\quad \\text{for } v \\in S`: the definition, computed for every v at once, kept where v ∈ S.
@@ -545,9 +561,11 @@ class Lowerer:
                 snapshot = self._snapshot()
                 value = self.lower_free(operands[index])
                 break
-            except EvaluationError as exc:
+            except (EvaluationError, ValueError, TypeError, IndexError) as exc:  # a library error: that side only
                 self._restore(snapshot)
-                error = error or exc
+                error = error or (exc if isinstance(exc, EvaluationError) else
+                                  EvaluationError(f"cannot evaluate {to_latex(operands[index])[:60]}: "
+                                                  f"{type(exc).__name__}: {exc}"))
         else:
             raise error or EvaluationError("nothing to evaluate")
         # Restatements between the target and the computation: evaluate them too when possible, as a check.
@@ -890,6 +908,8 @@ class Lowerer:
         return self.lower(node.body)
 
     def lower_Empty(self, node: A.Empty) -> Low:
+        if all(isinstance(s, A.Empty) for s in self.statements):
+            raise EvaluationError("the display holds no formula (it is empty)")
         raise EvaluationError("an empty expression")
 
     def lower_Indexed(self, node: A.Indexed) -> Low:
@@ -913,8 +933,10 @@ class Lowerer:
             declared = self.declared.get(family)  # `\\mathbf{x} \\in \\mathbb{R}^D`: each x_t is such a vector
             return self.lookup(whole, node, sizes=[self.dim_size(d) for d in declared] if declared else None)
         name, axes = split_indexed(node, self.bound_all, self.given)
-        if not axes and name not in self.given and name not in self.inputs and symbol_key(node) not in self.given:
-            # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`): a quantity of its own.
+        if self._indexed_by_sample(node) or (not axes and name not in self.given and name not in self.inputs
+                                             and symbol_key(node) not in self.given):
+            # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`), or the index is drawn per sample: a quantity of
+            # its own.
             return self.lookup(whole, node)
         if name != symbol_key(node) and (name in self.given or name in self.inputs):
             # `\mathbf{v}_{\theta, i}` with the sequence `\mathbf{v}_{\theta}` given: θ names it, i selects.
@@ -965,6 +987,25 @@ class Lowerer:
                 raise
             self.notes.append(f"{whole} read as a quantity of its own")
             return self.lookup(whole, node)
+
+    def _indexed_by_sample(self, node: A.Indexed) -> bool:
+        """`\\lambda_t` inside `\\mathbb{E}_{t, …}` with no value for λ: t is drawn once per sample, so λ_t is one
+        quantity that takes one value per sample (like the other sampled quantities), not a position in a sequence
+        λ picked by a number."""
+        key = symbol_key(node.base) if isinstance(node.base, A.Symbol) else None
+        if key is None or any(key in table for table in (self.given, self.inputs, self.targets, self.declared)) \
+                or to_latex(node) in self.given:
+            return False
+        if not any(isinstance(i, A.Symbol) and to_latex(i) in self.sampled and to_latex(i) not in self.loops
+                   for i in node.indices):
+            return False
+        inner = {to_latex(n) for n in A.walk(node.base) if isinstance(n, A.Symbol)} - {key}
+        if inner & (self.bound_all - self.sampled) or any(not isinstance(i, A.Symbol) or to_latex(i) in self.loops
+                                                          for i in node.indices):
+            return False  # `\mathbf{h}^{[n]}_t` in a sum over n: n still picks an entry, not read here
+        self.notes.append(f"{to_latex(node)}: its index is drawn by the expectation, so it is one quantity with one "
+                          "value per sample")
+        return True
 
     def lower_free(self, node: A.Node) -> Low:
         """An expression with free indices (`\\sum_k a_{h,q,k} …` with q free; `\\gamma^{t-k}` with t free): read
@@ -1187,6 +1228,9 @@ class Lowerer:
             return int(loop.value) - shift, (f"int({loop.name}) - {shift}" if shift else f"int({loop.name})")
         offset = 0 if (zero or (not table and self.uses_zero_index)) else 1
         low = self.lower(index)
+        if np.asarray(low.value).ndim:
+            raise EvaluationError(f"the index {key} takes {np.asarray(low.value).size} values at once (one per sample "
+                                  f"or position), not one position in {table or 'a sequence'}")
         scalar = float(np.asarray(low.value))
         if not scalar.is_integer():
             raise EvaluationError(f"the index {key} is not a whole number ({scalar})")
@@ -1706,7 +1750,7 @@ class Lowerer:
                                  whole), word, f"{word} over all entries")
         if op == "kl" and len(args) == 2:
             return self.apply_op("kl", args, whole)
-        expected = 3 if op == "clip" else 1
+        expected = _ARGUMENTS.get(op, 1)
         if len(args) != expected:
             raise EvaluationError(f"{whole}: {name} takes {expected} argument(s) here, got {len(args)}")
         if op in ("logsumexp", "mean", "sum", "var", "std") and np.asarray(args[0].value).ndim >= 1:
@@ -1820,6 +1864,12 @@ class Lowerer:
 
     def lower_SetBuilder(self, node: A.SetBuilder) -> Low:
         element = node.element
+        family = _family_over_range(node)
+        if family is not None:
+            # `\\{s_{j,t} \\mid 1 \\le j \\le N_r\\}`: the members s_{1,t} … s_{N_r,t}, in index order.
+            low = self.reduction(family, body=family.body, combine="stack", latex=to_latex(node))
+            low.is_set = True
+            return low
         if not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
             raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} is evaluated")
         var = to_latex(element.operands[0])
@@ -1933,7 +1983,7 @@ class Lowerer:
 
     def lower_Concat(self, node: A.Concat) -> Low:
         if any(isinstance(i, A.Ellipsis_) for i in node.items):
-            raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' is not evaluated")
+            return self._concat_pattern(node)
         items = [self.lower(i) for i in node.items]
         values = [np.atleast_1d(np.asarray(i.value, float)) for i in items]
         try:
@@ -1945,6 +1995,24 @@ class Lowerer:
                              f"torch.cat([{', '.join(f'torch.atleast_1d(torch.as_tensor({i.torch}))' for i in items)}])",
                              to_latex(node)),
                          "concat", "stacked: " + " + ".join(shape_text(v) for v in values) + f" → {shape_text(value)}")
+
+    def _concat_pattern(self, node: A.Concat) -> Low:
+        """`[\\mathbf{o}_{t,1}; \\mathbf{o}_{t,2}; \\ldots; \\mathbf{o}_{t,n_h}]`: the parts the pattern shows
+        (`expand`), stacked along their first axis as a written-out `[a; b]` is."""
+        try:
+            parts = self.expand(list(node.items))
+        except EvaluationError as error:
+            raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' and {error.message}") from None
+        values = [np.atleast_1d(np.asarray(p.value, float)) for p in parts.items]
+        try:
+            value = np.concatenate(values, axis=0)
+        except ValueError:
+            raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} "
+                                  "do not stack") from None
+        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}])"
+        tc = f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}])"
+        return self.emit(Low(value, npc, tc, to_latex(node)), "concat",
+                         f"stacked: {len(values)} parts of the pattern → {shape_text(value)}")
 
     def lower_Relation(self, node: A.Relation) -> Low:
         cond = self.condition(node)
@@ -2056,7 +2124,9 @@ class Lowerer:
             return self.expectation(node)
         if how == "reduce":
             combine = {"sup": "max", "inf": "min"}.get(node.op, node.op)
-            return self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
+            nested = _nested_reduction(node, combine)  # `\\sum_{u, v}`: one variable at a time
+            return self.lower(nested) if nested is not None else \
+                self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
         if how == "softmax":
             body = self.lower(node.body)
             return self.apply_op("softmax", [body], to_latex(node),
@@ -2696,6 +2766,56 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
             return to_latex(n) == var
         return any(visit(c) for c in A.children(n))
     return visit(node)
+
+
+def _family_over_range(node: A.SetBuilder) -> Optional[A.Reduction]:
+    """`\\{e_j \\mid a \\le j \\le b\\}` (an expression, a range of one variable it mentions) as the loop over j from a
+    to b that lists the members; None for any other set-builder."""
+    cond = _strip(node.condition) if node.condition is not None else None
+    if not (isinstance(cond, A.Relation) and len(cond.operands) == 3 and cond.ops in (("\\le", "\\le"), ("<", "<"))
+            and isinstance(cond.operands[1], A.Symbol)):
+        return None
+    var = cond.operands[1]
+    if isinstance(node.element, A.Relation) or to_latex(var) not in {to_latex(n) for n in A.walk(node.element)}:
+        return None
+    lower, upper = cond.operands[0], cond.operands[2]
+    if cond.ops == ("<", "<"):
+        lower = A.BinOp("+", lower, A.Number("1"))
+        upper = A.BinOp("-", upper, A.Number("1"))
+    return A.Reduction("sum", A.Symbol("\\sum"), cond, None, node.element, variables=(var,), lower=lower, upper=upper)
+
+
+_ARGUMENTS = {"clip": 3, "topk": 2}
+"""Named functions of more than one argument (`\\mathrm{clip}(x, a, b)`, `\\mathrm{Topk}(S, K)`); others take one."""
+
+_NESTING = ("sum", "prod")
+"""Reductions over several variables that are the same reduction nested one variable at a time
+(`\\sum_{u, v} = \\sum_u \\sum_v`)."""
+
+
+def _nested_reduction(node: A.Reduction, combine: str) -> Optional[A.Reduction]:
+    """`\\sum_{u, v} f` (or `\\sum_{(s, a)} f`) as `\\sum_u \\sum_v f`, when no limit, set or condition is shared
+    by the variables (each then runs over what it indexes, as a single-variable sum does)."""
+    if combine not in _NESTING or len(node.variables) < 2 or node.body is None \
+            or any(x is not None for x in (node.lower, node.upper, node.domain, node.condition, node.distribution)):
+        return None
+    if not all(isinstance(v, (A.Symbol, A.Indexed)) for v in node.variables):
+        return None
+    body = node.body
+    for variable in reversed(node.variables):
+        body = replace(node, under=variable, variables=(variable,), body=body)
+    return body
+
+
+def _one_sided(node: A.Relation) -> Optional[A.Node]:
+    """The one written side of a two-sided relation whose other side is empty (a chain broken across rows), when it
+    is a comparison or a trailing `=`; a leading `&= X` is read as a definition without a name elsewhere."""
+    if len(node.operands) != 2 or sum(isinstance(o, A.Empty) for o in node.operands) != 1:
+        return None
+    left, right = node.operands
+    if isinstance(left, A.Empty) and node.ops[0] in _DEFINING:
+        return None
+    return right if isinstance(left, A.Empty) else left
 
 
 def _for_clause(node: A.Relation) -> Optional[tuple[A.Relation, A.Node, A.Node]]:

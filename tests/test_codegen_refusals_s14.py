@@ -1,0 +1,132 @@
+"""Constructs the evaluator used to refuse, now lowered (issue 15, session 14): each with hand-worked numbers, the
+generated NumPy code run on the same values, and the corpus equation that showed the cause (skipped when
+../shared is absent). A refusal that stays right is tested too: it says why."""
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from papermath.codegen import Citation, call_arguments, generate
+from papermath.evaluate import EvaluationError, evaluate
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
+
+
+def run_code(ev):
+    """The generated NumPy function called on the evaluation's own inputs (our generated code, not the paper's)."""
+    code = generate(ev, Citation("test", None, None), module="refusal_case")
+    namespace: dict = {"__name__": "generated"}
+    exec(compile(code.numpy, "refusal_case.py", "exec"), namespace)
+    return namespace[code.function](*call_arguments(ev))
+
+
+# (construct, formula, values, expected value worked by hand)
+CASES = [
+    # A chain broken across displays: the one written side is the computation (2 + 3).
+    ("continuation row, left side on the previous display", r"& \le a + b", {"a": 2, "b": 3}, 5.0),
+    ("continuation row, right side on the next display", r"a b =", {"a": 2, "b": 3}, 6.0),
+    ("continuation row of a lower bound", r"& \geq \|x - y\|^2", {"x": [1, 2], "y": [0, 0]}, 5.0),
+    # Several variables under one sum: the sum nested one variable at a time, (1 + 2)(10 + 20 + 30) = 180.
+    ("sum over two variables", r"\sum_{i, j} a_i b_j", {"a": [1, 2], "b": [10, 20, 30]}, 180.0),
+    # (a1 b1)(a1 b2)(a2 b1)(a2 b2) = (1)(3)(2)(6) = 36.
+    ("product over two variables", r"\prod_{i, j} a_i b_j", {"a": [1, 2], "b": [1, 3]}, 36.0),
+    # A tuple of variables: sum over i, j of c_{i,j} = 1 + 2 + 3 + 4.
+    ("sum over a tuple of variables", r"\sum_{(i, j)} c_{i, j}", {"c": [[1, 2], [3, 4]]}, 10.0),
+    # An indexed family over a range: the members a_1 … a_3 of a longer sequence.
+    ("set of a range's members", r"S = \{a_j \mid 1 \le j \le 3\}", {"a": [4, 5, 6, 7]}, [4.0, 5.0, 6.0]),
+    # The top-2 gate of a mixture of experts: s = (0.1, 0.5, 0.3, 0.9) keeps 0.5 and 0.9.
+    ("top-k gate over a set-builder",
+     r"g_i = \begin{cases} s_i, & s_i \in \operatorname{Topk}(\{s_j | 1 \leqslant j \leqslant N\}, K) \\ 0, "
+     r"& \text{otherwise} \end{cases}", {"s": [0.1, 0.5, 0.3, 0.9], "N": 4, "K": 2}, [0.0, 0.5, 0.0, 0.9]),
+    # A concatenation written with its pattern: o_1, o_2, …, o_3 stacked, [1, 2] [3, 4] [5, 6].
+    ("concatenation with a pattern and '…'", r"u = [o_1; o_2; \ldots; o_n]",
+     {"o": [[1, 2], [3, 4], [5, 6]], "n": 3}, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+]
+
+
+@pytest.mark.parametrize("construct, formula, values, expected", CASES, ids=[c[0] for c in CASES])
+def test_construct_hand_worked(construct, formula, values, expected):
+    ev = evaluate(formula, values)
+    np.testing.assert_allclose(np.asarray(ev.value, float), expected, rtol=1e-12)
+    assert not ev.standins, f"{construct}: a stand-in"
+    np.testing.assert_allclose(np.asarray(run_code(ev), float), expected, rtol=1e-12)
+
+
+def test_continuation_row_says_nothing_is_compared():
+    ev = evaluate(r"& \le a + b", {"a": 2, "b": 3})
+    assert any("not in this display" in note and "nothing is compared" in note for note in ev.notes)
+    assert not ev.checks  # no verdict on a relation whose other side is not written here
+
+
+def test_index_drawn_by_the_expectation_is_one_value_per_sample():
+    """`λ_t` inside 𝔼_t with no value for λ: one quantity with one value per sample (it used to crash, a float of a
+    vector); the expectation is the mean over the samples of λ_t x_t."""
+    ev = evaluate(r"L = \mathbb{E}_{t}[\lambda_t x_t]", {})
+    lam, x = (np.asarray(ev.input(key).value, float) for key in ("\\lambda_{t}", "x_{t}"))
+    assert lam.shape == x.shape == (3,)  # one value per sample
+    np.testing.assert_allclose(float(ev.value), float(np.mean(lam * x)), rtol=1e-12)
+    np.testing.assert_allclose(float(run_code(ev)), float(np.mean(lam * x)), rtol=1e-12)
+    chosen = evaluate(r"L = \mathbb{E}_{t}[\omega(\lambda_t)]", {})
+    assert any("drawn by the expectation" in note for note in chosen.notes)
+    assert [a[1] for a in chosen.abstract] == ["omega"]  # ω a callable parameter, never the identity
+    np.testing.assert_allclose(np.asarray(run_code(chosen), float), np.asarray(chosen.value, float))
+
+
+REFUSALS = [
+    # (formula, values, words the refusal must say): right refusals, each with its reason.
+    ("", {}, "holds no formula"),
+    (r"\sum_{i, j : i < j} a_i b_j", {"a": [1, 2], "b": [3, 4]}, "reductions over 2 variables"),  # a shared condition
+]
+
+
+@pytest.mark.parametrize("formula, values, words", REFUSALS)
+def test_refusal_says_why(formula, values, words):
+    with pytest.raises(EvaluationError) as caught:
+        evaluate(formula, values)
+    assert words in caught.value.message
+
+
+def _corpus_evaluation(paper, label):
+    from papermath.analysis.shapes import shapes_in_context
+    from papermath.commands.numbers import evaluation_inputs
+    from papermath.latex import load_document
+
+    doc = load_document(CORPUS / paper)
+    functions = frozenset(doc.operators)
+    equation = next(e for e in doc.equations if e.id == label)
+    declared, _, _ = shapes_in_context(doc, equation)
+    target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
+    _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
+    return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
+
+
+CORPUS_CASES = [
+    # (paper, equation, callables the code must take, what the notes must say)
+    ("DiffusionDPO", "eq:2", ["omega", "epsilon_theta"], "drawn by the expectation"),  # λ_t, x_t inside 𝔼_t
+    ("OptimalSteps", "eq:23", [], "not in this display"),  # `& \geq ‖(n - k)(v_θ - v_θ*)‖²`
+    ("deepseek-v3-2412.19437", "eq:14", [], ""),  # the Topk gate over {s_{j,t} | 1 ≤ j ≤ N_r}
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+@pytest.mark.parametrize("paper, label, callables, note", CORPUS_CASES)
+def test_corpus_equation_now_gives_code(paper, label, callables, note):
+    ev = _corpus_evaluation(paper, label)
+    assert not ev.standins
+    assert [a[1] for a in ev.abstract] == callables
+    assert not note or any(note in n for n in ev.notes)
+    np.testing.assert_allclose(np.asarray(run_code(ev), float), np.asarray(ev.value, float), rtol=1e-9)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_corpus_topk_gate_keeps_the_top_scores():
+    """DeepSeek-V3 (14): g'_{i,t} keeps s_{i,t} where it is among the K_r largest of s_{1,t} … s_{N_r,t}."""
+    ev = _corpus_evaluation("deepseek-v3-2412.19437", "eq:14")
+    s = np.asarray(ev.input("s_{i, t}").value if any(i.key == "s_{i, t}" for i in ev.inputs)
+                   else next(i.value for i in ev.inputs if i.key == "s"), float)
+    k = int(next(i.value for i in ev.inputs if i.key == "K_{r}"))
+    top = np.sort(s)[::-1][:k]
+    np.testing.assert_allclose(np.asarray(ev.value, float), np.where(np.isin(s, top), s, 0.0))
