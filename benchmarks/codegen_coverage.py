@@ -275,6 +275,39 @@ def main() -> int:
     return 0
 
 
+CAUSES = (
+    ("a stand-in", r"stand-in"),
+    ("code ≠ evaluator (a codegen bug)", r"^AssertionError|^LookupError"),
+    ("not finite on the chosen values", r"not finite"),
+    ("an integral or a differential (dx, dt, dw)", r"integral"),
+    ("a derivative ∂/∂x or ∇²", r"derivative|higher derivatives"),
+    ("a limit", r"the limit"),
+    ("an index: out of range, fractional, or one per sample", r"index out of range|the index .* not a whole number|"
+                                                              r"the index .* takes"),
+    ("shapes do not line up (chosen sizes, matmul, broadcasting)", r"do not line up|inner dimensions|and .* differ|"
+                                                                   r"more indices than|could not be broadcast|"
+                                                                   r"same shape|a variance ≤"),
+    ("'…' with no pattern to read", r"'…'|concatenation with"),
+    ("prose in the formula", r"prose"),
+    ("a set, a space or an interval, not numbers", r"set of vectors|set operation|an interval is not|"
+                                                   r"not a finite set|only \{x|direct sum"),
+    ("a relation or connective with no value (∼, ↦, ≲, ±, ∘, ∨, :=)", r"relation|connective|composes|names two values|"
+                                                                      r"condition .* not evaluated"),
+    ("several bound variables at once (min over θ, ω; argmin over a set)", r"reductions( over|$)"),
+    ("a library error on the chosen values (TypeError, ValueError)", r"TypeError|ValueError"),
+    ("no formula, or an empty part", r"empty|holds no formula"),
+)
+"""(cause, pattern of papermath's message) for the --reasons summary: the first pattern that matches names the cause
+of an equation that is not code ok; what no pattern matches is 'other'."""
+
+
+def _cause(message: str) -> str:
+    for cause, pattern in CAUSES:
+        if re.search(pattern, message):
+            return cause
+    return "other"
+
+
 def _full(error: BaseException) -> str:
     """An error's whole first line, LaTeX kept (the grouped reasons drop it)."""
     text = getattr(error, "message", None) or str(error).split("\n")[0]
@@ -288,6 +321,10 @@ def _print_failures(failures: list[tuple[str, str, str, str, str]]) -> None:
     groups: dict[tuple[str, str], list[tuple[str, str, str]]] = collections.defaultdict(list)
     for stage, group, where, message, latex in failures:
         groups[(stage, group)].append((where, message, latex))
+    causes = collections.Counter(_cause(message) for _, _, _, message, _ in failures)
+    print(f"\nnot code ok, by cause ({len(failures)} equations):")
+    for cause, count in causes.most_common():
+        print(f"  {count:>4}  {cause}")
     print(f"\nnot code ok, by reason ({len(failures)} equations):")
     for (stage, group), members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
         print(f"  {len(members):>4}  [{stage}] {group}")

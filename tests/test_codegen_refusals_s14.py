@@ -42,6 +42,15 @@ CASES = [
     # A concatenation written with its pattern: o_1, o_2, …, o_3 stacked, [1, 2] [3, 4] [5, 6].
     ("concatenation with a pattern and '…'", r"u = [o_1; o_2; \ldots; o_n]",
      {"o": [[1, 2], [3, 4], [5, 6]], "n": 3}, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+    # σ² I beside an x of another size: one variance for every entry. N(1; 0, 1) = e^{-1/2} / √(2π).
+    ("standard normal at a number", r"\mathcal{N}(x; 0, \mathbf{I})", {"x": 1.0}, np.exp(-0.5) / np.sqrt(2 * np.pi)),
+    # Three entries, variance 4: Π exp(-x²/8) / √(8π) over x = 1, 2, 3.
+    ("isotropic normal, σ² I", r"\mathcal{N}(x; \mu, s^2 \mathbf{I})", {"x": [1, 2, 3], "\\mu": [0, 0, 0], "s": 2},
+     float(np.prod(np.exp(-np.array([1.0, 4.0, 9.0]) / 8) / np.sqrt(8 * np.pi)))),
+    # `a_{k-t}` in a sum from k = t counts from 0: Σ_t Σ_{k=t}^{2} a_{k-t} with a = (1, 10, 100), t = 0, 1, 2:
+    # t=0: a_0+a_1+a_2 = 111; t=1: a_0+a_1 = 11; t=2: a_0 = 1 → 123.
+    ("an offset from the lower limit counts from 0", r"\sum_{t=0}^{2} \sum_{k=t}^{2} a_{k-t}", {"a": [1, 10, 100]},
+     123.0),
 ]
 
 
@@ -77,6 +86,8 @@ REFUSALS = [
     # (formula, values, words the refusal must say): right refusals, each with its reason.
     ("", {}, "holds no formula"),
     (r"\sum_{i, j : i < j} a_i b_j", {"a": [1, 2], "b": [3, 4]}, "reductions over 2 variables"),  # a shared condition
+    # A position before the first entry is out of range (NumPy would wrap round to the last entry silently).
+    (r"\sum_{t=1}^{2} a_{t-2}", {"a": [1, 10]}, "index out of range"),
 ]
 
 

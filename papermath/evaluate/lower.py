@@ -388,6 +388,26 @@ class Lowerer:
                             shift = _shift(index, var)
                             if shift is not None and min(limits) + shift <= 0:
                                 zero.add((name, axis))
+        return zero | self._offsets_from_lower_limit()
+
+    def _offsets_from_lower_limit(self) -> set[tuple[str, int]]:
+        """`a_{k-t}` inside `\\sum_{k=t}^{…}`: the index counts the steps since the lower limit, so it reaches 0
+        (`a_0` is its first entry) whatever number t is."""
+        zero: set[tuple[str, int]] = set()
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if not (isinstance(node, A.Reduction) and len(node.variables) == 1 and node.body is not None
+                        and node.lower is not None and not isinstance(node.lower, A.Number)):
+                    continue
+                var, start = to_latex(node.variables[0]), to_latex(node.lower)
+                for inner in A.walk(node.body):
+                    if not isinstance(inner, A.Indexed):
+                        continue
+                    name, axes = split_indexed(inner, self.bound_all, self.given)
+                    for axis, index in enumerate(axes):
+                        if isinstance(index, A.BinOp) and index.op == "-" and to_latex(index.left) == var \
+                                and to_latex(index.right) == start:
+                            zero.add((name, axis))
         return zero
 
     def _bind_dimensions(self) -> None:
@@ -1199,6 +1219,8 @@ class Lowerer:
         if all(c == ":" for c in codes):
             return replace(base, latex=to_latex(node))
         try:
+            if any(isinstance(p, int) and p < 0 for p in selectors):
+                raise IndexError("a position before the first")  # NumPy would wrap round to the last entries
             picked = value[tuple(selectors)]
         except IndexError:
             raise EvaluationError(f"{to_latex(node)}: index out of range for {to_latex(node.base)} "
@@ -1550,6 +1572,9 @@ class Lowerer:
                   f"{_wrap(mu.torch)}) - 0.5 * torch.linalg.slogdet(2 * math.pi * {_wrap(cov.torch)})[1]")
             how = "full covariance"
         else:
+            if _isotropic(cv):  # σ² I beside an x of another size (or a number): one variance for every entry
+                cv = np.asarray(cv[0, 0])
+                cov = replace(cov, np=f"{_wrap(cov.np)}[0, 0]", torch=f"{_wrap(cov.torch)}[0, 0]")
             if np.any(cv <= 0):
                 raise EvaluationError(f"{to_latex(node)}: a variance ≤ 0")
             full = np.broadcast_to(cv, diff.shape) if diff.ndim else cv
@@ -2766,6 +2791,12 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
             return to_latex(n) == var
         return any(visit(c) for c in A.children(n))
     return visit(node)
+
+
+def _isotropic(cov: np.ndarray) -> bool:
+    """A covariance `σ² I`: a square matrix, one number on its diagonal and zeros elsewhere."""
+    return cov.ndim == 2 and cov.shape[0] == cov.shape[1] and cov.size > 0 \
+        and bool(np.allclose(cov, cov[0, 0] * np.eye(cov.shape[0])))
 
 
 def _family_over_range(node: A.SetBuilder) -> Optional[A.Reduction]:
