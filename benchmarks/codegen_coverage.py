@@ -277,6 +277,7 @@ def main() -> int:
 
 CAUSES = (
     ("a stand-in", r"stand-in"),
+    ("big-O: an order of growth, no value (a right refusal)", r"order of growth"),
     ("code ≠ evaluator (a codegen bug)", r"^AssertionError|^LookupError"),
     ("not finite on the chosen values", r"not finite"),
     ("an integral or a differential (dx, dt, dw)", r"integral"),

@@ -49,6 +49,13 @@ CASES = [
      float(np.prod(np.exp(-np.array([1.0, 4.0, 9.0]) / 8) / np.sqrt(8 * np.pi)))),
     # `a_{k-t}` in a sum from k = t counts from 0: Σ_t Σ_{k=t}^{2} a_{k-t} with a = (1, 10, 100), t = 0, 1, 2:
     # t=0: a_0+a_1+a_2 = 111; t=1: a_0+a_1 = 11; t=2: a_0 = 1 → 123.
+    # The positions where a condition holds: l = (5, 1, 4), threshold 3 → positions 1 and 3 (counted from 1).
+    ("set of the positions a condition keeps", r"S = \{ i \mid l_i \geq c \}", {"l": [5, 1, 4], "c": 3}, [1.0, 3.0]),
+    # min-p's threshold with the median written in upright text: med(1, 2, 3, 10) = 2.5, (10 - 2.5) / 2 = 3.75.
+    ("median written as \\text{med}", r"n = \frac{M - \text{med}(l)}{s}", {"l": [1, 2, 3, 10], "M": 10, "s": 2}, 3.75),
+    # A side in big-O is an order of growth: the other side is computed, (1 + 3) / 2 = 2.
+    ("a side in big-O is dropped", r"\frac{1}{T}\sum_{t=1}^{T} g_t = \mathcal{O}\left(\frac{1}{\sqrt{T}}\right)",
+     {"g": [1, 3], "T": 2}, 2.0),
     ("an offset from the lower limit counts from 0", r"\sum_{t=0}^{2} \sum_{k=t}^{2} a_{k-t}", {"a": [1, 10, 100]},
      123.0),
 ]
@@ -86,6 +93,9 @@ REFUSALS = [
     # (formula, values, words the refusal must say): right refusals, each with its reason.
     ("", {}, "holds no formula"),
     (r"\sum_{i, j : i < j} a_i b_j", {"a": [1, 2], "b": [3, 4]}, "reductions over 2 variables"),  # a shared condition
+    # Big-O alone states an order of growth: nothing to compute (it used to be an abstract callable).
+    (r"TS = \mathcal{O}(m^{2/3} \log \log (1/\epsilon))", {}, "order of growth"),
+    (r"\tilde{\mathcal{O}}(d^2)", {}, "order of growth"),
     # A position before the first entry is out of range (NumPy would wrap round to the last entry silently).
     (r"\sum_{t=1}^{2} a_{t-2}", {"a": [1, 10]}, "index out of range"),
 ]

@@ -361,6 +361,8 @@ class Lowerer:
                 family = _family_over_range(node) if isinstance(node, A.SetBuilder) else None
                 if family is not None:
                     bound.add(to_latex(family.variables[0]))  # `\\{s_{j,t} \\mid 1 \\le j \\le N\\}` runs over j
+                elif isinstance(node, A.SetBuilder) and isinstance(node.element, A.Symbol):
+                    bound.add(to_latex(node.element))  # `\\{i \\mid l'_i \\ge c\\}` runs over i
         return bound
 
     def _zero_based_axes(self) -> set[tuple[str, int]]:
@@ -474,6 +476,11 @@ class Lowerer:
         one_side = _one_sided(node)
         if one_side is not None:
             return self._one_side(node, one_side)
+        exact = _without_orders_of_growth(node)
+        if exact is not node:
+            self.notes.append(f"{to_latex(node)[:60]}: a side in 𝒪(…) states an order of growth, not a value: the "
+                              "other sides are computed")
+            return self.statement(exact)
         ops = node.ops
         if all(op in ("\\in", "\\notin", "\\subset", "\\subseteq") for op in ops):
             right = node.operands[-1]
@@ -791,6 +798,8 @@ class Lowerer:
             shape = tuple(self.dim_size(d) for d in declared)
         elif rank_hint:
             shape = (3,) * rank_hint
+        elif key in self.arrays:
+            shape = (3,) * self.arrays[key]  # `\\mathrm{med}(l')` beside `l'_i` with i bound: the whole sequence
         elif self.samples and self._depends_on_samples(key):
             shape = (3,)  # one value per sample of the expectation; settings (β) stay one number
         else:
@@ -1712,6 +1721,9 @@ class Lowerer:
         `node`'s own (the gradient of an abstract function, `\\nabla f(y_t, \\zeta_t)`: `lower_Gradient`)."""
         whole = whole or to_latex(node)
         head = head or to_latex(node.func)
+        if _order_of_growth(node.func):
+            raise EvaluationError(f"{whole}: {head}(…) states an order of growth (asymptotic notation), not a value: "
+                                  "there is nothing to compute")
         args = [self.lower(a) for a in node.args]
         if not args:
             raise EvaluationError(f"{whole}: the function {head} has no arguments here")
@@ -1895,10 +1907,15 @@ class Lowerer:
             low = self.reduction(family, body=family.body, combine="stack", latex=to_latex(node))
             low.is_set = True
             return low
-        if not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
-            raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} is evaluated")
-        var = to_latex(element.operands[0])
-        domain = self.lower_set(element.operands[1])
+        positions = self._positions_set(node)
+        if positions is not None:
+            var, domain = positions
+        elif not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
+            raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} and {{i | condition on x_i}} are "
+                                  "evaluated")
+        else:
+            var = to_latex(element.operands[0])
+            domain = self.lower_set(element.operands[1])
         kept, codes = [], None
         self.quiet += 1
         try:
@@ -1918,6 +1935,28 @@ class Lowerer:
         low = self.emit(Low(np.array(kept, float), npc, tc, to_latex(node)), "set", f"{len(kept)} members satisfy the condition")
         low.is_set = True
         return low
+
+    def _positions_set(self, node: A.SetBuilder) -> Optional[tuple[str, Low]]:
+        """`\\{i \\mid l'_i \\ge M - n\\}`: i is a position of what the condition indexes with it, so it runs over
+        1 … that length (the set is the positions, counted from 1, where the condition holds)."""
+        element = node.element
+        if not isinstance(element, A.Symbol) or node.condition is None:
+            return None
+        var = to_latex(element)
+        if not any(isinstance(n, A.Indexed) and any(to_latex(i) == var for i in n.indices)
+                   for n in A.walk(node.condition)):
+            return None
+        for indexed in (n for n in A.walk(node.condition) if isinstance(n, A.Indexed) and len(n.indices) == 1
+                        and to_latex(n.indices[0]) == var and isinstance(n.base, A.Symbol)):
+            key = symbol_key(indexed.base)
+            if self._unvalued(key):  # known before the loop, so that the code reads its length
+                self.lookup(key, indexed.base, sizes=[3])
+        extent = self._extent(var, node.condition)
+        code = self._extent_code(var, node.condition) or str(extent)
+        self._loop_extent[var] = extent
+        self.notes.append(f"{to_latex(node)[:60]}: {var} runs over the positions 1 … {extent} of what it indexes")
+        return var, Low(np.arange(1, extent + 1, dtype=float), f"np.arange(1, {code} + 1)",
+                        f"torch.arange(1, {code} + 1)", f"1 … {extent}")
 
     def lower_set(self, node: A.Node) -> Low:
         """A set to run over: a chosen value is a vector of 3 members; a single number is not a set."""
@@ -2635,6 +2674,8 @@ def _function_name(func: A.Node) -> str:
         if func.sub_label is not None and name == "D":
             return "D_{" + to_latex(func.sub_label).replace("\\mathrm{", "").replace("}", "") + "}"
         return name
+    if isinstance(func, A.Text):
+        return func.text.strip()  # `\\text{med}(l')`, `\\text{softmax}(z)`: a name written in upright text
     return ""
 
 
@@ -2791,6 +2832,26 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
             return to_latex(n) == var
         return any(visit(c) for c in A.children(n))
     return visit(node)
+
+
+def _without_orders_of_growth(node: A.Relation) -> A.Node:
+    """The relation without its sides in big-O (`\\frac{1}{T}\\sum … = \\mathcal{O}(…)`, `a \\le 0 = \\mathcal{O}(…)`): the
+    chain before the first such side, or `node` itself when it has none (or nothing else)."""
+    sides = [isinstance(_strip(o), A.Apply) and _order_of_growth(_strip(o).func) for o in node.operands]
+    if not any(sides) or sides[0]:
+        return node
+    keep = sides.index(True)
+    if keep == 1:  # `TS = \\mathcal{O}(…)` names an order of growth: nothing is left to compute, the call refuses
+        named = isinstance(_strip(node.operands[0]), (A.Symbol, A.Indexed, A.Apply, A.Text))
+        return node if named else node.operands[0]
+    return replace(node, operands=node.operands[:keep], ops=node.ops[:keep - 1])
+
+
+def _order_of_growth(func: A.Node) -> bool:
+    """`\\mathcal{O}`, `\\tilde{\\mathcal{O}}` applied: big-O notation (a bound on growth up to a constant), never a
+    function with outputs."""
+    return isinstance(func, A.Symbol) and func.name == "O" and func.font == "cal" and func.sub_label is None \
+        and set(func.accents) <= {"tilde"}
 
 
 def _isotropic(cov: np.ndarray) -> bool:
