@@ -56,6 +56,9 @@ CASES = [
     # A side in big-O is an order of growth: the other side is computed, (1 + 3) / 2 = 2.
     ("a side in big-O is dropped", r"\frac{1}{T}\sum_{t=1}^{T} g_t = \mathcal{O}\left(\frac{1}{\sqrt{T}}\right)",
      {"g": [1, 3], "T": 2}, 2.0),
+    # A differential equation as one Euler–Maruyama step: dx = a x dt + b dw = 2·3·0.1 + 0.5·0.2 = 0.7.
+    ("a differential equation, one Euler step", r"\mathrm{d} x = a x \,\mathrm{d} t + b \,\mathrm{d} w",
+     {"a": 2, "x": 3, "b": 0.5, "\\mathrm{d} t": 0.1, "\\mathrm{d} w": 0.2}, 0.7),
     ("an offset from the lower limit counts from 0", r"\sum_{t=0}^{2} \sum_{k=t}^{2} a_{k-t}", {"a": [1, 10, 100]},
      123.0),
 ]
@@ -73,6 +76,17 @@ def test_continuation_row_says_nothing_is_compared():
     ev = evaluate(r"& \le a + b", {"a": 2, "b": 3})
     assert any("not in this display" in note and "nothing is compared" in note for note in ev.notes)
     assert not ev.checks  # no verdict on a relation whose other side is not written here
+
+
+def test_euler_step_wiener_increment_has_the_shape_of_x():
+    """dw of a vector Wiener process has x's entries (x ∈ ℝ^D): [2·3·0.1 + 0.5·0.2, 2·1·0.1 + 0.5·0.4]."""
+    formula = r"\mathrm{d} \mathbf{x} = a \mathbf{x} \,\mathrm{d} t + b \,\mathrm{d} \mathbf{w}"
+    ev = evaluate(formula, {"a": 2, "\\mathbf{x}": [3, 1], "b": 0.5, "\\mathrm{d} t": 0.1,
+                            "\\mathrm{d} \\mathbf{w}": [0.2, 0.4]}, declared_shapes={"\\mathbf{x}": ("D",)})
+    np.testing.assert_allclose(ev.value, [0.7, 0.4])
+    chosen = evaluate(formula, {}, declared_shapes={"\\mathbf{x}": ("D",)})
+    assert np.shape(chosen.input("\\mathrm{d} \\mathbf{w}").value) == np.shape(chosen.input("\\mathbf{x}").value)
+    assert any("one Euler step" in note for note in chosen.notes)
 
 
 def test_index_drawn_by_the_expectation_is_one_value_per_sample():

@@ -348,6 +348,9 @@ class Lowerer:
         self.result_key: Optional[str] = None
         self.target_node: Optional[A.Node] = None
         self.checks: list[str] = []
+        self.increments = 0
+        self._increment_shape: Optional[list[int]] = None
+        """Inside a differential equation read as one step (`_euler_step`): a differential is the step's increment."""
         self._bind_dimensions()
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -476,6 +479,9 @@ class Lowerer:
         one_side = _one_sided(node)
         if one_side is not None:
             return self._one_side(node, one_side)
+        if isinstance(_strip(node.operands[0]), A.Differential) and node.ops == ("=",) \
+                and any(isinstance(n, A.Differential) for n in A.walk(node.operands[1])):
+            return self._euler_step(node)
         exact = _without_orders_of_growth(node)
         if exact is not node:
             self.notes.append(f"{to_latex(node)[:60]}: a side in 𝒪(…) states an order of growth, not a value: the "
@@ -533,6 +539,39 @@ class Lowerer:
         value = self.finish(self.lower_free(side), side)
         self.result_key = None
         return value
+
+    def _euler_step(self, node: A.Relation) -> Low:
+        """`dx = f x\\,dt + g\\,dw`: a differential equation, read as one Euler(–Maruyama) step — each differential
+        on the right is the step's increment (an input: Δt, and Δw for a Wiener process, whose draw is ~ N(0, Δt)); the
+        value is the increment of the left side."""
+        left = _strip(node.operands[0])
+        increments = sorted({to_latex(n) for n in A.walk(node.operands[1]) if isinstance(n, A.Differential)})
+        self.notes.append(f"{to_latex(node)[:60]}: a differential equation, computed as one Euler step: "
+                          f"{to_latex(left)} is the change over a step whose increments ({', '.join(increments)}) "
+                          "are inputs")
+        self.increments += 1
+        self._increment_shape = self._differential_shape(left)
+        try:
+            value = self.finish(self.lower_free(node.operands[1]), node.operands[1])
+        finally:
+            self.increments -= 1
+        self.result_key = None
+        self.record(to_latex(left), value.value, f"{to_latex(left)} over one step = {fmt(value.value)}", "result")
+        return value
+
+    def _differential_shape(self, left: A.Differential) -> Optional[list[int]]:
+        """The sizes of what `d\\mathbf{x}` changes, from its declared shape (an entry's, for a sequence x_t)."""
+        body = left.body.base if isinstance(left.body, A.Indexed) else left.body
+        key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else to_latex(body)
+        shape = self.declared.get(key, self.declared.get(key + ENTRY))
+        return [self.dim_size(d) for d in shape] if shape else None
+
+    def lower_Differential(self, node: A.Differential) -> Low:
+        if not self.increments:
+            raise EvaluationError("an integral's differential is not evaluated")
+        base = node.body.base if isinstance(node.body, A.Indexed) else node.body
+        vector = isinstance(base, A.Symbol) and base.font == "bf"  # d\mathbf{w}_t: as many entries as x has
+        return self.lookup(to_latex(node), node, sizes=self._increment_shape if vector else None)
 
     def restricted(self, statement: A.Relation, var: A.Node, domain: A.Node) -> Low:
         """`P'(v) = … \\quad \\text{for } v \\in S`: the definition, computed for every v at once, kept where v ∈ S.
@@ -1491,7 +1530,7 @@ class Lowerer:
         current = self.lower(factors[0])
         latex_parts = [to_latex(factors[0])]
         for factor in factors[1:]:
-            if isinstance(factor, A.Differential):
+            if isinstance(factor, A.Differential) and not self.increments:
                 raise EvaluationError("an integral's differential is not evaluated")
             nxt = self.lower(factor)
             latex_parts.append(to_latex(factor))
@@ -2835,8 +2874,8 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
 
 
 def _without_orders_of_growth(node: A.Relation) -> A.Node:
-    """The relation without its sides in big-O (`\\frac{1}{T}\\sum … = \\mathcal{O}(…)`, `a \\le 0 = \\mathcal{O}(…)`): the
-    chain before the first such side, or `node` itself when it has none (or nothing else)."""
+    """The relation without its sides in big-O (`\\frac{1}{T}\\sum … = \\mathcal{O}(…)`, `a \\le 0 = \\mathcal{O}(…)`):
+    the chain before the first such side, or `node` itself when it has none (or nothing else)."""
     sides = [isinstance(_strip(o), A.Apply) and _order_of_growth(_strip(o).func) for o in node.operands]
     if not any(sides) or sides[0]:
         return node
