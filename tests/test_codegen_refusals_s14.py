@@ -59,6 +59,9 @@ CASES = [
     # A differential equation as one Euler–Maruyama step: dx = a x dt + b dw = 2·3·0.1 + 0.5·0.2 = 0.7.
     ("a differential equation, one Euler step", r"\mathrm{d} x = a x \,\mathrm{d} t + b \,\mathrm{d} w",
      {"a": 2, "x": 3, "b": 0.5, "\\mathrm{d} t": 0.1, "\\mathrm{d} w": 0.2}, 0.7),
+    # A draw beside the computation is its input: x = a x_0 + b ε = 2·3 + 0.5·0.2 = 6.1.
+    ("a draw beside the computation", r"x = a x_0 + b \epsilon, \epsilon \sim \mathcal{N}(0, I)",
+     {"a": 2, "x_0": 3, "b": 0.5, "\\epsilon": 0.2}, 6.1),
     ("an offset from the lower limit counts from 0", r"\sum_{t=0}^{2} \sum_{k=t}^{2} a_{k-t}", {"a": [1, 10, 100]},
      123.0),
 ]
@@ -110,6 +113,8 @@ REFUSALS = [
     # Big-O alone states an order of growth: nothing to compute (it used to be an abstract callable).
     (r"TS = \mathcal{O}(m^{2/3} \log \log (1/\epsilon))", {}, "order of growth"),
     (r"\tilde{\mathcal{O}}(d^2)", {}, "order of growth"),
+    # A draw alone is a statement about a distribution, not a value.
+    (r"a \sim \mathcal{N}(1, 2)", {}, "sampling statement"),
     # A position before the first entry is out of range (NumPy would wrap round to the last entry silently).
     (r"\sum_{t=1}^{2} a_{t-2}", {"a": [1, 10]}, "index out of range"),
 ]

@@ -447,7 +447,7 @@ class Lowerer:
                      if not isinstance(i, A.Empty)]
             last = None
             for k, item in enumerate(items):
-                if _is_condition(item):
+                if _is_condition(item) or (_is_draw(item) and len(items) > 1 and self._note_draw(item)):
                     continue  # read with the statement it qualifies
                 after = items[k + 1] if k + 1 < len(items) else None
                 membership = _membership(after) if after is not None and _is_condition(after) else None
@@ -463,6 +463,12 @@ class Lowerer:
         value = self.lower_free(node)
         self.result_key = None
         return self.finish(value, node)
+
+    def _note_draw(self, item: A.Relation) -> bool:
+        """`…, \\epsilon \\sim \\mathcal{N}(0, I)` beside a computation: the draw is an input of it, not a value."""
+        self.notes.append(f"{to_latex(item)[:60]}: a draw — {to_latex(item.operands[0])} is an input (one sample), "
+                          "the statement beside it is computed")
+        return True
 
     def finish(self, value: Low, node: A.Node) -> Low:
         """Make sure the result has a name and a line."""
@@ -2891,6 +2897,11 @@ def _order_of_growth(func: A.Node) -> bool:
     function with outputs."""
     return isinstance(func, A.Symbol) and func.name == "O" and func.font == "cal" and func.sub_label is None \
         and set(func.accents) <= {"tilde"}
+
+
+def _is_draw(node: A.Node) -> bool:
+    """`\\epsilon \\sim \\mathcal{N}(0, I)`: a sampling statement about one variable."""
+    return isinstance(node, A.Relation) and node.ops == ("\\sim",) and isinstance(node.operands[0], (A.Symbol, A.Indexed))
 
 
 def _isotropic(cov: np.ndarray) -> bool:
