@@ -2901,7 +2901,8 @@ def _order_of_growth(func: A.Node) -> bool:
 
 def _is_draw(node: A.Node) -> bool:
     """`\\epsilon \\sim \\mathcal{N}(0, I)`: a sampling statement about one variable."""
-    return isinstance(node, A.Relation) and node.ops == ("\\sim",) and isinstance(node.operands[0], (A.Symbol, A.Indexed))
+    return isinstance(node, A.Relation) and node.ops == ("\\sim",) \
+        and isinstance(node.operands[0], (A.Symbol, A.Indexed))
 
 
 def _isotropic(cov: np.ndarray) -> bool:

@@ -205,6 +205,7 @@ FUNCTION_NAMES: dict[str, str] = {
     "mean": "mean", "Mean": "mean", "avg": "mean", "var": "var", "Var": "var", "std": "std", "Std": "std",
     "tr": "trace", "Tr": "trace", "trace": "trace", "det": "det", "diag": "diag", "Diag": "diag",
     "max": "max2", "min": "min2", "clip": "clip", "KL": "kl", "D_{KL}": "kl",
-    "floor": "floor", "ceil": "ceil", "med": "median", "median": "median", "Median": "median", "Topk": "topk", "TopK": "topk", "topk": "topk", "Top-k": "topk",
+    "floor": "floor", "ceil": "ceil", "med": "median", "median": "median", "Median": "median",
+    "Topk": "topk", "TopK": "topk", "topk": "topk", "Top-k": "topk",
 }
 """A function's name as papers write it (macro or \\mathrm name, no backslash) → operation."""
