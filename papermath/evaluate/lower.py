@@ -1648,17 +1648,22 @@ class Lowerer:
 
     def concatenate(self, node: A.Apply) -> Low:
         """`\\mathrm{Concat}(h_1, \\cdots, h_h)`: the parts joined along their last axis (the channels)."""
-        parts = self.expand(list(node.args))
+        return self._join(node, self.expand(list(node.args)), axis=-1)
+
+    def _join(self, node: A.Node, parts: "_Parts", axis: int) -> Low:
+        """The parts of a list (`expand`) joined along their last axis (-1, the channels) or their first (0)."""
         values = [np.atleast_1d(np.asarray(p.value, float)) for p in parts.items]
+        which = "last" if axis == -1 else "first"
         try:
-            value = np.concatenate(values, axis=-1)
+            value = np.concatenate(values, axis=axis)
         except ValueError:
             raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} do not join "
-                                  "along their last axis") from None
-        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}], axis=-1)"
-        tc = f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}], dim=-1)"
+                                  f"along their {which} axis") from None
+        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}]{', axis=-1' if axis == -1 else ''})"
+        tc = (f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}]"
+              f"{', dim=-1' if axis == -1 else ''})")
         return self.emit(Low(value, npc, tc, to_latex(node)), "concat",
-                         f"joined along the last axis: {len(values)} parts → {shape_text(value)}")
+                         f"joined along the {which} axis: {len(values)} parts → {shape_text(value)}")
 
     def expand(self, items: list[A.Node]) -> "_Parts":
         """A list of items, `a_1, \\cdots, a_n` read as the pattern it shows (a_i for i = 1..n): the values and the
@@ -2112,16 +2117,7 @@ class Lowerer:
             parts = self.expand(list(node.items))
         except EvaluationError as error:
             raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' and {error.message}") from None
-        values = [np.atleast_1d(np.asarray(p.value, float)) for p in parts.items]
-        try:
-            value = np.concatenate(values, axis=0)
-        except ValueError:
-            raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} "
-                                  "do not stack") from None
-        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}])"
-        tc = f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}])"
-        return self.emit(Low(value, npc, tc, to_latex(node)), "concat",
-                         f"stacked: {len(values)} parts of the pattern → {shape_text(value)}")
+        return self._join(node, parts, axis=0)
 
     def lower_Relation(self, node: A.Relation) -> Low:
         cond = self.condition(node)
