@@ -135,6 +135,12 @@ def reason(error: BaseException) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pytest-sample", type=int, default=20, help="run this many generated test files with pytest")
+    parser.add_argument("--reasons", action="store_true",
+                        help="list every equation that is not code ok (no numbers, code that fails, a stand-in), "
+                             "grouped by papermath's reason, with its full message")
+    parser.add_argument("--papers", nargs="*", default=(),
+                        help="only the corpus papers whose directory name contains one of these words (the "
+                             "figures are then over those papers only)")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}: skipped (it exists in CI and sessions only)")
@@ -153,7 +159,10 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="codegen_coverage_"))
     generated = []
     started = time.perf_counter()
-    for paper_dir in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+    failures: list[tuple[str, str, str, str, str]] = []
+    """(stage, reason group, equation, full message, its LaTeX) of each equation that is not code ok, for --reasons."""
+    for paper_dir in sorted(p for p in CORPUS.iterdir() if p.is_dir()
+                            and (not args.papers or any(w in p.name for w in args.papers))):
         try:
             doc = load_document(paper_dir)
         except Exception as error:  # a paper that does not load is one row, not a crash
@@ -183,6 +192,8 @@ def main() -> int:
                 counts["numbers"] += 1
             except Exception as error:
                 reasons["numbers"][reason(error)] += 1
+                failures.append(("numbers", reason(error), f"{paper_dir.name} {equation.id}", _full(error),
+                                 equation.latex))
                 continue
             try:
                 module = f"eq_{re.sub(r'[^A-Za-z0-9]', '_', paper_dir.name)}_{re.sub(r'[^A-Za-z0-9]', '_', equation.id)}"
@@ -193,11 +204,16 @@ def main() -> int:
                 counts["abstract"] += bool(ev.abstract)
                 if standin:
                     reasons["code"]["a stand-in (never ok)"] += 1
+                    failures.append(("code", "a stand-in (never ok)", f"{paper_dir.name} {equation.id}",
+                                     "; ".join(n for n in ev.notes if "stood in" in n) or str(ev.standins),
+                                     equation.latex))
                     continue
                 counts["code"] += 1
                 generated.append(code)
             except Exception as error:
                 reasons["code"][reason(error)] += 1
+                failures.append(("code", reason(error), f"{paper_dir.name} {equation.id}", _full(error),
+                                 equation.latex))
                 continue
             reasons["second reader (code ok)"][_reader_class(ev)] += 1
             by_kind = run_independent(code, scratch / module)
@@ -242,6 +258,7 @@ def main() -> int:
         print(f"\nmain reasons, {stage}:")
         for text, count in counter.most_common(14 if stage.startswith("second") else 8):
             print(f"  {count:>4}  {text}")
+    _print_failures(failures if args.reasons else [])
     if args.pytest_sample and generated:
         with tempfile.TemporaryDirectory() as tmp:
             step = max(1, len(generated) // args.pytest_sample)
@@ -256,6 +273,65 @@ def main() -> int:
                 if line.startswith("FAILED"):
                     print(f"  {line[:160]}")
     return 0
+
+
+CAUSES = (
+    ("a stand-in", r"stand-in"),
+    ("big-O: an order of growth, no value (a right refusal)", r"order of growth"),
+    ("code ≠ evaluator (a codegen bug)", r"^AssertionError|^LookupError"),
+    ("not finite on the chosen values", r"not finite"),
+    ("an integral or a differential (dx, dt, dw)", r"integral"),
+    ("a derivative ∂/∂x or ∇²", r"derivative|higher derivatives"),
+    ("a limit", r"the limit"),
+    ("an index: out of range, fractional, or one per sample", r"index out of range|the index .* not a whole number|"
+                                                              r"the index .* takes"),
+    ("shapes do not line up (chosen sizes, matmul, broadcasting)", r"do not line up|inner dimensions|and .* differ|"
+                                                                   r"more indices than|could not be broadcast|"
+                                                                   r"same shape|a variance ≤"),
+    ("'…' with no pattern to read", r"'…'|concatenation with"),
+    ("prose in the formula", r"prose"),
+    ("a set, a space or an interval, not numbers", r"set of vectors|set operation|an interval is not|"
+                                                   r"not a finite set|only \{x|direct sum"),
+    ("a relation or connective with no value (∼, ↦, ≲, ±, ∘, ∨, :=)", r"relation|connective|composes|names two values|"
+                                                                      r"condition .* not evaluated"),
+    ("several bound variables at once (min over θ, ω; argmin over a set)", r"reductions( over|$)"),
+    ("a library error on the chosen values (TypeError, ValueError)", r"TypeError|ValueError"),
+    ("no formula, or an empty part", r"empty|holds no formula"),
+)
+"""(cause, pattern of papermath's message) for the --reasons summary: the first pattern that matches names the cause
+of an equation that is not code ok; what no pattern matches is 'other'."""
+
+
+def _cause(message: str) -> str:
+    for cause, pattern in CAUSES:
+        if re.search(pattern, message):
+            return cause
+    return "other"
+
+
+def _full(error: BaseException) -> str:
+    """An error's whole first line, LaTeX kept (the grouped reasons drop it)."""
+    text = getattr(error, "message", None) or str(error).split("\n")[0]
+    return f"{type(error).__name__}: {text[:200]}"
+
+
+def _print_failures(failures: list[tuple[str, str, str, str, str]]) -> None:
+    """Every equation that is not code ok, grouped by stage and reason, largest group first (nothing when empty)."""
+    if not failures:
+        return
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = collections.defaultdict(list)
+    for stage, group, where, message, latex in failures:
+        groups[(stage, group)].append((where, message, latex))
+    causes = collections.Counter(_cause(message) for _, _, _, message, _ in failures)
+    print(f"\nnot code ok, by cause ({len(failures)} equations):")
+    for cause, count in causes.most_common():
+        print(f"  {count:>4}  {cause}")
+    print(f"\nnot code ok, by reason ({len(failures)} equations):")
+    for (stage, group), members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        print(f"  {len(members):>4}  [{stage}] {group}")
+        for where, message, latex in members:
+            print(f"          {where}: {message}")
+            print(f"              {' '.join(latex.split())[:160]}")
 
 
 def _count_checks(by_kind: dict[str, tuple[int, int]], counts: collections.Counter,

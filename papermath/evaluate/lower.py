@@ -348,6 +348,9 @@ class Lowerer:
         self.result_key: Optional[str] = None
         self.target_node: Optional[A.Node] = None
         self.checks: list[str] = []
+        self.increments = 0
+        self._increment_shape: Optional[list[int]] = None
+        """Inside a differential equation read as one step (`_euler_step`): a differential is the step's increment."""
         self._bind_dimensions()
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -358,6 +361,11 @@ class Lowerer:
                 if isinstance(node, A.Reduction):
                     for variable in node.variables:
                         bound.add(to_latex(variable))
+                family = _family_over_range(node) if isinstance(node, A.SetBuilder) else None
+                if family is not None:
+                    bound.add(to_latex(family.variables[0]))  # `\\{s_{j,t} \\mid 1 \\le j \\le N\\}` runs over j
+                elif isinstance(node, A.SetBuilder) and isinstance(node.element, A.Symbol):
+                    bound.add(to_latex(node.element))  # `\\{i \\mid l'_i \\ge c\\}` runs over i
         return bound
 
     def _zero_based_axes(self) -> set[tuple[str, int]]:
@@ -385,6 +393,26 @@ class Lowerer:
                             shift = _shift(index, var)
                             if shift is not None and min(limits) + shift <= 0:
                                 zero.add((name, axis))
+        return zero | self._offsets_from_lower_limit()
+
+    def _offsets_from_lower_limit(self) -> set[tuple[str, int]]:
+        """`a_{k-t}` inside `\\sum_{k=t}^{…}`: the index counts the steps since the lower limit, so it reaches 0
+        (`a_0` is its first entry) whatever number t is."""
+        zero: set[tuple[str, int]] = set()
+        for statement in self.statements:
+            for node in A.walk(statement):
+                if not (isinstance(node, A.Reduction) and len(node.variables) == 1 and node.body is not None
+                        and node.lower is not None and not isinstance(node.lower, A.Number)):
+                    continue
+                var, start = to_latex(node.variables[0]), to_latex(node.lower)
+                for inner in A.walk(node.body):
+                    if not isinstance(inner, A.Indexed):
+                        continue
+                    name, axes = split_indexed(inner, self.bound_all, self.given)
+                    for axis, index in enumerate(axes):
+                        if isinstance(index, A.BinOp) and index.op == "-" and to_latex(index.left) == var \
+                                and to_latex(index.right) == start:
+                            zero.add((name, axis))
         return zero
 
     def _bind_dimensions(self) -> None:
@@ -419,7 +447,7 @@ class Lowerer:
                      if not isinstance(i, A.Empty)]
             last = None
             for k, item in enumerate(items):
-                if _is_condition(item):
+                if _is_condition(item) or (_is_draw(item) and len(items) > 1 and self._note_draw(item)):
                     continue  # read with the statement it qualifies
                 after = items[k + 1] if k + 1 < len(items) else None
                 membership = _membership(after) if after is not None and _is_condition(after) else None
@@ -440,6 +468,12 @@ class Lowerer:
         self.result_key = None
         return self.finish(value, node)
 
+    def _note_draw(self, item: A.Relation) -> bool:
+        """`…, \\epsilon \\sim \\mathcal{N}(0, I)` beside a computation: the draw is an input of it, not a value."""
+        self.notes.append(f"{to_latex(item)[:60]}: a draw — {to_latex(item.operands[0])} is an input (one sample), "
+                          "the statement beside it is computed")
+        return True
+
     def finish(self, value: Low, node: A.Node) -> Low:
         """Make sure the result has a name and a line."""
         if value.simple and not self.lines:
@@ -452,6 +486,17 @@ class Lowerer:
         clause = _for_clause(node)
         if clause is not None:
             return self.restricted(*clause)
+        one_side = _one_sided(node)
+        if one_side is not None:
+            return self._one_side(node, one_side)
+        if isinstance(_strip(node.operands[0]), A.Differential) and node.ops == ("=",) \
+                and any(isinstance(n, A.Differential) for n in A.walk(node.operands[1])):
+            return self._euler_step(node)
+        exact = _without_orders_of_growth(node)
+        if exact is not node:
+            self.notes.append(f"{to_latex(node)[:60]}: a side in 𝒪(…) states an order of growth, not a value: the "
+                              "other sides are computed")
+            return self.statement(exact)
         ops = node.ops
         if all(op in ("\\in", "\\notin", "\\subset", "\\subseteq") for op in ops):
             right = node.operands[-1]
@@ -494,6 +539,49 @@ class Lowerer:
                                 " and ".join(f"bool(torch.all(torch.as_tensor({c})))" for _, c in codes),
                                 "True when the relation holds"))
         return replace(value, np=name, torch=name)
+
+    def _one_side(self, node: A.Relation, side: A.Node) -> Low:
+        """A row of a chain the paper breaks across displays (`& \\le X`, `X =` with the rest on the next row):
+        only one side is written here, so that side is the computation, without a name and without a verdict."""
+        where = "left" if isinstance(node.operands[0], A.Empty) else "right"
+        self.notes.append(f"the {where} side of {node.ops[0]} is not in this display (a chain continued across rows): "
+                          f"{to_latex(side)[:60]} is computed, nothing is compared")
+        value = self.finish(self.lower_free(side), side)
+        self.result_key = None
+        return value
+
+    def _euler_step(self, node: A.Relation) -> Low:
+        """`dx = f x\\,dt + g\\,dw`: a differential equation, read as one Euler(–Maruyama) step — each differential
+        on the right is the step's increment (an input: Δt, and Δw for a Wiener process, whose draw is ~ N(0, Δt)); the
+        value is the increment of the left side."""
+        left = _strip(node.operands[0])
+        increments = sorted({to_latex(n) for n in A.walk(node.operands[1]) if isinstance(n, A.Differential)})
+        self.notes.append(f"{to_latex(node)[:60]}: a differential equation, computed as one Euler step: "
+                          f"{to_latex(left)} is the change over a step whose increments ({', '.join(increments)}) "
+                          "are inputs")
+        self.increments += 1
+        self._increment_shape = self._differential_shape(left)
+        try:
+            value = self.finish(self.lower_free(node.operands[1]), node.operands[1])
+        finally:
+            self.increments -= 1
+        self.result_key = None
+        self.record(to_latex(left), value.value, f"{to_latex(left)} over one step = {fmt(value.value)}", "result")
+        return value
+
+    def _differential_shape(self, left: A.Differential) -> Optional[list[int]]:
+        """The sizes of what `d\\mathbf{x}` changes, from its declared shape (an entry's, for a sequence x_t)."""
+        body = left.body.base if isinstance(left.body, A.Indexed) else left.body
+        key = symbol_key(body) if isinstance(body, (A.Symbol, A.Indexed)) else to_latex(body)
+        shape = self.declared.get(key, self.declared.get(key + ENTRY))
+        return [self.dim_size(d) for d in shape] if shape else None
+
+    def lower_Differential(self, node: A.Differential) -> Low:
+        if not self.increments:
+            raise EvaluationError("an integral's differential is not evaluated")
+        base = node.body.base if isinstance(node.body, A.Indexed) else node.body
+        vector = isinstance(base, A.Symbol) and base.font == "bf"  # d\mathbf{w}_t: as many entries as x has
+        return self.lookup(to_latex(node), node, sizes=self._increment_shape if vector else None)
 
     def restricted(self, statement: A.Relation, var: A.Node, domain: A.Node) -> Low:
         """`P'(v) = … \\quad \\text{for } v \\in S`: the definition, computed for every v at once, kept where v ∈ S.
@@ -549,9 +637,11 @@ class Lowerer:
                 snapshot = self._snapshot()
                 value = self.lower_free(operands[index])
                 break
-            except EvaluationError as exc:
+            except (EvaluationError, ValueError, TypeError, IndexError) as exc:  # a library error: that side only
                 self._restore(snapshot)
-                error = error or exc
+                error = error or (exc if isinstance(exc, EvaluationError) else
+                                  EvaluationError(f"cannot evaluate {to_latex(operands[index])[:60]}: "
+                                                  f"{type(exc).__name__}: {exc}"))
         else:
             raise error or EvaluationError("nothing to evaluate")
         # Restatements between the target and the computation: evaluate them too when possible, as a check.
@@ -767,6 +857,8 @@ class Lowerer:
             shape = tuple(self.dim_size(d) for d in declared)
         elif rank_hint:
             shape = (3,) * rank_hint
+        elif key in self.arrays:
+            shape = (3,) * self.arrays[key]  # `\\mathrm{med}(l')` beside `l'_i` with i bound: the whole sequence
         elif self.samples and self._depends_on_samples(key):
             shape = (3,)  # one value per sample of the expectation; settings (β) stay one number
         else:
@@ -904,6 +996,8 @@ class Lowerer:
         return self.lower(node.body)
 
     def lower_Empty(self, node: A.Empty) -> Low:
+        if all(isinstance(s, A.Empty) for s in self.statements):
+            raise EvaluationError("the display holds no formula (it is empty)")
         raise EvaluationError("an empty expression")
 
     def lower_Indexed(self, node: A.Indexed) -> Low:
@@ -927,8 +1021,10 @@ class Lowerer:
             declared = self.declared.get(family)  # `\\mathbf{x} \\in \\mathbb{R}^D`: each x_t is such a vector
             return self.lookup(whole, node, sizes=[self.dim_size(d) for d in declared] if declared else None)
         name, axes = split_indexed(node, self.bound_all, self.given)
-        if not axes and name not in self.given and name not in self.inputs and symbol_key(node) not in self.given:
-            # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`): a quantity of its own.
+        if self._indexed_by_sample(node) or (not axes and name not in self.given and name not in self.inputs
+                                             and symbol_key(node) not in self.given):
+            # Every subscript names (`\\sigma_{t|t-1}`, `v_{\\theta}`), or the index is drawn per sample: a quantity of
+            # its own.
             return self.lookup(whole, node)
         if name != symbol_key(node) and (name in self.given or name in self.inputs):
             # `\mathbf{v}_{\theta, i}` with the sequence `\mathbf{v}_{\theta}` given: θ names it, i selects.
@@ -984,6 +1080,25 @@ class Lowerer:
         table = split_indexed(node, self.bound_all, self.given)[0]
         sizes = [self._index_extent(i, table, k) for k, i in enumerate(fixed)] + [self.dim_size(d) for d in entry]
         return self.index(self.lookup(key, node.base, sizes=sizes), node, entry_rank=len(entry))
+
+    def _indexed_by_sample(self, node: A.Indexed) -> bool:
+        """`\\lambda_t` inside `\\mathbb{E}_{t, …}` with no value for λ: t is drawn once per sample, so λ_t is one
+        quantity that takes one value per sample (like the other sampled quantities), not a position in a sequence
+        λ picked by a number."""
+        key = symbol_key(node.base) if isinstance(node.base, A.Symbol) else None
+        if key is None or any(key in table for table in (self.given, self.inputs, self.targets, self.declared)) \
+                or to_latex(node) in self.given:
+            return False
+        if not any(isinstance(i, A.Symbol) and to_latex(i) in self.sampled and to_latex(i) not in self.loops
+                   for i in node.indices):
+            return False
+        inner = {to_latex(n) for n in A.walk(node.base) if isinstance(n, A.Symbol)} - {key}
+        if inner & (self.bound_all - self.sampled) or any(not isinstance(i, A.Symbol) or to_latex(i) in self.loops
+                                                          for i in node.indices):
+            return False  # `\mathbf{h}^{[n]}_t` in a sum over n: n still picks an entry, not read here
+        self.notes.append(f"{to_latex(node)}: its index is drawn by the expectation, so it is one quantity with one "
+                          "value per sample")
+        return True
 
     def lower_free(self, node: A.Node) -> Low:
         """An expression with free indices (`\\sum_k a_{h,q,k} …` with q free; `\\gamma^{t-k}` with t free): read
@@ -1177,6 +1292,8 @@ class Lowerer:
         if all(c == ":" for c in codes):
             return replace(base, latex=to_latex(node))
         try:
+            if any(isinstance(p, int) and p < 0 for p in selectors):
+                raise IndexError("a position before the first")  # NumPy would wrap round to the last entries
             picked = value[tuple(selectors)]
         except IndexError:
             raise EvaluationError(f"{to_latex(node)}: index out of range for {to_latex(node.base)} "
@@ -1206,6 +1323,9 @@ class Lowerer:
             return int(loop.value) - shift, (f"int({loop.name}) - {shift}" if shift else f"int({loop.name})")
         offset = 0 if (zero or (not table and self.uses_zero_index)) else 1
         low = self.lower(index)
+        if np.asarray(low.value).ndim:
+            raise EvaluationError(f"the index {key} takes {np.asarray(low.value).size} values at once (one per sample "
+                                  f"or position), not one position in {table or 'a sequence'}")
         scalar = float(np.asarray(low.value))
         if not scalar.is_integer():
             raise EvaluationError(f"the index {key} is not a whole number ({scalar})")
@@ -1435,7 +1555,7 @@ class Lowerer:
         current = self.lower(factors[0])
         latex_parts = [to_latex(factors[0])]
         for factor in factors[1:]:
-            if isinstance(factor, A.Differential):
+            if isinstance(factor, A.Differential) and not self.increments:
                 raise EvaluationError("an integral's differential is not evaluated")
             nxt = self.lower(factor)
             latex_parts.append(to_latex(factor))
@@ -1527,6 +1647,9 @@ class Lowerer:
                   f"{_wrap(mu.torch)}) - 0.5 * torch.linalg.slogdet(2 * math.pi * {_wrap(cov.torch)})[1]")
             how = "full covariance"
         else:
+            if _isotropic(cv):  # σ² I beside an x of another size (or a number): one variance for every entry
+                cv = np.asarray(cv[0, 0])
+                cov = replace(cov, np=f"{_wrap(cov.np)}[0, 0]", torch=f"{_wrap(cov.torch)}[0, 0]")
             if np.any(cv <= 0):
                 raise EvaluationError(f"{to_latex(node)}: a variance ≤ 0")
             full = np.broadcast_to(cv, diff.shape) if diff.ndim else cv
@@ -1546,17 +1669,22 @@ class Lowerer:
 
     def concatenate(self, node: A.Apply) -> Low:
         """`\\mathrm{Concat}(h_1, \\cdots, h_h)`: the parts joined along their last axis (the channels)."""
-        parts = self.expand(list(node.args))
+        return self._join(node, self.expand(list(node.args)), axis=-1)
+
+    def _join(self, node: A.Node, parts: "_Parts", axis: int) -> Low:
+        """The parts of a list (`expand`) joined along their last axis (-1, the channels) or their first (0)."""
         values = [np.atleast_1d(np.asarray(p.value, float)) for p in parts.items]
+        which = "last" if axis == -1 else "first"
         try:
-            value = np.concatenate(values, axis=-1)
+            value = np.concatenate(values, axis=axis)
         except ValueError:
             raise EvaluationError(f"{to_latex(node)}: parts of shapes {[shape_text(v) for v in values]} do not join "
-                                  "along their last axis") from None
-        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}], axis=-1)"
-        tc = f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}], dim=-1)"
+                                  f"along their {which} axis") from None
+        npc = f"np.concatenate([np.atleast_1d(part) for part in {parts.np}]{', axis=-1' if axis == -1 else ''})"
+        tc = (f"torch.cat([torch.atleast_1d(torch.as_tensor(part, dtype=torch.float64)) for part in {parts.torch}]"
+              f"{', dim=-1' if axis == -1 else ''})")
         return self.emit(Low(value, npc, tc, to_latex(node)), "concat",
-                         f"joined along the last axis: {len(values)} parts → {shape_text(value)}")
+                         f"joined along the {which} axis: {len(values)} parts → {shape_text(value)}")
 
     def expand(self, items: list[A.Node]) -> "_Parts":
         """A list of items, `a_1, \\cdots, a_n` read as the pattern it shows (a_i for i = 1..n): the values and the
@@ -1664,6 +1792,9 @@ class Lowerer:
         `node`'s own (the gradient of an abstract function, `\\nabla f(y_t, \\zeta_t)`: `lower_Gradient`)."""
         whole = whole or to_latex(node)
         head = head or to_latex(node.func)
+        if _order_of_growth(node.func):
+            raise EvaluationError(f"{whole}: {head}(…) states an order of growth (asymptotic notation), not a value: "
+                                  "there is nothing to compute")
         args = [self.lower(a) for a in node.args]
         if not args:
             raise EvaluationError(f"{whole}: the function {head} has no arguments here")
@@ -1727,7 +1858,7 @@ class Lowerer:
                                  whole), word, f"{word} over all entries")
         if op == "kl" and len(args) == 2:
             return self.apply_op("kl", args, whole)
-        expected = 3 if op == "clip" else 1
+        expected = _ARGUMENTS.get(op, 1)
         if len(args) != expected:
             raise EvaluationError(f"{whole}: {name} takes {expected} argument(s) here, got {len(args)}")
         if op in ("logsumexp", "mean", "sum", "var", "std") and np.asarray(args[0].value).ndim >= 1:
@@ -1841,10 +1972,21 @@ class Lowerer:
 
     def lower_SetBuilder(self, node: A.SetBuilder) -> Low:
         element = node.element
-        if not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
-            raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} is evaluated")
-        var = to_latex(element.operands[0])
-        domain = self.lower_set(element.operands[1])
+        family = _family_over_range(node)
+        if family is not None:
+            # `\\{s_{j,t} \\mid 1 \\le j \\le N_r\\}`: the members s_{1,t} … s_{N_r,t}, in index order.
+            low = self.reduction(family, body=family.body, combine="stack", latex=to_latex(node))
+            low.is_set = True
+            return low
+        positions = self._positions_set(node)
+        if positions is not None:
+            var, domain = positions
+        elif not (isinstance(element, A.Relation) and element.ops == ("\\in",)):
+            raise EvaluationError(f"{to_latex(node)}: only {{x \\in S | condition}} and {{i | condition on x_i}} are "
+                                  "evaluated")
+        else:
+            var = to_latex(element.operands[0])
+            domain = self.lower_set(element.operands[1])
         kept, codes = [], None
         self.quiet += 1
         try:
@@ -1864,6 +2006,28 @@ class Lowerer:
         low = self.emit(Low(np.array(kept, float), npc, tc, to_latex(node)), "set", f"{len(kept)} members satisfy the condition")
         low.is_set = True
         return low
+
+    def _positions_set(self, node: A.SetBuilder) -> Optional[tuple[str, Low]]:
+        """`\\{i \\mid l'_i \\ge M - n\\}`: i is a position of what the condition indexes with it, so it runs over
+        1 … that length (the set is the positions, counted from 1, where the condition holds)."""
+        element = node.element
+        if not isinstance(element, A.Symbol) or node.condition is None:
+            return None
+        var = to_latex(element)
+        if not any(isinstance(n, A.Indexed) and any(to_latex(i) == var for i in n.indices)
+                   for n in A.walk(node.condition)):
+            return None
+        for indexed in (n for n in A.walk(node.condition) if isinstance(n, A.Indexed) and len(n.indices) == 1
+                        and to_latex(n.indices[0]) == var and isinstance(n.base, A.Symbol)):
+            key = symbol_key(indexed.base)
+            if self._unvalued(key):  # known before the loop, so that the code reads its length
+                self.lookup(key, indexed.base, sizes=[3])
+        extent = self._extent(var, node.condition)
+        code = self._extent_code(var, node.condition) or str(extent)
+        self._loop_extent[var] = extent
+        self.notes.append(f"{to_latex(node)[:60]}: {var} runs over the positions 1 … {extent} of what it indexes")
+        return var, Low(np.arange(1, extent + 1, dtype=float), f"np.arange(1, {code} + 1)",
+                        f"torch.arange(1, {code} + 1)", f"1 … {extent}")
 
     def lower_set(self, node: A.Node) -> Low:
         """A set to run over: a chosen value is a vector of 3 members; a single number is not a set."""
@@ -1954,7 +2118,7 @@ class Lowerer:
 
     def lower_Concat(self, node: A.Concat) -> Low:
         if any(isinstance(i, A.Ellipsis_) for i in node.items):
-            raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' is not evaluated")
+            return self._concat_pattern(node)
         items = [self.lower(i) for i in node.items]
         values = [np.atleast_1d(np.asarray(i.value, float)) for i in items]
         try:
@@ -1966,6 +2130,15 @@ class Lowerer:
                              f"torch.cat([{', '.join(f'torch.atleast_1d(torch.as_tensor({i.torch}))' for i in items)}])",
                              to_latex(node)),
                          "concat", "stacked: " + " + ".join(shape_text(v) for v in values) + f" → {shape_text(value)}")
+
+    def _concat_pattern(self, node: A.Concat) -> Low:
+        """`[\\mathbf{o}_{t,1}; \\mathbf{o}_{t,2}; \\ldots; \\mathbf{o}_{t,n_h}]`: the parts the pattern shows
+        (`expand`), stacked along their first axis as a written-out `[a; b]` is."""
+        try:
+            parts = self.expand(list(node.items))
+        except EvaluationError as error:
+            raise EvaluationError(f"{to_latex(node)}: a concatenation with '…' and {error.message}") from None
+        return self._join(node, parts, axis=0)
 
     def lower_Relation(self, node: A.Relation) -> Low:
         cond = self.condition(node)
@@ -2077,7 +2250,9 @@ class Lowerer:
             return self.expectation(node)
         if how == "reduce":
             combine = {"sup": "max", "inf": "min"}.get(node.op, node.op)
-            return self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
+            nested = _nested_reduction(node, combine)  # `\\sum_{u, v}`: one variable at a time
+            return self.lower(nested) if nested is not None else \
+                self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
         if how == "softmax":
             body = self.lower(node.body)
             return self.apply_op("softmax", [body], to_latex(node),
@@ -2574,6 +2749,8 @@ def _function_name(func: A.Node) -> str:
         if func.sub_label is not None and name == "D":
             return "D_{" + to_latex(func.sub_label).replace("\\mathrm{", "").replace("}", "") + "}"
         return name
+    if isinstance(func, A.Text):
+        return func.text.strip()  # `\\text{med}(l')`, `\\text{softmax}(z)`: a name written in upright text
     return ""
 
 
@@ -2730,6 +2907,88 @@ def _used_as_number(node: A.Node, var: str, given_exprs: set[str]) -> bool:
             return to_latex(n) == var
         return any(visit(c) for c in A.children(n))
     return visit(node)
+
+
+def _without_orders_of_growth(node: A.Relation) -> A.Node:
+    """The relation without its sides in big-O (`\\frac{1}{T}\\sum … = \\mathcal{O}(…)`, `a \\le 0 = \\mathcal{O}(…)`):
+    the chain before the first such side, or `node` itself when it has none (or nothing else)."""
+    sides = [isinstance(_strip(o), A.Apply) and _order_of_growth(_strip(o).func) for o in node.operands]
+    if not any(sides) or sides[0]:
+        return node
+    keep = sides.index(True)
+    if keep == 1:  # `TS = \\mathcal{O}(…)` names an order of growth: nothing is left to compute, the call refuses
+        named = isinstance(_strip(node.operands[0]), (A.Symbol, A.Indexed, A.Apply, A.Text))
+        return node if named else node.operands[0]
+    return replace(node, operands=node.operands[:keep], ops=node.ops[:keep - 1])
+
+
+def _order_of_growth(func: A.Node) -> bool:
+    """`\\mathcal{O}`, `\\tilde{\\mathcal{O}}` applied: big-O notation (a bound on growth up to a constant), never a
+    function with outputs."""
+    return isinstance(func, A.Symbol) and func.name == "O" and func.font == "cal" and func.sub_label is None \
+        and set(func.accents) <= {"tilde"}
+
+
+def _is_draw(node: A.Node) -> bool:
+    """`\\epsilon \\sim \\mathcal{N}(0, I)`: a sampling statement about one variable."""
+    return isinstance(node, A.Relation) and node.ops == ("\\sim",) \
+        and isinstance(node.operands[0], (A.Symbol, A.Indexed))
+
+
+def _isotropic(cov: np.ndarray) -> bool:
+    """A covariance `σ² I`: a square matrix, one number on its diagonal and zeros elsewhere."""
+    return cov.ndim == 2 and cov.shape[0] == cov.shape[1] and cov.size > 0 \
+        and bool(np.allclose(cov, cov[0, 0] * np.eye(cov.shape[0])))
+
+
+def _family_over_range(node: A.SetBuilder) -> Optional[A.Reduction]:
+    """`\\{e_j \\mid a \\le j \\le b\\}` (an expression, a range of one variable it mentions) as the loop over j from a
+    to b that lists the members; None for any other set-builder."""
+    cond = _strip(node.condition) if node.condition is not None else None
+    if not (isinstance(cond, A.Relation) and len(cond.operands) == 3 and cond.ops in (("\\le", "\\le"), ("<", "<"))
+            and isinstance(cond.operands[1], A.Symbol)):
+        return None
+    var = cond.operands[1]
+    if isinstance(node.element, A.Relation) or to_latex(var) not in {to_latex(n) for n in A.walk(node.element)}:
+        return None
+    lower, upper = cond.operands[0], cond.operands[2]
+    if cond.ops == ("<", "<"):
+        lower = A.BinOp("+", lower, A.Number("1"))
+        upper = A.BinOp("-", upper, A.Number("1"))
+    return A.Reduction("sum", A.Symbol("\\sum"), cond, None, node.element, variables=(var,), lower=lower, upper=upper)
+
+
+_ARGUMENTS = {"clip": 3, "topk": 2}
+"""Named functions of more than one argument (`\\mathrm{clip}(x, a, b)`, `\\mathrm{Topk}(S, K)`); others take one."""
+
+_NESTING = ("sum", "prod")
+"""Reductions over several variables that are the same reduction nested one variable at a time
+(`\\sum_{u, v} = \\sum_u \\sum_v`)."""
+
+
+def _nested_reduction(node: A.Reduction, combine: str) -> Optional[A.Reduction]:
+    """`\\sum_{u, v} f` (or `\\sum_{(s, a)} f`) as `\\sum_u \\sum_v f`, when no limit, set or condition is shared
+    by the variables (each then runs over what it indexes, as a single-variable sum does)."""
+    if combine not in _NESTING or len(node.variables) < 2 or node.body is None \
+            or any(x is not None for x in (node.lower, node.upper, node.domain, node.condition, node.distribution)):
+        return None
+    if not all(isinstance(v, (A.Symbol, A.Indexed)) for v in node.variables):
+        return None
+    body = node.body
+    for variable in reversed(node.variables):
+        body = replace(node, under=variable, variables=(variable,), body=body)
+    return body
+
+
+def _one_sided(node: A.Relation) -> Optional[A.Node]:
+    """The one written side of a two-sided relation whose other side is empty (a chain broken across rows), when it
+    is a comparison or a trailing `=`; a leading `&= X` is read as a definition without a name elsewhere."""
+    if len(node.operands) != 2 or sum(isinstance(o, A.Empty) for o in node.operands) != 1:
+        return None
+    left, right = node.operands
+    if isinstance(left, A.Empty) and node.ops[0] in _DEFINING:
+        return None
+    return right if isinstance(left, A.Empty) else left
 
 
 def _for_clause(node: A.Relation) -> Optional[tuple[A.Relation, A.Node, A.Node]]:

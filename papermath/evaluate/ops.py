@@ -115,6 +115,13 @@ OPS: dict[str, Op] = {
     "l2_normalize": Op(lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
                        "{0} / np.linalg.norm({0}, axis=-1, keepdims=True)", "F.normalize({0}, dim=-1, eps=0.0)",
                        elementwise=False, label="unit length along the last axis"),
+    "median": Op(lambda x: np.median(x, axis=0), "np.median({0}, axis=0)",
+                 "torch.quantile(torch.as_tensor({0}, dtype=torch.float64), 0.5, dim=0)", elementwise=False,
+                 label="median (the mean of the two middle entries when their number is even)"),
+    "topk": Op(lambda x, k: np.sort(np.asarray(x, float), axis=-1)[..., ::-1][..., :int(k)],
+               "np.sort({0}, axis=-1)[..., ::-1][..., :int({1})]",
+               "torch.topk(torch.as_tensor({0}, dtype=torch.float64), int({1}), dim=-1).values", elementwise=False,
+               label="the k largest members, largest first"),
 }
 """Operation name → Op."""
 
@@ -199,6 +206,7 @@ FUNCTION_NAMES: dict[str, str] = {
     "mean": "mean", "Mean": "mean", "avg": "mean", "var": "var", "Var": "var", "std": "std", "Std": "std",
     "tr": "trace", "Tr": "trace", "trace": "trace", "det": "det", "diag": "diag", "Diag": "diag",
     "max": "max2", "min": "min2", "clip": "clip", "KL": "kl", "D_{KL}": "kl",
-    "floor": "floor", "ceil": "ceil",
+    "floor": "floor", "ceil": "ceil", "med": "median", "median": "median", "Median": "median",
+    "Topk": "topk", "TopK": "topk", "topk": "topk", "Top-k": "topk",
 }
 """A function's name as papers write it (macro or \\mathrm name, no backslash) → operation."""
