@@ -422,7 +422,24 @@ def _index_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSy
         if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
                 not _POSITION_NOUN.fullmatch(worded[1]):
             role, role_cue = worded[0], worded[1]
+    computed = _index_computed_by_equality(index, use, mention, definition)
+    if computed is not None and role == "index":
+        role, role_cue = "computed", computed
     return role, role_cue
+
+
+def _index_computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None,
+                                definition: Definition | None) -> str | None:
+    """"We compute the number of tokens to mask … by $n = \\lceil \\gamma(t/T) N \\rceil$", then `sorted(c)[n]`: a
+    position the defining sentence computes by an equality is a computed value used as a position, not a running
+    index (a range `i = 1, \\ldots, n` or a value `t = 0` is no such equality)."""
+    if mention is None or definition is None or definition.strength != DEFINES or mention.pattern != "equation" or \
+            use.key not in mention.keys:
+        return None
+    equality = _defining_equality(index, use, mention)
+    if equality is None or "\\ldots" in equality or "\\dots" in equality or "..." in equality:
+        return None
+    return f"${equality}$"
 
 
 def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
@@ -706,7 +723,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
-    sample = _sample_of_a_draw(index, eq, use, best) if best is not None else None
+    sample = (_sample_of_a_draw(index, eq, use, best) or _time_another_display_computes(index, eq, use, best,
+                                                                                          defined_elsewhere)) \
+        if best is not None else None
     if sample is not None:
         return sample
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
@@ -792,6 +811,16 @@ def _sample_of_a_draw(index: PaperIndex, eq: Equation, use: SymbolUse, best: tup
     if best[0] == "index" and best[2] != "predicate" and drawn_here:
         return "random sample", f"{best[1]}, drawn by this display"
     return None
+
+
+def _time_another_display_computes(index: PaperIndex, eq: Equation, use: SymbolUse, best: tuple,
+                                   defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """"the approximation at timestep $r[j]$", and (9) writes `r[j] = \\arg\\min …`: a time the words name, which an
+    earlier display computes, is that display's value, not a running index."""
+    if best[0] != "index" or best[2] != "head":
+        return None
+    by_display = _written_by_another_display(index, eq, use, defined_elsewhere)
+    return by_display if by_display is not None and by_display[0] == "computed" else None
 
 
 def _optimised_variable(index: PaperIndex, info: FormulaSymbols, use: SymbolUse, top, found,
@@ -1245,7 +1274,7 @@ def _count_or_dimension(info: FormulaSymbols, use: SymbolUse, top) -> str | None
         if red.upper is not None and to_latex(red.upper) in (use.key, written_form(use)):
             return f"the upper limit of a {red.op}: a count"
     for m, d in top:
-        if _is_dimension_of(m.math, use.key):
+        if _is_dimension_of(m.math, use.key) or use.indices and _is_dimension_of(m.math, written_form(use)):
             return f"a dimension of a space (${m.math}$)"
     return None
 
@@ -1302,18 +1331,28 @@ def _unindexed_right_side(index: PaperIndex, math: str) -> bool:
 def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) -> bool:
     """`D^{head} = D/H`, `\\rho = 1/(20 n)`, `d := d_x + d_y`: a constant written with other constants (nothing on
     either side runs over a step or an index) is set once, like them — the other rules decide it;
-    `c_1 = σ_{t-Δt}²/σ_t²` or `γ_t = γ √(1-β_2^t)` change along the run: computed."""
-    if use.indices:
-        return False
+    `c_1 = σ_{t-Δt}²/σ_t²` or `γ_t = γ √(1-β_2^t)` change along the run: computed. An indexed symbol set to such
+    a constant (`N_\\ell = n` "for all $\\ell$") does not change along its index either."""
     tree = _parse_cached(mention.math)
     if isinstance(tree, ast.Sequence) and tree.items:
         tree = tree.items[0]
     if not isinstance(tree, ast.Relation) or len(tree.operands) < 2:
         return False
     uses = collect(tree.operands[-1], index.ordinals).uses
+    if use.indices:
+        # `a_t = \\sqrt{\\alpha_t}` changes with t, though a lone formula does not read its t as an index
+        return bool(uses) and not any(_writes_letter_in(u.key, letter) for u in uses for letter in use.indices) and \
+            _constants_only(index, uses, set(use.indices) | set(use.all_indices))
+    return _constants_only(index, uses, {"t", "k", "i", "j", "n", "s", "\\ell"})
+
+
+def _constants_only(index: PaperIndex, uses, running: set[str]) -> bool:
     return bool(uses) and all(u.kind == "symbol" and not u.indices and not u.all_indices and
-                              u.key not in index.ordinals and u.key not in ("t", "k", "i", "j", "n", "s", "\\ell")
-                              for u in uses)
+                              u.key not in index.ordinals and u.key not in running for u in uses)
+
+
+def _writes_letter_in(key: str, letter: str) -> bool:
+    return re.search(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])", key) is not None
 
 
 _PART_WORDS = (r"(?:columns?|rows?|entr(?:y|ies)|elements?|slices?|blocks?|components?|coordinates?|"
@@ -1432,14 +1471,17 @@ _COUNT_AFTER = re.compile(r"^(?:\s*[-‐]\s*|\s+(?:(?!and\b|or\b|at\b|in\b|of\b|
 def _count_in_prose(index: PaperIndex, use: SymbolUse, found) -> str | None:
     """A count or a size the prose gives the symbol: "unlearning set $A$ of size $k$", "a network with $L$ layers",
     "a finite number of $N$ steps", a dimension of `\\mathbb{R}^{d_x} \\times \\mathbb{R}^{d_y}` in any sentence."""
-    if use.kind != "symbol" or use.indices:
+    if use.kind != "symbol":
         return None
     written = written_form(use)
     for m, _ in found:
         if m is None:
             continue
-        if _is_dimension_of(m.math, use.key):
+        if _is_dimension_of(m.math, written if use.indices else use.key):
+            # `\mathbf{W}^{\ell} \in \mathbb{R}^{N_{\ell} \times N_{\ell-1}}`: the width of each layer
             return f"a dimension of a space (${m.math}$)"
+        if use.indices:
+            continue  # the words around a count name the letter, not one of its indexed members
         if re.sub(r"[{}\s]", "", m.math) not in (re.sub(r"[{}\s]", "", use.key), re.sub(r"[{}\s]", "", written)):
             continue
         at = m.quote.find(f"${m.math}$")
