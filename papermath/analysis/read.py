@@ -2127,7 +2127,8 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
             # The quote gives the letter a space in another spelling (`\bm{y}_i \in \mathbb{R}^{N_y}` quoted for
             # y): another sentence's space would contradict the sentence shown as the definition.
             return None, None
-    bound = _bound_in_space(use, info) or _written_out_entries(index, use, found)
+    bound = _bound_in_space(use, info) or _declared_in_display(index, use, eq) or \
+        _written_out_entries(index, use, found)
     if bound is not None:
         return bound
     for mention, definition in found:
@@ -2173,6 +2174,54 @@ def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[
         dims = _real_space_dims(red.domain)
         if dims is not None and dims != ():
             return dims, f"${to_latex(red.variables[0])} \\in {to_latex(red.domain)}$"
+    return None
+
+
+def _declared_in_display(index: PaperIndex, use: SymbolUse,
+                         eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
+    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell}) \\in \\mathbb{R}^{N_{\\ell}}`:
+    the display's own chain ending in a membership declares its left side's space, and that of the same quantity one
+    step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
+    dimensions that run with it)."""
+    tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
+    if tree is None:
+        return None
+    written = _braceless(written_form(use))
+    for statement in (tree.statements if isinstance(tree, ast.Rows) else (tree,)):
+        for subjects, rhs in _memberships(statement):
+            dims = _real_space_dims(rhs)
+            if not dims:
+                continue
+            for subject in subjects:
+                if is_component(subject) or symbol_key(subject) is None:
+                    continue
+                declared = _braceless(to_latex(subject))
+                shifted = dims if declared == written else _shifted_dims(declared, written, dims)
+                if shifted is not None:
+                    return shifted, f"${to_latex(subject)} \\in {to_latex(rhs)}$ (this display)"
+    return None
+
+
+def _braceless(latex: str) -> str:
+    return re.sub(r"[{}\s]", "", latex)
+
+
+_STEP_AWAY = re.compile(r"(\\ell|[a-zA-Z])([-+]\d+)")
+
+
+def _shifted_dims(declared: str, written: str, dims: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The dimensions of `written`, the quantity `declared` one step away (`x^{\\ell-1}` of `x^{\\ell}`), or None when
+    `written` is no such step of it."""
+    for hit in _STEP_AWAY.finditer(written):
+        letter, step = hit.group(1), hit.group(2)
+        if written[:hit.start()] + letter + written[hit.end():] != declared:
+            continue
+        pattern = re.compile(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])")
+        if not any(pattern.search(d) for d in dims):
+            return None  # nothing runs with the step: the declaration says nothing of the other member
+        braced = (re.sub(r"([_^])\s*(\\[A-Za-z]+|[A-Za-z0-9])", r"\1{\2}", d.strip()) for d in dims)
+        moved = f"{letter}{step}"
+        return tuple(pattern.sub(lambda _, moved=moved: moved, d) for d in braced)
     return None
 
 
