@@ -17,8 +17,8 @@ from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
-from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
-                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
+from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
+                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
@@ -2287,6 +2287,9 @@ def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str
     m = OF_DIMENSION.search(text) or D_DIMENSIONAL.search(text)
     if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math:
         return (m.group(1).strip(),), m.group(0)
+    m = MATRIX_SIZE.search(text)
+    if m:
+        return (m.group(1).strip(), m.group(2).strip()), m.group(0)
     plain = re.sub(r"\$[^$]*\$", " ", text)
     for pattern, shape in SHAPE_WORDS:
         m = pattern.search(plain)
