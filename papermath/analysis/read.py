@@ -18,7 +18,8 @@ from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
-                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
+                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
+                   role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
@@ -2179,8 +2180,8 @@ def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[
 
 def _declared_in_display(index: PaperIndex, use: SymbolUse,
                          eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
-    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell}) \\in \\mathbb{R}^{N_{\\ell}}`:
-    the display's own chain ending in a membership declares its left side's space, and that of the same quantity one
+    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell})
+    \\in \\mathbb{R}^{N_{\\ell}}`: the display's own chain ending in a membership declares its left side's space, and that of the same quantity one
     step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
     dimensions that run with it)."""
     tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
