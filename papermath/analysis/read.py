@@ -2144,10 +2144,34 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
     drawn = _drawn_with_identity_covariance(index, use, found, eq)
     if drawn is not None:
         return drawn
-    declared = _declared_elsewhere(index, use, eq)
+    declared = _declared_elsewhere(index, use, eq) or _set_equal_to_declared(index, use, found, eq)
     if declared is not None:
         return declared
     return coarse
+
+
+def _set_equal_to_declared(index: PaperIndex, use: SymbolUse, found,
+                           eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
+    """"$z_1=x_1$ is the initial point", and `\\min_{x \\in \\mathbb{R}^d}`: a sequence started at a member of another
+    (set equal to it at the same index) lives in that quantity's space."""
+    family = key_family(use.key)
+    for mention, definition in found:
+        if definition.pattern in ("inside", "same letter") or "=" not in mention.math:
+            continue
+        tree = _parse_cached(mention.math)
+        for node in ast.walk(tree) if tree is not None else ():
+            if not isinstance(node, ast.Relation) or node.ops != ("=",) or len(node.operands) != 2:
+                continue
+            sides = [n if isinstance(n, ast.Indexed) else None for n in node.operands]
+            keys = [symbol_key(n) if n is not None else None for n in sides]
+            if None in keys or key_family(keys[0]) != family or key_family(keys[1]) == family or \
+                    [to_latex(i) for i in sides[0].indices] != [to_latex(i) for i in sides[1].indices]:
+                continue  # `x = m`, "the state is the mask": a value of it, not where it lives
+            other = SymbolUse(keys[1], sides[1], "symbol", first_written=to_latex(sides[1]))
+            declared = _declared_elsewhere(index, other, eq)
+            if declared is not None and declared[0]:
+                return declared[0], f"${mention.math}$, and {declared[1]}"
+    return None
 
 
 def _in_appendix(doc: Document, section_id: str | None) -> bool:
@@ -2410,6 +2434,10 @@ def _memberships(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], ast.Node]]:
             # the members of a tuple the chain builds (`z := (x, y) \\in \\mathbb{R}^d`) are not the space's points
             out.append((tuple(o for o in node.operands[first:k + 1] if not isinstance(o, ast.Tuple)),
                         node.operands[k + 1]))
+    # `\\min_{x \\in \\mathbb{R}^d} f(x)`: the problem's variable runs over the space its reduction names
+    out.extend(((red.variables[0],), red.domain) for red in ast.walk(tree)
+               if isinstance(red, ast.Reduction) and red.domain is not None and len(red.variables) == 1 and
+               red.op in ("min", "max", "argmin", "argmax", "inf", "sup"))
     return out
 
 
@@ -2421,8 +2449,10 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse,
     if use.kind != "symbol":
         return None
     own = _label_spelling(use.key)
+    # (a formula the symbol is only inside declares it too when its reduction runs over it: `\\min_{x \\in
+    # \\mathbb{R}^d} f(x)`; `_declared_dims` keeps only the memberships whose subject is the symbol)
     family = [(i, key) for i, relation, key in index.mentions.index.family.get(key_family(use.key), ())
-              if relation == "subject" and (_label_spelling(key) == own or _same_quantity(use.key, key))]
+              if relation in ("subject", "inside") and (_label_spelling(key) == own or _same_quantity(use.key, key))]
     # the prose's other spellings of the key (`^\\mathrm{num}` for `^{\\text{num}}`), which its family misses
     spelled = [(i, key) for key in index.mentions.spellings(use.key, _label_spelling) if key != use.key
                for i in index.mentions.index.subject.get(key, ())]
