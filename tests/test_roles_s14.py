@@ -50,6 +50,16 @@ ROLE_CASES = [
      "\\begin{equation} y_t = a_t x \\end{equation}", "a_{t}", "computed"),
 ]
 
+APPROXIMATED = ("Assuming the true noise $\\epsilon$ can be reconstructed, we have:\n"
+                "\\begin{equation} %s \\approx f(x_t) + r \\end{equation}\n"
+                "\\begin{equation} L = \\| %s - g(x_t) \\|^2 \\end{equation}")
+ROLE_CASES += [
+    # --- a display that approximates a quantity does not compute it: the words' role stands …
+    (APPROXIMATED % ("\\epsilon", "\\epsilon"), "\\epsilon", "random sample", "2"),
+    # … an estimate written with a hat is what the approximation computes
+    (APPROXIMATED % ("\\hat{\\epsilon}", "\\hat{\\epsilon}"), "\\hat{\\epsilon}", "computed", "2"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -111,6 +121,7 @@ def test_a_step_label_holds_an_index(display, letter, has_row):
     ("maskgit-2202.04200", "u1", "t", "index"),              # m_i^{(t+1)}: "For iteration $t$, …"
     ("OptimalSteps", "10", "r_{j}", "computed"),             # "at timestep $r[j]$", and (9) r[j] = argmin …
     ("Tanh-Init", "u6", "N_{\\ell}", "fixed setting"),       # "$N_{\ell}=n$ for all $\ell$"
+    ("semanticist", "u8", "\\epsilon", "random sample"),     # "the true noise", which (u14) only approximates
 ])
 def test_roles_on_the_corpus(paper, number, symbol, want):
     assert symbol_row(corpus_equation(paper, number), symbol).role == want

@@ -876,6 +876,11 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
         return None
     other = index.doc.equation(other_id)
     name = f"({other.number})" if other.number else other_id
+    if _approximates(index, other) and not _ACCENTED_ESTIMATE.search(use.key):
+        # "Assuming the true noise $\\epsilon$ can be reconstructed …, we have: ε ≈ ε_θ(x_t, ∅) + …": a display that
+        # approximates a quantity does not compute it (what it estimates stays what the words call it); a hatted
+        # left side (`\\hat{q} \\approx …`) is the estimate it computes
+        return None
     if _constant_display(index, other_id):
         return "fixed setting", f"set to constants by {name}"
     if _defines_a_density(index, other, use.key):
@@ -883,6 +888,19 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
         # function itself, not a value computed from it
         return "function", f"the distribution {name} defines"
     return "computed", f"computed by {name}"
+
+
+_ACCENTED_ESTIMATE = re.compile(r"\\(?:hat|widehat|tilde|widetilde|bar|overline)(?![A-Za-z])")
+
+
+def _approximates(index: PaperIndex, other: Equation) -> bool:
+    """The display's first relation is an approximation (`≈`): it estimates its left side."""
+    tree = _display_tree(index, other)
+    if isinstance(tree, ast.Rows) and tree.statements:
+        tree = tree.statements[0]
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    return isinstance(tree, ast.Relation) and bool(tree.ops) and tree.ops[0] in ESTIMATE_OPS
 
 
 def _defines_a_density(index: PaperIndex, other: Equation | None, key: str) -> bool:
