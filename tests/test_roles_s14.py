@@ -60,6 +60,17 @@ ROLE_CASES += [
     (APPROXIMATED % ("\\hat{\\epsilon}", "\\hat{\\epsilon}"), "\\hat{\\epsilon}", "computed", "2"),
 ]
 
+ENTRIES = ("The dataset is a collection of data entries $\\mathcal{T} = \\{x\\} = \\{[x^{\\rm num}, x^{\\rm cat}]\\}$, "
+           "where each entry $x$ is a data point.\n")
+SEQUENCE = "Let $\\{x_t : t \\in [0, 1]\\}$ denote a sequence of data in the diffusion process.\n"
+ROLE_CASES += [
+    # --- a part of the bare whole, written at the whole's indices, is a part of that member (a noised sample) …
+    (ENTRIES + SEQUENCE + "\\begin{equation} y = W x^{\\rm num}_t \\end{equation}", "x^\\mathrm{num}_{t}",
+     "random sample"),
+    # … where no sentence writes that member, nothing says which member it is a part of: no sample
+    (ENTRIES + "\\begin{equation} y = W x^{\\rm num}_t \\end{equation}", "x^\\mathrm{num}_{t}", "unknown"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -122,6 +133,7 @@ def test_a_step_label_holds_an_index(display, letter, has_row):
     ("OptimalSteps", "10", "r_{j}", "computed"),             # "at timestep $r[j]$", and (9) r[j] = argmin …
     ("Tanh-Init", "u6", "N_{\\ell}", "fixed setting"),       # "$N_{\ell}=n$ for all $\ell$"
     ("semanticist", "u8", "\\epsilon", "random sample"),     # "the true noise", which (u14) only approximates
+    ("TabDiff", "1", "\\mathbf{x}^\\mathrm{num}_{t}", "random sample"),  # part of x_t, "data in the diffusion process"
 ])
 def test_roles_on_the_corpus(paper, number, symbol, want):
     assert symbol_row(corpus_equation(paper, number), symbol).role == want

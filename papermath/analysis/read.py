@@ -1410,9 +1410,33 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
         if computed_by and computed_by != eq.id:
             other = index.doc.equation(computed_by)
             return "computed", f"a part of ${owner}$, computed by ({other.number or computed_by})"
+        member = _member_at_the_parts_indices(index, eq, owner, use)
+        if member is not None:
+            return member
         found_role = _words_of(index, eq, owner, use)
         if found_role is not None:
             return found_role[0], f"a part of ${owner}$ ({found_role[1]})"
+    return None
+
+
+def _member_at_the_parts_indices(index: PaperIndex, eq: Equation, owner: str,
+                                 part: SymbolUse) -> tuple[str, str] | None:
+    """"each entry $x$ is a concatenation of $[x^{num}, x^{cat}]$", and `x^{num}_t` in a display: the part of the
+    whole at the part's own indices (`x_t`), where a defining sentence writes that member ("Let $\\{x_t\\}$ denote a
+    sequence of data in the diffusion process"): its role, before the bare whole's (the numerical part of a noised
+    sample is a noised sample)."""
+    if not part.indices or _parse_cached(owner) is None or not isinstance(_parse_cached(owner), ast.Symbol):
+        return None
+    member = f"{owner}_{{{','.join(part.indices)}}}"
+    owners = [u for u in collect(_parse_cached(member), index.ordinals).uses if u.kind != "index"]
+    if not owners or owners[0].key == part.key:
+        return None
+    for m, d in _find_definitions(index, eq, owners[0])[:6]:
+        if m is None or d.strength != DEFINES or not _writes_indexed(d.quote, owner, tuple(part.indices)):
+            continue
+        worded = _role_from_words(m, d)
+        if worded is not None and worded[0] not in ("computed", "function"):
+            return worded[0], f"a part of ${member}$ ({worded[1]})"
     return None
 
 
@@ -2222,9 +2246,9 @@ def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[
 
 def _declared_in_display(index: PaperIndex, use: SymbolUse,
                          eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
-    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell})
-    \\in \\mathbb{R}^{N_{\\ell}}`: the display's own chain ending in a membership declares its left side's space, and that of the same quantity one
-    step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
+    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell}) \\in \\mathbb{R}^{N_{\\ell}}`:
+    the display's own chain ending in a membership declares its left side's space, and that of the same quantity
+    one step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
     dimensions that run with it)."""
     tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
     if tree is None:
