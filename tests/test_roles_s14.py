@@ -157,3 +157,26 @@ def test_the_step_label_row_quotes_its_sentence():
 def test_shapes_on_the_corpus(paper, number, symbol, want):
     got = symbol_row(corpus_equation(paper, number), symbol).shape
     assert got is not None and _dims(got) == _dims(want)
+
+
+@pytest.mark.parametrize("display, want", [
+    # a softmax written without a subscript normalises over its argument's entries (no index named) …
+    ("A = \\mathrm{softmax}(\\frac{Q K^{\\top}}{\\sqrt{d}}) V", [("softmax", ())]),
+    # … one with a subscript over that index
+    ("o = \\sum_{j=1}^{t} \\operatorname{Softmax}_j(s_j) v_j", [("sum", ("j",)), ("softmax", ("j",))]),
+    # a top-k of a set written with its index runs over that index; of anything else, no reduction is claimed
+    ("g = \\operatorname{Topk}(\\{ s_{j,t} | 1 \\leq j \\leq N \\}, K)", [("topk", ("j",))]),
+    ("g = \\operatorname{Topk}(s, K)", []),
+])
+def test_an_unscripted_softmax_or_topk_is_a_reduction(display, want):
+    eq = reading(f"\\begin{{equation}} {display} \\end{{equation}}")
+    assert [(r.op, r.over) for r in eq.reductions] == want
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, want", [
+    ("Diff-Transformer", "1", [("softmax", ()), ("softmax", ())]),
+    ("deepseek-v3-2412.19437", "14", [("topk", ("j",))]),
+])
+def test_reductions_on_the_corpus(paper, number, want):
+    assert [(r.op, r.over) for r in corpus_equation(paper, number).reductions] == want

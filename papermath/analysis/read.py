@@ -2646,10 +2646,37 @@ def _extrema_of_terms(tree: ast.Node | None) -> tuple[ReductionReading, ...]:
             if isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and len(node.args) >= 2:
                 found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
                                               f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
-            worded = _worded_reduction(node)
+            worded = _worded_reduction(node) or _named_normalisation(node)
             if worded is not None:
-                found.append(ReductionReading(worded[0], worded[1], None, None, None, None, to_latex(node)[:200]))
+                found.append(ReductionReading(worded[0], worded[1], None, None, worded[2] if len(worded) > 2 else None,
+                                              None, to_latex(node)[:200]))
     return tuple(found)
+
+
+# Operations the parser reads as functions though they run over the entries of their argument: a softmax written
+# without a subscript (`\mathrm{softmax}(QK^\top/\sqrt{d})`) and a top-k of a set written with its index
+# (`\operatorname{Topk}(\{s_{j,t} | 1 \le j \le N_r\}, K_r)`).
+_UNSCRIPTED_REDUCTIONS = {"softmax": "softmax", "topk": "topk"}
+
+
+def _named_normalisation(node: ast.Apply) -> tuple[str, tuple[str, ...], str] | None:
+    """(op, over, what it runs over in words) of an unsubscripted softmax or top-k: a top-k of a set builder runs
+    over the set's variable; a softmax with no index written, over its argument's entries (which axis the paper
+    does not write: said so, not guessed)."""
+    func = node.func
+    name = func.name if isinstance(func, ast.Symbol) and func.sub_label is None else None
+    op = _UNSCRIPTED_REDUCTIONS.get((name or "").lstrip("\\").lower())
+    if op is None or not node.args:
+        return None
+    first = node.args[0]
+    if op == "topk":
+        if not isinstance(first, ast.SetBuilder):
+            return None
+        bound = [to_latex(n) for n in ast.walk(first.condition) if isinstance(n, ast.Symbol) and
+                 any(isinstance(e, ast.Symbol) and to_latex(e) == to_latex(n) for e in ast.walk(first.element))] \
+            if getattr(first, "condition", None) is not None else []
+        return (op, (bound[0],), f"the set's members, {to_latex(first.condition)}") if bound else None
+    return op, (), "the entries of its argument (no index written)"
 
 
 def _worded_reduction(node: ast.Apply) -> tuple[str, tuple[str, ...]] | None:
