@@ -99,6 +99,10 @@ SHAPE_CASES = [
      "\\begin{equation} y = S x \\end{equation}", "S", ("D", "D")),
     # … and without a size only the coarse word
     ("where $B$ is a square matrix.\n\\begin{equation} y = B x \\end{equation}", "B", ("?", "?")),
+    # --- the size of a set counts its members: no array shape …
+    ("where the unlearning set $A$ of size $k$ is given.\n\\begin{equation} y = f(A) \\end{equation}", "A", None),
+    # … the size of a vector is its length
+    ("where $v$ is a vector of size $k$.\n\\begin{equation} y = W v \\end{equation}", "v", ("k",)),
     # --- the problem's variable runs over the space its min names; a sequence started at it lives there …
     (PROBLEM, "z_{t + 1}", ("d",)),
     (PROBLEM.replace("x_1", "m_1").replace("$\\min", "$m_1 = 0$ and $\\min"), "z_{t + 1}", None),
@@ -157,6 +161,12 @@ def test_the_step_label_row_quotes_its_sentence():
 def test_shapes_on_the_corpus(paper, number, symbol, want):
     got = symbol_row(corpus_equation(paper, number), symbol).shape
     assert got is not None and _dims(got) == _dims(want)
+
+
+@pytest.mark.corpus
+def test_a_set_of_size_k_has_no_shape():
+    """SISS: "with dataset $X$ of size $n$ and unlearning set $A$ of size $k$": sizes of sets, not array lengths."""
+    assert symbol_row(corpus_equation("SISS", "2"), "A").shape is None
 
 
 @pytest.mark.parametrize("display, want", [

@@ -2333,6 +2333,11 @@ def _entry_count(node: ast.Node) -> str | None:
     return to_latex(final.indices[0])
 
 
+# "the unlearning set $A$ of size $k$": the size of a set counts its members; a set is no array of that length.
+_SIZE_WORD = re.compile(r"\bsize\b", re.I)
+_COLLECTION_NOUN = re.compile(r"\b(?:sets?|subsets?|datasets?|collections?|corpus|corpora)\b", re.I)
+
+
 def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str, ...], str] | None:
     """The shape the words about the symbol state: "shape (B, T, C)" after it, "of dimension $d$", "a
     $d$-dimensional vector"; ("?", …) for the coarse "vector"/"matrix" of its own description (a scalar is ())."""
@@ -2352,7 +2357,8 @@ def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str
     if mention.pattern == "dimension":
         return (), "a dimension (a number)"
     m = OF_DIMENSION.search(text) or D_DIMENSIONAL.search(text)
-    if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math:
+    if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math and \
+            not (_SIZE_WORD.search(m.group(0)) and _COLLECTION_NOUN.search(text)):
         return (m.group(1).strip(),), m.group(0)
     m = MATRIX_SIZE.search(text)
     if m:
