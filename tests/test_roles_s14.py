@@ -71,6 +71,15 @@ ROLE_CASES += [
     (ENTRIES + "\\begin{equation} y = W x^{\\rm num}_t \\end{equation}", "x^\\mathrm{num}_{t}", "unknown"),
 ]
 
+ROLE_CASES += [
+    # --- a factor of a factorization the prose writes is computed by it …
+    ("We implement it by leveraging the Schur factorization $A = Q U Q^{-1}$, where $U$ is an upper-triangular "
+     "matrix.\n\\begin{equation} h = (U + \\lambda I)^{-1} b \\end{equation}", "U", "computed"),
+    # … the same product without the word is no factorization (nothing decides)
+    ("We have $A = Q U Q^{-1}$, where $U$ is an upper-triangular matrix.\n"
+     "\\begin{equation} h = (U + \\lambda I)^{-1} b \\end{equation}", "U", "unknown"),
+]
+
 
 @pytest.mark.parametrize("case", ROLE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
 def test_each_role_cause_and_its_negative(case):
@@ -137,6 +146,7 @@ def test_a_step_label_holds_an_index(display, letter, has_row):
     ("OptimalSteps", "10", "r_{j}", "computed"),             # "at timestep $r[j]$", and (9) r[j] = argmin …
     ("Tanh-Init", "u6", "N_{\\ell}", "fixed setting"),       # "$N_{\ell}=n$ for all $\ell$"
     ("semanticist", "u8", "\\epsilon", "random sample"),     # "the true noise", which (u14) only approximates
+    ("LEN", "8", "\\mathbf{U}", "computed"),                 # "the Schur factorization … = QUQ^{-1}"
     ("TabDiff", "1", "\\mathbf{x}^\\mathrm{num}_{t}", "random sample"),  # part of x_t, "data in the diffusion process"
 ])
 def test_roles_on_the_corpus(paper, number, symbol, want):
