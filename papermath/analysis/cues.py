@@ -50,6 +50,8 @@ SHAPE_WORDS: tuple[tuple[re.Pattern, tuple[str, ...]], ...] = (
 SHAPE_TUPLE = re.compile(r"\b(?:shape|size|dimensions?)\s*(?:of\s*)?\$?\s*[\[(]([^)\]$]+)[\])]", re.I)
 OF_DIMENSION = re.compile(r"\b(?:of\s+)?(?:dimension|dimensionality|size|length)\s+\$([^$]+)\$", re.I)
 D_DIMENSIONAL = re.compile(r"\$([^$]+)\$-dimensional", re.I)
+# "a $d \times d$ square matrix", "$D\times D$ symmetric positive definite matrices": the size written before the noun
+MATRIX_SIZE = re.compile(r"\$\s*([^$]+?)\s*\\times\s*([^$]+?)\s*\$(?:[\s-]+[A-Za-z-]+){0,4}?\s+matri(?:x|ces)\b")
 
 
 # --- roles from the words attached to the symbol -------------------------------------------------------------

@@ -17,8 +17,9 @@ from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
-from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MEMBERSHIP_OPS,
-                   OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS, role_from_description)
+from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
+                   MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
+                   role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          next_step_keys, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
@@ -434,7 +435,24 @@ def _index_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSy
         if worded is not None and worded[0] in ("input data", "fixed setting", "trained weight") and \
                 not _POSITION_NOUN.fullmatch(worded[1]):
             role, role_cue = worded[0], worded[1]
+    computed = _index_computed_by_equality(index, use, mention, definition)
+    if computed is not None and role == "index":
+        role, role_cue = "computed", computed
     return role, role_cue
+
+
+def _index_computed_by_equality(index: PaperIndex, use: SymbolUse, mention: Mention | None,
+                                definition: Definition | None) -> str | None:
+    """"We compute the number of tokens to mask … by $n = \\lceil \\gamma(t/T) N \\rceil$", then `sorted(c)[n]`: a
+    position the defining sentence computes by an equality is a computed value used as a position, not a running
+    index (a range `i = 1, \\ldots, n` or a value `t = 0` is no such equality)."""
+    if mention is None or definition is None or definition.strength != DEFINES or mention.pattern != "equation" or \
+            use.key not in mention.keys:
+        return None
+    equality = _defining_equality(index, use, mention)
+    if equality is None or "\\ldots" in equality or "\\dots" in equality or "..." in equality:
+        return None
+    return f"${equality}$"
 
 
 def _quantity_role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
@@ -742,7 +760,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
             not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
     near = definition is not None and definition.paragraph in display_context(index.doc, eq)
-    sample = _sample_of_a_draw(index, eq, use, best) if best is not None else None
+    sample = (_sample_of_a_draw(index, eq, use, best) or _time_another_display_computes(index, eq, use, best,
+                                                                                          defined_elsewhere)) \
+        if best is not None else None
     if sample is not None:
         return sample
     if best is not None and (best[2] == "predicate" or best[0] in ("fixed setting", "frozen model") or near):
@@ -830,6 +850,16 @@ def _sample_of_a_draw(index: PaperIndex, eq: Equation, use: SymbolUse, best: tup
     return None
 
 
+def _time_another_display_computes(index: PaperIndex, eq: Equation, use: SymbolUse, best: tuple,
+                                   defined_elsewhere: dict[str, str]) -> tuple[str, str] | None:
+    """"the approximation at timestep $r[j]$", and (9) writes `r[j] = \\arg\\min …`: a time the words name, which an
+    earlier display computes, is that display's value, not a running index."""
+    if best[0] != "index" or best[2] != "head":
+        return None
+    by_display = _written_by_another_display(index, eq, use, defined_elsewhere)
+    return by_display if by_display is not None and by_display[0] == "computed" else None
+
+
 def _optimised_variable(index: PaperIndex, info: FormulaSymbols, use: SymbolUse, top, found,
                         worded: list) -> tuple[str, str]:
     """The variable an argmin (argmax, min, max) runs over: the thing optimised, unless the paper names it a setting
@@ -882,6 +912,11 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
         return None
     other = index.doc.equation(other_id)
     name = f"({other.number})" if other.number else other_id
+    if _approximates(index, other) and not _ACCENTED_ESTIMATE.search(use.key):
+        # "Assuming the true noise $\\epsilon$ can be reconstructed …, we have: ε ≈ ε_θ(x_t, ∅) + …": a display that
+        # approximates a quantity does not compute it (what it estimates stays what the words call it); a hatted
+        # left side (`\\hat{q} \\approx …`) is the estimate it computes
+        return None
     if _constant_display(index, other_id):
         return "fixed setting", f"set to constants by {name}"
     if _defines_a_density(index, other, use.key):
@@ -889,6 +924,19 @@ def _written_by_another_display(index: PaperIndex, eq: Equation, use: SymbolUse,
         # function itself, not a value computed from it
         return "function", f"the distribution {name} defines"
     return "computed", f"computed by {name}"
+
+
+_ACCENTED_ESTIMATE = re.compile(r"\\(?:hat|widehat|tilde|widetilde|bar|overline)(?![A-Za-z])")
+
+
+def _approximates(index: PaperIndex, other: Equation) -> bool:
+    """The display's first relation is an approximation (`≈`): it estimates its left side."""
+    tree = _display_tree(index, other)
+    if isinstance(tree, ast.Rows) and tree.statements:
+        tree = tree.statements[0]
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    return isinstance(tree, ast.Relation) and bool(tree.ops) and tree.ops[0] in ESTIMATE_OPS
 
 
 def _defines_a_density(index: PaperIndex, other: Equation | None, key: str) -> bool:
@@ -1281,7 +1329,7 @@ def _count_or_dimension(info: FormulaSymbols, use: SymbolUse, top) -> str | None
         if red.upper is not None and to_latex(red.upper) in (use.key, written_form(use)):
             return f"the upper limit of a {red.op}: a count"
     for m, d in top:
-        if _is_dimension_of(m.math, use.key):
+        if _is_dimension_of(m.math, use.key) or use.indices and _is_dimension_of(m.math, written_form(use)):
             return f"a dimension of a space (${m.math}$)"
     return None
 
@@ -1338,18 +1386,28 @@ def _unindexed_right_side(index: PaperIndex, math: str) -> bool:
 def _setting_from_settings(index: PaperIndex, use: SymbolUse, mention: Mention) -> bool:
     """`D^{head} = D/H`, `\\rho = 1/(20 n)`, `d := d_x + d_y`: a constant written with other constants (nothing on
     either side runs over a step or an index) is set once, like them — the other rules decide it;
-    `c_1 = σ_{t-Δt}²/σ_t²` or `γ_t = γ √(1-β_2^t)` change along the run: computed."""
-    if use.indices:
-        return False
+    `c_1 = σ_{t-Δt}²/σ_t²` or `γ_t = γ √(1-β_2^t)` change along the run: computed. An indexed symbol set to such
+    a constant (`N_\\ell = n` "for all $\\ell$") does not change along its index either."""
     tree = _parse_cached(mention.math)
     if isinstance(tree, ast.Sequence) and tree.items:
         tree = tree.items[0]
     if not isinstance(tree, ast.Relation) or len(tree.operands) < 2:
         return False
     uses = collect(tree.operands[-1], index.ordinals).uses
+    if use.indices:
+        # `a_t = \\sqrt{\\alpha_t}` changes with t, though a lone formula does not read its t as an index
+        return bool(uses) and not any(_writes_letter_in(u.key, letter) for u in uses for letter in use.indices) and \
+            _constants_only(index, uses, set(use.indices) | set(use.all_indices))
+    return _constants_only(index, uses, {"t", "k", "i", "j", "n", "s", "\\ell"})
+
+
+def _constants_only(index: PaperIndex, uses, running: set[str]) -> bool:
     return bool(uses) and all(u.kind == "symbol" and not u.indices and not u.all_indices and
-                              u.key not in index.ordinals and u.key not in ("t", "k", "i", "j", "n", "s", "\\ell")
-                              for u in uses)
+                              u.key not in index.ordinals and u.key not in running for u in uses)
+
+
+def _writes_letter_in(key: str, letter: str) -> bool:
+    return re.search(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])", key) is not None
 
 
 _PART_WORDS = (r"(?:columns?|rows?|entr(?:y|ies)|elements?|slices?|blocks?|components?|coordinates?|"
@@ -1388,9 +1446,33 @@ def _part_of(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[st
         if computed_by and computed_by != eq.id:
             other = index.doc.equation(computed_by)
             return "computed", f"a part of ${owner}$, computed by ({other.number or computed_by})"
+        member = _member_at_the_parts_indices(index, eq, owner, use)
+        if member is not None:
+            return member
         found_role = _words_of(index, eq, owner, use)
         if found_role is not None:
             return found_role[0], f"a part of ${owner}$ ({found_role[1]})"
+    return None
+
+
+def _member_at_the_parts_indices(index: PaperIndex, eq: Equation, owner: str,
+                                 part: SymbolUse) -> tuple[str, str] | None:
+    """"each entry $x$ is a concatenation of $[x^{num}, x^{cat}]$", and `x^{num}_t` in a display: the part of the
+    whole at the part's own indices (`x_t`), where a defining sentence writes that member ("Let $\\{x_t\\}$ denote a
+    sequence of data in the diffusion process"): its role, before the bare whole's (the numerical part of a noised
+    sample is a noised sample)."""
+    if not part.indices or _parse_cached(owner) is None or not isinstance(_parse_cached(owner), ast.Symbol):
+        return None
+    member = f"{owner}_{{{','.join(part.indices)}}}"
+    owners = [u for u in collect(_parse_cached(member), index.ordinals).uses if u.kind != "index"]
+    if not owners or owners[0].key == part.key:
+        return None
+    for m, d in _find_definitions(index, eq, owners[0])[:6]:
+        if m is None or d.strength != DEFINES or not _writes_indexed(d.quote, owner, tuple(part.indices)):
+            continue
+        worded = _role_from_words(m, d)
+        if worded is not None and worded[0] not in ("computed", "function"):
+            return worded[0], f"a part of ${member}$ ({worded[1]})"
     return None
 
 
@@ -1468,14 +1550,17 @@ _COUNT_AFTER = re.compile(r"^(?:\s*[-‐]\s*|\s+(?:(?!and\b|or\b|at\b|in\b|of\b|
 def _count_in_prose(index: PaperIndex, use: SymbolUse, found) -> str | None:
     """A count or a size the prose gives the symbol: "unlearning set $A$ of size $k$", "a network with $L$ layers",
     "a finite number of $N$ steps", a dimension of `\\mathbb{R}^{d_x} \\times \\mathbb{R}^{d_y}` in any sentence."""
-    if use.kind != "symbol" or use.indices:
+    if use.kind != "symbol":
         return None
     written = written_form(use)
     for m, _ in found:
         if m is None:
             continue
-        if _is_dimension_of(m.math, use.key):
+        if _is_dimension_of(m.math, written if use.indices else use.key):
+            # `\mathbf{W}^{\ell} \in \mathbb{R}^{N_{\ell} \times N_{\ell-1}}`: the width of each layer
             return f"a dimension of a space (${m.math}$)"
+        if use.indices:
+            continue  # the words around a count name the letter, not one of its indexed members
         if re.sub(r"[{}\s]", "", m.math) not in (re.sub(r"[{}\s]", "", use.key), re.sub(r"[{}\s]", "", written)):
             continue
         at = m.quote.find(f"${m.math}$")
@@ -2140,7 +2225,8 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
             # The quote gives the letter a space in another spelling (`\bm{y}_i \in \mathbb{R}^{N_y}` quoted for
             # y): another sentence's space would contradict the sentence shown as the definition.
             return None, None
-    bound = _bound_in_space(use, info) or _written_out_entries(index, use, found)
+    bound = _bound_in_space(use, info) or _declared_in_display(index, use, eq) or \
+        _written_out_entries(index, use, found)
     if bound is not None:
         return bound
     for mention, definition in found:
@@ -2155,10 +2241,34 @@ def _shape_from_text(index: PaperIndex, use: SymbolUse, found, info: FormulaSymb
     drawn = _drawn_with_identity_covariance(index, use, found, eq)
     if drawn is not None:
         return drawn
-    declared = _declared_elsewhere(index, use, eq)
+    declared = _declared_elsewhere(index, use, eq) or _set_equal_to_declared(index, use, found, eq)
     if declared is not None:
         return declared
     return coarse
+
+
+def _set_equal_to_declared(index: PaperIndex, use: SymbolUse, found,
+                           eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
+    """"$z_1=x_1$ is the initial point", and `\\min_{x \\in \\mathbb{R}^d}`: a sequence started at a member of another
+    (set equal to it at the same index) lives in that quantity's space."""
+    family = key_family(use.key)
+    for mention, definition in found:
+        if definition.pattern in ("inside", "same letter") or "=" not in mention.math:
+            continue
+        tree = _parse_cached(mention.math)
+        for node in ast.walk(tree) if tree is not None else ():
+            if not isinstance(node, ast.Relation) or node.ops != ("=",) or len(node.operands) != 2:
+                continue
+            sides = [n if isinstance(n, ast.Indexed) else None for n in node.operands]
+            keys = [symbol_key(n) if n is not None else None for n in sides]
+            if None in keys or key_family(keys[0]) != family or key_family(keys[1]) == family or \
+                    [to_latex(i) for i in sides[0].indices] != [to_latex(i) for i in sides[1].indices]:
+                continue  # `x = m`, "the state is the mask": a value of it, not where it lives
+            other = SymbolUse(keys[1], sides[1], "symbol", first_written=to_latex(sides[1]))
+            declared = _declared_elsewhere(index, other, eq)
+            if declared is not None and declared[0]:
+                return declared[0], f"${mention.math}$, and {declared[1]}"
+    return None
 
 
 def _in_appendix(doc: Document, section_id: str | None) -> bool:
@@ -2186,6 +2296,54 @@ def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[
         dims = _real_space_dims(red.domain)
         if dims is not None and dims != ():
             return dims, f"${to_latex(red.variables[0])} \\in {to_latex(red.domain)}$"
+    return None
+
+
+def _declared_in_display(index: PaperIndex, use: SymbolUse,
+                         eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
+    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell}) \\in \\mathbb{R}^{N_{\\ell}}`:
+    the display's own chain ending in a membership declares its left side's space, and that of the same quantity
+    one step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
+    dimensions that run with it)."""
+    tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
+    if tree is None:
+        return None
+    written = _braceless(written_form(use))
+    for statement in (tree.statements if isinstance(tree, ast.Rows) else (tree,)):
+        for subjects, rhs in _memberships(statement):
+            dims = _real_space_dims(rhs)
+            if not dims:
+                continue
+            for subject in subjects:
+                if is_component(subject) or symbol_key(subject) is None:
+                    continue
+                declared = _braceless(to_latex(subject))
+                shifted = dims if declared == written else _shifted_dims(declared, written, dims)
+                if shifted is not None:
+                    return shifted, f"${to_latex(subject)} \\in {to_latex(rhs)}$ (this display)"
+    return None
+
+
+def _braceless(latex: str) -> str:
+    return re.sub(r"[{}\s]", "", latex)
+
+
+_STEP_AWAY = re.compile(r"(\\ell|[a-zA-Z])([-+]\d+)")
+
+
+def _shifted_dims(declared: str, written: str, dims: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The dimensions of `written`, the quantity `declared` one step away (`x^{\\ell-1}` of `x^{\\ell}`), or None when
+    `written` is no such step of it."""
+    for hit in _STEP_AWAY.finditer(written):
+        letter, step = hit.group(1), hit.group(2)
+        if written[:hit.start()] + letter + written[hit.end():] != declared:
+            continue
+        pattern = re.compile(rf"(?<![A-Za-z\\]){re.escape(letter)}(?![A-Za-z])")
+        if not any(pattern.search(d) for d in dims):
+            return None  # nothing runs with the step: the declaration says nothing of the other member
+        braced = (re.sub(r"([_^])\s*(\\[A-Za-z]+|[A-Za-z0-9])", r"\1{\2}", d.strip()) for d in dims)
+        moved = f"{letter}{step}"
+        return tuple(pattern.sub(lambda _, moved=moved: moved, d) for d in braced)
     return None
 
 
@@ -2230,6 +2388,11 @@ def _entry_count(node: ast.Node) -> str | None:
     return to_latex(final.indices[0])
 
 
+# "the unlearning set $A$ of size $k$": the size of a set counts its members; a set is no array of that length.
+_SIZE_WORD = re.compile(r"\bsize\b", re.I)
+_COLLECTION_NOUN = re.compile(r"\b(?:sets?|subsets?|datasets?|collections?|corpus|corpora)\b", re.I)
+
+
 def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str, ...], str] | None:
     """The shape the words about the symbol state: "shape (B, T, C)" after it, "of dimension $d$", "a
     $d$-dimensional vector"; ("?", …) for the coarse "vector"/"matrix" of its own description (a scalar is ())."""
@@ -2249,8 +2412,12 @@ def _shape_in_words(mention: Mention, definition: Definition) -> tuple[tuple[str
     if mention.pattern == "dimension":
         return (), "a dimension (a number)"
     m = OF_DIMENSION.search(text) or D_DIMENSIONAL.search(text)
-    if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math:
+    if m and mention.pattern in ("appositive", "is", "where", "let") and m.group(1).strip() != mention.math and \
+            not (_SIZE_WORD.search(m.group(0)) and _COLLECTION_NOUN.search(text)):
         return (m.group(1).strip(),), m.group(0)
+    m = MATRIX_SIZE.search(text)
+    if m:
+        return (m.group(1).strip(), m.group(2).strip()), m.group(0)
     plain = re.sub(r"\$[^$]*\$", " ", text)
     for pattern, shape in SHAPE_WORDS:
         m = pattern.search(plain)
@@ -2370,6 +2537,10 @@ def _memberships(tree: ast.Node) -> list[tuple[tuple[ast.Node, ...], ast.Node]]:
             # the members of a tuple the chain builds (`z := (x, y) \\in \\mathbb{R}^d`) are not the space's points
             out.append((tuple(o for o in node.operands[first:k + 1] if not isinstance(o, ast.Tuple)),
                         node.operands[k + 1]))
+    # `\\min_{x \\in \\mathbb{R}^d} f(x)`: the problem's variable runs over the space its reduction names
+    out.extend(((red.variables[0],), red.domain) for red in ast.walk(tree)
+               if isinstance(red, ast.Reduction) and red.domain is not None and len(red.variables) == 1 and
+               red.op in ("min", "max", "argmin", "argmax", "inf", "sup"))
     return out
 
 
@@ -2381,8 +2552,10 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse,
     if use.kind != "symbol":
         return None
     own = _label_spelling(use.key)
+    # (a formula the symbol is only inside declares it too when its reduction runs over it: `\\min_{x \\in
+    # \\mathbb{R}^d} f(x)`; `_declared_dims` keeps only the memberships whose subject is the symbol)
     family = [(i, key) for i, relation, key in index.mentions.index.family.get(key_family(use.key), ())
-              if relation == "subject" and (_label_spelling(key) == own or _same_quantity(use.key, key))]
+              if relation in ("subject", "inside") and (_label_spelling(key) == own or _same_quantity(use.key, key))]
     # the prose's other spellings of the key (`^\\mathrm{num}` for `^{\\text{num}}`), which its family misses
     spelled = [(i, key) for key in index.mentions.spellings(use.key, _label_spelling) if key != use.key
                for i in index.mentions.index.subject.get(key, ())]
@@ -2534,10 +2707,37 @@ def _extrema_of_terms(tree: ast.Node | None) -> tuple[ReductionReading, ...]:
             if isinstance(node.func, ast.Symbol) and node.func.name in _EXTREMA and len(node.args) >= 2:
                 found.append(ReductionReading(_EXTREMA[node.func.name], (), None, None,
                                               f"the {len(node.args)} terms listed", None, to_latex(node)[:200]))
-            worded = _worded_reduction(node)
+            worded = _worded_reduction(node) or _named_normalisation(node)
             if worded is not None:
-                found.append(ReductionReading(worded[0], worded[1], None, None, None, None, to_latex(node)[:200]))
+                found.append(ReductionReading(worded[0], worded[1], None, None, worded[2] if len(worded) > 2 else None,
+                                              None, to_latex(node)[:200]))
     return tuple(found)
+
+
+# Operations the parser reads as functions though they run over the entries of their argument: a softmax written
+# without a subscript (`\mathrm{softmax}(QK^\top/\sqrt{d})`) and a top-k of a set written with its index
+# (`\operatorname{Topk}(\{s_{j,t} | 1 \le j \le N_r\}, K_r)`).
+_UNSCRIPTED_REDUCTIONS = {"softmax": "softmax", "topk": "topk"}
+
+
+def _named_normalisation(node: ast.Apply) -> tuple[str, tuple[str, ...], str] | None:
+    """(op, over, what it runs over in words) of an unsubscripted softmax or top-k: a top-k of a set builder runs
+    over the set's variable; a softmax with no index written, over its argument's entries (which axis the paper
+    does not write: said so, not guessed)."""
+    func = node.func
+    name = func.name if isinstance(func, ast.Symbol) and func.sub_label is None else None
+    op = _UNSCRIPTED_REDUCTIONS.get((name or "").lstrip("\\").lower())
+    if op is None or not node.args:
+        return None
+    first = node.args[0]
+    if op == "topk":
+        if not isinstance(first, ast.SetBuilder):
+            return None
+        bound = [to_latex(n) for n in ast.walk(first.condition) if isinstance(n, ast.Symbol) and
+                 any(isinstance(e, ast.Symbol) and to_latex(e) == to_latex(n) for e in ast.walk(first.element))] \
+            if getattr(first, "condition", None) is not None else []
+        return (op, (bound[0],), f"the set's members, {to_latex(first.condition)}") if bound else None
+    return op, (), "the entries of its argument (no index written)"
 
 
 def _worded_reduction(node: ast.Apply) -> tuple[str, tuple[str, ...]] | None:

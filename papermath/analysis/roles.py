@@ -285,6 +285,34 @@ def _weight_of_a_loss_term(ctx: UseContext) -> Iterable[Evidence]:
                 return
 
 
+# A sentence that factorises a quantity ("leveraging the Schur factorization … $\\nabla F(z) = Q U Q^{-1}$",
+# "Compute the eigendecomposition $A = V \\Lambda V^\\top$"): the factors are computed from the quantity.
+_FACTORIZATION = re.compile(r"\b(?:\w+[- ])?(?:factori[sz]ations?|decompositions?|factori[sz]e[sd]?|decompose[sd]?)\b",
+                            re.I)
+
+
+def _factor_of_a_factorization(ctx: UseContext) -> Iterable[Evidence]:
+    """`\\nabla F(z) = Q U Q^{-1}` in a sentence that calls it a factorization: a factor of the right side (not the
+    factorised left side) is computed by the factorization."""
+    for m, d in ctx.found:
+        if m is None or d.pattern == "same letter" or "=" not in m.math:
+            continue
+        said = _FACTORIZATION.search(m.quote)
+        tree = _tree_or_none(m.math) if said else None
+        if isinstance(tree, ast.Sequence) and tree.items:
+            tree = tree.items[0]
+        if not isinstance(tree, ast.Relation) or tree.ops != ("=",) or len(tree.operands) != 2:
+            continue
+        left = {u.key for u in collect(tree.operands[0], frozenset()).uses}
+        right = tree.operands[1]
+        factors = right.factors if isinstance(right, ast.Product) else ()
+        keys = {u.key for f in factors for u in collect(f, frozenset()).uses}
+        if ctx.use.key in keys and ctx.use.key not in left:
+            named = said.group(0) if said is not None else "a factorization"
+            yield Evidence("computed", f"a factor of ${m.math}$ (\"{named}\")", 2)
+            return
+
+
 @dataclass(frozen=True)
 class UseContext:
     """What the rules look at: the symbol's use, the candidate sentences that mention it, this display's tree, a
@@ -309,6 +337,7 @@ USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = 
     ("argument of the defined function", _argument_of_defined_function),
     ("the weight of a loss term", _weight_of_a_loss_term),
     ("a parameter of a fitted distribution", _parameter_of_a_fitted_distribution),
+    ("a factor of a factorization", _factor_of_a_factorization),
 )
 
 

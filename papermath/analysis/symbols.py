@@ -295,6 +295,20 @@ def _label_writes_names(label: ast.Node | None) -> bool:
         label.font != "rm"
 
 
+def _step_in_label(label: ast.Node | None) -> ast.Symbol | None:
+    """The running letter of a step label in parentheses (`^{(t)}`, `^{(t+1)}`, `^{(k-1)}`): an iteration counter the
+    label is written at, not a power; None for any other label."""
+    if not isinstance(label, ast.Group) or label.open != "(":
+        return None
+    body = label.body
+    if isinstance(body, ast.BinOp) and body.op in ("+", "-") and isinstance(body.right, ast.Number):
+        body = body.left
+    if isinstance(body, ast.Symbol) and body.font is None and not body.accents and body.sub_label is None and \
+            body.sup_label is None and (len(body.name) == 1 and body.name.isalpha() or body.name == "\\ell"):
+        return body
+    return None
+
+
 def _names_outside_indices(node: ast.Node):
     """The nodes of a bound variable without the subscripts of its indexed symbols (`x_t` → x, not t)."""
     stack = [node]
@@ -495,6 +509,9 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         """p_{X \\setminus A}, \\mathbf{I}_{M_{\\text{num}}}: the quantities a label writes are symbols too."""
         if isinstance(node, ast.Symbol) and _label_writes_names(node.sub_label):
             visit(node.sub_label)
+        step = _step_in_label(node.sup_label) if isinstance(node, ast.Symbol) else None
+        if step is not None:
+            visit(step, in_index=True)  # `m_i^{(t+1)}`: the mask at iteration t+1 runs over the iterations t
 
     def visit(node: ast.Node | None, in_index: bool = False) -> None:
         if node is None:
