@@ -60,8 +60,8 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
      re.compile(r"^\s*(?:,\s*)?(?:\([^)]*\)\s*)?(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?" + _VERB + r"\b",
                 re.I)),
     # "a function $f$ that is $G$-Lipschitz in $x$", "$\\mu$-strongly convex": the constant of a named property
-    ("property", 1, None, re.compile(r"^-\s*(?:Lipschitz|smooth|strongly|weakly|convex|concave|bounded|H(?:ö|\\\"o|o)lder|"
-                                     r"sub-?Gaussian)\b")),
+    ("property", 1, None, re.compile(r"^-\s*(?:Lipschitz|smooth|strongly|weakly|convex|concave|bounded|"
+                                     r"H(?:ö|\\\"o|o)lder|sub-?Gaussian)\b")),
     ("parenthesis", 2, re.compile(r"[A-Za-z][\w\- ]*\(\s*$"), re.compile(r"^\s*[),]")),
     ("dimension", 2, re.compile(r"\b(?:dimension|dimensionality|size|width|length|rank)\s+(?:of\s+)?$", re.I), None),
     ("appositive", 2, re.compile(r"\b(?:the|a|an|each|our|its|their|this|these|those|all|every|some|any)\s+"
@@ -210,7 +210,8 @@ _TRAILING_LIST = re.compile(r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$")
 # raw text is scanned once, not once per position.
 # (" where " opens a clause of its own, except after a copula: "which is where the base optimizer's update is
 # performed" goes on describing the sequence)
-_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)(?<!\bis)(?<!\bare)(?<!\bwas)\s++(?=where\s)|,\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
+_CLAUSE_SPLIT = re.compile(r";\s+|(?<!\s)(?<!\bis)(?<!\bare)(?<!\bwas)\s++(?=where\s)|"
+                           r",\s++(?=(?:and\s+)?\$x*\$\s*(?:,\s*\$x*\$\s*)*"
                            r"(?:and\s+\$x*\$\s*)?" + _VERB + r"\b)", re.I)
 
 
@@ -967,7 +968,8 @@ _NOTATION_NOUN = re.compile(r"\b(?:the\s+)?(?:notations?|shorthands?|abbreviatio
                             r"(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$", re.I)
 
 
-_ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Theta|\\tilde\s*\{?O\}?|\\widetilde\s*\{?O\}?)"
+_ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Theta|\\tilde\s*\{?O\}?|"
+                               r"\\widetilde\s*\{?O\}?)"
                                r"\s*(?:\\left|\\big|\\Big)?\s*\(")
 """An equality with an order of growth on its right (`\\beta = \\Omega(…)`, `m = \\Theta(\\sqrt{d})`)."""
 

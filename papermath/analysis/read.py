@@ -2301,10 +2301,10 @@ def _bound_in_space(use: SymbolUse, info: FormulaSymbols | None) -> tuple[tuple[
 
 def _declared_in_display(index: PaperIndex, use: SymbolUse,
                          eq: Equation | None) -> tuple[tuple[str, ...], str] | None:
-    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell}) \\in \\mathbb{R}^{N_{\\ell}}`:
-    the display's own chain ending in a membership declares its left side's space, and that of the same quantity
-    one step away, which the display writes too (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the
-    dimensions that run with it)."""
+    """`\\bm{x}^\\ell = \\tanh(\\mathbf{W}^{\\ell}\\bm{x}^{\\ell-1} + \\mathbf{b}^{\\ell})
+    \\in \\mathbb{R}^{N_{\\ell}}`: the display's own chain ending in a membership declares its left side's space,
+    and that of the same quantity one step away, which the display writes too
+    (`\\bm{x}^{\\ell-1} \\in \\mathbb{R}^{N_{\\ell-1}}`: the step shifts the dimensions that run with it)."""
     tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
     if tree is None:
         return None
