@@ -822,7 +822,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
                 return "a piecewise over arrays"
             else:
                 scope = _Scope(values, elements, {**functions, **doubles}, expectations,
-                               free=_free_indices(sympy, replacements, values))
+                               free=_free_indices(sympy, replacements, values),
+                               members=_members(ev, elements, replacements))
                 scope = dataclasses.replace(scope, origins=_statement_origins(sympy, substituted, scope, picked,
                                                                               collect))
                 value = _array_value(sympy, substituted, scope)
@@ -1595,6 +1596,9 @@ class _Scope:
     """An input array → the index of its first element, where a sum of the same formula runs over all of it
     (`\\sum_{i=1}^{t} \\gamma_i` with t its length: 1), so that a free index picks an element: `\\gamma_t` is
     element t − 1."""
+    members: frozenset = frozenset()
+    """Subscripted symbols the evaluation records it read as the whole input at a free index (`Evaluation.members`:
+    `x_{t}` with x declared [d], the member at a free step): the input itself where the index is still free here."""
 
     def index(self, name: str) -> tuple | None:
         return next((entry for entry in reversed(self.indices) if entry[0] == name), None)
@@ -1821,6 +1825,8 @@ def _symbol_value(symbol: Any, scope: _Scope) -> Any:
         return array[bound[2]]  # the sum runs over all of the array: its k-th term is the k-th element
     if bound is not None and base not in scope.origins:
         raise _NoOpinion("a sum over part of an array, or over a scalar")
+    if symbol in scope.members and _is_unvalued(index, scope):
+        return array  # `x_t` the member at a step nothing gives: the input x itself, as the evaluation records
     return _free_element(array, base, index, scope)
 
 
@@ -2116,6 +2122,20 @@ def _elements(sympy: Any, expression: Any, replacements: dict, values: dict) -> 
         if base in bases and all(_index_terms(part) is not None for part in index.split(",")):
             out[symbol] = (bases[base], index)  # one index (`t-1`) or several (`j,t`: `_element_of_several`)
     return out
+
+
+def _members(ev: Any, elements: dict, replacements: dict) -> frozenset:
+    """The symbols of `elements` the evaluation read as the whole input they are an element of, at a free index
+    (`Evaluation.members`): SymPy's reading of the written form names the element, and SymPy's reading of the
+    recorded key the same input's dummy. Only which input a name refers to is shared, not a value."""
+    dummies = {str(key): dummy for key, dummy in replacements.items()}
+    recorded = set()
+    for written, key in getattr(ev, "members", ()):
+        try:
+            recorded.add((str(_parse(written)), dummies.get(str(_parse(key)))))
+        except Exception:  # a form SymPy cannot read names no symbol of the expression
+            continue
+    return frozenset(symbol for symbol, (dummy, _) in elements.items() if (symbol.name, dummy) in recorded)
 
 
 def _grouped_base(spelled: str) -> tuple[str, str]:

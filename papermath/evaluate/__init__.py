@@ -82,6 +82,10 @@ class Evaluation:
     """The formula's text as given (the paper's LaTeX), before papermath parsed it; `latex` is papermath's rendering
     of its own tree. A second reader that must not depend on papermath's reading reads this text
     (`papermath.codegen.second_reader`); empty when a tree was given."""
+    members: tuple[tuple[str, str], ...] = ()
+    """Subscripted symbols the numbers read as a whole input at indices nothing binds or gives a value: (the written
+    form, the input's key), `(x_{t}, x)` where x is declared [d] and x_t is its member at a free step t. A second
+    reader may share which input a written name refers to (not how it is computed)."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -330,7 +334,9 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         implementations=tuple((k, v if isinstance(v, str) else f"equation {v.label}") for k, v in implemented.items()),
         restatements=tuple(lowerer.restatements) if batch is None else (),
         sides=lowerer.compared[1] if batch is None and lowerer.compared and lowerer.compared[0] == result_name else (),
-        source_latex=formula if isinstance(formula, str) else "", **_declared_result_shape(lowerer, batch))
+        source_latex=formula if isinstance(formula, str) else "",
+        members=tuple((written, key) for written, key in lowerer.members.items() if key in params),
+        **_declared_result_shape(lowerer, batch))
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:

@@ -290,6 +290,9 @@ class Lowerer:
         self.steps: list[Step] = []
         self.lines: list[_Line] = []
         self.notes: list[str] = []
+        self.members: dict[str, str] = {}
+        """A subscripted symbol read as a whole input at indices nothing binds or gives a value (`x_{t}` with x
+        declared [d]: the member at a free step) → that input's key."""
         self.loops: dict[str, _Loop] = {}
         self.quiet = 0
         self.positive = 0
@@ -734,13 +737,14 @@ class Lowerer:
     def _snapshot(self) -> tuple:
         return (len(self.steps), len(self.lines), dict(self.inputs), set(self.names), dict(self.dim_lines),
                 list(self.notes), dict(self.standins), dict(self.abstract),
-                {k: list(v) for k, v in self.abstract_outputs.items()})
+                {k: list(v) for k, v in self.abstract_outputs.items()}, dict(self.members))
 
     def _restore(self, snap: tuple) -> None:
         del self.steps[snap[0]:]
         del self.lines[snap[1]:]
         (self.inputs, self.names, self.dim_lines, self.notes, self.standins, self.abstract,
-         self.abstract_outputs) = (snap[2], snap[3], snap[4], snap[5], snap[6], snap[7], snap[8])
+         self.abstract_outputs, self.members) = (snap[2], snap[3], snap[4], snap[5], snap[6], snap[7], snap[8],
+                                                 snap[9])
 
     # --- helpers ---------------------------------------------------------------------------------------
     def fresh(self, hint: str) -> str:
@@ -1290,6 +1294,8 @@ class Lowerer:
             codes.append(code)
             tcodes.append(code)
         if all(c == ":" for c in codes):
+            if base.latex in self.inputs and all(self._free(i) for i in node.indices):
+                self.members[to_latex(node)] = base.latex  # `x_t`: the whole input x, at a step nothing gives
             return replace(base, latex=to_latex(node))
         try:
             if any(isinstance(p, int) and p < 0 for p in selectors):
