@@ -228,7 +228,14 @@ class _Infer:
         return shape
 
     def _is_bound(self, index: A.Node) -> bool:
-        return isinstance(index, A.Number) or to_latex(index) in self.bound or not isinstance(index, A.Symbol)
+        """Does the index pick one position? A number or a sum's variable does; a free index ranges over its axis,
+        and so does arithmetic on free indices only (`z_{t,i-1}` beside `z_{t,i}`: the step before, not an entry)."""
+        if isinstance(index, A.Number):
+            return True
+        if isinstance(index, A.Symbol):
+            return to_latex(index) in self.bound
+        names = [to_latex(n) for n in A.walk(index) if isinstance(n, A.Symbol)]
+        return not names or any(name in self.bound for name in names)
 
     # --- operations -------------------------------------------------------------------------------------
     def s_Transpose(self, node: A.Transpose) -> Optional[Shape]:
