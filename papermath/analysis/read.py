@@ -548,7 +548,7 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     produced = produced_by_clause(index, home, use)
     if produced is not None:  # "$W$ is the matrix used to produce the decoupled key": what the row's left side is
         return None, produced
-    if best is not None and _names_the_symbol(use, *best) and _one_row_of_many(index.doc, home):
+    if best is not None and _names_the_symbol(use, *best) and _one_row_of_many(index, home):
         # The lead-in of a display of several rows speaks of them all ("The core of MLA is the low-rank joint
         # compression …:"); a sentence that names this row's left side ("the attention queries ($q_{t,i}$), keys
         # ($k_{j,i}$)") says what it is.
@@ -569,10 +569,9 @@ def _names_the_symbol(use: SymbolUse, mention: Mention | None, definition: Defin
         and use.key in mention.keys
 
 
-def _one_row_of_many(doc: Document, eq: Equation) -> bool:
-    """The equation is one numbered row of a display of several (rows share the paragraphs around the display)."""
-    return sum(1 for other in doc.equations if other.paragraph_before == eq.paragraph_before and
-               other.paragraph_after == eq.paragraph_after and other.span.file == eq.span.file) > 1
+def _one_row_of_many(index: PaperIndex, eq: Equation) -> bool:
+    """The equation is one numbered row of a display of several."""
+    return sum(1 for other in _display_groups(index).get(eq.group, ()) if other.span.file == eq.span.file) > 1
 
 
 def _recurrence_lead(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols, best, home):
@@ -2919,9 +2918,8 @@ _LEAD_DEFINES = re.compile(r"\b(?:(?:is|are|be)\s+)?(?:defined|formulated)\s+(?:
                            r"\bdefines?\s+(?:an?|the)\s+[\w\- ]{2,40}:?\s*$|\bwe\s+define\b[^.]*$", re.I)
 
 
-def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
-    """A row of a display whose other rows are recurrences (`y_t = …`, `z_{t+1} = …`, `x_{t+1} = …`): one step
-    of an update."""
+def _display_groups(index: PaperIndex) -> dict[int, list[Equation]]:
+    """The rows of each display environment (`Equation.group`), once per paper."""
     groups = index.paper.cache.get("display-groups") if index.paper is not None else None
     if groups is None:
         groups = {}
@@ -2929,6 +2927,13 @@ def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
             groups.setdefault(e.group, []).append(e)
         if index.paper is not None:
             index.paper.cache["display-groups"] = groups
+    return groups
+
+
+def _row_of_recurrence(index: PaperIndex, eq: Equation) -> str | None:
+    """A row of a display whose other rows are recurrences (`y_t = …`, `z_{t+1} = …`, `x_{t+1} = …`): one step
+    of an update."""
+    groups = _display_groups(index)
     # Which rows of each display are recurrences, once per paper (a display of n rows asks about each row n times)
     rows = index.paper.cache.setdefault("recurrent-rows", {}) if index.paper is not None else {}
     if eq.group not in rows:
