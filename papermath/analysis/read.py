@@ -1951,9 +1951,7 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     for i in mi.subject_base.get(use.key, ()):  # the same letter with other indices (ρ_i for ρ, x_t for x)
         subject.setdefault(i, 1)
     if use.indices:
-        for i, level in list(subject.items()):
-            if level == 1 and _names_the_sequence(index.mentions[i], use.key):
-                subject[i] = 0  # "The $z$ sequence is the base sequence": every z_t, as written
+        _as_written_where_the_sequence_is_named(index, use, subject)
     if use.kind == "function":
         # A function (`w(u)` in the display) is not the number of a sentence that gives the same letter a value
         # or a range ("where $w \in [1, +\infty)$ is the guidance scale"): the same letter, another meaning.
@@ -1991,6 +1989,14 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+def _as_written_where_the_sequence_is_named(index: PaperIndex, use: SymbolUse, subject: dict[int, int]) -> None:
+    """A sentence about the same letter with other indices (level 1 in `subject`) that names the bare letter as a
+    sequence ("The $z$ sequence is the base sequence") speaks of every z_t, as written: level 0."""
+    for i, level in list(subject.items()):
+        if level == 1 and _names_the_sequence(index.mentions[i], use.key):
+            subject[i] = 0
 
 
 def _names_the_sequence(m: Mention, key: str) -> bool:
