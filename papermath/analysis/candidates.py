@@ -331,9 +331,9 @@ def _near_and_limit(doc: Document, eq: Equation, home: Equation | None) -> tuple
     near = set(display_context(doc, eq))
     if home is not None:  # the display that defines the symbol: its lead-in and its "where" are its definition
         near |= set(display_context(doc, home))
-    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
-        _paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
-    return {_paragraph_index(pid) for pid in near}, eq_para
+    eq_para = paragraph_index(eq.paragraph_after) if eq.paragraph_after else \
+        paragraph_index(eq.paragraph_before) + 1 if eq.paragraph_before else len(doc.paragraphs)
+    return {paragraph_index(pid) for pid in near}, eq_para
 
 
 def rank_candidates(doc: Document, mentions: tuple[Mention, ...], eq: Equation, subject: dict[int, int],
@@ -555,7 +555,8 @@ _GENERIC_GAP_WORDS = 4
 """Words between a generic phrase and the formula it quantifies ("for any real $r$", "be arbitrary vectors")."""
 
 
-def _paragraph_index(pid: str | None) -> int:
+def paragraph_index(pid: str | None) -> int:
+    """The position of a paragraph in the document from its id (`p:12` → 12; 0 for none)."""
     try:
         return int(pid[2:]) if pid else 0
     except ValueError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..latex.document import Equation
+from .candidates import lead_paragraph, paragraph_index
 from .cues import LOSS_NAME
 from .definitions import sentence_mentions
 from .reading import Definition
@@ -32,9 +33,8 @@ def produced_by_clause(index, home: Equation, use: SymbolUse) -> Definition | No
     para = index.doc.paragraph(home.paragraph_after)
     if para is None:
         return None
-    p_index = int(para.id[2:]) if para.id[2:].isdigit() else 0
     for k, sentence in enumerate(para.sentences):
-        for m in sentence_mentions(sentence.text, p_index, k, index.ordinals):
+        for m in sentence_mentions(sentence.text, paragraph_index(para.id), k, index.ordinals):
             if m is None or m.strength < 3 or not set(m.keys) & factors or {use.key, written_form(use)} & set(m.keys):
                 continue
             if _PRODUCES.match(m.description or ""):
@@ -49,7 +49,6 @@ def loss_named_in_words(index, eq: Equation, use: SymbolUse) -> Definition | Non
     """The sentence of the display's lead paragraph that names a loss by its label in words ("the Dice loss" for
     `\\mathcal{L}_{\\textrm{dice}}`, beside "the binary-cross entropy (BCE)" for the acronym): no formula writes it,
     but the words say which loss it is. Only a loss: a weight `\\lambda_{\\textrm{dice}}` is not "the Dice loss"."""
-    from .candidates import lead_paragraph
     from .read import _WORD_LABEL, _section_label  # (read imports this module)
     labels = _WORD_LABEL.findall(use.key)
     if len(labels) != 1 or not LOSS_NAME.match(use.key):

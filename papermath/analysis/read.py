@@ -21,7 +21,7 @@ from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT
                    MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
                    role_from_description)
 from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
-                         next_step_keys, previous_step,
+                         next_step_keys, paragraph_index, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
@@ -1841,7 +1841,7 @@ def _defines_another_symbol(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
         return False
     sentence = para.sentences[-1]
     keys = {use.key, written_form(use)}
-    found = [m for m in sentence_mentions(sentence.text, _paragraph_index(para.id), len(para.sentences) - 1,
+    found = [m for m in sentence_mentions(sentence.text, paragraph_index(para.id), len(para.sentences) - 1,
                                           index.ordinals) if m is not None]
     info = index.formulas[eq.id][0]
     written = {u.key for u in info.uses} | {written_form(u) for u in info.uses} if info is not None else set()
@@ -2101,7 +2101,7 @@ def _find_index_definitions(index: PaperIndex, eq: Equation, use: SymbolUse) -> 
         return []
     doc = index.doc
     near = {pid for pid in (eq.paragraph_before, eq.paragraph_after) if pid}
-    eq_para = _paragraph_index(eq.paragraph_after) if eq.paragraph_after else len(doc.paragraphs)
+    eq_para = paragraph_index(eq.paragraph_after) if eq.paragraph_after else len(doc.paragraphs)
     where = places(doc)
     eq_penalty, eq_env = equation_place(doc, eq)
 
@@ -2156,13 +2156,6 @@ def _locate(index: PaperIndex, m: Mention, sentence) -> int:
     words = max(re.split(r"\$[^$]*\$", words), key=lambda piece: len(piece.strip())).strip() or words
     return (locate(words, sentence.span.file, sentence.span.start) or
             locate(words, sentence.span.file, 0) or sentence.span.line)
-
-
-def _paragraph_index(pid: str | None) -> int:
-    try:
-        return int(pid[2:]) if pid else 0
-    except ValueError:
-        return 0
 
 
 def _section_label(doc: Document, section_id: str | None) -> str | None:
