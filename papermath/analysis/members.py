@@ -20,13 +20,13 @@ _STRONG = 2
 """The pattern strength of a sentence that defines the member (an appositive, a draw, a copula)."""
 
 
-def _member_key(use: SymbolUse, form: str) -> str | None:
-    """The key of `form` as a sentence writing it alone is keyed (`\\mathbf{x}_{0}`), when it is `use`'s letter at a
-    fixed position; None otherwise."""
+def _member_key(use: SymbolUse, form: str) -> tuple[str, str] | None:
+    """(the key of `form` as a sentence writing it alone is keyed (`\\mathbf{x}_{0}`), its position `0`), when it is
+    `use`'s letter at a fixed position; None otherwise."""
     found = _FIXED_INDEX.search(form)
     if found is None or len(use.all_indices) < 2:
         return None
-    return f"{use.key}_{{{found.group(1)}}}"
+    return f"{use.key}_{{{found.group(1)}}}", found.group(1)
 
 
 def _defined_alone(index, key: str) -> bool:
@@ -49,17 +49,18 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
         out.append(use)
         if use.kind != "symbol" or len(use.written) < 2:
             continue
+        if _FIXED_INDEX.search(use.written[0]) is not None:
+            continue  # the first form written names the family's row
         members = []
         for form in use.written[1:]:
-            key = _member_key(use, form)
-            if key is not None and _FIXED_INDEX.search(use.written[0]) is None and _defined_alone(index, key):
-                members.append((form, key))
+            member = _member_key(use, form)
+            if member is not None and _defined_alone(index, member[0]):
+                members.append((form, member[1]))
         if not members:
             continue
         taken = {form for form, _ in members}
         out[-1] = replace(use, written=[f for f in use.written if f not in taken])
-        for form, _ in members:
-            out.append(replace(use, indices=[_FIXED_INDEX.search(form).group(1)], written=[form],
-                               first_written=form, lhs=False, clause_lhs=False,
-                               all_indices={_FIXED_INDEX.search(form).group(1)}))
+        for form, position in members:
+            out.append(replace(use, indices=[position], written=[form], first_written=form, lhs=False,
+                               clause_lhs=False, all_indices={position}))
     return tuple(out)
