@@ -17,7 +17,7 @@ import re
 import shlex
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -293,6 +293,10 @@ class Lowerer:
         self.members: dict[str, str] = {}
         """A subscripted symbol read as a whole input at indices nothing binds or gives a value (`x_{t}` with x
         declared [d]: the member at a free step) → that input's key."""
+        self.tables: dict[str, tuple[str, ...]] = {}
+        """A chosen input that is a sub-expression mentioning the variables of reductions it is inside
+        (`A(a_t \\mid s_t)` in `\\sum_t`) → those variables: its value has one leading axis per variable, one entry
+        per term (`_chosen_input`)."""
         self.loops: dict[str, _Loop] = {}
         self.quiet = 0
         self.positive = 0
@@ -794,6 +798,8 @@ class Lowerer:
             item = self.inputs[key]
             if item.source == "dimension":
                 return Low(np.asarray(float(item.value)), item.name, item.name, key, simple=True, pyscalar=True)
+            if key in self.tables:
+                return self._entry_of_table(key)
             return Low(np.asarray(item.value), item.name, item.name, key, simple=True)
         if key in self.given:
             value = np.asarray(self.given[key], dtype=float)
@@ -809,14 +815,39 @@ class Lowerer:
             return self._upper(upper, var, body)
         if not self.choose:
             raise EvaluationError(f"no value for {key}: give one with --set {shell_word(key + '=…')}")
-        value = self.choose_value(key, node, rank_hint, sizes)
-        return self._new_input(key, node, value, "chosen", self.choice_note)
+        return self._chosen_input(key, node, lambda over: self.choose_value(key, node, rank_hint, sizes, over))
 
     def _new_input(self, key: str, node: A.Node, value: Any, source: str, note: str = "") -> Low:
         name = python_name(key, self.names)
         self.inputs[key] = Input(key, name, np.asarray(value, float), source, note)
         self.input_nodes[key] = node
         return Low(np.asarray(value, float), name, name, key, simple=True)
+
+    def _chosen_input(self, key: str, node: A.Node, choose: Callable[[tuple[int, ...]], np.ndarray],
+                      note: str = "") -> Low:
+        """A chosen value for `key`. Where the key is a sub-expression that mentions the variable of a reduction
+        running now (`A(a_t \\mid s_t)` inside `\\sum_t`, `P(v' \\mid x)` inside `\\sum_{v'}`), its value is a table:
+        one leading axis per such variable, over the reduction's range (a bound index runs over the sequence,
+        guide 002; one value for every t would make each term the same), and the current term's entry is used
+        (`_entry_of_table`). `choose(leading axes)` picks the value."""
+        variables = self._loop_table(key)
+        value = choose(tuple(self._table_length(var) or 0 for var in variables))
+        low = self._new_input(key, node, value, "chosen", note or self.choice_note)
+        if not variables:
+            self.tables.pop(key, None)
+            return low
+        self.tables[key] = variables
+        self.notes.append(f"{key}: one value per {', '.join(variables)} (the reduction over "
+                          f"{', '.join(variables)} runs over it): a table of shape {shape_text(value)}")
+        return self._entry_of_table(key)
+
+    def _loop_table(self, key: str) -> tuple[str, ...]:
+        """The variables of the reductions running now that the sub-expression `key` mentions, in its order
+        (a symbol or an indexed symbol is read by `lower_Indexed`'s own rules, never here)."""
+        tree = _parse_key(key.split("#")[0])
+        if tree is None or isinstance(tree, (A.Symbol, A.Indexed, A.Number)):
+            return ()
+        return tuple(var for var in _symbols_in(tree) if var in self.loops and self._table_length(var))
 
     def _dimension(self, key: str) -> Low:
         if key not in self.dims:
@@ -851,8 +882,11 @@ class Lowerer:
         return any(to_latex(n) in self.sampled or (isinstance(n, (A.Symbol, A.Indexed)) and symbol_key(n) in self.sampled)
                    for n in A.walk(tree))
 
-    def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]]) -> np.ndarray:
-        """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
+    def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]],
+                     over: tuple[int, ...] = ()) -> np.ndarray:
+        """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs.
+        `over`: leading axes, one per reduction whose variable the key mentions (`_loop_table`), before the
+        entry's own shape."""
         shape: tuple[int, ...]
         declared = self.declared.get(key, self.declared.get(key + ENTRY))
         if sizes is not None:
@@ -869,6 +903,7 @@ class Lowerer:
             shape = ()
         if not shape and declared is None and not probability_like(key):
             self.assumed_scalars.append(key)
+        shape = tuple(over) + shape
         base = key.split("(")[0].split("_")[0].split("^")[0].strip()
         probability = base in _PROBABILITY_NAMES or _conditional(key)
         size = math.prod(shape) if shape else 1
@@ -1339,6 +1374,48 @@ class Lowerer:
         if isinstance(index, A.Number):
             code = str(int(scalar) - offset)
         return int(scalar) - offset, code
+
+    def _table_length(self, var: str) -> Optional[int]:
+        """How many entries a table over the running loop `var` needs for `_position` to pick each term's (a range
+        from 0 counts from 0, any other from 1, as a sequence does; integer set members are ids); None where it
+        cannot be one (a search over an interval, a range reaching below the first entry)."""
+        loop = self.loops[var]
+        if loop.over:
+            members = [float(m) for m in loop.members]
+            if not (members and all(m.is_integer() for m in members)):
+                return len(members) or None
+            shift = 0 if min(members) == 0 else 1
+            return int(max(members)) - shift + 1 if min(members) >= shift else None
+        if var not in self._loop_top or not float(loop.value).is_integer():
+            return None
+        top, count = self._loop_top[var], self._loop_extent.get(var, 0)
+        shift = 0 if loop.offset == 0 else 1
+        return top - shift + 1 if top - count + 1 >= shift else None
+
+    def _entry_of_table(self, key: str) -> Low:
+        """The entry of the table `key` (`_chosen_input`) at the loops running now; an axis whose loop is not
+        running (the body lowered with its index free, `_vectorized`) stays whole."""
+        item = self.inputs[key]
+        value = np.asarray(item.value)
+        selectors: list[Any] = []
+        codes: list[str] = []
+        for axis, var in enumerate(self.tables[key]):
+            if var not in self.loops or axis >= value.ndim:
+                selectors.append(slice(None))
+                codes.append(":")
+                continue
+            position, code = self._position(_parse_key(var) or A.Symbol(var), key, axis)
+            if not 0 <= position < value.shape[axis]:
+                raise EvaluationError(f"{key}: no entry {var} = {position + 1} in its table of shape "
+                                      f"{shape_text(value)}")
+            selectors.append(position)
+            codes.append(code)
+        while codes and codes[-1] == ":":
+            codes.pop()
+        if not codes:
+            return Low(value, item.name, item.name, key, simple=True)
+        picked = np.asarray(value[tuple(selectors[:len(codes)])])
+        return Low(picked, f"{item.name}[{', '.join(codes)}]", f"{item.name}[{', '.join(codes)}]", key, simple=True)
 
     # --- arithmetic -----------------------------------------------------------------------------------------
     def lower_Transpose(self, node: A.Transpose) -> Low:
@@ -2192,10 +2269,10 @@ class Lowerer:
             why = (f"{', '.join(calls)} is left abstract" if calls else
                    f"{to_latex(body)} does not depend on {to_latex(wrt_node)} in this equation")
             shape = list(np.shape(probe.value)) + list(theta.shape)
-            value = self.choose_value(to_latex(node), node, None, shape)
             note = f"chosen: the gradient cannot be computed here ({why}); give it with --set"
             self.notes.append(f"{to_latex(node)}: {note[8:]} '{to_latex(node)}=…'")
-            return self._new_input(to_latex(node), node, value, "chosen", note)
+            return self._chosen_input(to_latex(node), node, lambda over: self.choose_value(
+                to_latex(node), node, None, shape, over), note)
         self.quiet += 1
         try:
             def f(point: np.ndarray) -> np.ndarray:
