@@ -182,3 +182,38 @@ def test_corpus_policy_gradient_terms_are_read_by_the_second_reader(label):
     assert any("b" in variables for _, variables in ev.tables)
     reading = SR.reading_or_reason(ev)
     assert isinstance(reading, SR.SecondReading) and reading.agrees, reading
+
+
+# --- nested ranges: an inner limit written with the outer variable ---------------------------------------------
+# (formula, chosen values by key after evaluation are replaced by these, expected worked by hand). Each sequence's
+# size and first index come from every term of the nested sums, not the first outer term's.
+NESTED = [
+    # advantage-alignment (u6)'s left side: Σ_{t=0}^{3} Σ_{l=0}^{t} b_l, b = (2, 3, 1, 2) from b_0:
+    # 2 + 5 + 6 + 8 = 21 (until this session the inner t was a bound of its own, chosen 3, and b had one entry)
+    (r"S=\sum_{t=0}^{3} \sum_{l=0}^{t} b_l", {"b": [2, 3, 1, 2]}, 21.0),
+    # from 1: b = (2, 3, 1) from b_1: 2 + 5 + 6 = 13
+    (r"S=\sum_{t=1}^{3} \sum_{l=1}^{t} b_l", {"b": [2, 3, 1]}, 13.0),
+    # advantage-alignment (u7)/(u8): a convolution, b_{t-k} reaches b_0 … b_3. a = (2, 3, 1, 2), b = (1, 3, 2, 1):
+    # 2 + (6 + 3) + (4 + 9 + 1) + (2 + 6 + 3 + 2) = 38
+    (r"S=\sum_{t=0}^{3} \sum_{k=0}^{t} a_k b_{t-k}", {"a": [2, 3, 1, 2], "b": [1, 3, 2, 1]}, 38.0),
+    # b_{k-t} for k ≥ t: (2 + 9 + 2 + 2) + (3 + 3 + 4) + (1 + 6) + 2 = 34
+    (r"S=\sum_{t=0}^{3} \sum_{k=t}^{3} a_k b_{k-t}", {"a": [2, 3, 1, 2], "b": [1, 3, 2, 1]}, 34.0),
+    # advantage-alignment (19): Σ_{k=t+1}^{3} is empty at t = 3 (not k = 4, 3 counted down). A = (2, 3, 1, 2) from
+    # A_0, B = (1, 3, 2) from B_1: 2·6 + 3·5 + 1·2 + 0 = 29
+    (r"S=\sum_{t=0}^{3} \sum_{k=t+1}^{3} A_t B_k", {"A": [2, 3, 1, 2], "B": [1, 3, 2]}, 29.0),
+    # a table over an inner variable: A(s_k | a_k) for k ≤ t, γ = 2, A = (1, 2, 3, 4):
+    # 1 + (2 + 2) + (4 + 4 + 3) + (8 + 8 + 6 + 4) = 42
+    (r"S=\sum_{t=0}^{3} \sum_{k=0}^{t} \gamma^{t-k} A(s_k \mid a_k)", {"A(s_{k} \\mid a_{k})": [1, 2, 3, 4]}, 42.0),
+    # counted down with fixed limits (DiffusionDPO (20)'s Σ_{t=T}^{0}): the same terms, 8·4 + 4·3 + 2·2 + 1 = 49
+    (r"S=\sum_{t=3}^{0} \gamma^{t} A(s_t \mid a_t)", {"A(s_{t} \\mid a_{t})": [1, 2, 3, 4]}, 49.0),
+]
+
+
+@pytest.mark.parametrize("latex, inputs, expected", NESTED, ids=[c[0] for c in NESTED])
+def test_nested_ranges_size_each_sequence_for_every_term(latex, inputs, expected):
+    ev = evaluate(latex, {"\\gamma": 2} if "\\gamma" in latex else {})
+    for key, value in inputs.items():
+        assert np.shape(ev.input(key).value) == np.shape(value), key
+    numpy_function, torch_function = _namespaces(ev)
+    assert _call(numpy_function, ev, inputs) == pytest.approx(expected)
+    assert _call(torch_function, ev, inputs) == pytest.approx(expected)

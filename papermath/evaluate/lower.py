@@ -316,6 +316,9 @@ class Lowerer:
         self._loop_extent: dict[str, int] = {}
         self._loop_top: dict[str, int] = {}
         """The largest value a loop over whole numbers takes (a sequence it indexes reaches that far)."""
+        self._loop_limits: dict[str, tuple[Optional[A.Node], Optional[A.Node], tuple[int, ...]]] = {}
+        """A loop over a range running now → its limits as written and the values it takes in this instance (for
+        the positions an index reaches over all its terms, `_reach`)."""
         self.bound = self._bound_variables()
         self.bound_all = self.bound.union(*(bound_variables(s) for s in statements))
         """Every variable an operator binds: sums, 𝔼, set-builders, `for v ∈ S` clauses."""
@@ -831,7 +834,7 @@ class Lowerer:
         guide 002; one value for every t would make each term the same), and the current term's entry is used
         (`_entry_of_table`). `choose(leading axes)` picks the value."""
         variables = self._loop_table(key)
-        value = choose(tuple(self._table_length(var) or 0 for var in variables))
+        value = choose(tuple(self._table_length(var, key, axis) or 0 for axis, var in enumerate(variables)))
         low = self._new_input(key, node, value, "chosen", note or self.choice_note)
         if not variables:
             self.tables.pop(key, None)
@@ -1255,9 +1258,73 @@ class Lowerer:
             extent = self._loop_extent.get(key, 3) if key in self.loops else 3
         if not table:
             return extent
+        reach = self._reach(index)
+        if reach is not None and reach[0] == 0:
+            self.zero_based.add((table, axis))  # `b_{t-k}` for k ≤ t reaches b_0: the sequence counts from 0
         first = 0 if (table, axis) in self.zero_based else 1
         reached = [position for position in self._positions_reached(table, axis) if position is not None]
+        if reach is not None and reach[0] >= first:
+            reached.append(reach[1])
         return max([extent] + [top - first + 1 for top in reached])
+
+    def _reach(self, index: A.Node) -> Optional[tuple[int, int]]:
+        """The least and the largest value `index` takes over every term of the reductions running now: their
+        iteration space, an inner limit written with an outer variable followed term by term (`t - k` in
+        `\\sum_{t=0}^{3} \\sum_{k=0}^{t}` reaches 0 … 3; `l` in `\\sum_{l=0}^{t}` reaches 3, though at t = 0 it
+        runs to 0 only). None where the index mentions no such loop, or a limit or the index is not whole-number
+        arithmetic on the loops' variables and valued inputs (the sizes are then what they were)."""
+        running = [var for var in self.loops if var in self._loop_limits]
+        names = {to_latex(n) for n in A.walk(index) if isinstance(n, A.Symbol)}
+        if not names & set(running):
+            return None
+        reached: set[int] = set()
+        frontier: list[dict[str, int]] = [{}]
+        for var in running:
+            lower, upper, items = self._loop_limits[var]
+            follows = any(isinstance(n, A.Symbol) and to_latex(n) in running
+                          for limit in (lower, upper) if limit is not None for n in A.walk(limit))
+            grown: list[dict[str, int]] = []
+            for env in frontier:
+                values: Any = items
+                if follows:
+                    low, high = (self._whole(limit, env) if limit is not None else None for limit in (lower, upper))
+                    if low is None or high is None:
+                        return None
+                    values = range(low, high + 1)
+                grown += [{**env, var: value} for value in values]
+            if len(grown) > MAX_TERMS:
+                return None
+            frontier = grown
+        for env in frontier:
+            value = self._whole(index, env)
+            if value is None:
+                return None
+            reached.add(value)
+        return (min(reached), max(reached)) if reached else None
+
+    def _whole(self, node: A.Node, env: dict[str, int]) -> Optional[int]:
+        """`node` as a whole number: numerals, the loops' variables at `env`, inputs of one whole value, and + − ·
+        between them; None for anything else."""
+        if isinstance(node, A.Group):
+            return self._whole(node.body, env)
+        if isinstance(node, A.Number):
+            return int(float(node.value)) if _is_number(node.value) and float(node.value).is_integer() else None
+        if isinstance(node, A.Symbol):
+            key = to_latex(node)
+            if key in env:
+                return env[key]
+            value = self.given.get(key, self.inputs[key].value if key in self.inputs else self.dims.get(key))
+            scalar = np.asarray(value, dtype=float) if value is not None else None
+            return int(scalar) if scalar is not None and scalar.ndim == 0 and float(scalar).is_integer() else None
+        if isinstance(node, A.UnaryOp) and node.op == "-":
+            inner = self._whole(node.operand, env)
+            return -inner if inner is not None else None
+        if isinstance(node, A.BinOp) and node.op in ("+", "-", "\\cdot"):
+            left, right = self._whole(node.left, env), self._whole(node.right, env)
+            if left is None or right is None:
+                return None
+            return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+        return None
 
     def _positions_reached(self, table: str, axis: int) -> list[Optional[int]]:
         """The largest index each use of `table` on `axis` takes in the loops running now: a whole number, or a
@@ -1375,10 +1442,12 @@ class Lowerer:
             code = str(int(scalar) - offset)
         return int(scalar) - offset, code
 
-    def _table_length(self, var: str) -> Optional[int]:
-        """How many entries a table over the running loop `var` needs for `_position` to pick each term's (a range
-        from 0 counts from 0, any other from 1, as a sequence does; integer set members are ids); None where it
-        cannot be one (a search over an interval, a range reaching below the first entry)."""
+    def _table_length(self, var: str, key: str = "", axis: int = 0) -> Optional[int]:
+        """How many entries a table over the running loop `var` needs for `_position` to pick each term's, over
+        every term of the loops running now (`_reach`: `\\sum_{k=0}^{t}` inside `\\sum_t` reaches k = T); a range
+        reaching 0 counts from 0 (the table `key`'s `axis` is marked so), any other from 1, as a sequence does;
+        integer set members are ids. None where it cannot be one (a search over an interval, a range below the
+        first entry)."""
         loop = self.loops[var]
         if loop.over:
             members = [float(m) for m in loop.members]
@@ -1389,8 +1458,15 @@ class Lowerer:
         if var not in self._loop_top or not float(loop.value).is_integer():
             return None
         top, count = self._loop_top[var], self._loop_extent.get(var, 0)
-        shift = 0 if loop.offset == 0 else 1
-        return top - shift + 1 if top - count + 1 >= shift else None
+        low = top - count + 1
+        reach = self._reach(_parse_key(var) or A.Symbol(var))
+        if reach is not None:
+            low, top = reach
+        zero = loop.offset == 0 or low == 0
+        if key and zero:
+            self.zero_based.add((key, axis))
+        shift = 0 if zero else 1
+        return top - shift + 1 if low >= shift else None
 
     def _entry_of_table(self, key: str) -> Low:
         """The entry of the table `key` (`_chosen_input`) at the loops running now; an axis whose loop is not
@@ -2439,7 +2515,8 @@ class Lowerer:
             lo_np = lower.np if lower is not None else "1"
             lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
             _check_terms(abs(stop - start) + 1, latex)
-            if stop < start and node.lower is not None and node.upper is not None:
+            if stop < start and node.lower is not None and node.upper is not None \
+                    and not self._limits_follow_loops(node):
                 items = list(range(start, stop - 1, -1))  # \sum_{t=T}^{0}: counting down
                 iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
             else:
@@ -2464,6 +2541,8 @@ class Lowerer:
         self._loop_extent[var] = len(items)
         if not over and items:
             self._loop_top[var] = max(items)
+        if not over and (node.lower is not None or node.upper is not None):
+            self._loop_limits[var] = (node.lower, node.upper, tuple(int(i) for i in items))
         self.quiet += 1
         try:
             for position, item in enumerate(items):
@@ -2485,6 +2564,7 @@ class Lowerer:
                 cond_code = self.condition(node.condition)
         finally:
             self.loops.pop(var, None)
+            self._loop_limits.pop(var, None)
             self.quiet -= 1
         loop = f"for {name}_pos, {name} in enumerate({iter_np})" if over else f"for {name} in {iter_np}"
         tloop = f"for {name}_pos, {name} in enumerate({iter_torch})" if over else f"for {name} in {iter_torch}"
@@ -2550,6 +2630,14 @@ class Lowerer:
             npc, tc = (template.format(vector.np if i == 0 else vector.torch)
                        for i, template in enumerate(_VECTOR_CODE[combine]))
         return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def _limits_follow_loops(self, node: A.Reduction) -> bool:
+        """A limit written with the variable of an enclosing reduction (`\\sum_{k=t+1}^{T}` inside `\\sum_t`): where
+        the upper limit falls below the lower, the range is empty (the terms with k > t run out at t = T), not
+        the same range counted down, as a range the paper writes downwards with fixed limits is
+        (`\\sum_{t=T}^{0}`)."""
+        limits = [limit for limit in (node.lower, node.upper) if limit is not None]
+        return any(isinstance(n, A.Symbol) and to_latex(n) in self.loops for limit in limits for n in A.walk(limit))
 
     def optimize(self, node: A.Reduction, body: A.Node, combine: str, latex: str, var: str, name: str) -> Low:
         """argmax / max of a scalar over an interval (`\\operatorname*{argmax}_{\\alpha \\in [0, 1]}`): a bounded
@@ -2623,7 +2711,9 @@ class Lowerer:
 
     def _upper(self, node: A.Node, var: str, body: A.Node) -> Low:
         key = _bound_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
-        if key and key not in self.given and key not in self.inputs and key not in self.dims:
+        # an enclosing reduction's variable (`\\sum_{k=0}^{t}` inside `\\sum_t`) is its value at this term, not a
+        # bound of its own to choose
+        if key and key not in self.given and key not in self.inputs and key not in self.dims and key not in self.loops:
             extent = self._extent(var, body)
             code = self._extent_code(var, body)
             if code is None:
