@@ -2542,7 +2542,7 @@ class Lowerer:
         if not over and items:
             self._loop_top[var] = max(items)
         if not over and (node.lower is not None or node.upper is not None):
-            self._loop_limits[var] = (node.lower, node.upper, tuple(int(i) for i in items))
+            self._loop_limits[var] = (node.lower, node.upper, tuple(int(np.asarray(i)) for i in items))
         self.quiet += 1
         try:
             for position, item in enumerate(items):
