@@ -217,3 +217,28 @@ def test_nested_ranges_size_each_sequence_for_every_term(latex, inputs, expected
     numpy_function, torch_function = _namespaces(ev)
     assert _call(numpy_function, ev, inputs) == pytest.approx(expected)
     assert _call(torch_function, ev, inputs) == pytest.approx(expected)
+
+
+# --- a softmax over a written variable ---------------------------------------------------------------------------
+LN2, LN5 = 0.6931471805599453, 1.6094379124341003
+SOFTMAX = [
+    # softmax_j(s_j) over s = (0, ln 2, ln 5): e^s = (1, 2, 5), over 8 → (0.125, 0.25, 0.625) (until this session j
+    # was one chosen number and the softmax of one value, 1.0)
+    (r"y = \operatorname{softmax}_j(s_j)", {"s": [0, LN2, LN5]}, [0.125, 0.25, 0.625]),
+    # a range written: j = 1, 2 of s = (0, ln 2, ln 5): (1, 2) / 3
+    (r"y = \operatorname{softmax}_{j=1}^{2}(s_j)", {"s": [0, LN2, LN5]}, [1 / 3, 2 / 3]),
+    # deepseek-v3 (10)'s form: Σ_j Softmax_j(s_j) v_j, the entry of the current j; v = (8, 4, 16):
+    # 0.125·8 + 0.25·4 + 0.625·16 = 12
+    (r"o = \sum_{j=1}^{3} \operatorname{Softmax}_j(s_j) v_j", {"s": [0, LN2, LN5], "v": [8, 4, 16]}, 12.0),
+]
+
+
+@pytest.mark.parametrize("latex, values, expected", SOFTMAX, ids=[c[0] for c in SOFTMAX])
+def test_a_softmax_over_a_variable_normalizes_along_that_variable(latex, values, expected):
+    ev = evaluate(latex, values)
+    assert np.asarray(ev.value, dtype=float) == pytest.approx(np.asarray(expected))
+    assert "j" not in ev.params  # the softmax's variable is no input
+    numpy_function, torch_function = _namespaces(ev)
+    for function in (numpy_function, torch_function):
+        out = np.asarray(function(*call_arguments(ev)), dtype=float)
+        assert out == pytest.approx(np.asarray(expected))

@@ -2413,10 +2413,46 @@ class Lowerer:
             return self.lower(nested) if nested is not None else \
                 self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
         if how == "softmax":
+            if len(node.variables) == 1 and node.body is not None:
+                return self.softmax_over(node)
             body = self.lower(node.body)
             return self.apply_op("softmax", [body], to_latex(node),
                                  f"softmax over {', '.join(to_latex(v) for v in node.variables) or 'the last axis'}")
         raise EvaluationError(f"{_reduction_words(node.op)} {to_latex(node)[:40]} is not evaluated numerically")
+
+    def softmax_over(self, node: A.Reduction) -> Low:
+        """`\\operatorname{softmax}_j(s_j)`: the body once per value of j (its range as written, else what j
+        indexes), stacked on a leading axis, and the softmax taken along that axis — the axis the subscript names,
+        not j as one number (a softmax of one number is 1). Inside a reduction over the same j (`\\sum_j
+        \\operatorname{Softmax}_j(…) v_j`), the entry of the current j."""
+        var = to_latex(node.variables[0])
+        enclosing = (self.loops.get(var), self._loop_top.get(var), self._loop_extent.get(var),
+                     self._loop_limits.get(var))
+        stacked = self.reduction(node, body=node.body, combine="stack", latex=to_latex(node))
+        value = np.asarray(stacked.value, float)
+        low = self._loop_top.get(var, 1) - self._loop_extent.get(var, 1) + 1
+        result = special.softmax(value, axis=0)
+        weights = self.emit(Low(np.asarray(result), f"softmax({stacked.np}, axis=0)",
+                                f"F.softmax(torch.as_tensor({stacked.torch}, dtype=torch.float64), dim=0)",
+                                to_latex(node)), "softmax", f"softmax over {var} ({value.shape[0]} values, max "
+                                                            "subtracted first)")
+        loop, top, extent, limits = enclosing
+        if loop is None:
+            return weights
+        if top is not None:
+            self._loop_top[var] = top
+        if extent is not None:
+            self._loop_extent[var] = extent
+        if limits is not None:
+            self._loop_limits[var] = limits
+        self.loops[var] = loop
+        position = int(float(np.asarray(loop.value))) - low
+        if loop.over or not 0 <= position < value.shape[0]:
+            raise EvaluationError(f"{to_latex(node)}: the enclosing {var} = {fmt(loop.value)} is not one of the "
+                                  f"values the softmax runs over")
+        code = f"int({loop.name}) - {low}" if low else f"int({loop.name})"
+        return Low(np.asarray(result[position]), f"{_wrap(weights.np)}[{code}]", f"{_wrap(weights.torch)}[{code}]",
+                   to_latex(node), simple=weights.simple)
 
     def expectation(self, node: A.Reduction) -> Low:
         latex = to_latex(node)
