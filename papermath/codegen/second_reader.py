@@ -780,6 +780,10 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     replacements, values = matched
     if any(np.ndim(v) >= 2 for v in values.values()) or sympy.Symbol("top") in expression.free_symbols:
         expression, replacements, values = _ordered(sympy, _parse(side, ordered=True), replacements, values)
+    split = _tabulated(sympy, ev, placeholders, replacements)
+    if isinstance(split, str):
+        return split
+    replacements, tabulated = split
     functions = _named_functions(sympy, ev)
     for name in set(_CONVENTIONAL) & {str(key) for key in replacements}:
         if functions[name] is _CONVENTIONAL[name]:
@@ -797,7 +801,7 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     for name, constant in (("e", sympy.E), ("pi", sympy.pi)):  # e^{x}, \\pi with no input of that name
         named = {symbol: constant for symbol in substituted.free_symbols if symbol.name == name}
         substituted = substituted.xreplace(named) if named else substituted
-    elements = _elements(sympy, substituted, replacements, values)
+    elements = {**_elements(sympy, substituted, replacements, values), **tabulated}
     transposes = {p.exp for p in substituted.atoms(sympy.Pow) if _is_transpose(p.exp)}
     identities = _identity_symbols(substituted) - set(elements)
     if substituted.free_symbols - set(values) - set(elements) - transposes - identities:
@@ -850,7 +854,8 @@ def _parsed_side(sympy: Any, ev: Any, side: str) -> tuple[str, Any, dict[str, st
     of it: (the rewritten text, the expression, the inputs' placeholders, the expectations' draws), or why not."""
     side = _one_order(side, ev.params)
     try:
-        side, placeholders = _opaque_inputs(_bare_words(side, ev.params), ev.params)
+        side, placeholders = _opaque_inputs(_bare_words(side, ev.params), ev.params, dict(ev.tables))
+        side = _whole_ranges(side, ev, placeholders)
         side = _numbers_times_brackets(side, paper_text(ev) or side)
         side, draws = reader_forms(side)
     except _NotRewritten as why:
@@ -956,6 +961,27 @@ def _inputs(sympy: Any, ev: Any, placeholders: dict[str, str]) -> tuple[dict, di
     return replacements, values
 
 
+def _tabulated(sympy: Any, ev: Any, placeholders: dict[str, str], replacements: dict) -> tuple[dict, dict] | str:
+    """The placeholders of inputs the evaluation made a table over the sums' variables (`Evaluation.tables`,
+    checked against the text's sums by `_opaque_inputs`) taken out of `replacements` and read as elements
+    (`_Scope.elements`): the placeholder → (the table's dummy, SymPy's names of its variables, in its axes' order),
+    so that in `\\sum_t \\gamma^t A(a_t \\mid s_t)` the t-th term reads the t-th entry, as `x_t` reads x's."""
+    tables = dict(ev.tables)
+    names = {name: key for key, name in placeholders.items() if key in tables}
+    kept, elements = {}, {}
+    for symbol, dummy in replacements.items():
+        key = names.get(getattr(symbol, "name", ""))
+        if key is None:
+            kept[symbol] = dummy
+            continue
+        try:
+            variables = [str(_parse(var)) for var in tables[key]]
+        except Exception:  # a variable SymPy cannot name: the placeholder names no element, no reading
+            return "a table over a variable SymPy does not name"
+        elements[symbol] = (dummy, ",".join(variables))
+    return kept, elements
+
+
 def _named_functions(sympy: Any, ev: Any) -> dict[str, Any]:
     """The functions the text or `--fn` names concretely, by SymPy's name of their head (plain identifiers only)."""
     functions: dict[str, Any] = {**_BUILTIN, **_CONVENTIONAL}
@@ -971,13 +997,16 @@ def _placeholder(k: int) -> str:
     return "Input%s" % str(k).translate(_DIGIT_LETTERS)
 
 
-def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+def _opaque_inputs(side: str, keys: tuple[str, ...], tables: dict[str, tuple[str, ...]] | None = None
+                   ) -> tuple[str, dict[str, str]]:
     """Inputs that are sub-expressions given one value (`V^{*}(x_{t - 1}, c)`, `p_\\theta(x \\mid c)`) replaced in
     the text by a placeholder SymPy reads as one symbol; SymPy still reads every operation around them. The keys
     are papermath's names of its inputs and the text is the paper's: they are matched by their spelling tokens
     (`_spelling`: fonts, braces, spaces and sizes dropped, `|` and `\\mid` one token), so `p_{\\text{ref}}
     (\\boldsymbol{x}_0|\\boldsymbol{c})` in the paper is the input `p_{\\text{ref}}(\\mathbf{x}_{0} \\mid
-    \\mathbf{c})`. (key → placeholder symbol name)"""
+    \\mathbf{c})`. An input that mentions a variable a sum of the text binds around it is read only where the
+    evaluation made it a table over exactly those variables (`tables`, `Evaluation.tables`): its placeholder then
+    stands for the entry of the current term (`_tabulated`). (key → placeholder symbol name)"""
     out: dict[str, str] = {}
     for key in sorted((k for k in keys if "(" in k or "\\mid" in k), key=len, reverse=True):
         spans = [span for span in (_balanced(side, a, b) for a, b in _spelled_in(side, key)) if span]
@@ -985,7 +1014,10 @@ def _opaque_inputs(side: str, keys: tuple[str, ...]) -> tuple[str, dict[str, str
             continue
         outside = "".join(side[a:b] for a, b in zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(side)]))
         bound = {m.group(1) or m.group(2) for m in _BINDS.finditer(outside)}
-        if any(re.search(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])", key) for name in bound):
+        # a bound name as a symbol of its own (`b` in `\\pi(b \\mid s_t)`), not the base of another (`b_t`)
+        mentioned = {name for name in bound
+                     if re.search(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z_'])", key)}
+        if mentioned and {v.strip() for v in (tables or {}).get(key, ())} != mentioned:
             # `\\sum_t \\gamma^t A(a_t \\mid s_t)` with A(a_t | s_t) given one value: a term that varies
             # with t read as a constant would make any reading agree
             raise _NotRewritten("an input given one value depends on a variable a sum or 𝔼 binds")
@@ -1066,6 +1098,40 @@ def _balanced(side: str, start: int, end: int) -> tuple[int, int] | None:
         new_end = close + 1
     added = side[new_start:start] + side[end:new_end]
     return (new_start, new_end) if not _spelling(added) else None
+
+
+_OPEN_SUM = re.compile(r"\\sum\s*(?:\\limits\s*)?_\s*"
+                       r"(?:\{\s*(?P<braced>\\?[A-Za-z]+)\s*\}|(?P<bare>\\[A-Za-z]+|[A-Za-z]))(?![A-Za-z])(?!\s*\^)")
+"""A sum whose subscript is its variable alone, with no range (`\\sum_b`, `\\sum_{b}`): over every value of b."""
+
+
+def _whole_ranges(side: str, ev: Any, placeholders: dict[str, str]) -> str:
+    """`\\sum_b …` with no range → `\\sum_{b=1}^{n}` where what b indexes in the side has n entries: a table over b
+    (`Evaluation.tables`: `\\hat\\pi^2(b \\mid s_t)`, one entry per b), or an input vector written with b as its
+    subscript (`w_b`). A sum with no range runs over every value of its variable, and those inputs hold them all;
+    b counts from 1, as papers count (guide 002). Where they disagree on n, or nothing says, the sum is left (SymPy
+    does not read it: no reading)."""
+    def ranged(match: re.Match) -> str:
+        var = match.group("braced") or match.group("bare")
+        lengths = _lengths_over(var, side, ev, placeholders)
+        return f"\\sum_{{{var}=1}}^{{{lengths.pop()}}}" if len(lengths) == 1 else match.group(0)
+    return _OPEN_SUM.sub(ranged, side)
+
+
+def _lengths_over(var: str, side: str, ev: Any, placeholders: dict[str, str]) -> set[int]:
+    """How many entries each input the side indexes by `var` holds along that index (`_whole_ranges`)."""
+    lengths: set[int] = set()
+    for key, variables in ev.tables:
+        names = [v.strip() for v in variables]
+        if var in names and key in placeholders and f"@{placeholders[key]}@" in side:
+            lengths.add(int(np.shape(ev.input(key).value)[names.index(var)]))
+    subscript = r"_\s*(?:\{\s*%s\s*\}|%s(?![A-Za-z]))" % (re.escape(var), re.escape(var))
+    for key in ev.params:
+        value = ev.input(key).value
+        if re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+", key) and np.ndim(value) >= 1 and \
+                re.search(r"(?<![\\A-Za-z])%s\s*%s" % (re.escape(key), subscript), side):
+            lengths.add(int(np.shape(value)[0]))
+    return lengths
 
 
 def _opening_brace(side: str, i: int) -> int | None:

@@ -86,6 +86,10 @@ class Evaluation:
     """Subscripted symbols the numbers read as a whole input at indices nothing binds or gives a value: (the written
     form, the input's key), `(x_{t}, x)` where x is declared [d] and x_t is its member at a free step t. A second
     reader may share which input a written name refers to (not how it is computed)."""
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Inputs that are sub-expressions mentioning the variables of reductions they are inside, chosen as a table
+    with one leading axis per variable: (the input's key, the variables, in its axes' order), `(A(a_{t} \\mid
+    s_{t}), (t,))` in `\\sum_t \\gamma^t A(a_t \\mid s_t)`. Which axis runs over which variable, for a second reader."""
 
     def input(self, key: str) -> Input:
         for item in self.inputs:
@@ -336,6 +340,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         sides=lowerer.compared[1] if batch is None and lowerer.compared and lowerer.compared[0] == result_name else (),
         source_latex=formula if isinstance(formula, str) else "",
         members=tuple((written, key) for written, key in lowerer.members.items() if key in params),
+        tables=tuple((key, variables) for key, variables in lowerer.tables.items() if key in params),
         **_declared_result_shape(lowerer, batch))
 
 

@@ -17,7 +17,7 @@ import re
 import shlex
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -293,6 +293,10 @@ class Lowerer:
         self.members: dict[str, str] = {}
         """A subscripted symbol read as a whole input at indices nothing binds or gives a value (`x_{t}` with x
         declared [d]: the member at a free step) → that input's key."""
+        self.tables: dict[str, tuple[str, ...]] = {}
+        """A chosen input that is a sub-expression mentioning the variables of reductions it is inside
+        (`A(a_t \\mid s_t)` in `\\sum_t`) → those variables: its value has one leading axis per variable, one entry
+        per term (`_chosen_input`)."""
         self.loops: dict[str, _Loop] = {}
         self.quiet = 0
         self.positive = 0
@@ -312,6 +316,9 @@ class Lowerer:
         self._loop_extent: dict[str, int] = {}
         self._loop_top: dict[str, int] = {}
         """The largest value a loop over whole numbers takes (a sequence it indexes reaches that far)."""
+        self._loop_limits: dict[str, tuple[Optional[A.Node], Optional[A.Node], tuple[int, ...]]] = {}
+        """A loop over a range running now → its limits as written and the values it takes in this instance (for
+        the positions an index reaches over all its terms, `_reach`)."""
         self.bound = self._bound_variables()
         self.bound_all = self.bound.union(*(bound_variables(s) for s in statements))
         """Every variable an operator binds: sums, 𝔼, set-builders, `for v ∈ S` clauses."""
@@ -794,6 +801,8 @@ class Lowerer:
             item = self.inputs[key]
             if item.source == "dimension":
                 return Low(np.asarray(float(item.value)), item.name, item.name, key, simple=True, pyscalar=True)
+            if key in self.tables:
+                return self._entry_of_table(key)
             return Low(np.asarray(item.value), item.name, item.name, key, simple=True)
         if key in self.given:
             value = np.asarray(self.given[key], dtype=float)
@@ -809,14 +818,39 @@ class Lowerer:
             return self._upper(upper, var, body)
         if not self.choose:
             raise EvaluationError(f"no value for {key}: give one with --set {shell_word(key + '=…')}")
-        value = self.choose_value(key, node, rank_hint, sizes)
-        return self._new_input(key, node, value, "chosen", self.choice_note)
+        return self._chosen_input(key, node, lambda over: self.choose_value(key, node, rank_hint, sizes, over))
 
     def _new_input(self, key: str, node: A.Node, value: Any, source: str, note: str = "") -> Low:
         name = python_name(key, self.names)
         self.inputs[key] = Input(key, name, np.asarray(value, float), source, note)
         self.input_nodes[key] = node
         return Low(np.asarray(value, float), name, name, key, simple=True)
+
+    def _chosen_input(self, key: str, node: A.Node, choose: Callable[[tuple[int, ...]], np.ndarray],
+                      note: str = "") -> Low:
+        """A chosen value for `key`. Where the key is a sub-expression that mentions the variable of a reduction
+        running now (`A(a_t \\mid s_t)` inside `\\sum_t`, `P(v' \\mid x)` inside `\\sum_{v'}`), its value is a table:
+        one leading axis per such variable, over the reduction's range (a bound index runs over the sequence,
+        guide 002; one value for every t would make each term the same), and the current term's entry is used
+        (`_entry_of_table`). `choose(leading axes)` picks the value."""
+        variables = self._loop_table(key)
+        value = choose(tuple(self._table_length(var, key, axis) or 0 for axis, var in enumerate(variables)))
+        low = self._new_input(key, node, value, "chosen", note or self.choice_note)
+        if not variables:
+            self.tables.pop(key, None)
+            return low
+        self.tables[key] = variables
+        self.notes.append(f"{key}: one value per {', '.join(variables)} (the reduction over "
+                          f"{', '.join(variables)} runs over it): a table of shape {shape_text(value)}")
+        return self._entry_of_table(key)
+
+    def _loop_table(self, key: str) -> tuple[str, ...]:
+        """The variables of the reductions running now that the sub-expression `key` mentions, in its order
+        (a symbol or an indexed symbol is read by `lower_Indexed`'s own rules, never here)."""
+        tree = _parse_key(key.split("#")[0])
+        if tree is None or isinstance(tree, (A.Symbol, A.Indexed, A.Number)):
+            return ()
+        return tuple(var for var in _symbols_in(tree) if var in self.loops and self._table_length(var))
 
     def _dimension(self, key: str) -> Low:
         if key not in self.dims:
@@ -851,8 +885,11 @@ class Lowerer:
         return any(to_latex(n) in self.sampled or (isinstance(n, (A.Symbol, A.Indexed)) and symbol_key(n) in self.sampled)
                    for n in A.walk(tree))
 
-    def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]]) -> np.ndarray:
-        """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs."""
+    def choose_value(self, key: str, node: A.Node, rank_hint: Optional[int], sizes: Optional[list[int]],
+                     over: tuple[int, ...] = ()) -> np.ndarray:
+        """Small structured values: dimensions 2–3, simple integers; probabilities for p, q, π and under logs.
+        `over`: leading axes, one per reduction whose variable the key mentions (`_loop_table`), before the
+        entry's own shape."""
         shape: tuple[int, ...]
         declared = self.declared.get(key, self.declared.get(key + ENTRY))
         if sizes is not None:
@@ -869,6 +906,7 @@ class Lowerer:
             shape = ()
         if not shape and declared is None and not probability_like(key):
             self.assumed_scalars.append(key)
+        shape = tuple(over) + shape
         base = key.split("(")[0].split("_")[0].split("^")[0].strip()
         probability = base in _PROBABILITY_NAMES or _conditional(key)
         size = math.prod(shape) if shape else 1
@@ -1220,9 +1258,73 @@ class Lowerer:
             extent = self._loop_extent.get(key, 3) if key in self.loops else 3
         if not table:
             return extent
+        reach = self._reach(index)
+        if reach is not None and reach[0] == 0:
+            self.zero_based.add((table, axis))  # `b_{t-k}` for k ≤ t reaches b_0: the sequence counts from 0
         first = 0 if (table, axis) in self.zero_based else 1
         reached = [position for position in self._positions_reached(table, axis) if position is not None]
+        if reach is not None and reach[0] >= first:
+            reached.append(reach[1])
         return max([extent] + [top - first + 1 for top in reached])
+
+    def _reach(self, index: A.Node) -> Optional[tuple[int, int]]:
+        """The least and the largest value `index` takes over every term of the reductions running now: their
+        iteration space, an inner limit written with an outer variable followed term by term (`t - k` in
+        `\\sum_{t=0}^{3} \\sum_{k=0}^{t}` reaches 0 … 3; `l` in `\\sum_{l=0}^{t}` reaches 3, though at t = 0 it
+        runs to 0 only). None where the index mentions no such loop, or a limit or the index is not whole-number
+        arithmetic on the loops' variables and valued inputs (the sizes are then what they were)."""
+        running = [var for var in self.loops if var in self._loop_limits]
+        names = {to_latex(n) for n in A.walk(index) if isinstance(n, A.Symbol)}
+        if not names & set(running):
+            return None
+        reached: set[int] = set()
+        frontier: list[dict[str, int]] = [{}]
+        for var in running:
+            lower, upper, items = self._loop_limits[var]
+            follows = any(isinstance(n, A.Symbol) and to_latex(n) in running
+                          for limit in (lower, upper) if limit is not None for n in A.walk(limit))
+            grown: list[dict[str, int]] = []
+            for env in frontier:
+                values: Any = items
+                if follows:
+                    low, high = (self._whole(limit, env) if limit is not None else None for limit in (lower, upper))
+                    if low is None or high is None:
+                        return None
+                    values = range(low, high + 1)
+                grown += [{**env, var: value} for value in values]
+            if len(grown) > MAX_TERMS:
+                return None
+            frontier = grown
+        for env in frontier:
+            value = self._whole(index, env)
+            if value is None:
+                return None
+            reached.add(value)
+        return (min(reached), max(reached)) if reached else None
+
+    def _whole(self, node: A.Node, env: dict[str, int]) -> Optional[int]:
+        """`node` as a whole number: numerals, the loops' variables at `env`, inputs of one whole value, and + − ·
+        between them; None for anything else."""
+        if isinstance(node, A.Group):
+            return self._whole(node.body, env)
+        if isinstance(node, A.Number):
+            return int(float(node.value)) if _is_number(node.value) and float(node.value).is_integer() else None
+        if isinstance(node, A.Symbol):
+            key = to_latex(node)
+            if key in env:
+                return env[key]
+            value = self.given.get(key, self.inputs[key].value if key in self.inputs else self.dims.get(key))
+            scalar = np.asarray(value, dtype=float) if value is not None else None
+            return int(scalar) if scalar is not None and scalar.ndim == 0 and float(scalar).is_integer() else None
+        if isinstance(node, A.UnaryOp) and node.op == "-":
+            inner = self._whole(node.operand, env)
+            return -inner if inner is not None else None
+        if isinstance(node, A.BinOp) and node.op in ("+", "-", "\\cdot"):
+            left, right = self._whole(node.left, env), self._whole(node.right, env)
+            if left is None or right is None:
+                return None
+            return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+        return None
 
     def _positions_reached(self, table: str, axis: int) -> list[Optional[int]]:
         """The largest index each use of `table` on `axis` takes in the loops running now: a whole number, or a
@@ -1339,6 +1441,57 @@ class Lowerer:
         if isinstance(index, A.Number):
             code = str(int(scalar) - offset)
         return int(scalar) - offset, code
+
+    def _table_length(self, var: str, key: str = "", axis: int = 0) -> Optional[int]:
+        """How many entries a table over the running loop `var` needs for `_position` to pick each term's, over
+        every term of the loops running now (`_reach`: `\\sum_{k=0}^{t}` inside `\\sum_t` reaches k = T); a range
+        reaching 0 counts from 0 (the table `key`'s `axis` is marked so), any other from 1, as a sequence does;
+        integer set members are ids. None where it cannot be one (a search over an interval, a range below the
+        first entry)."""
+        loop = self.loops[var]
+        if loop.over:
+            members = [float(m) for m in loop.members]
+            if not (members and all(m.is_integer() for m in members)):
+                return len(members) or None
+            shift = 0 if min(members) == 0 else 1
+            return int(max(members)) - shift + 1 if min(members) >= shift else None
+        if var not in self._loop_top or not float(loop.value).is_integer():
+            return None
+        top, count = self._loop_top[var], self._loop_extent.get(var, 0)
+        low = top - count + 1
+        reach = self._reach(_parse_key(var) or A.Symbol(var))
+        if reach is not None:
+            low, top = reach
+        zero = loop.offset == 0 or low == 0
+        if key and zero:
+            self.zero_based.add((key, axis))
+        shift = 0 if zero else 1
+        return top - shift + 1 if low >= shift else None
+
+    def _entry_of_table(self, key: str) -> Low:
+        """The entry of the table `key` (`_chosen_input`) at the loops running now; an axis whose loop is not
+        running (the body lowered with its index free, `_vectorized`) stays whole."""
+        item = self.inputs[key]
+        value = np.asarray(item.value)
+        selectors: list[Any] = []
+        codes: list[str] = []
+        for axis, var in enumerate(self.tables[key]):
+            if var not in self.loops or axis >= value.ndim:
+                selectors.append(slice(None))
+                codes.append(":")
+                continue
+            position, code = self._position(_parse_key(var) or A.Symbol(var), key, axis)
+            if not 0 <= position < value.shape[axis]:
+                raise EvaluationError(f"{key}: no entry {var} = {position + 1} in its table of shape "
+                                      f"{shape_text(value)}")
+            selectors.append(position)
+            codes.append(code)
+        while codes and codes[-1] == ":":
+            codes.pop()
+        if not codes:
+            return Low(value, item.name, item.name, key, simple=True)
+        picked = np.asarray(value[tuple(selectors[:len(codes)])])
+        return Low(picked, f"{item.name}[{', '.join(codes)}]", f"{item.name}[{', '.join(codes)}]", key, simple=True)
 
     # --- arithmetic -----------------------------------------------------------------------------------------
     def lower_Transpose(self, node: A.Transpose) -> Low:
@@ -2192,10 +2345,10 @@ class Lowerer:
             why = (f"{', '.join(calls)} is left abstract" if calls else
                    f"{to_latex(body)} does not depend on {to_latex(wrt_node)} in this equation")
             shape = list(np.shape(probe.value)) + list(theta.shape)
-            value = self.choose_value(to_latex(node), node, None, shape)
             note = f"chosen: the gradient cannot be computed here ({why}); give it with --set"
             self.notes.append(f"{to_latex(node)}: {note[8:]} '{to_latex(node)}=…'")
-            return self._new_input(to_latex(node), node, value, "chosen", note)
+            return self._chosen_input(to_latex(node), node, lambda over: self.choose_value(
+                to_latex(node), node, None, shape, over), note)
         self.quiet += 1
         try:
             def f(point: np.ndarray) -> np.ndarray:
@@ -2260,10 +2413,46 @@ class Lowerer:
             return self.lower(nested) if nested is not None else \
                 self.reduction(node, body=node.body, combine=combine, latex=to_latex(node))
         if how == "softmax":
+            if len(node.variables) == 1 and node.body is not None:
+                return self.softmax_over(node)
             body = self.lower(node.body)
             return self.apply_op("softmax", [body], to_latex(node),
                                  f"softmax over {', '.join(to_latex(v) for v in node.variables) or 'the last axis'}")
         raise EvaluationError(f"{_reduction_words(node.op)} {to_latex(node)[:40]} is not evaluated numerically")
+
+    def softmax_over(self, node: A.Reduction) -> Low:
+        """`\\operatorname{softmax}_j(s_j)`: the body once per value of j (its range as written, else what j
+        indexes), stacked on a leading axis, and the softmax taken along that axis — the axis the subscript names,
+        not j as one number (a softmax of one number is 1). Inside a reduction over the same j (`\\sum_j
+        \\operatorname{Softmax}_j(…) v_j`), the entry of the current j."""
+        var = to_latex(node.variables[0])
+        enclosing = (self.loops.get(var), self._loop_top.get(var), self._loop_extent.get(var),
+                     self._loop_limits.get(var))
+        stacked = self.reduction(node, body=node.body, combine="stack", latex=to_latex(node))
+        value = np.asarray(stacked.value, float)
+        low = self._loop_top.get(var, 1) - self._loop_extent.get(var, 1) + 1
+        result = special.softmax(value, axis=0)
+        weights = self.emit(Low(np.asarray(result), f"softmax({stacked.np}, axis=0)",
+                                f"F.softmax(torch.as_tensor({stacked.torch}, dtype=torch.float64), dim=0)",
+                                to_latex(node)), "softmax", f"softmax over {var} ({value.shape[0]} values, max "
+                                                            "subtracted first)")
+        loop, top, extent, limits = enclosing
+        if loop is None:
+            return weights
+        if top is not None:
+            self._loop_top[var] = top
+        if extent is not None:
+            self._loop_extent[var] = extent
+        if limits is not None:
+            self._loop_limits[var] = limits
+        self.loops[var] = loop
+        position = int(float(np.asarray(loop.value))) - low
+        if loop.over or not 0 <= position < value.shape[0]:
+            raise EvaluationError(f"{to_latex(node)}: the enclosing {var} = {fmt(loop.value)} is not one of the "
+                                  f"values the softmax runs over")
+        code = f"int({loop.name}) - {low}" if low else f"int({loop.name})"
+        return Low(np.asarray(result[position]), f"{_wrap(weights.np)}[{code}]", f"{_wrap(weights.torch)}[{code}]",
+                   to_latex(node), simple=weights.simple)
 
     def expectation(self, node: A.Reduction) -> Low:
         latex = to_latex(node)
@@ -2362,7 +2551,8 @@ class Lowerer:
             lo_np = lower.np if lower is not None else "1"
             lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
             _check_terms(abs(stop - start) + 1, latex)
-            if stop < start and node.lower is not None and node.upper is not None:
+            if stop < start and node.lower is not None and node.upper is not None \
+                    and not self._limits_follow_loops(node):
                 items = list(range(start, stop - 1, -1))  # \sum_{t=T}^{0}: counting down
                 iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
             else:
@@ -2387,6 +2577,8 @@ class Lowerer:
         self._loop_extent[var] = len(items)
         if not over and items:
             self._loop_top[var] = max(items)
+        if not over and (node.lower is not None or node.upper is not None):
+            self._loop_limits[var] = (node.lower, node.upper, tuple(int(np.asarray(i)) for i in items))
         self.quiet += 1
         try:
             for position, item in enumerate(items):
@@ -2408,6 +2600,7 @@ class Lowerer:
                 cond_code = self.condition(node.condition)
         finally:
             self.loops.pop(var, None)
+            self._loop_limits.pop(var, None)
             self.quiet -= 1
         loop = f"for {name}_pos, {name} in enumerate({iter_np})" if over else f"for {name} in {iter_np}"
         tloop = f"for {name}_pos, {name} in enumerate({iter_torch})" if over else f"for {name} in {iter_torch}"
@@ -2473,6 +2666,14 @@ class Lowerer:
             npc, tc = (template.format(vector.np if i == 0 else vector.torch)
                        for i, template in enumerate(_VECTOR_CODE[combine]))
         return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def _limits_follow_loops(self, node: A.Reduction) -> bool:
+        """A limit written with the variable of an enclosing reduction (`\\sum_{k=t+1}^{T}` inside `\\sum_t`): where
+        the upper limit falls below the lower, the range is empty (the terms with k > t run out at t = T), not
+        the same range counted down, as a range the paper writes downwards with fixed limits is
+        (`\\sum_{t=T}^{0}`)."""
+        limits = [limit for limit in (node.lower, node.upper) if limit is not None]
+        return any(isinstance(n, A.Symbol) and to_latex(n) in self.loops for limit in limits for n in A.walk(limit))
 
     def optimize(self, node: A.Reduction, body: A.Node, combine: str, latex: str, var: str, name: str) -> Low:
         """argmax / max of a scalar over an interval (`\\operatorname*{argmax}_{\\alpha \\in [0, 1]}`): a bounded
@@ -2546,7 +2747,9 @@ class Lowerer:
 
     def _upper(self, node: A.Node, var: str, body: A.Node) -> Low:
         key = _bound_key(node) if isinstance(node, (A.Symbol, A.Indexed)) else None
-        if key and key not in self.given and key not in self.inputs and key not in self.dims:
+        # an enclosing reduction's variable (`\\sum_{k=0}^{t}` inside `\\sum_t`) is its value at this term, not a
+        # bound of its own to choose
+        if key and key not in self.given and key not in self.inputs and key not in self.dims and key not in self.loops:
             extent = self._extent(var, body)
             code = self._extent_code(var, body)
             if code is None:
