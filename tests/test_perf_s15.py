@@ -1,0 +1,122 @@
+"""Issue 18 (session 15): the prefilters that spare a one-equation command the displays that cannot answer
+"yes", and the order of a message that depended on the hash seed.
+
+A prefilter may only say "certainly not": for every corpus display and every key its paper writes, a "no" from
+the textual test must be a "no" from the full parse. Speed itself is measured by benchmarks/scaling.py and
+benchmarks/read_corpus.py, never here."""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.equation_index import FormulaText, could_apply, could_define, could_write, key_atoms
+
+from conftest import CORPUS, corpus_paper
+
+CORPUS_PAPERS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) if CORPUS.is_dir() else []
+
+
+@pytest.mark.parametrize("key, latex, applies", [
+    # a letter that is a whole script: the bracket applies what the script is on
+    ("a", "\\phi_a(x) := \\tanh(a x).", False),  # Tanh-Init eq:u1
+    ("a", "\\phi_{a}(x)", False),
+    ("a", "\\phi_{ a }(x)", False),
+    ("a", "f = a(x)", True),
+    ("b", "\\phi_{ab}(x)", True),  # not a whole script: not ruled out
+    ("f", "\\_f(x)", True),  # an escaped underscore is no script
+    # a Greek letter is applied as a plain letter is: a bracket after its scripts
+    ("\\gamma_{t}", "z_{t+1} = z_{t}-\\gamma\\nabla f(y_{t}, \\zeta_t)", False),  # schedule_free eq:4
+    ("\\gamma_{t}", "\\gamma_t(x)", True),
+    ("\\epsilon", "\\varepsilon(x)", True),  # \varepsilon may print as \epsilon
+    ("\\epsilon", "\\varepsilon x", False),
+    ("\\mathbf\\mu", "\\boldsymbol{\\mu}_k(x)", True),
+    ("\\mathbf\\mu", "\\boldsymbol{\\mu}_k x", False),
+    ("\\theta", "\\phi_\\theta(x)", False),
+    ("\\Pi", "\\Pi_{\\|z\\| \\le D} z", True),  # a projection takes no bracket: never ruled out
+    # a bar or an angle bracket after a name makes a product, never a call (Parser._apply)
+    ("g_{1}", "\\|g_t-g_{t-1}\\|^2", False),  # schedule_free eq:u37
+    ("f", "f|x|", False),
+    ("f", "f\\langle x, y\\rangle", False),
+    # what the parser drops between a name and its bracket does not rule a call out
+    ("f", "f\\quad(x)", True),
+    ("f", "f~(x)", True),
+    ("f", "f\\right(x", True),
+    ("f", "f\\hspace{1em}(x)", True),
+    ("f", "f \\cdot (x)", False),
+    ("U", "t \\sim U {[0,1]}", True),  # a distribution over a braced interval (Parser._drawn_from)
+    # an environment's name writes no letter
+    ("d", "\\begin{aligned} \\lambda = \\exp(d) \\end{aligned}", False),
+])
+def test_could_apply_rules_out_only_what_the_parser_cannot_apply(key, latex, applies):
+    assert could_apply(key, FormulaText(latex)) is applies
+
+
+@pytest.mark.parametrize("latex, defines", [
+    ("x = y", True),
+    ("x := y", True),
+    ("x \\coloneqq y", True),
+    ("x \\gets x + 1", True),
+    ("p(x) \\propto e^{-x}", True),
+    ("x \\stackrel{\\text{def}}{=} y", True),
+    ("y \\overset{!}{\\approx} z", True),
+    ("\\max_{p_\\theta} \\mathbb{E}_{c \\sim p(c)}[r(c, x_0)]", False),  # an objective (DiffusionDPO eq:5)
+    ("\\sum_{t=1}^T \\langle g_t, z_t - x \\rangle \\le D", False),  # a bound defines nothing
+    ("x \\in \\mathbb{R}^d", False),
+    ("x ≔ y", True),  # outside ASCII nothing is ruled out
+])
+def test_could_define_needs_a_defining_relation(latex, defines):
+    assert could_define(FormulaText(latex)) is defines
+
+
+def test_an_environment_name_is_no_letter_of_the_formula():
+    text = FormulaText("\\begin{aligned} \\lambda &= 1 \\end{aligned}")
+    assert not could_write(key_atoms("d"), text)
+    assert not could_write(key_atoms("g"), text)
+    assert could_write(key_atoms("\\lambda"), text)
+    assert text.math.startswith(" " * len("\\begin{aligned}"))
+    assert len(text.math) == len(text.latex)  # offsets kept
+
+
+def test_an_unknown_name_lists_what_the_equation_has_in_the_order_it_writes_it():
+    """`numbers --set`/`--fn` naming nothing lists the equation's names, shortest first and, among names of
+    one length, in the order the equation writes them (a set's order changed with PYTHONHASHSEED: eomt)."""
+    from papermath.evaluate.names import _unknown
+    from papermath.math import parse
+
+    for order in (["\\mathbf{Z}^{i}", "\\mathbf{X}^{i}", "i"], ["\\mathbf{X}^{i}", "\\mathbf{Z}^{i}", "i"]):
+        candidates = {latex: parse(latex).tree for latex in order}
+        message = _unknown("q", "--set", candidates, {}, "q")
+        assert message.endswith(f"(it has: i, {order[0]}, {order[1]})")
+
+
+@pytest.mark.corpus
+def test_a_prefilter_no_is_a_parse_no_on_every_corpus_display():
+    """For every display of every corpus paper and every key the paper's displays write: when `could_define`
+    and the left side's `could_write` say the display cannot define the key, its parse does not (`lhs_keys`);
+    when `could_apply` says it cannot apply the key, its parse applies it nowhere (no `function` use)."""
+    import papermath
+    from papermath.analysis.definitions import ordinal_indices
+    from papermath.analysis.equation_index import _SUBSCRIPT, left_side
+    from papermath.analysis.symbols import collect
+
+    if not CORPUS_PAPERS:
+        corpus_paper("DyT")  # skips with the reason
+    ruled_out = 0
+    for name in CORPUS_PAPERS:
+        paper = papermath.open(str(corpus_paper(name)))
+        ordinals = ordinal_indices(paper.doc)
+        parsed = [(eq, paper.parse(eq.latex)) for eq in paper.doc.equations]
+        read = [(eq, collect(p.tree, ordinals)) for eq, p in parsed if p is not None]
+        keys = sorted({u.key for _, s in read for u in s.uses} | {k for _, s in read for k in s.lhs_keys})
+        for eq, symbols in read:
+            text = FormulaText(eq.latex)
+            left = FormulaText(left_side(eq.latex))
+            defined = set(symbols.lhs_keys) | {_SUBSCRIPT.sub("", k) for k in symbols.lhs_keys}
+            applied = {u.key for u in symbols.uses if u.kind == "function"}
+            for key in keys:
+                if not (could_define(text) and could_write(key_atoms(key), left)):
+                    assert key not in defined, (name, eq.id, key, eq.latex[:200])
+                    ruled_out += 1
+                if not could_apply(key, text):
+                    assert key not in applied, (name, eq.id, key, eq.latex[:200])
+                    ruled_out += 1
+    assert ruled_out > 10000
