@@ -104,8 +104,7 @@ class FormulaText:
 
     def __init__(self, latex: str) -> None:
         self.latex = latex
-        self.math = _ENVIRONMENT_NAME.sub(lambda m: " " * len(m.group()), latex) if "\\begin" in latex or \
-            "\\end" in latex else latex
+        self.math = blank_environments(latex)
         """The text with every `\\begin{…}` and `\\end{…}` blanked (same offsets): the parser reads an
         environment's name as layout (`_environment`), never as letters of a symbol (the d of `aligned`)."""
         self.letters = frozenset(_COMMAND_NAME.sub(" ", self.math))
@@ -117,6 +116,13 @@ class FormulaText:
 
 _ONE_LETTER_COMMAND = re.compile(r"\\([A-Za-z])(?![A-Za-z])")
 _ENVIRONMENT_NAME = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
+
+
+def blank_environments(latex: str) -> str:
+    """The text with every `\\begin{…}` and `\\end{…}` written as spaces (offsets kept)."""
+    if "\\begin" not in latex and "\\end" not in latex:
+        return latex
+    return _ENVIRONMENT_NAME.sub(lambda m: " " * len(m.group()), latex)
 
 
 def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None, text: FormulaText) -> bool:
@@ -166,10 +172,11 @@ def could_apply(key: str, text: FormulaText) -> bool:
     if len(bare | wrapped) + len(commands) != 1 or commands and (commands[0] not in GREEK or commands[0] == "Pi"):
         return True
     latex = text.math
+    indexed = _has_subscript(key[len(key_base(key)):])
     if commands:  # every place the name stands (`\\varepsilon` writes `\\epsilon`'s name too)
         name = commands[0]
-        return any(not latex[m.end():m.end() + 1].isalpha() and _applied_at(latex, _command_start(latex, m.start()),
-                                                                            m.end())
+        return any(not latex[m.end():m.end() + 1].isalpha() and
+                   _applied_at(latex, _command_start(latex, m.start()), m.end(), indexed)
                    for m in re.finditer(name, latex))
     letter = next(iter(bare | wrapped))
     for m in re.finditer(re.escape(letter), latex):
@@ -178,32 +185,46 @@ def could_apply(key: str, text: FormulaText) -> bool:
             if wrapped and _one_letter_command(latex, at):
                 return True  # `\\R` may spell `\\mathbb{R}`; the x of `\\exp` or `\\max` spells nothing
             continue
-        if _applied_at(latex, at, m.end()):
+        if _applied_at(latex, at, m.end(), indexed):
             return True
     return False
 
 
-def _applied_at(latex: str, start: int, end: int) -> bool:
+def _has_subscript(scripts: str) -> bool:
+    """Whether a key's scripts (what follows its base) hold a subscript at the top level of braces."""
+    depth = 0
+    for c in scripts:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c == "_" and depth == 0:
+            return True
+    return False
+
+
+def _applied_at(latex: str, start: int, end: int, indexed: bool = False) -> bool:
     """Whether the name written at `latex[start:end]` (a command's from its backslash) can be applied there: it
     is not a whole script of another name, and past its own scripts, primes, braces and spacing an opening
-    bracket follows."""
+    bracket follows. `indexed`: the key applied has a subscript (`\\sigma_{t}`), so the name applied there must
+    carry one — a `_` (or `\\sb`) among its scripts, or a bracket index (`x[k]` reads as `x_{k}`) before the
+    call; `\\sigma(x)` applies `\\sigma`."""
     if _whole_script(latex, start, end):
         return False
     while True:
         skip = _SKIP_AFTER.match(latex, end)
         if skip is None:
             break
+        indexed = indexed and skip.group()[0] != "_"
         end = _after_group(latex, skip.end()) if skip.group()[0] in "_^" and skip.group().endswith("{") \
             else skip.end()
         if _SCRIPT_COMMAND.fullmatch(skip.group()):  # `_\\text{BT}`: the command's argument
             while latex.startswith("{", end):
                 end = _after_group(latex, end + 1)
-    if latex.startswith(_OPENS, end) or _BRACED_OPEN.match(latex, end) is not None:
-        return True
     command = _COMMAND_AT.match(latex, end)
-    if command is not None:
-        return command.group() not in _NO_CALL_AFTER
-    return latex.startswith("$", end)  # `\\text{… $(x)$}`: a formula inside words (rare; not ruled out)
+    if command is not None and command.group() not in _NO_CALL_AFTER and not latex.startswith(_OPENS, end) or \
+            latex.startswith("$", end):
+        return True  # a command the parser may drop (`\\quad`, `\\hspace{…}`, a row break), a formula in words
+    if indexed:  # only a bracket index can still give the name its subscript (an indexed name is drawn from nothing)
+        return latex.startswith(("[", "\\lbrack"), end)
+    return latex.startswith(_OPENS, end) or _BRACED_OPEN.match(latex, end) is not None
 
 
 def _whole_script(latex: str, start: int, end: int) -> bool:
@@ -279,7 +300,9 @@ def left_side(latex: str) -> str:
     row `&= …` continues) and is dropped, unless the piece before it holds a bracket. A bar is a relation only in
     a script (`_|`; in `\\|x\\|` or `p(x|y)` it is not one at the top level). With brackets that do not balance
     (`[0, 1)` balances; a `\\left\\{` closed by `\\right.` does not), the text up to the last relation sign
-    outside braces, as when no sign stands outside them: the whole text."""
+    outside braces, as when no sign stands outside them: the whole text. An environment's `\\begin{…}` and
+    `\\end{…}` are read as spaces: a bracket right after `\\begin{aligned}` starts an item (`[Q_1; Q_2] = …`)."""
+    latex = blank_environments(latex)
     braces = brackets = 0
     pieces: list[tuple[int, int]] = []  # (start, end) of the text between relation signs
     separator_at: list[int] = []  # per piece, where the text after its first separator starts (-1: none)
@@ -404,6 +427,17 @@ _DEFINING_SIGNS = tuple(dict.fromkeys(
 relation)."""
 
 
+_ONE_LETTER_SCRIPT = re.compile(r"(?<!\\)[_^]\s*(?:\{\s*[A-Za-z0-9]\s*\}|[A-Za-z0-9])")
+
+
+def base_letters(latex: str) -> frozenset[str]:
+    """Letters of the text outside command names and outside one-letter scripts (`_t`, `^{T}`): where the base
+    of a key a left side defines is written. TeX's script takes one token or one group, and the key of what a
+    left side defines is the key of its first operand (`x_t` defines `x_{t}` or `x`, never `t`), so a letter that
+    is all of a script is never that key's base; its scripts' letters may stand anywhere."""
+    return frozenset(_COMMAND_NAME.sub(" ", _ONE_LETTER_SCRIPT.sub(" ", latex)))
+
+
 def could_define(text: FormulaText) -> bool:
     """False only when the formula writes no defining relation (`_DEFINING_SIGNS`) outside its scripts, so that
     no statement of it defines anything: `symbols.collect` takes left-side keys only from a statement that is a
@@ -448,6 +482,7 @@ class EquationIndex:
         self._candidates: dict[Any, list[Any]] = {}
         self._definer_candidates: dict[Any, list[Any]] = {}
         self._left_texts: dict[str, FormulaText] = {}
+        self._left_bases: dict[str, frozenset[str]] = {}
         self._full: tuple[dict, dict, dict, frozenset] | None = None
         self._memo: dict[tuple[str, str], Any] = {}
         self.formulas = _Formulas(self)
@@ -500,15 +535,23 @@ class EquationIndex:
         atoms = key_atoms(key)
         found = self._definer_candidates.get(atoms)
         if found is None:
-            found = self._definer_candidates[atoms] = [eq for eq, text in self._candidates_for(key, True)
-                                                       if could_define(text) and
-                                                       could_write(atoms, self._left_text(eq))]
+            base = base_atoms(key_base(key))
+            found = self._definer_candidates[atoms] = [
+                eq for eq, text in self._candidates_for(key, True) if could_define(text) and
+                could_write(atoms, self._left_text(eq)) and (base is None or base[1] <= self._left_base(eq))]
         return found
 
     def _left_text(self, eq: Any) -> FormulaText:
         found = self._left_texts.get(eq.id)
         if found is None:
             found = self._left_texts[eq.id] = FormulaText(left_side(eq.latex))
+        return found
+
+    def _left_base(self, eq: Any) -> frozenset[str]:
+        """The letters of the display's left side that can be the base of what it defines (`base_letters`)."""
+        found = self._left_bases.get(eq.id)
+        if found is None:
+            found = self._left_bases[eq.id] = base_letters(self._left_text(eq).math)
         return found
 
     def lookup(self, relation: str, key: str) -> Any:
