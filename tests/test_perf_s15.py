@@ -143,3 +143,32 @@ def test_a_prefilter_no_is_a_parse_no_on_every_corpus_display():
                         (name, eq.id, key, eq.latex[:200])
                     ruled_out += 1
     assert ruled_out > 10000
+
+
+@pytest.mark.corpus
+def test_a_sentences_formula_keys_are_its_mentions_keys_on_every_corpus_sentence():
+    """A one-equation lookup matches a sentence's patterns only when the keys of its formulas can answer it
+    (`ProseMentions._may_hold`, from `definitions.sentence_formula_keys`): on every corpus sentence the keys
+    come formula for formula as `sentence_mentions` gives them, and every entry a mention makes in any relation
+    is one `_may_hold` admits."""
+    import papermath
+    from papermath.analysis.definitions import sentence_formula_keys, sentence_mentions
+    from papermath.analysis.prose_index import _RELATIONS, _entries
+
+    if not CORPUS_PAPERS:
+        corpus_paper("DyT")  # skips with the reason
+    entries = 0
+    for name in CORPUS_PAPERS:
+        mentions = papermath.open(str(corpus_paper(name))).index.mentions
+        for j, (p_index, s_index, text) in enumerate(mentions._sentences):
+            found = sentence_mentions(text, p_index, s_index, mentions._ordinals)
+            parts = sentence_formula_keys(text, mentions._ordinals)
+            assert [None if m is None else (m.keys, m.bases, m.elements, m.inner) for m in found] == parts, text
+            for k, m in enumerate(found):
+                if m is None:
+                    continue
+                for relation in _RELATIONS:
+                    for key, _ in _entries(relation, mentions._bases[j] + k, m):
+                        assert mentions._may_hold(j, relation, key), (name, relation, key, text)
+                        entries += 1
+    assert entries > 5000
