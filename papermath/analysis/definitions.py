@@ -737,15 +737,7 @@ def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset
     if "$" not in text and "\\(" not in text:
         return []
     found = classify_sentence(text)
-    parts: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None] = []
-    for f in found:
-        tree = _parse(f.latex) if not _part_of_a_word(text, f.end) else None
-        if tree is None:
-            parts.append(None)
-            continue
-        keys, bases = _mention_keys(tree, ordinals)
-        elements = element_keys(tree, ordinals)
-        parts.append((keys, bases, elements, _inner_keys(tree, keys + elements, ordinals)))
+    parts = [None if _part_of_a_word(text, f.end) else _formula_keys(f.latex, ordinals) for f in found]
     out: list[Mention | None] = []
     for k, (f, part) in enumerate(zip(found, parts)):
         if part is None or not any(part[i] for i in (0, 2, 3)):
@@ -758,6 +750,35 @@ def sentence_mentions(text: str, p_index: int, s_index: int, ordinals: frozenset
         out.append(Mention(keys, bases, f.pattern, f.strength, quote, f.latex, p_index, s_index, inner, described,
                            elements))
     return out
+
+
+def sentence_formula_keys(text: str, ordinals: frozenset[str]) -> list[tuple[tuple[str, ...], ...] | None]:
+    """Per inline formula of one sentence, in the order of `sentence_mentions`, the keys its mention would hold
+    ((subject keys, bases, element keys, inner keys), None for a formula that gives no mention), without
+    classifying the sentence: what a lookup of one key asks before the sentence's patterns are matched."""
+    if "$" not in text and "\\(" not in text:
+        return []
+    out = []
+    for a, b in _clauses(text):
+        for m in _MATH.finditer(text[a:b]):
+            inner = _inner(m)
+            latex = (m.group(inner) or "").strip()
+            if latex:
+                parts = None if _part_of_a_word(text, a + m.end(inner)) else _formula_keys(latex, ordinals)
+                out.append(parts if parts is not None and any(parts[i] for i in (0, 2, 3)) else None)
+    return out
+
+
+@lru_cache(maxsize=20000)
+def _formula_keys(latex: str, ordinals: frozenset[str]) -> tuple[tuple[str, ...], ...] | None:
+    """(subject keys, their bases, element keys, inner keys) of one prose formula, None when it does not parse:
+    they depend on the formula alone, and a paper writes the same `$x_t$` in many sentences."""
+    tree = _parse(latex)
+    if tree is None:
+        return None
+    keys, bases = _mention_keys(tree, ordinals)
+    elements = element_keys(tree, ordinals)
+    return keys, bases, elements, _inner_keys(tree, keys + elements, ordinals)
 
 
 _WHERE_CLAUSE = re.compile(r"\s*,?\s*(?:where|wherein)\b", re.I)

@@ -17,7 +17,10 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Iterator
 
-from ..math.tables import GREEK, RELATIONS
+from ..math.tables import (ACCENTS, BIG_OPERATORS, BINARY_OPS, BINOMIALS, CLOSE_DELIMS, CONDITION_BARS,
+                           DIVERGENCE_BARS, ELLIPSES, FONTS, FRACTIONS, FUNCTION_MACROS, GREEK, LETTER_LIKE,
+                           LIMIT_OPERATORS, NABLA, RELATIONS, ROOTS)
+from .symbols import LHS_RELATIONS
 
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?(\s*\{)?")
 _COMMAND_NAME = re.compile(r"\\[A-Za-z]+")
@@ -97,11 +100,14 @@ _WRAPPERS = frozenset("mathbf mathrm mathcal mathbb mathsf mathtt mathit mathfra
 class FormulaText:
     """A formula's text as `could_write` tests it (computed once per formula)."""
 
-    __slots__ = ("latex", "letters", "spelt", "unsure")
+    __slots__ = ("latex", "letters", "spelt", "unsure", "math")
 
     def __init__(self, latex: str) -> None:
         self.latex = latex
-        self.letters = frozenset(_COMMAND_NAME.sub(" ", latex))
+        self.math = blank_environments(latex)
+        """The text with every `\\begin{…}` and `\\end{…}` blanked (same offsets): the parser reads an
+        environment's name as layout (`_environment`), never as letters of a symbol (the d of `aligned`)."""
+        self.letters = frozenset(_COMMAND_NAME.sub(" ", self.math))
         self.spelt = self.letters | frozenset(m.group(1) for m in _ONE_LETTER_COMMAND.finditer(latex))
         """Letters outside command names, and the letters a one-letter command names (`\\R` may spell
         `\\mathbb{R}`): where a letter under a font or an accent can come from."""
@@ -109,6 +115,14 @@ class FormulaText:
 
 
 _ONE_LETTER_COMMAND = re.compile(r"\\([A-Za-z])(?![A-Za-z])")
+_ENVIRONMENT_NAME = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
+
+
+def blank_environments(latex: str) -> str:
+    """The text with every `\\begin{…}` and `\\end{…}` written as spaces (offsets kept)."""
+    if "\\begin" not in latex and "\\end" not in latex:
+        return latex
+    return _ENVIRONMENT_NAME.sub(lambda m: " " * len(m.group()), latex)
 
 
 def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None, text: FormulaText) -> bool:
@@ -120,46 +134,117 @@ def could_write(atoms: tuple[tuple[str, ...], frozenset[str], frozenset[str]] | 
     return all(c in latex for c in commands) and bare <= text.letters and wrapped <= text.spelt
 
 
-_SKIP_AFTER = re.compile(r"\s+|'|\}|\\[!,;: ]|\\(?:left|mathopen|[bB]ig{1,2}[lr]?)(?![A-Za-z])|"
-                         r"[_^](?:\s*\{|\s*\\[A-Za-z]+|\s*.)")
+_SKIP_AFTER = re.compile(r"\s+|~|&|'|\}|\\[!,;: ]|\\(?:left|right|mleft|mright|middle|mathopen|[bB]ig{1,2}[lrm]?)"
+                         r"(?![A-Za-z])|[_^](?:\s*\{|\s*\\[A-Za-z]+|\s*.)")
+"""What may stand between a name and the bracket it is applied to: space (`~` too), an alignment mark,
+primes, scripts, closing braces, spacing and sizing commands (the parser drops these, `\\right(` leaves `(`)."""
 _SCRIPT_COMMAND = re.compile(r"[_^]\s*\\[A-Za-z]+")
-_OPENS = ("(", "[", "\\{", "\\lbrace", "\\langle", "\\lvert", "\\lVert", "|", "\\|")
+_OPENS = ("(", "[", "\\{", "\\lbrace", "\\lbrack", "\\lparen", "\\lgroup")
+"""What the parser applies a name to: a call needs `(` or `[` right after the name and its scripts
+(`Parser._postfix_loop`); a distribution after `\\sim` also takes `\\{ … \\}` or a braced `{[ … ]}`
+(`_drawn_from`). A bar or an angle bracket after a name (`g_t \\|x\\|`, `f|x|`, `\\langle`) makes a product."""
+_BRACED_OPEN = re.compile(r"\{\s*(?:\[|\\\{|\\lbrace)")
+_COMMAND_AT = re.compile(r"\\(?:[A-Za-z]+|.)")
+_NO_CALL_AFTER = frozenset("\\" + name for name in (
+    GREEK | LETTER_LIKE | FONTS.keys() | ACCENTS.keys() | FRACTIONS | BINOMIALS | ROOTS | BIG_OPERATORS.keys() |
+    LIMIT_OPERATORS.keys() | FUNCTION_MACROS | ELLIPSES.keys() | NABLA | {"partial"})) | frozenset(
+    token for token in (*BINARY_OPS, *RELATIONS, *CLOSE_DELIMS, *CONDITION_BARS, *DIVERGENCE_BARS,
+                        "\\langle", "\\lvert", "\\lVert", "\\vert", "\\Vert", "\\|", "\\lfloor", "\\lceil")
+    if token.startswith("\\") and token not in _OPENS)
+"""Commands after which no call can follow the name before them: a letter, an operator, a relation, a
+closing bracket or bar, a font, an accent, a fraction. After any other command (spacing the parser drops,
+`\\quad`, `\\hspace{…}`, a text macro, a row break) a call is not ruled out."""
 
 
 def could_apply(key: str, text: FormulaText) -> bool:
     """False only when the formula cannot apply `key` as a function: a symbol named by a plain letter (`Q`,
-    `z_{t}`) is applied by writing its argument's bracket after it (`Q(s, a)`, `z_t\\left(`, `Q^{\\pi}[`):
-    past its scripts, primes, closing braces, spacing and size commands, an opening bracket follows. (Named
-    functions, `\\log x`, may go without one: for a key with a command this is `could_write`.) A letter under a
-    font or an accent (`\\mathcal{F}`, `\\hat f`) is applied the same way; as a command may spell it (`\\R`),
-    a formula that holds the letter inside a command name can apply it."""
+    `z_{t}`) or a Greek letter (`\\gamma_t`) is applied by writing its argument's bracket after it (`Q(s, a)`,
+    `z_t\\left(`, `Q^{\\pi}[`): past its scripts, primes, closing braces, spacing and size commands, an opening
+    bracket follows (`_OPENS`). A letter that is a whole script (`\\phi_a(x)`, `W^{\\gamma}(x)`) is not: the
+    bracket applies what the script is on. (Named functions, `\\log x`, may go without one: for a key with
+    another command this is `could_write`; so is `\\Pi`, which a constraint under it makes a projection applied
+    to what follows.) A letter under a font or an accent (`\\mathcal{F}`, `\\hat f`) is applied the same way; as
+    a command may spell it (`\\R`), a formula that holds the letter inside a command name can apply it."""
     atoms = base_atoms(key_base(key))
-    if atoms is None or text.unsure or atoms[0] or len(atoms[1] | atoms[2]) != 1:
-        return could_write(key_atoms(key), text)
-    if not could_write(key_atoms(key), text):
-        return False
-    wrapped = bool(atoms[2])
-    letter = next(iter(atoms[1] | atoms[2]))
-    latex = text.latex
+    if atoms is None or text.unsure or not could_write(key_atoms(key), text):
+        return atoms is None or text.unsure
+    commands, bare, wrapped = atoms
+    if len(bare | wrapped) + len(commands) != 1 or commands and (commands[0] not in GREEK or commands[0] == "Pi"):
+        return True
+    latex = text.math
+    indexed = _has_subscript(key[len(key_base(key)):])
+    if commands:  # every place the name stands (`\\varepsilon` writes `\\epsilon`'s name too)
+        name = commands[0]
+        return any(not latex[m.end():m.end() + 1].isalpha() and
+                   _applied_at(latex, _command_start(latex, m.start()), m.end(), indexed)
+                   for m in re.finditer(name, latex))
+    letter = next(iter(bare | wrapped))
     for m in re.finditer(re.escape(letter), latex):
         at = m.start()
         if at > 0 and latex[at - 1] == "\\" or _inside_command(latex, at):
             if wrapped and _one_letter_command(latex, at):
                 return True  # `\\R` may spell `\\mathbb{R}`; the x of `\\exp` or `\\max` spells nothing
             continue
-        end = m.end()
-        while True:
-            skip = _SKIP_AFTER.match(latex, end)
-            if skip is None:
-                break
-            end = _after_group(latex, skip.end()) if skip.group()[0] in "_^" and skip.group().endswith("{") \
-                else skip.end()
-            if _SCRIPT_COMMAND.fullmatch(skip.group()):  # `_\text{BT}`: the command's argument
-                while latex.startswith("{", end):
-                    end = _after_group(latex, end + 1)
-        if latex.startswith(_OPENS, end):
+        if _applied_at(latex, at, m.end(), indexed):
             return True
     return False
+
+
+def _has_subscript(scripts: str) -> bool:
+    """Whether a key's scripts (what follows its base) hold a subscript at the top level of braces."""
+    depth = 0
+    for c in scripts:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c == "_" and depth == 0:
+            return True
+    return False
+
+
+def _applied_at(latex: str, start: int, end: int, indexed: bool = False) -> bool:
+    """Whether the name written at `latex[start:end]` (a command's from its backslash) can be applied there: it
+    is not a whole script of another name, and past its own scripts, primes, braces and spacing an opening
+    bracket follows. `indexed`: the key applied has a subscript (`\\sigma_{t}`), so the name applied there must
+    carry one — a `_` (or `\\sb`) among its scripts, or a bracket index (`x[k]` reads as `x_{k}`) before the
+    call; `\\sigma(x)` applies `\\sigma`."""
+    if _whole_script(latex, start, end):
+        return False
+    while True:
+        skip = _SKIP_AFTER.match(latex, end)
+        if skip is None:
+            break
+        indexed = indexed and skip.group()[0] != "_"
+        end = _after_group(latex, skip.end()) if skip.group()[0] in "_^" and skip.group().endswith("{") \
+            else skip.end()
+        if _SCRIPT_COMMAND.fullmatch(skip.group()):  # `_\\text{BT}`: the command's argument
+            while latex.startswith("{", end):
+                end = _after_group(latex, end + 1)
+    command = _COMMAND_AT.match(latex, end)
+    if command is not None and command.group() not in _NO_CALL_AFTER and not latex.startswith(_OPENS, end) or \
+            latex.startswith("$", end):
+        return True  # a command the parser may drop (`\\quad`, `\\hspace{…}`, a row break), a formula in words
+    if indexed:  # only a bracket index can still give the name its subscript (an indexed name is drawn from nothing)
+        return latex.startswith(("[", "\\lbrack"), end)
+    return latex.startswith(_OPENS, end) or _BRACED_OPEN.match(latex, end) is not None
+
+
+def _whole_script(latex: str, start: int, end: int) -> bool:
+    """Whether the name at `latex[start:end]` is all of a script: `_a`, `^\\gamma`, `_{a}` (TeX's script takes one
+    token or one group, so a bracket after it applies the name the script is on)."""
+    before = latex[:start].rstrip()
+    if before.endswith("{"):
+        if not latex[end:].lstrip().startswith("}"):
+            return False
+        before = before[:-1].rstrip()
+    return before.endswith(("_", "^")) and not before.endswith(("\\_", "\\^"))
+
+
+def _command_start(latex: str, at: int) -> int:
+    """Where the command whose name holds the letters at `at` starts (its backslash; `\\varepsilon` for the
+    `epsilon` in it); `at` itself when no backslash leads to them (the `eta` of `\\beta`: not that command)."""
+    k = at
+    while k > 0 and latex[k - 1].isalpha():
+        k -= 1
+    return k - 1 if k > 0 and latex[k - 1] == "\\" and latex[k:at] in ("", "var") else at
 
 
 def _inside_command(latex: str, at: int) -> bool:
@@ -215,7 +300,9 @@ def left_side(latex: str) -> str:
     row `&= …` continues) and is dropped, unless the piece before it holds a bracket. A bar is a relation only in
     a script (`_|`; in `\\|x\\|` or `p(x|y)` it is not one at the top level). With brackets that do not balance
     (`[0, 1)` balances; a `\\left\\{` closed by `\\right.` does not), the text up to the last relation sign
-    outside braces, as when no sign stands outside them: the whole text."""
+    outside braces, as when no sign stands outside them: the whole text. An environment's `\\begin{…}` and
+    `\\end{…}` are read as spaces: a bracket right after `\\begin{aligned}` starts an item (`[Q_1; Q_2] = …`)."""
+    latex = blank_environments(latex)
     braces = brackets = 0
     pieces: list[tuple[int, int]] = []  # (start, end) of the text between relation signs
     separator_at: list[int] = []  # per piece, where the text after its first separator starts (-1: none)
@@ -332,6 +419,56 @@ def _group_end(text: str, start: int) -> int:
     return -1
 
 
+_DEFINING_SIGNS = tuple(dict.fromkeys(
+    [sign.rstrip("_") for sign, meaning in RELATIONS.items() if meaning in LHS_RELATIONS and sign != "="] +
+    ["=", "\\stackrel", "\\overset", "\\underset", "\\mathrel"]))
+"""How a formula's text can write a relation that defines its left side (`symbols.LHS_RELATIONS`: `=`, `:=`,
+`\\coloneqq`, `\\leftarrow`, `\\approx`, …, each spelling the parser reads as one; a stacked or classed
+relation)."""
+
+
+_ONE_LETTER_SCRIPT = re.compile(r"(?<!\\)[_^]\s*(?:\{\s*[A-Za-z0-9]\s*\}|[A-Za-z0-9])")
+
+
+def base_letters(latex: str) -> frozenset[str]:
+    """Letters of the text outside command names and outside one-letter scripts (`_t`, `^{T}`): where the base
+    of a key a left side defines is written. TeX's script takes one token or one group, and the key of what a
+    left side defines is the key of its first operand (`x_t` defines `x_{t}` or `x`, never `t`), so a letter that
+    is all of a script is never that key's base; its scripts' letters may stand anywhere."""
+    return frozenset(_COMMAND_NAME.sub(" ", _ONE_LETTER_SCRIPT.sub(" ", latex)))
+
+
+def could_define(text: FormulaText) -> bool:
+    """False only when the formula writes no defining relation (`_DEFINING_SIGNS`) outside its scripts, so that
+    no statement of it defines anything: `symbols.collect` takes left-side keys only from a statement that is a
+    relation whose first sign is one of `LHS_RELATIONS`, and a relation in a script (`\\sum_{t=1}^T`,
+    `\\mathbb{E}_{x=0}`) is the script's, never a statement (an objective `\\max_\\theta \\mathbb{E}[…]` or a
+    bound `\\sum_{t=1}^T a_t \\le D` defines nothing)."""
+    if text.unsure:
+        return True
+    latex = text.latex
+    if not any(sign in latex for sign in _DEFINING_SIGNS):
+        return False
+    outside = _outside_scripts(latex)
+    return any(sign in outside for sign in _DEFINING_SIGNS)
+
+
+_SCRIPT_GROUP = re.compile(r"(?<!\\)[_^]\s*\{")
+
+
+def _outside_scripts(latex: str) -> str:
+    """The text without its braced scripts (`_{t=1}`, `^{(k)}`): what a statement's own relation can be in."""
+    out = []
+    at = 0
+    for m in _SCRIPT_GROUP.finditer(latex):
+        if m.start() < at:
+            continue  # a script inside a script already dropped
+        out.append(latex[at:m.start()])
+        at = _after_group(latex, m.end())
+    out.append(latex[at:])
+    return " ".join(out)
+
+
 class EquationIndex:
     """defined-by, definers, used-in and applied-as-function over the display equations of a paper, computed
     per key on demand (`parse(eq)` gives an equation's (FormulaSymbols or None, warnings, error))."""
@@ -345,6 +482,7 @@ class EquationIndex:
         self._candidates: dict[Any, list[Any]] = {}
         self._definer_candidates: dict[Any, list[Any]] = {}
         self._left_texts: dict[str, FormulaText] = {}
+        self._left_bases: dict[str, frozenset[str]] = {}
         self._full: tuple[dict, dict, dict, frozenset] | None = None
         self._memo: dict[tuple[str, str], Any] = {}
         self.formulas = _Formulas(self)
@@ -397,14 +535,23 @@ class EquationIndex:
         atoms = key_atoms(key)
         found = self._definer_candidates.get(atoms)
         if found is None:
-            found = self._definer_candidates[atoms] = [eq for eq, _ in self._candidates_for(key, True)
-                                                       if could_write(atoms, self._left_text(eq))]
+            base = base_atoms(key_base(key))
+            found = self._definer_candidates[atoms] = [
+                eq for eq, text in self._candidates_for(key, True) if could_define(text) and
+                could_write(atoms, self._left_text(eq)) and (base is None or base[1] <= self._left_base(eq))]
         return found
 
     def _left_text(self, eq: Any) -> FormulaText:
         found = self._left_texts.get(eq.id)
         if found is None:
             found = self._left_texts[eq.id] = FormulaText(left_side(eq.latex))
+        return found
+
+    def _left_base(self, eq: Any) -> frozenset[str]:
+        """The letters of the display's left side that can be the base of what it defines (`base_letters`)."""
+        found = self._left_bases.get(eq.id)
+        if found is None:
+            found = self._left_bases[eq.id] = base_letters(self._left_text(eq).math)
         return found
 
     def lookup(self, relation: str, key: str) -> Any:

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Any, Iterator
 
 from .candidates import key_family
-from .definitions import _MATH, Mention, _acronym_mentions, _inner, _table_mentions, sentence_mentions
+from .definitions import (_MATH, Mention, _acronym_mentions, _inner, _table_mentions, sentence_formula_keys,
+                          sentence_mentions)
 from .equation_index import FormulaText, could_write, key_atoms
 
 _RELATIONS = ("by_key", "by_base", "subject", "subject_base", "inside", "family")
@@ -49,6 +50,7 @@ class ProseMentions(Mapping):
         self._extra = {base + k: m for k, m in enumerate(extra)}
         self._found: dict[int, Mention] = dict(self._extra)
         self._classified: set[int] = set()
+        self._keys: dict[int, list] = {}
         self._candidates: dict[Any, list[int]] = {}
         self._memo: dict[tuple[str, str], list] = {}
         self._spellings: dict[tuple[str, Any], tuple[str, ...]] = {}
@@ -108,12 +110,38 @@ class ProseMentions(Mapping):
         if found is None:
             found = []
             for j in self._candidates_for(key):
+                if j not in self._classified and not self._may_hold(j, relation, key):
+                    continue  # the sentence's formulas do not hold the key: it is classified when asked for
                 for i in self._ids(j):
                     found += [value for k, value in _entries(relation, i, self._found[i]) if k == key]
             for i, mention in self._extra.items():
                 found += [value for k, value in _entries(relation, i, mention) if k == key]
             self._memo[(relation, key)] = found
         return found
+
+    def _may_hold(self, j: int, relation: str, key: str) -> bool:
+        """Whether a mention of sentence `j` can have `key` in `relation` (`_entries`), from the keys of its
+        formulas alone (`sentence_formula_keys`): a sentence none of whose formulas holds the key adds nothing
+        to its lookup, and its patterns need not be matched for it."""
+        fields = _HOLDING[relation]
+        for part in self._formula_keys(j):
+            if part is None:
+                continue
+            keys = [k for i in fields for k in part[i]]
+            if key in (keys if relation != "family" else [key_family(k) for k in keys]):
+                return True
+        return False
+
+    def _may_spell(self, j: int, spelling, key: str) -> bool:
+        """Whether a formula of sentence `j` holds a key that `spelling` maps to `key` (what `spellings` keeps)."""
+        parts = self._formula_keys(j)
+        return any(spelling(k) == key for part in parts if part is not None for i in (0, 2, 3) for k in part[i])
+
+    def _formula_keys(self, j: int) -> list:
+        parts = self._keys.get(j)
+        if parts is None:
+            parts = self._keys[j] = sentence_formula_keys(self._sentences[j][2], self._ordinals)
+        return parts
 
     def spellings(self, written: str, spelling) -> tuple[str, ...]:
         """The keys the prose holds (as a subject or inside a formula) that `spelling` maps to what it maps
@@ -137,7 +165,9 @@ class ProseMentions(Mapping):
         else:
             subject: dict[str, None] = {}
             inside: dict[str, None] = {}
-            for i in [i for j in self._candidates_for(written) for i in self._ids(j)] + list(self._extra):
+            held = [j for j in self._candidates_for(written)
+                    if j in self._classified or self._may_spell(j, spelling, key)]
+            for i in [i for j in held for i in self._ids(j)] + list(self._extra):
                 m = self._found[i]
                 if m.pattern != "ordinal":
                     subject.update((k, None) for k in m.keys + m.elements if spelling(k) == key)
@@ -163,6 +193,12 @@ class ProseMentions(Mapping):
     def __len__(self) -> int:
         self.complete()
         return len(self._found)
+
+
+_HOLDING = {"by_key": (0,), "by_base": (1,), "subject": (0, 2), "subject_base": (1,), "inside": (3,),
+            "family": (0, 2, 3)}
+"""Per relation, which of a mention's keys (subject keys, bases, element keys, inner keys) its entries are of
+(`_entries`: `by_key` holds `m.keys`, `family` the families of `m.keys + m.elements + m.inner`, …)."""
 
 
 def _add(out: dict[str, dict[str, list]], i: int, m: Mention, only: str | None = None, key: str | None = None) -> None:

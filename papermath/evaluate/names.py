@@ -287,7 +287,8 @@ def _key_of(node: A.Node, latex: str) -> str:
 
 
 def _unknown(name: str, option: str, candidates: dict[str, A.Node], symbols: dict[str, str], typed: str) -> str:
-    names = sorted({k for k, n in candidates.items() if _nameable(n)} | set(symbols), key=len)
+    # shortest first, ties in the order the equation writes them (a set's order would change with the hash seed)
+    names = sorted(dict.fromkeys([k for k, n in candidates.items() if _nameable(n)] + list(symbols)), key=len)
     close = difflib.get_close_matches(loose(name), [loose(n) for n in names], n=3, cutoff=0.5)
     suggestions = [n for c in close for n in names if loose(n) == c][:3]
     listed = ", ".join(names[:12]) + (" …" if len(names) > 12 else "")
