@@ -128,3 +128,66 @@ def test_tabdiff_total_variation_over_a_set():
     assert isinstance(reading, SR.SecondReading), reading
     assert reading.agrees
     np.testing.assert_allclose(reading.value, ev.value)
+
+
+@needs_reader
+def test_an_indexed_function_is_a_member_of_a_family():
+    # F(x) = Σ_{k=1}^{3} f_k(x): f_k is member k of a family, its callable takes k first; the chosen outputs
+    # f(1, 2) = 2, f(2, 2) = 3, f(3, 2) = 5 are three members' outputs, 2 + 3 + 5 = 10 (read as one function f(x)
+    # they were one value three times)
+    ev = evaluate(r"F(x) = \sum_{k=1}^{3} f_k(x)", {"x": 2.0})
+    assert float(ev.value) == 10.0
+    ((latex, param, calls),) = ev.abstract
+    assert latex == "f" and [float(args[0]) for args, _ in calls] == [1.0, 2.0, 3.0]
+    assert [float(out) for _, out in calls] == [2.0, 3.0, 5.0]
+    assert any(f"{param}(k, x)" in line[1] for line in ev.lines)
+    reading = SR.reading_or_reason(ev)
+    assert isinstance(reading, SR.SecondReading) and reading.agrees and reading.value == pytest.approx(10.0)
+
+
+def test_a_label_on_a_function_is_no_family_index():
+    # ε_θ(x): θ labels the network, nothing binds it: one function of x
+    ev = evaluate(r"y = \epsilon_\theta(x)", {"x": 2.0})
+    ((_, _, calls),) = ev.abstract
+    assert [len(args) for args, _ in calls] == [1]
+
+
+@pytest.mark.parametrize("latex, values, gradient_shape", [
+    # ∇f(z) of an f the paper leaves abstract: the gradient of a scalar function, z's shape [2]
+    (r"w = z - \gamma \nabla f(z)", {"z": [1.0, 2.0], "\\gamma": 2.0}, (2,)),
+    # a bold head is a vector-valued map: ∇F(z) is its Jacobian [2, 2]
+    (r"w = (\nabla \mathbf{F}(z) + \lambda I_d)^{-1} z", {"z": [1.0, 2.0], "\\lambda": 3.0, "d": 2}, (2, 2)),
+])
+def test_the_gradient_of_an_abstract_function(latex, values, gradient_shape):
+    ev = evaluate(latex, values)
+    (gradient,) = [i for i in ev.inputs if i.key.startswith("\\nabla")]
+    assert np.shape(gradient.value) == gradient_shape
+    assert np.shape(ev.value) == (2,)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+@needs_reader
+def test_schedule_free_inner_iterate_keeps_the_declared_shape():
+    # schedule_free (21) z_{t,i} = z_{t,i-1} − γ∇f(z_{t,i-1}), z ∈ ℝ^d: ∇f(z_{t,i-1}) has z's shape, so the result
+    # is a d-vector, as the text declares; the second reader agrees (z − 2·g elementwise)
+    ev = _corpus_evaluation("schedule_free", "eq:21")
+    assert ev.target_shape == np.shape(ev.value) == (2,)
+    z = ev.input("z_{t, i - 1}").value
+    gradient = ev.input("\\nabla f(z_{t, i - 1})").value
+    np.testing.assert_allclose(ev.value, np.asarray(z) - float(ev.input("\\gamma").value) * np.asarray(gradient))
+    reading = SR.reading_or_reason(ev)
+    assert isinstance(reading, SR.SecondReading) and reading.agrees
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+@needs_reader
+def test_gmflow_mixture_is_a_sum_over_its_components():
+    # GMFlow (28) q(u) := Σ_{k=1}^{K} q_k(u): each q_k a component, the family's callable called with k
+    ev = _corpus_evaluation("GMFlow", "eq:28")
+    ((_, param, calls),) = ev.abstract
+    assert sorted(float(args[0]) for args, _ in calls) == [1.0, 2.0, 3.0]
+    assert float(ev.value) == pytest.approx(sum(float(out) for _, out in calls))
+    reading = SR.reading_or_reason(ev)
+    assert isinstance(reading, SR.SecondReading) and reading.agrees

@@ -810,7 +810,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     doubles = _doubles(sympy, ev.abstract)
     unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
     readers = {name for name in unknown if name.startswith("F_{Qq")}
-    if unknown - set(functions) - set(doubles) - readers:
+    members = {name for name in unknown if _family_member(name, doubles) is not None}
+    if unknown - set(functions) - set(doubles) - readers - members:
         return "an unknown function"  # SymPy's algebra has no value for it
     try:
         # over one draw (`_one_draw`) what each 𝔼 samples needs no name: its value is the operand's at that draw
@@ -821,7 +822,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
-            if all(values[s].ndim == 0 for s in order) and not readers and not elements and not identities:
+            if all(values[s].ndim == 0 for s in order) and not readers and not elements and not identities \
+                    and not members:
                 value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
             elif substituted.has(sympy.Piecewise):
                 return "a piecewise over arrays"
@@ -2291,9 +2293,24 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         word = _unspelled(name[len("F_{Qqfn"):-1]).lower()
         if word in _WORD_FUNCTIONS and len(args) == 1:
             return _WORD_FUNCTIONS[word](np.asarray(args[0], dtype=float))
+    member = _family_member(name, scope.functions)
+    if name not in scope.functions and member is not None:
+        value = _index_value(member[1], scope)
+        if value is None:
+            raise _NoOpinion("a member of a family of functions at an index nothing binds or gives")
+        return scope.functions[member[0]](np.float64(value), *args)
     if name not in scope.functions:
         raise _NoOpinion("an unknown function")
     return scope.functions[name](*args)
+
+
+def _family_member(name: str, functions: dict) -> tuple[str, str] | None:
+    """`q_{k}` where `q` is a function the test knows (a double): a member of the family q, its index k (the
+    family's callable takes the member's index first, then the arguments); None for any other name."""
+    match = re.fullmatch(r"(?P<base>.+?)_\{(?P<index>[^{}]+)\}", name)
+    if match is None or match.group("base") not in functions or _index_terms(match.group("index")) is None:
+        return None
+    return match.group("base"), match.group("index")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
