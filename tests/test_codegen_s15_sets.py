@@ -191,3 +191,28 @@ def test_gmflow_mixture_is_a_sum_over_its_components():
     assert float(ev.value) == pytest.approx(sum(float(out) for _, out in calls))
     reading = SR.reading_or_reason(ev)
     assert isinstance(reading, SR.SecondReading) and reading.agrees
+
+
+@pytest.mark.parametrize("latex, values, declared, value, target", [
+    # g_{i,t} declared a number, computed at every i at once (s_{i,t} read as all of s): [1+1, 2+0, 3+2] = [2, 2, 5],
+    # one member per position of s
+    (r"g_{i, t} = s_{i, t} + b_{i}", {"s": [1.0, 2.0, 3.0], "b": [1.0, 0.0, 2.0]}, {"g_{i, t}": ()}, [2.0, 2.0, 5.0],
+     (3,)),
+    (r"g_{i} = 2 s_{i}", {"s": [1.0, 2.0, 3.0]}, {"g_{i}": ()}, [2.0, 4.0, 6.0], (3,)),
+    # the whole vector s, no member read at i: the declared number stands, and the check fails on [3]
+    (r"g_{i} = 2 s", {"s": [1.0, 2.0, 3.0]}, {"g_{i}": ()}, [2.0, 4.0, 6.0], ()),
+    (r"g = 2 s", {"s": [1.0, 2.0, 3.0]}, {"g": ()}, [2.0, 4.0, 6.0], ()),
+])
+def test_a_declared_member_computed_at_every_free_index(latex, values, declared, value, target):
+    ev = evaluate(latex, values, declared_shapes=declared)
+    np.testing.assert_allclose(ev.value, value)
+    assert ev.target_shape == target
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
+def test_deepseek_gate_declared_per_expert():
+    # deepseek-v3 (16) g'_{i,t} (a number per expert i and token t) = s_{i,t} where s_{i,t} + b_i is among the
+    # K_r largest: computed for every expert i at once, one gate per expert
+    ev = _corpus_evaluation("deepseek-v3-2412.19437", "eq:16")
+    assert ev.target_shape == np.shape(ev.value) == (len(ev.input("s").value),)
