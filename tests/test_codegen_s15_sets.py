@@ -61,6 +61,8 @@ def test_conditioned_reductions_rewrite(latex, rewritten):
     (r"y = \prod_{t \in T} p^{\mathbb{1}\{t \in X\}}", {"p": 0.5, "T": [1.0, 2.0, 3.0], "X": [2.0, 3.0]}, 0.25),
     # no condition, j over the positions of a: 1 + 2 + 4 = 7
     (r"y = \sum_{j} a_j", {"a": [1.0, 2.0, 4.0]}, 7.0),
+    # no lower limit, the upper one kept: i = 1, 2 (i ≤ 2): 1 + 2 = 3
+    (r"y = \sum_{i}^{n} a_i", {"a": [1.0, 2.0, 4.0], "n": 2}, 3.0),
 ])
 @needs_reader
 def test_the_second_reader_computes_a_conditioned_reduction(latex, values, value):

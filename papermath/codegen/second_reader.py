@@ -2169,10 +2169,11 @@ def _conditioned_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
     codes = [] if codes == "all" else [codes[k:k + 2] for k in range(0, len(codes), 2)]
     sides = [_array_value(sympy, arg, scope) for arg in lower.args] if codes else []
     whole = isinstance(upper, sympy.Symbol) and upper.name == "F_{Qqwhole}"
-    candidates = _candidates(sympy, index, body, codes, sides, None if whole else _array_value(sympy, upper, scope),
-                             scope)
+    last = None if whole else _array_value(sympy, upper, scope)
+    candidates = _candidates(sympy, index, body, codes, sides, last, scope)
+    tests = list(zip(codes, sides)) + ([] if last is None else [("le", last)])  # `\\sum_{i}^{n}`: i ≤ n as well
     kept = [(value, position, count) for value, position, count in candidates
-            if all(_holds(code, value, side) for code, side in zip(codes, sides) if code != "eq")]
+            if all(_holds(code, value, side) for code, side in tests if code != "eq")]
     if not kept:
         raise _NoOpinion("a sum or product whose conditions keep no term")
     if len(kept) > _MOST_TERMS:
