@@ -218,3 +218,14 @@ def test_deepseek_gate_declared_per_expert():
     # K_r largest: computed for every expert i at once, one gate per expert
     ev = _corpus_evaluation("deepseek-v3-2412.19437", "eq:16")
     assert ev.target_shape == np.shape(ev.value) == (len(ev.input("s").value),)
+
+
+@pytest.mark.parametrize("latex, value", [
+    # t aᵀv = 7 · (1·2 + 1·3) = 35: the number scales the row, the row times v is the inner product
+    (r"y = t a^{\top} v", 35.0),
+    (r"y = - t a^{\top} v", -35.0),
+    (r"y = a^{\top} v t", 35.0),
+])
+def test_a_number_times_a_row_stays_a_row(latex, value):
+    ev = evaluate(latex, {"t": 7.0, "a": [1.0, 1.0], "v": [2.0, 3.0]})
+    assert float(ev.value) == pytest.approx(value)

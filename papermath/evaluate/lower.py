@@ -1496,7 +1496,10 @@ class Lowerer:
             return replace(left, latex=latex)
         lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
         if lv.ndim == 0 or rv.ndim == 0:
-            return self.binary("*", left, right, latex)
+            scaled = self.binary("*", left, right, latex)
+            # `t a^{\top} v`: a number times a row is still a row, so that the row times v is the inner product
+            return replace(scaled, row=True) if (left.row and lv.ndim == 1) or (right.row and rv.ndim == 1) \
+                else scaled
         if left.row and rv.ndim == 1:
             if lv.shape[0] != rv.shape[0]:
                 raise EvaluationError(f"{latex}: {shape_text(lv)}ᵀ · {shape_text(rv)}: lengths differ")
