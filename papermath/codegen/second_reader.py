@@ -796,6 +796,10 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
                 return "no real value"
             return (expression, value) if np.isfinite(value) else "not finite"
         return "a constant"  # nothing of the inputs to check
+    if _bound_in_a_given_value(sympy, expression, replacements):
+        # `\\sum_{j \\neq i} A^{j}_{t}` with A^{j}_{t} given one value: a term that varies with j read as a
+        # constant would make any reading agree (as for a sub-expression input, `_opaque_inputs`)
+        return "not rewritten: an input given one value depends on a variable a sum or 𝔼 binds"
     larger_first = sorted(replacements.items(), key=lambda kv: -sympy.count_ops(kv[0]) - len(kv[0].free_symbols))
     substituted = expression.subs(larger_first, simultaneous=True)  # `\\nabla f(y_t)` inside `\\gamma \\nabla f(y_t)`
     for name, constant in (("e", sympy.E), ("pi", sympy.pi)):  # e^{x}, \\pi with no input of that name
@@ -804,12 +808,14 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     elements = {**_elements(sympy, substituted, replacements, values), **tabulated}
     transposes = {p.exp for p in substituted.atoms(sympy.Pow) if _is_transpose(p.exp)}
     identities = _identity_symbols(substituted) - set(elements)
-    if substituted.free_symbols - set(values) - set(elements) - transposes - identities:
+    whole = {symbol for symbol in substituted.free_symbols if symbol.name == "F_{Qqwhole}"}
+    if substituted.free_symbols - set(values) - set(elements) - transposes - identities - whole:
         return "a symbol no input matches"  # SymPy read something else
     doubles = _doubles(sympy, ev.abstract)
     unknown = {f.func.__name__ for f in substituted.atoms(sympy.core.function.AppliedUndef)}
     readers = {name for name in unknown if name.startswith("F_{Qq")}
-    if unknown - set(functions) - set(doubles) - readers:
+    members = {name for name in unknown if _family_member(name, doubles) is not None}
+    if unknown - set(functions) - set(doubles) - readers - members:
         return "an unknown function"  # SymPy's algebra has no value for it
     try:
         # over one draw (`_one_draw`) what each 𝔼 samples needs no name: its value is the operand's at that draw
@@ -820,7 +826,8 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     order = sorted(values, key=str)
     try:
         with np.errstate(all="ignore"):
-            if all(values[s].ndim == 0 for s in order) and not readers and not elements and not identities:
+            if all(values[s].ndim == 0 for s in order) and not readers and not elements and not identities \
+                    and not members:
                 value = _scalar_value(sympy, substituted, values, {**functions, **doubles})
             elif substituted.has(sympy.Piecewise):
                 return "a piecewise over arrays"
@@ -841,6 +848,22 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if value.shape != want.shape or not np.all(np.isfinite(value)):
         return "another shape (matrix or reduction) or not finite"
     return expression, value
+
+
+def _bound_in_a_given_value(sympy: Any, expression: Any, replacements: dict) -> bool:
+    """An input given one value whose name carries the index of a sum or product it stands in (`A^{j}_{t}` in
+    `\\sum_{j \\neq i}`): its name's symbols or scripts hold the index, and the reduction's term holds it."""
+    for reduction in expression.atoms(sympy.Sum, sympy.Product):
+        names = {limit[0].name for limit in reduction.limits}
+        for key in replacements:
+            if isinstance(key, sympy.Symbol) and key.name in names or not reduction.function.has(key):
+                continue
+            scripts = re.findall(r"[_^]\{([^{}]*)\}", getattr(key, "name", ""))
+            inside = {s.name for s in key.free_symbols} | {w for part in scripts for w in re.findall(r"[A-Za-z]\w*",
+                                                                                                     part)}
+            if names & (inside - {getattr(key, "name", None)}):
+                return True
+    return False
 
 
 _TRANSPOSE_T = re.compile(r"\^\s*(?:T|\{\s*T\s*\}|\\(?:mathrm|text|mathsf|rm|textsf)\s*\{\s*T\s*\}"
@@ -1178,7 +1201,7 @@ def reader_forms(side: str) -> tuple[str, dict[str, str]]:
     Returns the text and each expectation's subscript (marker name → the LaTeX under 𝔼). No papermath tree is
     used: brackets are matched in the text. Raises `_NotRewritten` where a construct cannot be placed."""
     side = _concatenations(_gaussians(_inner_products(_absolute_values(_norms(_function_heads(
-        _written_sets(_braced_extrema(_projections(side)))))))))
+        _written_sets(_braced_extrema(_projections(_indicators(_conditioned_reductions(side)))))))))))
     draws: dict[str, str] = {}
     start = 0
     while True:
@@ -1302,6 +1325,140 @@ def _written_sets(side: str) -> str:
             start = match.end()
             continue
         side = f"{side[:match.start()]} @Qqset@({', '.join(members)}){side[close + 1:]}"
+        start = match.start() + 1
+
+
+_CONDITIONED = re.compile(r"\\(?P<op>sum|prod|max|min)(?![A-Za-z])\s*(?:\\limits(?![A-Za-z])\s*)?(?=_)")
+"""A sum, product, max or min with a subscript (what the subscript says is read by `_conditioned_reductions`)."""
+
+_CONDITION_OPS = (("\\neq", "ne"), ("\\ne", "ne"), ("\\leqslant", "le"), ("\\leq", "le"), ("\\le", "le"),
+                  ("\\geqslant", "ge"), ("\\geq", "ge"), ("\\ge", "ge"), ("\\notin", "ni"), ("\\in", "in"),
+                  ("<", "lt"), (">", "gt"), ("=", "eq"))
+"""A condition's relations → the two-letter code the range marker spells (`_conditioned_value` reads them)."""
+_FLIPPED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "ne": "ne", "eq": "eq"}
+"""`e < k` is `k > e`: the relation read from the bound variable's side."""
+_CONDITION_OP = re.compile("|".join(re.escape(op) + ("(?![A-Za-z])" if op[0] == "\\" else "")
+                                    for op, _ in _CONDITION_OPS))
+_BOUND_NAME = re.compile(r"\s*(?:[A-Za-z]|\\(?:%s)(?![A-Za-z]))'*\s*" % _GREEK)
+"""A bound variable's name: one letter or Greek letter (primes kept: `v'`)."""
+
+
+def _conditioned_reductions(side: str) -> str:
+    """`\\sum_{k<t}`, `\\sum_{j \\neq i}`, `\\prod_{t \\in T}`, `\\sum_b`, `\\sum_{\\substack{j=1 \\\\ j \\neq i}}^n`
+    → `\\sum_{k=@Qqwhere…@(…)}^{…}`: SymPy's grammar reads a sum only as `\\sum_{k=a}^{b}`, so the subscript's
+    conditions on the bound variable are spelled as its lower limit, a marker whose name lists each relation
+    (`Qqwherelt`, `Qqwhereeqne`, `Qqwherein`; `Qqwhereall` for no condition) applied to each relation's other
+    side, which SymPy still parses (and the inputs are substituted into, as anywhere); the written upper limit
+    stays (else `@Qqwhole@`). `_conditioned_value` computes the range. A subscript this does not read (`\\sum_{(s,
+    a)}`, several variables, a relation on no single name) is left as written: SymPy cannot parse it, no opinion.
+    An ordinary `\\sum_{k=a}^{b}` is left alone."""
+    start = 0
+    while True:
+        match = _CONDITIONED.search(side, start)
+        if match is None:
+            return side
+        subscript, end = _script(side, match.end())
+        upper_match = re.match(r"\s*\^\s*(?P<arg>%s)" % _SCRIPT_ARGUMENT, side[end:])
+        upper = upper_match.group("arg") if upper_match else ""
+        after = end + (upper_match.end() if upper_match else 0)
+        upper = upper[1:-1] if upper.startswith("{") else upper
+        start = match.end()
+        if upper and re.fullmatch(r"[^=<>]*=[^=<>]*", subscript) and not _CONDITION_OP.search(
+                subscript.replace("=", " ")):
+            continue  # `\\sum_{k=1}^{n}`: SymPy's own form
+        read = _conditions(subscript)
+        if read is None:
+            continue
+        variable, codes, others = read
+        marker = f"@Qqwhere{''.join(codes) or 'all'}@({', '.join(others) or '0'})"  # a bracket SymPy reads
+        limit = f"{{{upper}}}" if upper else "{@Qqwhole@}"
+        # `\\limits` dropped; a max or min is read as Σ is (its term as far as Σ's), its marker names the extremum
+        operator = {"max": "\\sum", "min": "\\sum"}.get(match.group("op"), f"\\{match.group('op')}")
+        marker = marker.replace("@Qqwhere", f"@Qq{match.group('op')}where") if operator == "\\sum" and \
+            match.group("op") != "sum" else marker
+        side = f"{side[:match.start()]}{operator}_{{{variable}={marker}}}^{limit}{side[after:]}"
+
+
+def _conditions(subscript: str) -> tuple[str, list[str], list[str]] | None:
+    """A sum's subscript as (the bound variable, each condition's code, each condition's other side), or None
+    where it is not conditions on one name. Parts are split at `\\\\` (a `\\substack`) and top-level commas; a
+    chain (`1 \\le j \\le n`) is two conditions."""
+    stacked = re.fullmatch(r"\s*\\substack\s*\{(.*)\}\s*", subscript, flags=re.S)
+    body = stacked.group(1) if stacked else subscript
+    if stacked and "\\\\" not in body:
+        # the line breaks are gone (`computed_side` joins a display's lines): a new condition starts where a name
+        # and a relation follow a space (`j=1 j \\neq i`)
+        body = re.sub(r"(?<=\S)\s+(?=%s(?:%s))" % (_BOUND_NAME.pattern, _CONDITION_OP.pattern), r" \\\\ ", body)
+    parts = [p for chunk in re.split(r"\\\\", body) for p in _split_top(chunk, ",") if p.strip()]
+    if not parts:
+        return None
+    variable: str | None = None
+    codes: list[str] = []
+    others: list[str] = []
+    for part in parts:
+        pieces: list[str] = []
+        ops: list[str] = []
+        k = 0
+        for found in _CONDITION_OP.finditer(part):
+            before = part[:found.start()]
+            if sum(c in _OPENERS for c in before) != sum(c in _CLOSERS for c in before):
+                continue  # a relation inside a group (`x_{i<j}`, `\\mathcal{N}(i)`): not the subscript's
+            pieces.append(part[k:found.start()])
+            ops.append(dict(_CONDITION_OPS)[found.group(0)])
+            k = found.end()
+        pieces.append(part[k:])
+        names = [i for i, piece in enumerate(pieces) if _BOUND_NAME.fullmatch(piece)]
+        if variable is None:
+            if not names:
+                return None
+            variable = pieces[names[0] if len(pieces) != 3 or len(names) == 1 else 1].strip()
+        place = next((i for i, piece in enumerate(pieces) if piece.strip() == variable), None)
+        if place is None or any(not piece.strip() for piece in pieces):
+            return None
+        for i, op in enumerate(ops):
+            if i + 1 == place:  # `e < k`: read from k's side
+                codes.append(_FLIPPED.get(op, ""))
+                others.append(pieces[i].strip())
+            elif i == place:
+                codes.append(op)
+                others.append(pieces[i + 1].strip())
+            else:
+                return None  # a relation between two other things
+    if variable is None or "" in codes or (len(parts) == 1 and not codes and len(parts[0].split()) > 1):
+        return None
+    return variable, codes, others
+
+
+_INDICATOR = re.compile(r"\\(?:mathbb|mathbf|mathds|mathbbm|bm)\s*(?:\{\s*1\s*\}|1(?![0-9]))\s*(?=[_\[({]|\\\{)")
+"""The indicator `\\mathbb{1}` before its condition (`\\{t \\in X\\}`, `_{k < t}`, `[a \\ne b]`)."""
+
+
+def _indicators(side: str) -> str:
+    """`\\mathbb{1}\\{t \\in X\\}`, `\\mathbb{1}_{k<t}`, `\\mathbf{1}[a \\neq b]` → `@Qqtruth<code>@(t, X)`: 1 where
+    the one relation it holds is true, else 0 (`_applied_value`, the codes of `_CONDITION_OPS`). An indicator of
+    anything else (several relations, prose) is left alone: SymPy reads no value for it."""
+    start = 0
+    while True:
+        match = _INDICATOR.search(side, start)
+        if match is None:
+            return side
+        i = match.end()
+        start = i
+        if side.startswith("_", i):
+            condition, end = _script(side, i)
+        else:
+            end = _closing(side, i) + 1
+            condition = side[i + (2 if side.startswith("\\{", i) else 1):_strip_right(side, end - 1)]
+            condition = condition[:-1] if condition.endswith("\\") else condition
+        ops = [op for op in _CONDITION_OP.finditer(condition) if op.group(0) != "="]
+        if len(ops) != 1:
+            continue
+        op = ops[0]
+        left, right = condition[:op.start()].strip(), condition[op.end():].strip()
+        if not left or not right:
+            continue
+        code = dict(_CONDITION_OPS)[op.group(0)]
+        side = f"{side[:match.start()]} @Qqtruth{code}@({left}, {right}){side[end:]}"
         start = match.start() + 1
 
 
@@ -2043,6 +2200,8 @@ def _offset_from(index: str, name: str) -> int | None:
 
 def _reduction_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
     *inner, (index, lower, upper) = expression.limits
+    if isinstance(lower, sympy.core.function.AppliedUndef) and _WHERE_MARKER.match(lower.func.__name__):
+        return _conditioned_value(sympy, expression, scope)
     body = type(expression)(expression.function, *inner) if inner else expression.function
     low, high = (_array_value(sympy, bound, scope) for bound in (lower, upper))
     if np.ndim(low) or np.ndim(high) or low != round(float(low)) or high != round(float(high)):
@@ -2055,6 +2214,109 @@ def _reduction_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
         (index.name, value, value - low, count),))) for value in range(low, high + 1)]
     terms = _stacked(terms)
     return terms.sum(axis=0) if isinstance(expression, sympy.Sum) else terms.prod(axis=0)
+
+
+_WHERE_MARKER = re.compile(r"F_\{Qq(max|min)?where(\w+)\}")
+"""The lower limit `_conditioned_reductions` writes for a sum's conditions: (the extremum or none, the codes)."""
+
+
+def _conditioned_value(sympy: Any, expression: Any, scope: _Scope) -> Any:
+    """A sum or product over the values its subscript's conditions keep (`_conditioned_reductions`), each term
+    computed with the index bound to (value, position, count) as an ordinary sum's is. The candidates: the members
+    of the set an `\\in` names (in order); else the whole numbers between the bounds the conditions and the upper
+    limit give (`j = 1`, `k \\ge 1`, `^{n}`, `k < t`: t − 1), where both ends are given; else the positions of the
+    input arrays the index picks an element of (one length for all), counted from where the subscript or the
+    statement's sums say the array starts (`_Scope.origins`), else from `_FIRST_INDEX`; an index that picks no
+    element and has no stated range has no opinion. Then every condition is tested on each candidate (`\\neq`,
+    `<`, `\\notin` …). A max or min (`\\max_{j \\in S}`) takes the extremum of the kept terms."""
+    *inner, (index, lower, upper) = expression.limits
+    body = type(expression)(expression.function, *inner) if inner else expression.function
+    extremum, codes = _WHERE_MARKER.fullmatch(lower.func.__name__).groups()  # type: ignore[union-attr]
+    codes = [] if codes == "all" else [codes[k:k + 2] for k in range(0, len(codes), 2)]
+    sides = [_array_value(sympy, arg, scope) for arg in lower.args] if codes else []
+    whole = isinstance(upper, sympy.Symbol) and upper.name == "F_{Qqwhole}"
+    last = None if whole else _array_value(sympy, upper, scope)
+    candidates = _candidates(sympy, index, body, codes, sides, last, scope)
+    tests = list(zip(codes, sides)) + ([] if last is None else [("le", last)])  # `\\sum_{i}^{n}`: i ≤ n as well
+    kept = [(value, position, count) for value, position, count in candidates
+            if all(_holds(code, value, side) for code, side in tests if code != "eq")]
+    if not kept:
+        raise _NoOpinion("a sum or product whose conditions keep no term")
+    if len(kept) > _MOST_TERMS:
+        raise _NoOpinion("a sum with too many terms")
+    terms = _stacked([_array_value(sympy, body, dataclasses.replace(scope, indices=scope.indices + (
+        (index.name, value, position, count),))) for value, position, count in kept])
+    if extremum:
+        return terms.max(axis=0) if extremum == "max" else terms.min(axis=0)
+    return terms.sum(axis=0) if isinstance(expression, sympy.Sum) else terms.prod(axis=0)
+
+
+def _candidates(sympy: Any, index: Any, body: Any, codes: list[str], sides: list, upper: Any,
+                scope: _Scope) -> list[tuple[Any, int, int]]:
+    """The values a conditioned index may take, each (value, position in the arrays it picks, their count)."""
+    if "in" in codes:
+        members = np.asarray(sides[codes.index("in")], dtype=float)
+        if members.ndim != 1:
+            raise _NoOpinion("a sum over a set that is not one list of numbers")
+        # a member is a value, not a position: no array is indexed by position with it (count −1)
+        return [(float(m), p, -1) for p, m in enumerate(members)]
+    low, high = _whole_bounds(codes, sides, upper)
+    if low is not None and high is not None:
+        if not 0 < high - low + 1 <= _MOST_TERMS:
+            raise _NoOpinion("a sum with no terms or too many")
+        return [(value, value - low, high - low + 1) for value in range(low, high + 1)]
+    lengths, starts = set(), set()
+    for symbol in body.free_symbols:
+        base, name = scope.elements.get(symbol, (None, None))
+        if base is not None and name.strip() == index.name and np.ndim(scope.values[base]):
+            lengths.add(np.shape(scope.values[base])[0])
+            starts.add(scope.origins.get(base, _FIRST_INDEX if low is None else low))
+    if len(lengths) != 1 or len(starts) != 1:
+        raise _NoOpinion("a sum whose range nothing states (it picks no element, or arrays of several lengths or "
+                         "starts)")
+    (length,), (start,) = lengths, starts
+    return [(start + p, p, length) for p in range(length)]
+
+
+_FIRST_INDEX = 1
+"""Where a sequence starts when neither the subscript nor a sum of the statement says: `a_1, …, a_n`, the
+convention of a family a paper writes without a start (`\\sum_{j \\neq i} a_j` over a of length n: j = 1 … n)."""
+
+
+def _whole_bounds(codes: list[str], sides: list, upper: Any) -> tuple[int | None, int | None]:
+    """The least and greatest whole number the conditions (`=`, `≥`, `>`, `≤`, `<`) and the upper limit allow."""
+    low = high = None
+    bounds = [(code, side) for code, side in zip(codes, sides) if code in ("eq", "ge", "gt", "le", "lt")]
+    if upper is not None:
+        bounds.append(("le", upper))
+    for code, side in bounds:
+        if np.ndim(side) or not np.isfinite(float(side)) and code in ("eq", "ge", "gt"):
+            raise _NoOpinion("a sum whose bounds are not whole numbers")
+        value = float(side)
+        if not np.isfinite(value):
+            continue  # `^{\\infty}` with `k < t`: the other bound decides
+        if value != round(value):
+            raise _NoOpinion("a sum whose bounds are not whole numbers")
+        value = int(round(value)) + {"gt": 1, "lt": -1}.get(code, 0)
+        if code in ("eq", "ge", "gt"):
+            low = value if low is None else max(low, value)
+        else:
+            high = value if high is None else min(high, value)
+    return low, high
+
+
+_TESTS = {"ne": lambda v, s: v != s, "lt": lambda v, s: v < s, "le": lambda v, s: v <= s, "gt": lambda v, s: v > s,
+          "ge": lambda v, s: v >= s, "in": lambda v, s: v in s, "ni": lambda v, s: v not in s}
+"""A condition's test on a candidate value and the condition's other side (a number, or a set's members)."""
+
+
+def _holds(code: str, value: Any, side: Any) -> bool:
+    side = np.asarray(side, dtype=float)
+    if code in ("in", "ni"):
+        return _TESTS[code](float(value), set(side.reshape(-1).tolist()))
+    if side.ndim:
+        raise _NoOpinion("a condition against an array")
+    return bool(_TESTS[code](float(value), float(side)))
 
 
 def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
@@ -2079,6 +2341,11 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         return np.unique(np.array([float(a) for a in args]))
     if name == "F_{Qqproj}":
         return _projected(*args)
+    if name.startswith("F_{Qqtruth"):
+        value, other = args
+        if np.ndim(value):
+            raise _NoOpinion("an indicator of a condition on an array")
+        return np.float64(_holds(name[len("F_{Qqtruth"):-1], value, other))
     if any(isinstance(a, _Identity) for a in args):
         raise _NoOpinion("the identity as a function's argument")
     if name == "F_{Qqabs}":
@@ -2093,9 +2360,24 @@ def _applied_value(sympy: Any, call: Any, scope: _Scope) -> Any:
         word = _unspelled(name[len("F_{Qqfn"):-1]).lower()
         if word in _WORD_FUNCTIONS and len(args) == 1:
             return _WORD_FUNCTIONS[word](np.asarray(args[0], dtype=float))
+    member = _family_member(name, scope.functions)
+    if name not in scope.functions and member is not None:
+        value = _index_value(member[1], scope)
+        if value is None:
+            raise _NoOpinion("a member of a family of functions at an index nothing binds or gives")
+        return scope.functions[member[0]](np.float64(value), *args)
     if name not in scope.functions:
         raise _NoOpinion("an unknown function")
     return scope.functions[name](*args)
+
+
+def _family_member(name: str, functions: dict) -> tuple[str, str] | None:
+    """`q_{k}` where `q` is a function the test knows (a double): a member of the family q, its index k (the
+    family's callable takes the member's index first, then the arguments); None for any other name."""
+    match = re.fullmatch(r"(?P<base>.+?)_\{(?P<index>[^{}]+)\}", name)
+    if match is None or match.group("base") not in functions or _index_terms(match.group("index")) is None:
+        return None
+    return match.group("base"), match.group("index")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

@@ -190,13 +190,14 @@ def _run(tree: A.Node, given: dict[str, Any], declared: dict[str, tuple[str, ...
     return first, result, _Batch(value, tuple(steps), inputs, note, Samples(size, names, reduce))
 
 
-def _declared_result_shape(lowerer: Lowerer, batch: Optional[_Batch]) -> dict[str, Any]:
+def _declared_result_shape(lowerer: Lowerer, batch: Optional[_Batch], value: Any = None) -> dict[str, Any]:
     """The shape the declarations give what the equation defines, in this evaluation's sizes (or nothing)."""
     target = lowerer.target_node
     if target is None:
         return {}
     key = lowerer.target_key(target)
     shape = lowerer.declared.get(key, lowerer.declared.get(key + ENTRY))
+    member = shape is None or key + ENTRY in lowerer.declared and key not in lowerer.declared
     if shape is None and isinstance(target, A.Indexed):
         shape = lowerer.declared.get(to_latex(target))
     if shape is None:
@@ -211,7 +212,25 @@ def _declared_result_shape(lowerer: Lowerer, batch: Optional[_Batch]) -> dict[st
             return {}
     if batch is not None and batch.samples.reduce == "stack":
         sizes.insert(0, batch.samples.size)
-    return {"target_shape": tuple(sizes), "target_shape_source": f"{key} [{', '.join(shape)}]"}
+    steps = _member_axes(lowerer, target, value, len(sizes)) if member and isinstance(target, A.Indexed) else ()
+    source = f"{key} [{', '.join(shape)}]" + (" for each value of its free index" if steps else "")
+    return {"target_shape": steps + tuple(sizes), "target_shape_source": source}
+
+
+def _member_axes(lowerer: Lowerer, target: A.Indexed, value: Any, rank: int) -> tuple[int, ...]:
+    """The leading axes of a result computed at every value of its free indices at once: the paper declares one
+    member (`g'_{i,t}` a number), and the numbers read the members the right side uses as whole inputs at those
+    indices (`Evaluation.members`: s_{i,t} → all of s), so the result holds one member per position. Each extra
+    leading axis must be as long as a member input's leading axis, and there are no more of them than the target
+    has free indices; otherwise none (the declared shape is checked as it stands)."""
+    shape = np.shape(value) if value is not None else ()
+    extra = len(shape) - rank
+    free = sum(lowerer._free(i) for i in target.indices)
+    lengths = {np.shape(lowerer.inputs[k].value)[0] for k in lowerer.members.values()
+               if k in lowerer.inputs and np.ndim(lowerer.inputs[k].value)}
+    if not lowerer.members or not 0 < extra <= free or any(n not in lengths for n in shape[:extra]):
+        return ()
+    return tuple(int(n) for n in shape[:extra])
 
 
 def _sample_reduction(tree: A.Node) -> str:
@@ -341,7 +360,7 @@ def evaluate(formula: str | A.Node, values: Mapping[str, Any] | None = None, *,
         source_latex=formula if isinstance(formula, str) else "",
         members=tuple((written, key) for written, key in lowerer.members.items() if key in params),
         tables=tuple((key, variables) for key, variables in lowerer.tables.items() if key in params),
-        **_declared_result_shape(lowerer, batch))
+        **_declared_result_shape(lowerer, batch, value))
 
 
 def _result_latex(target: Optional[A.Node], tree: A.Node) -> str:

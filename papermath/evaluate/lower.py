@@ -1649,7 +1649,10 @@ class Lowerer:
             return replace(left, latex=latex)
         lv, rv = np.asarray(left.value, float), np.asarray(right.value, float)
         if lv.ndim == 0 or rv.ndim == 0:
-            return self.binary("*", left, right, latex)
+            scaled = self.binary("*", left, right, latex)
+            # `t a^{\top} v`: a number times a row is still a row, so that the row times v is the inner product
+            return replace(scaled, row=True) if (left.row and lv.ndim == 1) or (right.row and rv.ndim == 1) \
+                else scaled
         if left.row and rv.ndim == 1:
             if lv.shape[0] != rv.shape[0]:
                 raise EvaluationError(f"{latex}: {shape_text(lv)}ᵀ · {shape_text(rv)}: lengths differ")
@@ -1957,6 +1960,9 @@ class Lowerer:
         args = [self.lower(a) for a in node.args]
         if not args:
             raise EvaluationError(f"{whole}: the function {head} has no arguments here")
+        members = self._family_indices(node.func)
+        if members:
+            args = members + args  # `q_k(u)` in a sum over k: member k of the family q, told apart by its index
         param = self.abstract.get(key) or python_name(key, self.names)
         self.abstract[key] = param
         outputs = self.abstract_outputs.setdefault(param, [])
@@ -1974,11 +1980,22 @@ class Lowerer:
         self.notes.append(f"{head} is not defined in the equation (a function the paper leaves "
                           f"abstract, or defines elsewhere): its output {whole} = {fmt(value)} was chosen, with the "
                           f"shape of its first argument (give it with --set {shlex.quote(whole + '=…')} or a function "
-                          f"with --fn); the code takes {param} as a callable")
+                          f"with --fn); the code takes {param} as a callable"
+                          + (f", a family called with the member's index first "
+                             f"({param}({', '.join(m.np for m in members)}, …))" if members else ""))
         call_np = f"{param}({', '.join(a.np for a in args)})"
         call_t = f"torch.as_tensor({param}({', '.join(a.torch for a in args)}), dtype=torch.float64)"
         return self.emit(Low(np.asarray(value, float), call_np, call_t, whole),
                          "apply", f"{head}: a callable parameter (the paper leaves it abstract)")
+
+    def _family_indices(self, func: A.Node) -> list[Low]:
+        """The indices of an abstract function's head that an enclosing sum or product binds (`q_k` in
+        `\\sum_{k=1}^{K} q_k(u)`): the head names a member of a family of functions, one per value of k, so each
+        index is an argument of the family's callable (its value, before the function's own arguments). An index
+        nothing binds (`\\epsilon_\\theta`, `Q_t` at a free t) is part of the function's name, not a member's."""
+        if not isinstance(func, A.Indexed):
+            return []
+        return [self.lower(index) for index in func.indices if to_latex(index) in self.loops]
 
     def known_function(self, op: str, node: A.Apply, name: str) -> Low:
         whole = to_latex(node)
@@ -2344,7 +2361,7 @@ class Lowerer:
             self._restore(snapshot)
             why = (f"{', '.join(calls)} is left abstract" if calls else
                    f"{to_latex(body)} does not depend on {to_latex(wrt_node)} in this equation")
-            shape = list(np.shape(probe.value)) + list(theta.shape)
+            shape = self._gradient_shape(probe, theta, calls if node.wrt is None else [], expression)
             note = f"chosen: the gradient cannot be computed here ({why}); give it with --set"
             self.notes.append(f"{to_latex(node)}: {note[8:]} '{to_latex(node)}=…'")
             return self._chosen_input(to_latex(node), node, lambda over: self.choose_value(
@@ -2375,6 +2392,24 @@ class Lowerer:
         what = "gradient" if out_shape == () else "Jacobian"
         return self.emit(Low(grad, npc, tc, to_latex(node)), "grad",
                          f"{what} of {to_latex(body)} with respect to {wrt} (central differences)")
+
+    def _gradient_shape(self, probe: Low, theta: np.ndarray, calls: list[str], expression: A.Node) -> list[int]:
+        """The shape of a gradient taken as a value: ∇ of a function the paper leaves abstract, in its own argument
+        (`\\nabla f(z)`, nothing under ∇; `calls` empty otherwise), with no shape declared for its output, is the
+        gradient of a scalar
+        function (∇ is the gradient; a vector function's derivative is written as a Jacobian, J or ∂), so it has
+        the variable's shape, whatever shape the function's chosen output took; a head in bold (`\\mathbf{F}`, the
+        notation of a vector-valued map) keeps its vector output, and ∇ of it is the Jacobian: the output's shape
+        followed by the variable's, as for anything else."""
+        inner = _strip(expression)
+        func = inner.func if isinstance(inner, A.Apply) else None
+        base = func.base if isinstance(func, A.Indexed) else func
+        head = symbol_key(func) if isinstance(func, (A.Symbol, A.Indexed)) else None
+        scalar_valued = isinstance(base, A.Symbol) and base.font not in ("bf", "bfit", "bm", "boldsymbol")
+        if calls and head is not None and scalar_valued and head not in self.declared \
+                and head + ENTRY not in self.declared:
+            return list(theta.shape)
+        return list(np.shape(probe.value)) + list(theta.shape)
 
     def _abstract_gradient(self, node: A.Gradient, head: str) -> Low:
         """∇f(y_t, ζ_t), ∇F(y_t) at a point that is no input here, f left abstract: the gradient in f's first
