@@ -556,7 +556,7 @@ _NOT_A_HEAD = frozenset("""large small larger smaller positive negative optimal 
 _ING_NOUNS = frozenset("""detuning spacing clustering embedding embeddings padding encoding encodings setting
     settings mapping mappings string strings ring rings learning training coupling couplings binding ranking
     rankings pairing pairings matching matchings labeling labelling ordering orderings rating ratings
-    thing things weighting smoothing scaling pooling gating routing rescaling rounding""".split())
+    thing things weighting smoothing scaling pooling gating routing rescaling rounding conditioning""".split())
 
 
 def _is_noun_head(word: str) -> bool:

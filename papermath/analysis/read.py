@@ -1994,9 +1994,22 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
 def _as_written_where_the_sequence_is_named(index: PaperIndex, use: SymbolUse, subject: dict[int, int]) -> None:
     """A sentence about the same letter with other indices (level 1 in `subject`) that names the bare letter as a
     sequence ("The $z$ sequence is the base sequence") speaks of every z_t, as written: level 0."""
+    running = all(_RUNNING_INDEX.match(i) for i in use.indices)
     for i, level in list(subject.items()):
-        if level == 1 and _names_the_sequence(index.mentions[i], use.key):
+        if level == 1 and (_names_the_sequence(index.mentions[i], use.key) or
+                           (running and _enumerates(index.mentions[i], use.key))):
             subject[i] = 0
+
+
+_RUNNING_INDEX = re.compile(r"^(?:[A-Za-z]|\\ell)$")
+"""An index that runs over the members (`z_t`, `x_i`), not one member (`z_1`) or a label (`W_{\\text{out}}`)."""
+_ELLIPSIS = re.compile(r"\\(?:[lcv]?dots|dotsc|dotsb)(?![A-Za-z])|\.\.\.|…")
+
+
+def _enumerates(m: Mention, key: str) -> bool:
+    """The formula lists the members of one sequence, first to last ("Let $z_1, \\dots, z_T$ be arbitrary vectors",
+    "$\\beta_1, \\ldots, \\beta_T$"): it writes every member, so it speaks of z_t at any running index t as written."""
+    return len(m.keys) >= 2 and set(m.bases) == {key} and bool(_ELLIPSIS.search(m.math))
 
 
 def _names_the_sequence(m: Mention, key: str) -> bool:
