@@ -20,9 +20,10 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
                    MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
                    role_from_description)
-from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
-                         next_step_keys, paragraph_index, previous_step,
-                         lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
+from .candidates import (DEFINES, Application, CandidateOrder, application_of, display_context,  # noqa: F401
+                         equation_place, key_family, next_step_keys, paragraph_index, previous_step,
+                         lead_paragraph, mention_application, mention_index, places, rank_candidates,
+                         same_family_meaning, spelled_out_application)
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
@@ -1873,11 +1874,14 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     if use.kind == "index":
         return _find_index_definitions(index, eq, use)
     written = written_form(use)
-    signature = (use.key, written, bool(use.indices), use.kind == "function")
+    applied = application_of(_display_tree(index, eq), use.key) if use.kind == "function" else None
+    signature = (use.key, written, bool(use.indices), use.kind == "function", applied)
     orders = index.paper.cache.setdefault("candidate-orders", {}) if index.paper is not None else {}
     order = orders.get(signature)
     if order is None:
         subject, inside = _candidate_slots(index, use, written)
+        if applied is not None:  # how the equation applies a function decides which of its meanings it is
+            _apart_where_applied_otherwise(index, use, applied, subject, inside)
         order = orders[signature] = CandidateOrder(index.doc, index.mentions, subject, inside,
                                                    _collection_members(index, use, written, subject))
     doc = index.doc
@@ -1989,6 +1993,33 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+def _apart_where_applied_otherwise(index: PaperIndex, use: SymbolUse, applied: Application,
+                                   subject: dict[int, int], inside: dict[int, int]) -> None:
+    r"""A letter applied as a density or a map names one function per way it is applied: the data PDF $p(x)$ and
+    the transition kernel $p(x_t | x_{t-\Delta t})$ are two functions of one letter, and the forward process
+    $q(x_{1:T} | x_0)$ is not the data distribution $q(x_0)$. When some sentence applies the symbol as the equation
+    does (`Application.agrees`), a sentence that applies it otherwise is about the same letter with another
+    meaning (level 1); a sentence that writes the bare letter keeps its level. A sentence that writes the very
+    application of the equation ("a transition Gaussian kernel $p(x_t | x_{t-\Delta t})$" for the display of that
+    kernel) goes before the others that only agree ("a Gaussian kernel $p(x_t | x_0)$"). A formula that draws from
+    the function's application and spells it out by an equality (`x_t \sim q(x_t | x_0) = \mathcal{N}(…)`) is
+    about it, as its subject would be."""
+    for i, level in inside.items():
+        if level == 0 and i not in subject:
+            way = spelled_out_application(index.mentions[i], use.key)
+            if way is not None and applied.agrees(way):
+                subject[i] = 0
+    ways = {i: mention_application(index.mentions[i], use.key) for i, level in subject.items() if level == 0}
+    same = [i for i, way in ways.items() if way is not None and applied.written_as(way)]
+    agreeing = [i for i, way in ways.items() if way is not None and applied.agrees(way)]
+    kept = same or agreeing
+    if not kept:
+        return
+    for i, way in ways.items():
+        if way is not None and i not in kept:
+            subject[i] = 1
 
 
 def _as_written_where_the_sequence_is_named(index: PaperIndex, use: SymbolUse, subject: dict[int, int]) -> None:
