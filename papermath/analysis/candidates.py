@@ -803,4 +803,4 @@ def _application(node) -> Application:
 def _families(nodes) -> frozenset[str]:
     from .symbols import symbol_key
     keys = (symbol_key(n) for n in nodes)
-    return frozenset(key_family(k) for k in keys if k)
+    return frozenset(key_family(k) for k in keys if k and not _PLACEHOLDER.match(k))  # `\\cdot` is no argument
