@@ -10,7 +10,7 @@ import pytest
 
 from papermath.analysis.candidates import application_of, mention_application, spelled_out_application
 from papermath.analysis.definitions import _parse, sentence_mentions
-from papermath.analysis.read import _enumerates
+from papermath.analysis.read import _enumerates, _writes_as
 
 from conftest import corpus_equation, symbol_row
 
@@ -42,6 +42,20 @@ CORPUS = [
     # placeholder: it is not set apart as another application (the gold accepts it)
     ("a placeholder argument writes the same application", "grid-cell-conformal-isometry", "eq:1", "F",
      "is a representation of the self-motion"),
+    # the bare h of MultiHead (the number of heads): "we employ $h=8$ parallel attention layers, or heads", not the
+    # introduction's RNN "hidden states $h_t$ … the previous hidden state $h_{t-1}$" (s4 B07)
+    ("a bare letter is not the indexed one of another sentence", "attention-1706.03762", "eq:u1", "h",
+     "parallel attention layers, or heads"),
+    # ... while a collection of members still says what the bare letter is (dev SISS (5) x)
+    ("a collection of indexed members still defines the bare letter", "SISS", "5", "x",
+     "given access to a training dataset"),
+    # ... and a labelled symbol written as an indexed node keeps its own sentence (s8 D10)
+    ("a labelled symbol is written as the equation writes it", "DiffusionDPO", "eq:3", r"\mathbf{x}^{w}_{0}",
+     "denoting the"),
+    # D_c in "(conditioning $c \sim \mathcal{D}_c$)": the formula's key drops the label c (its own variable), the
+    # formula still writes D_c as the equation does (s9 E10, s10 F34)
+    ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
+     "(conditioning $c \\sim"),
 ]
 
 
@@ -119,3 +133,18 @@ def test_a_draw_spells_out_the_application_it_names():
     # the draw alone names the distribution without saying what it is
     assert spelled_out_application(_mention(r"with $x_t \sim q(x_t|x_0)$.", "x"), "q") is None
     assert mention_application(_mention(r"with $x_t \sim q(x_t|x_0)$.", "x"), "q") is not None
+
+
+# (formula, written form, whether the formula writes the symbol as a node of its own)
+WRITTEN = [
+    ("h_t", "h", False),  # h only as the base of h_t
+    ("h_{t-1}", "h", False),
+    ("h=8", "h", True),
+    (r"c \sim \mathcal{D}_c", r"\mathcal{D}_{c}", True),
+    (r"c \sim \mathcal{D}", r"\mathcal{D}_{c}", False),
+]
+
+
+@pytest.mark.parametrize("math, written, writes", WRITTEN, ids=[f"{w[1]} in {w[0]}" for w in WRITTEN])
+def test_written_as_the_equation_writes_it(math, written, writes):
+    assert _writes_as(math, written) is writes

@@ -1880,6 +1880,7 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     order = orders.get(signature)
     if order is None:
         subject, inside = _candidate_slots(index, use, written)
+        _as_the_prose_writes_it(index, use, written, subject, inside)
         if applied is not None:  # how the equation applies a function decides which of its meanings it is
             _apart_where_applied_otherwise(index, use, applied, subject, inside)
         order = orders[signature] = CandidateOrder(index.doc, index.mentions, subject, inside,
@@ -1993,6 +1994,48 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
         # family as another index would; another kind of label (ε and ε_{orig}) is only the same letter
         target.setdefault(i, 1 if _varies_like_index(use.key, key) else 2)
     return subject, inside
+
+
+def _as_the_prose_writes_it(index: PaperIndex, use: SymbolUse, written: str, subject: dict[int, int],
+                            inside: dict[int, int]) -> None:
+    """The levels of `_candidate_slots` by how each formula writes the symbol. A letter the equation writes bare (the
+    number of heads h) is not the same quantity as the letter with indices in a sentence that only writes those
+    (the hidden states h_t, h_{t-1}): when some sentence writes the letter bare, such a sentence is the same letter
+    with other indices (level 1). A labelled symbol written as the equation does inside another formula whose
+    subject is its label (`c \\sim \\mathcal{D}_c`: the key drops the label c, read as that formula's variable) holds
+    it as written."""
+    if not use.indices and use.kind == "symbol":
+        # (a collection or a run of members, `X = \{x_1, …, x_n\}`, says what each member is: it keeps its level)
+        indexed_only = [i for i, level in subject.items() if level == 0 and
+                        written not in index.mentions[i].elements and not _ELLIPSIS.search(index.mentions[i].math)
+                        and _writes_as(index.mentions[i].math, written) is False]
+        if indexed_only and len(indexed_only) < sum(1 for level in subject.values() if level == 0):
+            for i in indexed_only:
+                subject[i] = 1
+    family = key_family(use.key)
+    label = _label_of(use.key)
+    if family != use.key and label:
+        mi = mention_index(index.mentions)
+        for i in mi.inside.get(family, ()):
+            m = index.mentions[i]
+            if i not in inside and i not in subject and label in m.keys and _writes_as(m.math, written):
+                inside[i] = 0
+
+
+def _label_of(key: str) -> str:
+    from .candidates import _labels
+    return _labels(key)[1]
+
+
+def _writes_as(math: str, written: str) -> bool | None:
+    """Whether some node of the formula prints as `written` and is not only the base of an indexed form (`h_t` writes
+    h indexed, not as the bare h; `c \\sim \\mathcal{D}_c` writes \\mathcal{D}_c). None when it does not parse."""
+    tree = _parse_cached(math)
+    if tree is None:
+        return None
+    nodes = list(ast.walk(tree))
+    bases = {id(node.base) for node in nodes if isinstance(node, ast.Indexed)}
+    return any(id(node) not in bases and to_latex(node) == written for node in nodes)
 
 
 def _apart_where_applied_otherwise(index: PaperIndex, use: SymbolUse, applied: Application,
