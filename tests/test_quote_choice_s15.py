@@ -54,6 +54,11 @@ CORPUS = [
      "denoting the"),
     # D_c in "(conditioning $c \sim \mathcal{D}_c$)": the formula's key drops the label c (its own variable), the
     # formula still writes D_c as the equation does (s9 E10, s10 F34)
+    # E_{t, x_0, x_t}: x_0 (written first) is "a data point", defined alone; x_t after it is the noised sample, a row
+    # of its own quoting "yielding the noisy data $x_t = …$" (s8 D30, s9 E30; dev TabDiff (5))
+    ("the family's row after a member defined alone", "GMFlow", "eq:3", r"\mathbf{x}_{t}", "yielding the noisy data"),
+    ("the family's row after a member defined alone (dev)", "TabDiff", "eq:5", r"\mathbf{x}_{t}",
+     "denote a sequence of data"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -148,3 +153,20 @@ WRITTEN = [
 @pytest.mark.parametrize("math, written, writes", WRITTEN, ids=[f"{w[1]} in {w[0]}" for w in WRITTEN])
 def test_written_as_the_equation_writes_it(math, written, writes):
     assert _writes_as(math, written) is writes
+
+
+@pytest.mark.corpus
+def test_a_member_written_first_and_its_family_are_two_rows():
+    eq = corpus_equation("GMFlow", "eq:3")
+    member, family = symbol_row(eq, r"\mathbf{x}_{0}"), symbol_row(eq, r"\mathbf{x}_{t}")
+    assert member is not family and r"\mathbf{x}_{t}" not in member.also_written
+
+
+# (form, whether it ends in one running index)
+RUNNING = [("x_t", True), (r"\mathbf{x}_{t}", True), ("x_0", False), ("x_{t-1}", False), (r"x_{\pi(t)}", False)]
+
+
+@pytest.mark.parametrize("form, running", RUNNING, ids=[r[0] for r in RUNNING])
+def test_running_forms(form, running):
+    from papermath.analysis.members import _RUNNING_FORM
+    assert bool(_RUNNING_FORM.search(form)) is running
