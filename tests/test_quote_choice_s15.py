@@ -10,7 +10,7 @@ import pytest
 
 from papermath.analysis.candidates import application_of, mention_application, spelled_out_application
 from papermath.analysis.definitions import _parse, sentence_mentions
-from papermath.analysis.read import _enumerates, _writes_as
+from papermath.analysis.read import _defined_right_side, _enumerates, _writes_as
 
 from conftest import corpus_equation, symbol_row
 
@@ -59,6 +59,11 @@ CORPUS = [
     ("the family's row after a member defined alone", "GMFlow", "eq:3", r"\mathbf{x}_{t}", "yielding the noisy data"),
     ("the family's row after a member defined alone (dev)", "TabDiff", "eq:5", r"\mathbf{x}_{t}",
      "denote a sequence of data"),
+    # the lead paragraph defines L inline for DDPM ($\mathcal{L} = E\|\epsilon - \epsilon_\theta(x_t, t)\|^2$); the display
+    # writes another right side (ε_θ(x_t, z, t)): its lead-in "directly inject the condition $z$ into the training
+    # objective:" says what this L is (s8 D32)
+    ("a display that defines its left side anew", "semanticist", "eq:u1", r"\mathcal{L}",
+     "directly inject the condition"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -170,3 +175,28 @@ RUNNING = [("x_t", True), (r"\mathbf{x}_{t}", True), ("x_0", False), ("x_{t-1}",
 def test_running_forms(form, running):
     from papermath.analysis.members import _RUNNING_FORM
     assert bool(_RUNNING_FORM.search(form)) is running
+
+
+# (formula, key, the right side of its defining equality or None)
+RIGHT_SIDES = [
+    (r"L = a + b", "L", "a+b"),
+    (r"L = \mathbb{E}\|e - f(x, z)\|^2", "L", None),  # compared below: only its presence matters here
+    (r"L \le a + b", "L", None),  # a bound, not an equality
+    (r"M = a + b", "L", None),  # another left side
+]
+
+
+@pytest.mark.parametrize("math, key, side", RIGHT_SIDES, ids=[r[0] for r in RIGHT_SIDES])
+def test_defined_right_side(math, key, side):
+    found = _defined_right_side(_parse(math), key)
+    if side is None and "=" in math and math.startswith(key):
+        assert found is not None  # an equality of `key`: some right side
+    else:
+        assert found == side
+
+
+def test_two_right_sides_differ_where_the_display_adds_an_argument():
+    inline = _defined_right_side(_parse(r"L = \mathbb{E}\|e - f(x, t)\|^2"), "L")
+    display = _defined_right_side(_parse(r"L = \mathbb{E}\|e - f(x, z, t)\|^2"), "L")
+    assert inline and display and inline != display
+    assert _defined_right_side(_parse(r"L=\mathbb{E}\| e-f(x,t) \|^2"), "L") == inline  # spacing is no difference

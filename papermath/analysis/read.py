@@ -540,7 +540,8 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     displays' own paragraphs or defines the symbol outright elsewhere; else a sentence of the home's lead paragraph
     that names it (`_named_in_context`); else the home's lead-in, unless that is about another symbol."""
     near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
-    if best is not None and (best[1].paragraph in near or _keeps_own_definition(use, *best)):
+    if best is not None and (best[1].paragraph in near or _keeps_own_definition(use, *best)) and \
+            not (use.lhs and _defined_otherwise_before(index, home, use, best[0])):
         return best
     lead_para = lead_paragraph(index.doc, home)
     named = _named_in_context(use, defining, {lead_para.id} if lead_para is not None else set())
@@ -558,6 +559,28 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
         return None, lead
     return best
+
+
+def _defined_otherwise_before(index: PaperIndex, home: Equation, use: SymbolUse, mention: Mention | None) -> bool:
+    """The sentence defines the display's left side by an equality with another right side (semanticist's "the
+    training objective of DDPM … $\\mathcal{L} = \\mathbb{E}\\|\\epsilon - \\epsilon_\\theta(x_t, t)\\|^2$",
+    then "Conditional diffusion models … directly inject the condition $z$ into the training objective:" before
+    `\\mathcal{L} = … \\epsilon_\\theta(x_t, z, t) …`): the display defines the symbol anew, and its own lead-in
+    says what the new one is."""
+    if mention is None or mention.pattern != "equation":
+        return False
+    prose, display = _parse_cached(mention.math), _display_tree(index, home)
+    sides = [_defined_right_side(tree, use.key) for tree in (prose, display)]
+    return None not in sides and sides[0] != sides[1]
+
+
+def _defined_right_side(tree: ast.Node | None, key: str) -> str | None:
+    """The right side of `key = …` (spaces dropped), when the formula is that equality."""
+    if isinstance(tree, ast.Rows) and len(tree.statements) == 1:
+        tree = tree.statements[0]
+    if not isinstance(tree, ast.Relation) or tree.ops[:1] != ("=",) or to_latex(tree.operands[0]) != key:
+        return None
+    return re.sub(r"\s+", "", to_latex(tree.operands[1]))
 
 
 _NAMING_PATTERNS_OF_A_ROW = frozenset({"parenthesis", "appositive", "where", "is", "let", "in-set", "denoted", "called",
