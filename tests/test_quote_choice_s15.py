@@ -59,11 +59,15 @@ CORPUS = [
     ("the family's row after a member defined alone", "GMFlow", "eq:3", r"\mathbf{x}_{t}", "yielding the noisy data"),
     ("the family's row after a member defined alone (dev)", "TabDiff", "eq:5", r"\mathbf{x}_{t}",
      "denote a sequence of data"),
-    # the lead paragraph defines L inline for DDPM ($\mathcal{L} = E\|\epsilon - \epsilon_\theta(x_t, t)\|^2$); the display
-    # writes another right side (ε_θ(x_t, z, t)): its lead-in "directly inject the condition $z$ into the training
+    # the lead paragraph defines L inline for DDPM ($\mathcal{L} = E\|\epsilon - \epsilon_\theta(x_t, t)\|^2$); the
+    # display writes another right side (ε_θ(x_t, z, t)): its lead-in "directly inject the condition $z$ into the training
     # objective:" says what this L is (s8 D32)
     ("a display that defines its left side anew", "semanticist", "eq:u1", r"\mathcal{L}",
      "directly inject the condition"),
+    # the FFN display's own next paragraph: "The dimensionality of input and output is $d_{model}=512$" names d_model
+    # (before, a value only; "vectors of dimension $d_{model}$" of the embeddings section was quoted; s4 B11)
+    ("a value given to a named noun phrase", "attention-1706.03762", "eq:3", r"d_{\text{model}}",
+     "dimensionality of input and output is"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -200,3 +204,20 @@ def test_two_right_sides_differ_where_the_display_adds_an_argument():
     display = _defined_right_side(_parse(r"L = \mathbb{E}\|e - f(x, z, t)\|^2"), "L")
     assert inline and display and inline != display
     assert _defined_right_side(_parse(r"L=\mathbb{E}\| e-f(x,t) \|^2"), "L") == inline  # spacing is no difference
+
+
+# (sentence, formula, pattern strength): a value the copula gives to a noun phrase names the symbol
+VALUES = [
+    (r"The dimensionality of input and output is $d_{model}=512$.", "d_{model}=512", 2),
+    (r"The learning rate is $\eta = 0.001$.", r"\eta = 0.001", 2),
+    (r"We set $\beta=0.9$.", r"\beta=0.9", 1),  # set, not named
+    (r"In this work we employ $h=8$ parallel attention layers.", "h=8", 1),
+    (r"The outputs have size 8, and the inner layer has dimensionality $d_{ff}=2048$.", "d_{ff}=2048", 1),
+]
+
+
+@pytest.mark.parametrize("sentence, math, strength", VALUES, ids=[v[1] for v in VALUES])
+def test_a_value_given_to_a_noun_phrase(sentence, math, strength):
+    from papermath.analysis.definitions import classify_sentence
+    found = [f for f in classify_sentence(sentence) if f.latex == math]
+    assert [(f.pattern, f.strength) for f in found] == [("value", strength)]

@@ -974,12 +974,20 @@ _ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Th
 """An equality with an order of growth on its right (`\\beta = \\Omega(…)`, `m = \\Theta(\\sqrt{d})`)."""
 
 
+_NAMED_BY_COPULA = re.compile(r"(?:^|[.;:]\s+|,\s+(?:and\s+)?)(?:the|our)\s+(?:[A-Za-z][\w\-]*\s+){0,6}?"
+                              r"(?:is|are|was|were)\s*$", re.I)
+"""A sentence (or clause) that opens with a noun phrase and a copula right before the formula ("The dimensionality
+of input and output is", ", and the inner-layer has …" does not)."""
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
-        return "value", 1
+        # "The dimensionality of input and output is $d_{model} = 512$": the noun phrase the copula gives the value
+        # to names the symbol (a value said of it, and what it is); "we set $\beta = 0.9$" only sets it
+        return "value", 2 if _NAMED_BY_COPULA.search(before) else 1
     if _ASYMPTOTIC_ORDER.search(latex):
         return "order", 1  # "$\\beta = \\Omega(\\max\\{…\\})$": how large it grows, not what it is
     if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$",
