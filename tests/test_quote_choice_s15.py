@@ -60,8 +60,8 @@ CORPUS = [
     ("the family's row after a member defined alone (dev)", "TabDiff", "eq:5", r"\mathbf{x}_{t}",
      "denote a sequence of data"),
     # the lead paragraph defines L inline for DDPM ($\mathcal{L} = E\|\epsilon - \epsilon_\theta(x_t, t)\|^2$); the
-    # display writes another right side (ε_θ(x_t, z, t)): its lead-in "directly inject the condition $z$ into the training
-    # objective:" says what this L is (s8 D32)
+    # display writes another right side (ε_θ(x_t, z, t)): its lead-in "directly inject the condition $z$ into the
+    # training objective:" says what this L is (s8 D32)
     ("a display that defines its left side anew", "semanticist", "eq:u1", r"\mathcal{L}",
      "directly inject the condition"),
     # the FFN display's own next paragraph: "The dimensionality of input and output is $d_{model}=512$" names d_model
