@@ -68,6 +68,10 @@ CORPUS = [
     # (before, a value only; "vectors of dimension $d_{model}$" of the embeddings section was quoted; s4 B11)
     ("a value given to a named noun phrase", "attention-1706.03762", "eq:3", r"d_{\text{model}}",
      "dimensionality of input and output is"),
+    # "such that each $\zeta_{ij}$ can be viewed as a standard Gaussian sample" (s4 B29), before the sentence that
+    # assembles them "into a tensor $\zeta$" (the tensor's definition)
+    ("a quantified copula 'each X can be viewed as a …'", "GMFlow", "eq:15", r"\mathbf\zeta _{i,j}",
+     "can be viewed as a standard Gaussian sample"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -214,6 +218,20 @@ VALUES = [
     (r"In this work we employ $h=8$ parallel attention layers.", "h=8", 1),
     (r"The outputs have size 8, and the inner layer has dimensionality $d_{ff}=2048$.", "d_{ff}=2048", 1),
 ]
+
+
+@pytest.mark.parametrize("sentence, math, pattern, strength", [
+    (r"such that each $\zeta_{ij}$ can be viewed as a standard Gaussian sample.", r"\zeta_{ij}", "is", 3),
+    (r"Each $x_i$ is a vector of features.", "x_i", "is", 3),
+    (r"where $z$ is viewed as the latent.", "z", "where", 3),
+    (r"where $x$ can be seen as a noisy image.", "x", "where", 3),
+    (r"each $x_i$ is independent of $y$.", "x_i", None, 0),  # no noun phrase: a property
+    (r"where $z$ is used in the loss.", "z", None, 0),
+])
+def test_viewed_as_and_each(sentence, math, pattern, strength):
+    from papermath.analysis.definitions import classify_sentence
+    found = [f for f in classify_sentence(sentence) if f.latex == math]
+    assert [(f.pattern, f.strength) for f in found] == [(pattern, strength)]
 
 
 @pytest.mark.parametrize("sentence, math, strength", VALUES, ids=[v[1] for v in VALUES])
