@@ -10,7 +10,7 @@ import pytest
 
 from papermath.analysis.candidates import application_of, mention_application, spelled_out_application
 from papermath.analysis.definitions import _parse, sentence_mentions
-from papermath.analysis.read import _defined_right_side, _enumerates, _writes_as
+from papermath.analysis.read import _declared_map, _defined_right_side, _enumerates, _writes_as
 
 from conftest import corpus_equation, symbol_row
 
@@ -72,6 +72,9 @@ CORPUS = [
     # assembles them "into a tensor $\zeta$" (the tensor's definition)
     ("a quantified copula 'each X can be viewed as a …'", "GMFlow", "eq:15", r"\mathbf\zeta _{i,j}",
      "can be viewed as a standard Gaussian sample"),
+    # `T_{ij}: x_{0,ij} \mapsto \zeta_{ij}` declares the map T_ij: its lead-in "KR transport defines an invertible
+    # mapping for each pixel:" says what it is (s4 B30; before, "$t \in [0, T]$ denotes the diffusion time")
+    ("a display declaring a map", "GMFlow", "eq:15", "T_{i,j}", "defines an invertible mapping for each pixel"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -239,3 +242,17 @@ def test_a_value_given_to_a_noun_phrase(sentence, math, strength):
     from papermath.analysis.definitions import classify_sentence
     found = [f for f in classify_sentence(sentence) if f.latex == math]
     assert [(f.pattern, f.strength) for f in found] == [("value", strength)]
+
+
+# (display, the map it declares)
+MAPS = [
+    (r"T_{ij}: x_{0, ij} \mapsto \zeta_{ij}", "T"),
+    (r"f: \mathbb{R}^d \to \mathbb{R}", "f"),
+    (r"y = f(x)", None),  # an equality defines its left side by other means
+    (r"\{x : x > 0\}", None),  # a set-builder colon declares no map
+]
+
+
+@pytest.mark.parametrize("display, key", MAPS, ids=[m[0] for m in MAPS])
+def test_a_display_declaring_a_map(display, key):
+    assert _declared_map(_parse(display)) == key

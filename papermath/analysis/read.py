@@ -350,8 +350,9 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     # not defined here, is looked up: an index or a left side never asks which display defines it.)
     other_id = None if use.lhs or use.kind == "index" else \
         defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
-    home = eq if use.lhs else (index.doc.equation(other_id) if other_id and other_id != eq.id and
-                               use.kind != "index" and _conventional(use.key) is None else None)
+    home = eq if use.lhs or _declares_the_map(index, eq, use) else \
+        (index.doc.equation(other_id) if other_id and other_id != eq.id and use.kind != "index" and
+         _conventional(use.key) is None else None)
     if home is not None and home is not eq and _display_order(index.doc).get(home.id, 0) > \
             _display_order(index.doc).get(eq.id, 0):
         home = None  # a later display that sets the symbol (γ = D/(G√T) in a theorem) does not define it here
@@ -533,6 +534,22 @@ def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
     plain = re.sub(r"[{}\s]", "", quote)
     written = re.sub(r"[{}\s]", "", family) + "_" + re.sub(r"[{}\s]", "", ",".join(indices))
     return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
+
+
+def _declares_the_map(index: PaperIndex, eq: Equation, use: SymbolUse) -> bool:
+    """A display that opens with the symbol and a colon (`T_{ij}: x_{0,ij} \\mapsto \\zeta_{ij}`, `f: \\mathbb{R}^d \\to
+    \\mathbb{R}`) declares that map: the display defines it, and its lead-in ("KR transport defines an invertible
+    mapping for each pixel:") says what it is, as for a left side."""
+    return use.kind != "index" and _declared_map(_display_tree(index, eq)) == use.key
+
+
+def _declared_map(tree: ast.Node | None) -> str | None:
+    """The key of the map a formula declares by a colon after it (`T_{ij}: a \\mapsto b` → T), None otherwise."""
+    if isinstance(tree, ast.Rows) and len(tree.statements) == 1:
+        tree = tree.statements[0]
+    if not isinstance(tree, ast.Relation) or tree.ops[:1] != (":",):
+        return None
+    return symbol_key(tree.operands[0])
 
 
 def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equation, best, defining):
