@@ -75,6 +75,11 @@ CORPUS = [
     # `T_{ij}: x_{0,ij} \mapsto \zeta_{ij}` declares the map T_ij: its lead-in "KR transport defines an invertible
     # mapping for each pixel:" says what it is (s4 B30; before, "$t \in [0, T]$ denotes the diffusion time")
     ("a display declaring a map", "GMFlow", "eq:15", "T_{i,j}", "defines an invertible mapping for each pixel"),
+    # a slice the keys do not keep: "but defined on path $x_{0:T}$" writes x_{0:T} as the equation does, before
+    # the draw of $x_t$ (s10 F33; dev semanticist (u6) z_{<k} "from all previous tokens $z_{<k}$")
+    ("a slice written as the equation writes it", "DiffusionDPO", "eq:10", r"\mathbf{x}_{0:T}", "defined on path"),
+    ("a slice written as the equation writes it (dev)", "semanticist", "eq:u6", r"\mathbf{z}_{< k}",
+     "from all previous tokens"),
     ("a labelled symbol inside a formula about its label", "DiffusionDPO", "eq:5", r"\mathcal{D}_{c}",
      "(conditioning $c \\sim"),
 ]
@@ -163,7 +168,16 @@ WRITTEN = [
     ("h=8", "h", True),
     (r"c \sim \mathcal{D}_c", r"\mathcal{D}_{c}", True),
     (r"c \sim \mathcal{D}", r"\mathcal{D}_{c}", False),
+    (r"x_{0:T}", r"x_{0:T}", True),
 ]
+
+
+@pytest.mark.parametrize("math, written, writes", [
+    (r"x_{0:T} \sim p(x_{0:T})", "x_{0:T}", True),
+    (r"x_t \sim q(x_t | x_{0:T})", "x_{0:T}", False),  # x_{0:T} is in the formula, not its subject
+])
+def test_written_as_the_subject(math, written, writes):
+    assert _writes_as(math, written, subject_only=True) is writes
 
 
 @pytest.mark.parametrize("math, written, writes", WRITTEN, ids=[f"{w[1]} in {w[0]}" for w in WRITTEN])

@@ -2052,6 +2052,12 @@ def _as_the_prose_writes_it(index: PaperIndex, use: SymbolUse, written: str, sub
         if indexed_only and len(indexed_only) < sum(1 for level in subject.values() if level == 0):
             for i in indexed_only:
                 subject[i] = 1
+    if use.indices and any(not _RUNNING_INDEX.match(i) and not i.isdigit() for i in use.indices):
+        # an index the keys do not keep (a slice `x_{0:T}`, a step `x_{t-1}`): a formula whose subject is the symbol
+        # with that very index ("defined on path $x_{0:T}$") writes it as the equation does
+        for i, level in list(subject.items()):
+            if level == 1 and _writes_as(index.mentions[i].math, written, subject_only=True):
+                subject[i] = 0
     family = key_family(use.key)
     label = _label_of(use.key)
     if family != use.key and label:
@@ -2067,12 +2073,14 @@ def _label_of(key: str) -> str:
     return _labels(key)[1]
 
 
-def _writes_as(math: str, written: str) -> bool | None:
+def _writes_as(math: str, written: str, subject_only: bool = False) -> bool | None:
     """Whether some node of the formula prints as `written` and is not only the base of an indexed form (`h_t` writes
     h indexed, not as the bare h; `c \\sim \\mathcal{D}_c` writes \\mathcal{D}_c). None when it does not parse."""
     tree = _parse_cached(math)
     if tree is None:
         return None
+    if subject_only and isinstance(tree, ast.Relation):
+        tree = tree.operands[0]  # (with `subject_only`: the left of its first relation, `x_t \\sim q(…)` → x_t)
     nodes = list(ast.walk(tree))
     bases = {id(node.base) for node in nodes if isinstance(node, ast.Indexed)}
     return any(id(node) not in bases and to_latex(node) == written for node in nodes)
