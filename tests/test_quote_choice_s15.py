@@ -108,12 +108,15 @@ ENUMERATIONS = [
     (r"Let $\beta_1, \ldots, \beta_T$ be arbitrary numbers in $[0,1]$.", r"\beta", True),
     (r"Let $w_1, w_2$ be two weights.", "w", False),  # two members, no run: each is a member of its own
     (r"Let $a_1, \dots, b_n$ be numbers.", "a", False),  # two letters: not one sequence
+    # the members before z_i (semanticist: "after accounting for concept tokens $z_1, \dots, z_{i-1}$")
+    (r"after accounting for concept tokens $z_1, \dots,z_{i-1}$.", "z", False),
 ]
 
 
 @pytest.mark.parametrize("sentence, key, enumerates", ENUMERATIONS, ids=[e[0] for e in ENUMERATIONS])
 def test_enumeration_of_one_sequence(sentence, key, enumerates):
-    assert _enumerates(_mention(sentence, key), key) is enumerates
+    assert _enumerates(_mention(sentence, key), key, ("t",)) is enumerates
+    assert _enumerates(_mention(r"Let $z_1, \dots, z_t$ be the first iterates.", "z"), "z", ("t",)) is False
 
 
 def test_an_ing_noun_heads_an_appositive():

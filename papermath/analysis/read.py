@@ -2119,7 +2119,7 @@ def _as_written_where_the_sequence_is_named(index: PaperIndex, use: SymbolUse, s
     running = all(_RUNNING_INDEX.match(i) for i in use.indices)
     for i, level in list(subject.items()):
         if level == 1 and (_names_the_sequence(index.mentions[i], use.key) or
-                           (running and _enumerates(index.mentions[i], use.key))):
+                           (running and _enumerates(index.mentions[i], use.key, tuple(use.indices)))):
             subject[i] = 0
 
 
@@ -2128,10 +2128,18 @@ _RUNNING_INDEX = re.compile(r"^(?:[A-Za-z]|\\ell)$")
 _ELLIPSIS = re.compile(r"\\(?:[lcv]?dots|dotsc|dotsb)(?![A-Za-z])|\.\.\.|…")
 
 
-def _enumerates(m: Mention, key: str) -> bool:
+_STEP_BOUND = re.compile(r"_\{\s*[A-Za-z]\s*[-+]\s*\d+\s*\}")
+"""A member written a step from a running index (`z_{i-1}`): a run that ends there lists the members before z_i."""
+
+
+def _enumerates(m: Mention, key: str, running: tuple[str, ...] = ()) -> bool:
     """The formula lists the members of one sequence, first to last ("Let $z_1, \\dots, z_T$ be arbitrary vectors",
-    "$\\beta_1, \\ldots, \\beta_T$"): it writes every member, so it speaks of z_t at any running index t as written."""
-    return len(m.keys) >= 2 and set(m.bases) == {key} and bool(_ELLIPSIS.search(m.math))
+    "$\\beta_1, \\ldots, \\beta_T$"): it writes every member, so it speaks of z_t at any running index t as written.
+    A run that ends at a running index or a step from one ("concept tokens $z_1, \\dots, z_{i-1}$" for z_i or z_j)
+    lists the members before one of them, not the sequence."""
+    if len(m.keys) < 2 or set(m.bases) != {key} or not _ELLIPSIS.search(m.math) or _STEP_BOUND.search(m.math):
+        return False
+    return not any(re.search(r"(?<![A-Za-z\\])" + re.escape(letter) + r"(?![A-Za-z])", m.math) for letter in running)
 
 
 def _names_the_sequence(m: Mention, key: str) -> bool:
