@@ -716,3 +716,91 @@ def next_step_keys(key: str) -> tuple[str, ...]:
             return (f"{family}{pos}{{({letter})}}",)
         return (f"{family}{pos}{letter} ", f"{family}{pos}{{{letter}}}", f"{family}{pos}{letter}")
     return ()
+
+
+@dataclass(frozen=True)
+class Application:
+    """How a formula applies a function symbol: to what, and given what (`p(x_t | x_{t-1})` → ({x}, {x}),
+    `q(x_0)` → ({x}, ())). The arguments are kept by family (`x_t`, `x^w_0` → x): a density is one function whether
+    it is written at step t or at step 0, and another function once it is conditioned or marginal."""
+
+    args: frozenset[str]
+    given: frozenset[str]
+    conditional: bool
+    written: tuple[str, ...] = ()
+    """The arguments as printed, then what it is given (`p(x_t | x_{t-1})` → (x_t, |, x_{t - 1}))."""
+
+    def agrees(self, other: Application) -> bool:
+        """The same function as applied here: both conditional or both marginal, with shared argument families
+        where both write some (`q_θ(x_0 | x_t)` agrees with `q_θ(x_0 | x_s)`, not with `q_θ(u | x_t)`)."""
+        if self.conditional != other.conditional:
+            return False
+        return all(not a or not b or bool(a & b) for a, b in ((self.args, other.args), (self.given, other.given)))
+
+    def written_as(self, other: Application) -> bool:
+        r"""The very application written again: every argument the same, or a placeholder in its place
+        (`F(\cdot, \Delta x)` writes the map `F(v(x), \Delta x)` takes for each Δx)."""
+        return len(self.written) == len(other.written) and \
+            all(a == b or _PLACEHOLDER.match(a) or _PLACEHOLDER.match(b) for a, b in zip(self.written, other.written))
+
+
+_PLACEHOLDER = re.compile(r"^\s*(?:\\cdot|\\bullet|\\cdots|\\ast|\*|·)\s*$")
+
+
+def application_of(tree, key: str) -> Application | None:
+    """The one way a formula applies the function `key`: None when it never applies it, or applies it both
+    conditioned and marginal (`p(x_t) = ∫ p(x_t | x_0) p(x_0)` holds two functions of one letter)."""
+    from ..math import ast
+    from .symbols import symbol_key
+    if tree is None:
+        return None
+    found: list[Application] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Apply) and symbol_key(node.func) == key:
+            found.append(_application(node))
+    if not found or any(a.conditional != found[0].conditional for a in found):
+        return None
+    return found[0]
+
+
+def mention_application(m: Mention, key: str) -> Application | None:
+    """How the sentence's formula applies `key` first (its subject, when it is an application)."""
+    from ..math import ast
+    from .definitions import _parse
+    from .symbols import symbol_key
+    tree = _parse(m.math)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Apply) and symbol_key(node.func) == key:
+            return _application(node)
+    return None
+
+
+def spelled_out_application(m: Mention, key: str) -> Application | None:
+    r"""The application of `key` that the sentence's formula writes out by an equality (`x_t \sim q(x_t | x_0) =
+    \mathcal{N}(…)`: the draw names the distribution, the equality says what it is), wherever it stands in the
+    chain."""
+    from ..math import ast
+    from .definitions import _parse
+    from .symbols import symbol_key
+    tree = _parse(m.math)
+    if not isinstance(tree, ast.Relation):
+        return None
+    for left, op in zip(tree.operands, tree.ops):
+        if op in ("=", ":=") and isinstance(left, ast.Apply) and symbol_key(left.func) == key:
+            return _application(left)
+    return None
+
+
+def _application(node) -> Application:
+    from ..math import to_latex
+    written = tuple(to_latex(a) for a in node.args) + (("|",) + tuple(to_latex(g) for g in node.given)
+                                                       if node.given else ())
+    return Application(_families(node.args), _families(node.given), bool(node.given), written)
+
+
+def _families(nodes) -> frozenset[str]:
+    from .symbols import symbol_key
+    keys = (symbol_key(n) for n in nodes)
+    return frozenset(key_family(k) for k in keys if k and not _PLACEHOLDER.match(k))  # `\\cdot` is no argument

@@ -18,7 +18,8 @@ from .symbols import collect, label_exponent, merge_words, notation_of, symbol_k
 
 # Bounded: an unclosed `\\(` or `$$` in raw text must not make every later search scan to the end.
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$((?:\\.|[^$\\])+)\$|\\\((.{0,4000}?)\\\)", re.S)
-_VERB = (r"(?:(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is|are|was|were|being|denotes?|denoted|denoting|"
+_VERB = (r"(?:(?:can\s+be|could\s+be|is|are|be)\s+(?:viewed|seen|regarded|interpreted)\s+as|"
+         r"(?:is|are)\s+playing\s+the\s+role\s+of|plays?\s+the\s+role\s+of|is|are|was|were|being|denotes?|denoted|denoting|"
          r"represents?|representing|indicates?|indicating|stands?\s+for|refers?\s+to|referring\s+to|means|"
          r"corresponds?\s+to|describes?|signif(?:y|ies)|measures?|controls?|captures?|specif(?:y|ies)|"
          r"defines?|encodes?|gives?|holds?|contains?|tracks?|serves?\s+as|acts?\s+as|be)")
@@ -53,6 +54,10 @@ PATTERNS: tuple[tuple[str, int, re.Pattern | None, re.Pattern | None], ...] = (
     # "The $y$ sequence is the gradient location sequence": the symbol names a noun that the clause defines.
     ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Tt]he|[Aa]n?|[Oo]ur|[Ee]ach)\s*$"),
      re.compile(r"^\s*[A-Za-z][\w\-]*\s+(?:is|are|denotes?|represents?|refers\s+to)\s+(?:the|a|an|our)\b", re.I)),
+    # "such that each $\zeta_{ij}$ can be viewed as a standard Gaussian sample": a quantifier over the members, then a
+    # copula and a noun phrase
+    ("is", 3, re.compile(r"(?:^|[\s(,;:])(?:[Ee]ach|[Ee]very)\s*$"),
+     re.compile(r"^\s*" + _VERB + r"\s+(?:the|a|an)\b", re.I)),
     # "Suppose $F$ is a convex function": a supposition opens the sentence as a "where" clause would
     ("is", 3, re.compile(r"(?:^\s*|^\s*(?:and|or|,)\s*|,\s*(?:and\s+)?|\band\s+|"
                          r"(?:^|[\s(,;:])(?:suppose|assume)(?:\s+that)?\s+)(?:\$[^$]*+\$\s*+,?\s*+(?:and\s+)?)*+$",
@@ -88,7 +93,7 @@ _COPULA_WITHOUT_NOUN = re.compile(
     r"^\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
     r"(?:not|also|then|now|only|still|just|very|so|too|positive|negative|non-negative|nonnegative|zero|"
     r"large|larger|small|smaller|close|often|usually|always|typically|never|independent|"
-    r"\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
+    r"(?!(?:viewed|seen|regarded|interpreted)\s+as\b)\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
 SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
 
 
@@ -556,7 +561,7 @@ _NOT_A_HEAD = frozenset("""large small larger smaller positive negative optimal 
 _ING_NOUNS = frozenset("""detuning spacing clustering embedding embeddings padding encoding encodings setting
     settings mapping mappings string strings ring rings learning training coupling couplings binding ranking
     rankings pairing pairings matching matchings labeling labelling ordering orderings rating ratings
-    thing things weighting smoothing scaling pooling gating routing rescaling rounding""".split())
+    thing things weighting smoothing scaling pooling gating routing rescaling rounding conditioning""".split())
 
 
 def _is_noun_head(word: str) -> bool:
@@ -995,12 +1000,20 @@ _ASYMPTOTIC_ORDER = re.compile(r"^[^=]*=\s*(?:\\mathcal\s*\{?O\}?|O|\\Omega|\\Th
 """An equality with an order of growth on its right (`\\beta = \\Omega(…)`, `m = \\Theta(\\sqrt{d})`)."""
 
 
+_NAMED_BY_COPULA = re.compile(r"(?:^|[.;:]\s+|,\s+(?:and\s+)?)(?:the|our)\s+(?:[A-Za-z][\w\-]*\s+){0,6}?"
+                              r"(?:is|are|was|were)\s*$", re.I)
+"""A sentence (or clause) that opens with a noun phrase and a copula right before the formula ("The dimensionality
+of input and output is", ", and the inner-layer has …" does not)."""
+
+
 def _equation_form(before: str, after: str, where_state: bool, latex: str = "") -> tuple[str | None, int]:
     """An inline equation whose left side is a symbol (`$\\lambda_t = \\alpha_t^2/\\sigma_t^2$ is the …`,
     "where $c_{t+1} = 1/(t+1)$", "Define $\\lambda = M \\Vert … \\Vert$"): it defines the left side.
     A number on the right (`$\\beta = 0.9$ gives …`) only sets a value: a weak candidate."""
     if _sets_number(latex) and not re.search(r"(?:denoted|defined|called|named)\s+(?:as|by)?\s*$", before):
-        return "value", 1
+        # "The dimensionality of input and output is $d_{model} = 512$": the noun phrase the copula gives the value
+        # to names the symbol (a value said of it, and what it is); "we set $\beta = 0.9$" only sets it
+        return "value", 2 if _NAMED_BY_COPULA.search(before) else 1
     if _ASYMPTOTIC_ORDER.search(latex):
         return "order", 1  # "$\\beta = \\Omega(\\max\\{…\\})$": how large it grows, not what it is
     if re.search(r"(?:(?:denoted|written|defined|called|named)\s+(?:as|by)?|given\s+(?:as|by))\s*$|(?:^|\b)[Ll]et\s*$",

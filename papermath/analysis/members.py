@@ -50,7 +50,10 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
         if use.kind != "symbol" or len(use.written) < 2:
             continue
         if _FIXED_INDEX.search(use.written[0]) is not None:
-            continue  # the first form written names the family's row
+            # the first form written names the family's row; when it is a member the paper defines alone (the data
+            # x_0 of `E_{x_0, x_t}`), the running forms after it (the noised x_t) are the family's own row
+            out[-1:] = _family_after_its_member(index, use)
+            continue
         members = []
         for form in use.written[1:]:
             member = _member_key(use, form)
@@ -64,3 +67,22 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
             out.append(replace(use, indices=[position], written=[form], first_written=form, lhs=False,
                                clause_lhs=False, all_indices={position}))
     return tuple(out)
+
+
+_RUNNING_FORM = re.compile(r"_\{?\s*([A-Za-z])\s*\}?$")
+"""A form written with one running index at its end (`x_t`, `\\mathbf{x}_{t}`)."""
+
+
+def _family_after_its_member(index, use: SymbolUse) -> list[SymbolUse]:
+    """A use whose first form is a member defined alone (`x_0`), as two: the member, then the family at the first
+    running index written after it (`x_t`, with the other running forms); unchanged when the member is not defined
+    alone or no running form follows."""
+    member = _member_key(use, use.written[0])
+    running = [f for f in use.written[1:] if _RUNNING_FORM.search(f)]
+    if member is None or not running or not _defined_alone(index, member[0]):
+        return [use]
+    letter = _RUNNING_FORM.search(running[0]).group(1)  # type: ignore[union-attr]
+    rest = [f for f in use.written[1:] if f not in running and _FIXED_INDEX.search(f) is None]
+    return [replace(use, written=[use.written[0]], all_indices={member[1]}),
+            replace(use, indices=[letter], written=running + rest, first_written=running[0], lhs=False,
+                    clause_lhs=False, all_indices=use.all_indices - {member[1]})]

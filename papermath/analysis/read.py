@@ -20,9 +20,10 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
                    MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
                    role_from_description)
-from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
-                         next_step_keys, paragraph_index, previous_step,
-                         lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
+from .candidates import (DEFINES, Application, CandidateOrder, application_of, display_context,  # noqa: F401
+                         equation_place, key_family, next_step_keys, paragraph_index, previous_step,
+                         lead_paragraph, mention_application, mention_index, places, rank_candidates,
+                         same_family_meaning, spelled_out_application)
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
@@ -349,8 +350,9 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     # not defined here, is looked up: an index or a left side never asks which display defines it.)
     other_id = None if use.lhs or use.kind == "index" else \
         defined_elsewhere.get(use.key) or defined_elsewhere.get(latex)
-    home = eq if use.lhs else (index.doc.equation(other_id) if other_id and other_id != eq.id and
-                               use.kind != "index" and _conventional(use.key) is None else None)
+    home = eq if use.lhs or _declares_the_map(index, eq, use) else \
+        (index.doc.equation(other_id) if other_id and other_id != eq.id and use.kind != "index" and
+         _conventional(use.key) is None else None)
     if home is not None and home is not eq and _display_order(index.doc).get(home.id, 0) > \
             _display_order(index.doc).get(eq.id, 0):
         home = None  # a later display that sets the symbol (γ = D/(G√T) in a theorem) does not define it here
@@ -534,12 +536,29 @@ def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
     return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
 
 
+def _declares_the_map(index: PaperIndex, eq: Equation, use: SymbolUse) -> bool:
+    """A display that opens with the symbol and a colon (`T_{ij}: x_{0,ij} \\mapsto \\zeta_{ij}`, `f: \\mathbb{R}^d \\to
+    \\mathbb{R}`) declares that map: the display defines it, and its lead-in ("KR transport defines an invertible
+    mapping for each pixel:") says what it is, as for a left side."""
+    return use.kind != "index" and _declared_map(_display_tree(index, eq)) == use.key
+
+
+def _declared_map(tree: ast.Node | None) -> str | None:
+    """The key of the map a formula declares by a colon after it (`T_{ij}: a \\mapsto b` → T), None otherwise."""
+    if isinstance(tree, ast.Rows) and len(tree.statements) == 1:
+        tree = tree.statements[0]
+    if not isinstance(tree, ast.Relation) or tree.ops[:1] != (":",):
+        return None
+    return symbol_key(tree.operands[0])
+
+
 def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equation, best, defining):
     """The definition of a symbol that a display defines (`home`): the best sentence when it stands in the two
     displays' own paragraphs or defines the symbol outright elsewhere; else a sentence of the home's lead paragraph
     that names it (`_named_in_context`); else the home's lead-in, unless that is about another symbol."""
     near = set(display_context(index.doc, eq)) | set(display_context(index.doc, home))
-    if best is not None and (best[1].paragraph in near or _keeps_own_definition(use, *best)):
+    if best is not None and (best[1].paragraph in near or _keeps_own_definition(use, *best)) and \
+            not (use.lhs and _defined_otherwise_before(index, home, use, best[0])):
         return best
     lead_para = lead_paragraph(index.doc, home)
     named = _named_in_context(use, defining, {lead_para.id} if lead_para is not None else set())
@@ -557,6 +576,28 @@ def _home_definition(index: PaperIndex, eq: Equation, use: SymbolUse, home: Equa
     if lead is not None and not (best is not None and _defines_another_symbol(index, home, use)):
         return None, lead
     return best
+
+
+def _defined_otherwise_before(index: PaperIndex, home: Equation, use: SymbolUse, mention: Mention | None) -> bool:
+    """The sentence defines the display's left side by an equality with another right side (semanticist's "the
+    training objective of DDPM … $\\mathcal{L} = \\mathbb{E}\\|\\epsilon - \\epsilon_\\theta(x_t, t)\\|^2$",
+    then "Conditional diffusion models … directly inject the condition $z$ into the training objective:" before
+    `\\mathcal{L} = … \\epsilon_\\theta(x_t, z, t) …`): the display defines the symbol anew, and its own lead-in
+    says what the new one is."""
+    if mention is None or mention.pattern != "equation":
+        return False
+    prose, display = _parse_cached(mention.math), _display_tree(index, home)
+    sides = [_defined_right_side(tree, use.key) for tree in (prose, display)]
+    return None not in sides and sides[0] != sides[1]
+
+
+def _defined_right_side(tree: ast.Node | None, key: str) -> str | None:
+    """The right side of `key = …` (spaces dropped), when the formula is that equality."""
+    if isinstance(tree, ast.Rows) and len(tree.statements) == 1:
+        tree = tree.statements[0]
+    if not isinstance(tree, ast.Relation) or tree.ops[:1] != ("=",) or to_latex(tree.operands[0]) != key:
+        return None
+    return re.sub(r"\s+", "", to_latex(tree.operands[1]))
 
 
 _NAMING_PATTERNS_OF_A_ROW = frozenset({"parenthesis", "appositive", "where", "is", "let", "in-set", "denoted", "called",
@@ -1873,11 +1914,15 @@ def _find_definitions(index: PaperIndex, eq: Equation, use: SymbolUse,
     if use.kind == "index":
         return _find_index_definitions(index, eq, use)
     written = written_form(use)
-    signature = (use.key, written, bool(use.indices), use.kind == "function")
+    applied = application_of(_display_tree(index, eq), use.key) if use.kind == "function" else None
+    signature = (use.key, written, bool(use.indices), use.kind == "function", applied)
     orders = index.paper.cache.setdefault("candidate-orders", {}) if index.paper is not None else {}
     order = orders.get(signature)
     if order is None:
         subject, inside = _candidate_slots(index, use, written)
+        _as_the_prose_writes_it(index, use, written, subject, inside)
+        if applied is not None:  # how the equation applies a function decides which of its meanings it is
+            _apart_where_applied_otherwise(index, use, applied, subject, inside)
         order = orders[signature] = CandidateOrder(index.doc, index.mentions, subject, inside,
                                                    _collection_members(index, use, written, subject))
     doc = index.doc
@@ -1991,12 +2036,110 @@ def _candidate_slots(index: PaperIndex, use: SymbolUse, written: str) -> tuple[d
     return subject, inside
 
 
+def _as_the_prose_writes_it(index: PaperIndex, use: SymbolUse, written: str, subject: dict[int, int],
+                            inside: dict[int, int]) -> None:
+    """The levels of `_candidate_slots` by how each formula writes the symbol. A letter the equation writes bare (the
+    number of heads h) is not the same quantity as the letter with indices in a sentence that only writes those
+    (the hidden states h_t, h_{t-1}): when some sentence writes the letter bare, such a sentence is the same letter
+    with other indices (level 1). A labelled symbol written as the equation does inside another formula whose
+    subject is its label (`c \\sim \\mathcal{D}_c`: the key drops the label c, read as that formula's variable) holds
+    it as written."""
+    if not use.indices and use.kind == "symbol":
+        # (a collection or a run of members, `X = \{x_1, …, x_n\}`, says what each member is: it keeps its level)
+        indexed_only = [i for i, level in subject.items() if level == 0 and
+                        written not in index.mentions[i].elements and not _ELLIPSIS.search(index.mentions[i].math)
+                        and _writes_as(index.mentions[i].math, written) is False]
+        if indexed_only and len(indexed_only) < sum(1 for level in subject.values() if level == 0):
+            for i in indexed_only:
+                subject[i] = 1
+    if use.indices and any(not _RUNNING_INDEX.match(i) and not i.isdigit() for i in use.indices):
+        # an index the keys do not keep (a slice `x_{0:T}`, a step `x_{t-1}`): a formula whose subject is the symbol
+        # with that very index ("defined on path $x_{0:T}$") writes it as the equation does
+        for i, level in list(subject.items()):
+            if level == 1 and _writes_as(index.mentions[i].math, written, subject_only=True):
+                subject[i] = 0
+    family = key_family(use.key)
+    label = _label_of(use.key)
+    if family != use.key and label:
+        mi = mention_index(index.mentions)
+        for i in mi.inside.get(family, ()):
+            m = index.mentions[i]
+            if i not in inside and i not in subject and label in m.keys and _writes_as(m.math, written):
+                inside[i] = 0
+
+
+def _label_of(key: str) -> str:
+    from .candidates import _labels
+    return _labels(key)[1]
+
+
+def _writes_as(math: str, written: str, subject_only: bool = False) -> bool | None:
+    """Whether some node of the formula prints as `written` and is not only the base of an indexed form (`h_t` writes
+    h indexed, not as the bare h; `c \\sim \\mathcal{D}_c` writes \\mathcal{D}_c). None when it does not parse."""
+    tree = _parse_cached(math)
+    if tree is None:
+        return None
+    if subject_only and isinstance(tree, ast.Relation):
+        tree = tree.operands[0]  # (with `subject_only`: the left of its first relation, `x_t \\sim q(…)` → x_t)
+    nodes = list(ast.walk(tree))
+    bases = {id(node.base) for node in nodes if isinstance(node, ast.Indexed)}
+    return any(id(node) not in bases and to_latex(node) == written for node in nodes)
+
+
+def _apart_where_applied_otherwise(index: PaperIndex, use: SymbolUse, applied: Application,
+                                   subject: dict[int, int], inside: dict[int, int]) -> None:
+    r"""A letter applied as a density or a map names one function per way it is applied: the data PDF $p(x)$ and
+    the transition kernel $p(x_t | x_{t-\Delta t})$ are two functions of one letter, and the forward process
+    $q(x_{1:T} | x_0)$ is not the data distribution $q(x_0)$. When some sentence applies the symbol as the equation
+    does (`Application.agrees`), a sentence that applies it otherwise is about the same letter with another
+    meaning (level 1); a sentence that writes the bare letter keeps its level. A sentence that writes the very
+    application of the equation ("a transition Gaussian kernel $p(x_t | x_{t-\Delta t})$" for the display of that
+    kernel) goes before the others that only agree ("a Gaussian kernel $p(x_t | x_0)$"). A formula that draws from
+    the function's application and spells it out by an equality (`x_t \sim q(x_t | x_0) = \mathcal{N}(…)`) is
+    about it, as its subject would be."""
+    for i, level in inside.items():
+        if level == 0 and i not in subject:
+            way = spelled_out_application(index.mentions[i], use.key)
+            if way is not None and applied.agrees(way):
+                subject[i] = 0
+    ways = {i: mention_application(index.mentions[i], use.key) for i, level in subject.items() if level == 0}
+    same = [i for i, way in ways.items() if way is not None and applied.written_as(way)]
+    agreeing = [i for i, way in ways.items() if way is not None and applied.agrees(way)]
+    kept = same or agreeing
+    if not kept:
+        return
+    for i, way in ways.items():
+        if way is not None and i not in kept:
+            subject[i] = 1
+
+
 def _as_written_where_the_sequence_is_named(index: PaperIndex, use: SymbolUse, subject: dict[int, int]) -> None:
     """A sentence about the same letter with other indices (level 1 in `subject`) that names the bare letter as a
     sequence ("The $z$ sequence is the base sequence") speaks of every z_t, as written: level 0."""
+    running = all(_RUNNING_INDEX.match(i) for i in use.indices)
     for i, level in list(subject.items()):
-        if level == 1 and _names_the_sequence(index.mentions[i], use.key):
+        if level == 1 and (_names_the_sequence(index.mentions[i], use.key) or
+                           (running and _enumerates(index.mentions[i], use.key, tuple(use.indices)))):
             subject[i] = 0
+
+
+_RUNNING_INDEX = re.compile(r"^(?:[A-Za-z]|\\ell)$")
+"""An index that runs over the members (`z_t`, `x_i`), not one member (`z_1`) or a label (`W_{\\text{out}}`)."""
+_ELLIPSIS = re.compile(r"\\(?:[lcv]?dots|dotsc|dotsb)(?![A-Za-z])|\.\.\.|…")
+
+
+_STEP_BOUND = re.compile(r"_\{\s*[A-Za-z]\s*[-+]\s*\d+\s*\}")
+"""A member written a step from a running index (`z_{i-1}`): a run that ends there lists the members before z_i."""
+
+
+def _enumerates(m: Mention, key: str, running: tuple[str, ...] = ()) -> bool:
+    """The formula lists the members of one sequence, first to last ("Let $z_1, \\dots, z_T$ be arbitrary vectors",
+    "$\\beta_1, \\ldots, \\beta_T$"): it writes every member, so it speaks of z_t at any running index t as written.
+    A run that ends at a running index or a step from one ("concept tokens $z_1, \\dots, z_{i-1}$" for z_i or z_j)
+    lists the members before one of them, not the sequence."""
+    if len(m.keys) < 2 or set(m.bases) != {key} or not _ELLIPSIS.search(m.math) or _STEP_BOUND.search(m.math):
+        return False
+    return not any(re.search(r"(?<![A-Za-z\\])" + re.escape(letter) + r"(?![A-Za-z])", m.math) for letter in running)
 
 
 def _names_the_sequence(m: Mention, key: str) -> bool:
