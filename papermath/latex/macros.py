@@ -6,6 +6,7 @@ definition such as `\\def\\a{\\a\\a}` becomes a diagnostic at the place of use, 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
@@ -680,103 +681,156 @@ class Expander:
         rescanned from i (TeX's order), so nested definitions behave as in TeX. Each use in the source
         has a budget of nested expansions and growth; past it, the use is reported and left as it is.
         """
-        toks = list(tokens)
-        out: list[Token] = []
-        macros = self.table.macros
-        use_count = 0
-        use_base = 0
-        i = 0
-        depth = 0  # package mode: braces and TeX conditionals around the current token (directives only at 0)
-        while i < len(toks):
-            tok = toks[i]
+        run = _Run(list(tokens))
+        toks, out = run.toks, run.out
+        while run.i < len(toks):
+            tok = toks[run.i]
             kind = tok.kind
             if kind != CS:
                 if self.package:
-                    depth += (kind == BGROUP) - (kind == EGROUP)
+                    run.depth += (kind == BGROUP) - (kind == EGROUP)
                 out.append(tok._replace(kind=CS) if kind == NOEXPAND else tok)
-                i += 1
+                run.i += 1
                 continue
-            name = tok.text
-            if self.package and name == "newif" and i + 1 < len(toks):  # \\newif\\iffoo names, does not test
-                out.extend(toks[i:i + 2])
-                i += 2
-                continue
-            if self.package and (name == "fi" or _is_conditional(name)):
-                depth += 1 if name != "fi" else -1
-            if name in COUNTER_DECLARATIONS:
-                self._note_counter(toks, i + 1)
-            if self.package and name in PACKAGE_DIRECTIVES and (depth == 0 or name in DECLARING_DIRECTIVES):
-                k = _past_arguments(toks, i + 1, PACKAGE_DIRECTIVES[name])
-                self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
-                out.extend(toks[i:k])
-                i = k
-                continue
-            if name in NEWCOMMAND_LIKE or name in DEF_LIKE:
-                defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
-                if defined is not None and is_counter_format(defined, self.table.counters):
-                    # A counter's printed form is the document builder's business (it numbers as TeX does):
-                    # the definition goes through unexpanded, and so do the uses of \the<counter>.
-                    k = self._skip_definition(toks, i, name)
-                    if self.package and depth == 0:
-                        self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
-                    out.extend(toks[i:k])
-                    i = k
-                    continue
-            if name in NEWCOMMAND_LIKE:
-                i = max(self._define_newcommand(toks, i + 1, NEWCOMMAND_LIKE[name], tok.start), i + 1)
-                continue
-            if name in ENVIRONMENT_LIKE:
-                i = max(self._define_environment(toks, i + 1, ENVIRONMENT_LIKE[name], tok.start), i + 1)
-                continue
-            if name in DOCUMENT_COMMAND_LIKE:
-                i = max(self._define_document_command(toks, i + 1, DOCUMENT_COMMAND_LIKE[name], tok.start), i + 1)
-                continue
-            if (name == "begin" or name == "end") and not self.package:
-                env, k = _environment_name(toks, i + 1)
-                if env is not None and (BEGIN_PREFIX + env) in macros:
-                    prefix = BEGIN_PREFIX if name == "begin" else END_PREFIX
-                    # \\begin{env} / \\end{env} of a user environment: its code, read again from here.
-                    toks[i:k] = [Token(CS, prefix + env, tok.start, toks[k - 1].end, tok.expanded)]
-                    continue
-            if name in DEF_LIKE:
-                i = max(self._define_def(toks, i + 1, tok.start), i + 1)
-                continue
-            if name == "let":
-                i = max(self._define_let(toks, i + 1, tok.start), i + 1)
-                continue
-            if name in OPERATOR_DECL:
-                i = max(self._declare_operator(toks, i + 1, tok.start), i + 1)
-                continue
-            macro = macros.get(name)
-            if macro is None or name in self._disabled or self.package or self._spent(tok):
-                out.append(tok)
-                i += 1
-                continue
-            if not tok.expanded:
-                use_count, use_base = 0, len(toks)
-            use_count += 1
-            if use_count > MAX_EXPANSIONS_PER_USE or len(toks) - use_base > MAX_GROWTH_PER_USE:
-                self._diag("error", f"macro \\{name} expands without end (more than {MAX_EXPANSIONS_PER_USE} "
-                                    f"nested expansions or {MAX_GROWTH_PER_USE} new tokens); left unexpanded",
-                           tok.start)
-                # Drop what this runaway use produced (its tokens share the use's start) and keep the use itself.
-                j = i + 1
-                while j < len(toks) and toks[j].expanded and toks[j].start == tok.start:
-                    j += 1
-                del toks[i + 1:j]
-                use_count, use_base = 0, len(toks)
-                self._disabled.add(name)
-                out.append(tok)
-                i += 1
-                continue
-            if macro.n_args == 0 and not macro.prefix:
-                toks[i:i + 1] = self._substitute(macro, [], tok)
-                continue
-            args, k = self._collect_args(macro, toks, i + 1)
-            if args is None:
-                self._diag("warning", f"\\{name}: arguments not found; left unexpanded", tok.start)
-                out.append(tok)
-                i += 1
-                continue
-            toks[i:k] = self._substitute(macro, args, tok)
+            self._note(run, tok.text)
+            if not (self._pass_directive(run, tok.text) or self._pass_counter_format(run, tok.text)
+                    or self._define(run, tok) or self._open_user_environment(run, tok)):
+                self._expand_use(run, tok)
         return out
+
+    def _note(self, run: _Run, name: str) -> None:
+        """What a command says without being expanded: the TeX conditionals a package's directives stand in, the
+        counters a declaration adds."""
+        if self.package and (name == "fi" or _is_conditional(name)):
+            run.depth += 1 if name != "fi" else -1
+        if name in COUNTER_DECLARATIONS:
+            self._note_counter(run.toks, run.i + 1)
+
+    def _pass_directive(self, run: _Run, name: str) -> bool:
+        """A package's numbering directive (kept for the document builder) or `\\newif`, passed through as it is."""
+        if not self.package:
+            return False
+        toks, i = run.toks, run.i
+        if name == "newif" and i + 1 < len(toks):  # \\newif\\iffoo names, does not test
+            run.out.extend(toks[i:i + 2])
+            run.i = i + 2
+            return True
+        if name in PACKAGE_DIRECTIVES and (run.depth == 0 or name in DECLARING_DIRECTIVES):
+            k = _past_arguments(toks, i + 1, PACKAGE_DIRECTIVES[name])
+            self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
+            run.out.extend(toks[i:k])
+            run.i = k
+            return True
+        return False
+
+    def _pass_counter_format(self, run: _Run, name: str) -> bool:
+        """A definition of a counter's printed form (`\\renewcommand{\\theequation}{…}`), passed through: the document
+        builder numbers as TeX does, and the uses of `\\the<counter>` go through unexpanded too."""
+        if name not in NEWCOMMAND_LIKE and name not in DEF_LIKE:
+            return False
+        toks, i = run.toks, run.i
+        defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
+        if defined is None or not is_counter_format(defined, self.table.counters):
+            return False
+        k = self._skip_definition(toks, i, name)
+        if self.package and run.depth == 0:
+            self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
+        run.out.extend(toks[i:k])
+        run.i = k
+        return True
+
+    def _define(self, run: _Run, tok: Token) -> bool:
+        """A definition (`\\newcommand`, `\\def`, `\\let`, `\\DeclareMathOperator`, …), read into the table."""
+        define = _DEFINITIONS.get(tok.text)
+        if define is None:
+            return False
+        run.i = max(define(self, run.toks, run.i + 1, tok.start), run.i + 1)
+        return True
+
+    def _open_user_environment(self, run: _Run, tok: Token) -> bool:
+        """`\\begin{env}` / `\\end{env}` of a user environment: its code, read again from here."""
+        if tok.text not in ("begin", "end") or self.package:
+            return False
+        toks, i = run.toks, run.i
+        env, k = _environment_name(toks, i + 1)
+        if env is None or (BEGIN_PREFIX + env) not in self.table.macros:
+            return False
+        prefix = BEGIN_PREFIX if tok.text == "begin" else END_PREFIX
+        toks[i:k] = [Token(CS, prefix + env, tok.start, toks[k - 1].end, tok.expanded)]
+        return True
+
+    def _expand_use(self, run: _Run, tok: Token) -> None:
+        """A use of a macro: replaced by its expansion, to be read again from where it stood (or passed through
+        when it is not a user macro, the budget is spent or its arguments are missing)."""
+        toks, i, name = run.toks, run.i, tok.text
+        macro = self.table.macros.get(name)
+        if macro is None or name in self._disabled or self.package or self._spent(tok):
+            run.out.append(tok)
+            run.i += 1
+            return
+        if not tok.expanded:
+            run.use_count, run.use_base = 0, len(toks)
+        run.use_count += 1
+        if run.use_count > MAX_EXPANSIONS_PER_USE or len(toks) - run.use_base > MAX_GROWTH_PER_USE:
+            self._stop_runaway(run, tok)
+            return
+        if macro.n_args == 0 and not macro.prefix:
+            toks[i:i + 1] = self._substitute(macro, [], tok)
+            return
+        args, k = self._collect_args(macro, toks, i + 1)
+        if args is None:
+            self._diag("warning", f"\\{name}: arguments not found; left unexpanded", tok.start)
+            run.out.append(tok)
+            run.i += 1
+            return
+        toks[i:k] = self._substitute(macro, args, tok)
+
+    def _stop_runaway(self, run: _Run, tok: Token) -> None:
+        """A use past its budget of nested expansions or growth: reported, and left unexpanded from then on."""
+        toks, i, name = run.toks, run.i, tok.text
+        self._diag("error", f"macro \\{name} expands without end (more than {MAX_EXPANSIONS_PER_USE} "
+                            f"nested expansions or {MAX_GROWTH_PER_USE} new tokens); left unexpanded",
+                   tok.start)
+        # Drop what this runaway use produced (its tokens share the use's start) and keep the use itself.
+        j = i + 1
+        while j < len(toks) and toks[j].expanded and toks[j].start == tok.start:
+            j += 1
+        del toks[i + 1:j]
+        run.use_count, run.use_base = 0, len(toks)
+        self._disabled.add(name)
+        run.out.append(tok)
+        run.i += 1
+
+
+@dataclass
+class _Run:
+    """One call of `Expander.expand`: the tokens rewritten in place, what is already out, the use being expanded."""
+
+    toks: list[Token]
+    """The tokens still to read (from `i`); an expansion replaces its use here and is read again."""
+    out: list[Token] = field(default_factory=list)
+    """The tokens read, expanded."""
+    i: int = 0
+    """The token being read."""
+    depth: int = 0
+    """Package mode: braces and TeX conditionals around the current token (directives only at 0)."""
+    use_count: int = 0
+    """Nested expansions of the current use in the source."""
+    use_base: int = 0
+    """How many tokens there were when the current use in the source began expanding."""
+
+
+def _with_mode(define: Callable[..., int], mode: str) -> Callable[[Expander, list[Token], int, int], int]:
+    return lambda expander, tokens, i, start: define(expander, tokens, i, mode, start)
+
+
+_DEFINITIONS: dict[str, Callable[[Expander, list[Token], int, int], int]] = {
+    **{name: _with_mode(Expander._define_newcommand, mode) for name, mode in NEWCOMMAND_LIKE.items()},
+    **{name: _with_mode(Expander._define_environment, mode) for name, mode in ENVIRONMENT_LIKE.items()},
+    **{name: _with_mode(Expander._define_document_command, mode) for name, mode in DOCUMENT_COMMAND_LIKE.items()},
+    **{name: Expander._define_def for name in DEF_LIKE},
+    "let": Expander._define_let,
+    **{name: Expander._declare_operator for name in OPERATOR_DECL},
+}
+"""Defining command → how it is read (from the token after the command, with the command's source offset); each
+returns the index after the definition."""
