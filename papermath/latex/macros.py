@@ -292,6 +292,76 @@ def group_text(tokens: list[Token] | None) -> str:
     return "".join(("\\" + t.text) if t.kind == CS else t.text for t in tokens).strip()
 
 
+def _past_prefix(prefix: tuple[Token, ...], tokens: list[Token], i: int) -> int | None:
+    """Index after a delimited macro's prefix (the parameter text before its first parameter) at `i`, or None when
+    the tokens there do not match it. A TEXT token that only starts with the prefix's text keeps the rest."""
+    j = i
+    for want in prefix:
+        j = _skip_space(tokens, j) if want.kind != SPACE else j
+        if j >= len(tokens) or tokens[j].kind != want.kind or not tokens[j].text.startswith(want.text):
+            return None
+        if tokens[j].kind == TEXT and tokens[j].text != want.text:
+            tokens[j] = Token(TEXT, tokens[j].text[len(want.text):], tokens[j].start + len(want.text), tokens[j].end)
+        else:
+            j += 1
+    return j
+
+
+def _find_delimiter(tokens: list[Token], j: int, first: Token) -> int:
+    """Index of the delimiter's first token at brace depth 0 from `j` (within 5000 tokens, before the group closes),
+    or -1. A TEXT token holding the delimiter's text after other text is split there."""
+    depth = 0
+    k = j
+    n = len(tokens)
+    while k < n and k - j < 5000:
+        tok = tokens[k]
+        if tok.kind == BGROUP:
+            depth += 1
+        elif tok.kind == EGROUP:
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and tok.kind == first.kind:
+            if tok.kind == TEXT and first.text in tok.text:
+                cut = tok.text.index(first.text)
+                if cut:
+                    tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
+                                       Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
+                    k += 1
+                return k
+            if tok.kind != TEXT and tok.text == first.text:
+                return k
+        k += 1
+    return -1
+
+
+def _without_outer_braces(arg: list[Token]) -> list[Token]:
+    """A delimited argument written as one group (`{a.b}.`) is the group's content, as in TeX."""
+    if len(arg) >= 2 and arg[0].kind == BGROUP and arg[-1].kind == EGROUP:
+        inner, end = read_group(arg, 0)
+        if inner is not None and end == len(arg):
+            return list(inner)
+    return list(arg)
+
+
+def _past_delimiter(tokens: list[Token], found: int, delim: tuple[Token, ...], scanned: int) -> int:
+    """Index after the delimiter whose first token is at `found`: a TEXT token longer than it keeps the rest; its
+    further tokens are skipped where they match (looked for below `scanned`)."""
+    first = delim[0]
+    end_tok = tokens[found]
+    if end_tok.kind == TEXT and len(end_tok.text) > len(first.text):
+        tokens[found] = Token(TEXT, end_tok.text[len(first.text):], end_tok.start + len(first.text), end_tok.end,
+                              end_tok.expanded)
+        j = found
+    else:
+        j = found + 1
+    for extra in delim[1:]:
+        j2 = _skip_space(tokens, j)
+        if j2 < scanned and tokens[j2].kind == extra.kind and tokens[j2].text == extra.text:
+            j = j2 + 1
+    return j
+
+
 class Expander:
     """One pass over a token list: records definitions, expands uses, collects diagnostics."""
 
@@ -572,16 +642,12 @@ class Expander:
             j = k
         return args, j
 
-    def _collect_delimited(self, macro: Macro, tokens: list[Token], i: int):
-        j = i
-        for want in macro.prefix:
-            j = _skip_space(tokens, j) if want.kind != SPACE else j
-            if j >= len(tokens) or tokens[j].kind != want.kind or not tokens[j].text.startswith(want.text):
-                return None, i
-            if tokens[j].kind == TEXT and tokens[j].text != want.text:
-                tokens[j] = Token(TEXT, tokens[j].text[len(want.text):], tokens[j].start + len(want.text), tokens[j].end)
-            else:
-                j += 1
+    def _collect_delimited(self, macro: Macro, tokens: list[Token], i: int) -> tuple[list[list[Token]] | None, int]:
+        """The arguments of a macro with a parameter text (`\\def\\foo#1.#2\\end{…}`), read past its prefix and
+        delimiters; (None, i) when they are not there."""
+        j = _past_prefix(macro.prefix, tokens, i)
+        if j is None:
+            return None, i
         args = []
         for delim in macro.delimiters:
             if not delim:
@@ -590,53 +656,12 @@ class Expander:
                     return None, i
                 args.append(arg)
                 continue
-            # Scan at brace depth 0 for the delimiter's first token (matching a TEXT prefix).
-            depth = 0
-            k = j
-            found = -1
-            n = len(tokens)
-            first = delim[0]
-            while k < n and k - j < 5000:
-                tok = tokens[k]
-                if tok.kind == BGROUP:
-                    depth += 1
-                elif tok.kind == EGROUP:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                elif depth == 0 and tok.kind == first.kind:
-                    if tok.kind == TEXT and first.text in tok.text:
-                        cut = tok.text.index(first.text)
-                        if cut:
-                            tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
-                                               Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
-                            k += 1
-                            tok = tokens[k]
-                        found = k
-                        break
-                    if tok.kind != TEXT and tok.text == first.text:
-                        found = k
-                        break
-                k += 1
+            scanned = len(tokens)  # the extra delimiter tokens are looked for within the tokens before the scan
+            found = _find_delimiter(tokens, j, delim[0])
             if found < 0:
                 return None, i
-            arg = tokens[j:found]
-            if len(arg) >= 2 and arg[0].kind == BGROUP and arg[-1].kind == EGROUP:
-                inner, end = read_group(arg, 0)
-                if end == len(arg):
-                    arg = inner
-            args.append(list(arg))
-            end_tok = tokens[found]
-            if end_tok.kind == TEXT and len(end_tok.text) > len(first.text):
-                tokens[found] = Token(TEXT, end_tok.text[len(first.text):], end_tok.start + len(first.text), end_tok.end, end_tok.expanded)
-                j = found
-            else:
-                j = found + 1
-            # Remaining delimiter tokens beyond the first: skip if they match.
-            for extra in delim[1:]:
-                j2 = _skip_space(tokens, j)
-                if j2 < n and tokens[j2].kind == extra.kind and tokens[j2].text == extra.text:
-                    j = j2 + 1
+            args.append(_without_outer_braces(tokens[j:found]))
+            j = _past_delimiter(tokens, found, delim, scanned)
         return args, j
 
     @staticmethod
