@@ -1630,62 +1630,19 @@ class Parser:
     # --- classification of scripts ------------------------------------------------------------------
     def _attach(self, base: A.Node, sub: Optional[A.Node], sup: Optional[A.Node], primes: int,
                 start: int) -> A.Node:
-        end = self.last_end()
-        span = (start, end)
-        indices: tuple[A.Node, ...] = ()
-        sub_label: Optional[A.Node] = None
-        if sub is not None:
-            if isinstance(base, A.Norm) and base.order is None:
-                base = replace(base, order=sub, span=span)
-                sub = None
-            else:
-                cls, value = classify_sub(sub, base)
-                if cls == "label":
-                    sub_label = value  # type: ignore[assignment]
-                else:
-                    indices = value  # type: ignore[assignment]
+        span = (start, self.last_end())
+        base, indices, sub_label = _classified_sub(base, sub, span)
         sup_kind, sup_value = classify_sup(sup, base) if sup is not None else (None, None)
         if isinstance(base, A.Symbol):
-            changes: dict = {}
-            if sub_label is not None:
-                if base.sub_label is None and not indices:
-                    changes["sub_label"] = sub_label
-                else:
-                    indices = (sub_label,)
-            if primes:
-                if base.sup_label is None and not base.optimum:
-                    changes["primes"] = base.primes + primes
-                    primes = 0
-            if sup_kind == "label" and base.sup_label is None and not base.optimum and not primes:
-                changes["sup_label"] = sup_value
-                sup_kind = None
-            elif sup_kind == "optimum" and not base.optimum and not primes:
-                changes["optimum"] = True
-                sup_kind = None
-            elif sup_kind == "prime" and base.sup_label is None and not base.optimum and not primes:
-                changes["primes"] = changes.get("primes", base.primes) + int(sup_value)  # type: ignore[arg-type]
-                sup_kind = None
-            if changes:
-                base = replace(base, span=span, **changes)
-        else:
-            if sub_label is not None:
-                base = A.Labeled(base, sub_label, "sub", span=span)
+            base, indices, primes, sup_kind = _onto_symbol(base, indices, sub_label, primes, sup_kind, sup_value, span)
+        elif sub_label is not None:
+            base = A.Labeled(base, sub_label, "sub", span=span)
         if primes:
             base = A.Primed(base, primes, span=span)
         if indices:
             base = A.Indexed(base, indices, span=span)
         if sup_kind is not None:
-            if sup_kind == "power":
-                base = A.Power(base, sup_value, span=span)  # type: ignore[arg-type]
-            elif sup_kind == "transpose":
-                base = A.Transpose(base, span=span)
-            elif sup_kind == "inverse":
-                base = A.Inverse(base, span=span)
-            elif sup_kind == "prime":
-                base = A.Primed(base, int(sup_value), span=span)  # type: ignore[arg-type]
-            else:  # label or optimum on a non-symbol
-                base = A.Labeled(base, sup if sup_kind == "optimum" else sup_value, "sup",  # type: ignore[arg-type]
-                                 span=span)
+            base = _with_sup(base, sup_kind, sup_value, sup, span)
         return base
 
     # --- atoms ---------------------------------------------------------------------------------------
@@ -1719,82 +1676,80 @@ class Parser:
 
     def _parse_atom(self) -> tuple[A.Node, str]:
         tok = self.peek()
-        kind = tok.kind
-        if kind == LETTER:
-            return self._letters()
-        if kind == NUMBER:
+        read = _ATOM_READERS.get(tok.kind)
+        if read is not None:
+            return read(self, tok)
+        raise self.error(_UNEXPECTED.get(tok.kind, "unexpected {0}").format(tok.text))
+
+    # Each `_atom_*` reads the atom that starts with `tok` (the current token), with its role.
+    def _atom_letters(self, tok: Token) -> tuple[A.Node, str]:
+        return self._letters()
+
+    def _atom_number(self, tok: Token) -> tuple[A.Node, str]:
+        self.next()
+        return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _atom_group(self, tok: Token) -> tuple[A.Node, str]:
+        inner = self.peek(1)
+        if inner.kind == CMD:
+            # `{\mathbb{E}}_{x}`, `{\sum}`: a group holding one operator keeps its role
+            save = self.pos
             self.next()
-            return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
-        if kind == LBRACE:
-            inner = self.peek(1)
-            if inner.kind == CMD:
-                # `{\mathbb{E}}_{x}`, `{\sum}`: a group holding one operator keeps its role
-                save = self.pos
+            try:
+                node, role = self.parse_atom()
+            except MathParseError:
+                node, role = None, "plain"
+            if node is not None and role != "plain" and self.peek().kind == RBRACE and \
+                    self.peek(1).kind in (SUB, SUP):
                 self.next()
-                try:
-                    node, role = self.parse_atom()
-                except MathParseError:
-                    node, role = None, "plain"
-                if node is not None and role != "plain" and self.peek().kind == RBRACE and \
-                        self.peek(1).kind in (SUB, SUP):
-                    self.next()
-                    return node, role
-                self.pos = save
+                return node, role
+            self.pos = save
+        self.next()
+        saved = self.bar_stop
+        self.bar_stop = ""
+        group = self._group_content(tok)
+        self.bar_stop = saved
+        return group, "plain"
+
+    def _atom_text(self, tok: Token) -> tuple[A.Node, str]:
+        self.next()
+        word = tok.text.strip()
+        if word in _ARG_OPTIMISATIONS:
+            # `\text{argmin } F`: an optimiser set as text is still the operator (as `\operatorname{argmin}`);
+            # `d_{\text{min}}` keeps its word (a minimum's name, no operator)
+            return A.Symbol(word, font="op", span=(tok.start, tok.end)), "limop"
+        # `\text{log } p(x)`: a function's name set as text is still the function
+        role = "func" if word in T.FUNCTION_MACROS else "plain"
+        return A.Text(tok.text, span=(tok.start, tok.end)), role
+
+    def _atom_environment(self, tok: Token) -> tuple[A.Node, str]:
+        return self._environment(), "plain"
+
+    def _atom_script_alone(self, tok: Token) -> tuple[A.Node, str]:
+        # a script with nothing before it: `{}^{14}C`, `_i`
+        return A.Empty(span=(tok.start, tok.start)), "plain"
+
+    def _atom_punct(self, tok: Token) -> tuple[A.Node, str]:
+        text = tok.text
+        if text in "([" or text == "|" or text == "<":
+            group = self._bracketed()
+            return self._group_node(group), "plain"
+        if text in "?@\"`":
             self.next()
-            saved = self.bar_stop
-            self.bar_stop = ""
-            node = self._group_content(tok)
-            self.bar_stop = saved
-            return node, "plain"
-        if kind == TEXT:
+            return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+        if text in ".,;:" and not self.strict:
+            # stray punctuation (prose pasted into a formula): kept as a mark, with a warning
+            self.warn(f"unexpected {text}", tok.start)
             self.next()
-            word = tok.text.strip()
-            if word in _ARG_OPTIMISATIONS:
-                # `\text{argmin } F`: an optimiser set as text is still the operator (as `\operatorname{argmin}`);
-                # `d_{\text{min}}` keeps its word (a minimum's name, no operator)
-                return A.Symbol(word, font="op", span=(tok.start, tok.end)), "limop"
-            # `\text{log } p(x)`: a function's name set as text is still the function
-            role = "func" if word in T.FUNCTION_MACROS else "plain"
-            return A.Text(tok.text, span=(tok.start, tok.end)), role
-        if kind == BEGIN:
-            return self._environment(), "plain"
-        if kind in (SUB, SUP, PRIME):
-            # a script with nothing before it: `{}^{14}C`, `_i`
-            return A.Empty(span=(tok.start, tok.start)), "plain"
-        if kind == PUNCT:
-            text = tok.text
-            if text in "([" or text == "|":
-                group = self._bracketed()
-                return self._group_node(group), "plain"
-            if text in "?@\"`":
-                self.next()
-                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
-            if text in ".,;:" and not self.strict:
-                # stray punctuation (prose pasted into a formula): kept as a mark, with a warning
-                self.warn(f"unexpected {text}", tok.start)
-                self.next()
-                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
-            if text in T.BINARY_OPS:
-                # an operator used as a placeholder: f(*)
-                self.next()
-                return A.Symbol(T.BINARY_OPS[text][0], span=(tok.start, tok.end)), "plain"
-            if text == "<":
-                group = self._bracketed()
-                return self._group_node(group), "plain"
-            raise self.error(f"unexpected {text}")
-        if kind == CMD:
-            return self._command()
-        if kind == EOF:
-            raise self.error("unexpected end of formula")
-        if kind == RBRACE:
-            raise self.error("unexpected }: nothing to close")
-        if kind == NEWLINE:
-            raise self.error("unexpected \\\\ (row break)")
-        if kind == AMP:
-            raise self.error("unexpected &")
-        if kind == END:
-            raise self.error(f"unexpected \\end{{{tok.text}}}")
-        raise self.error(f"unexpected {tok.text}")
+            return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+        if text in T.BINARY_OPS:
+            # an operator used as a placeholder: f(*)
+            self.next()
+            return A.Symbol(T.BINARY_OPS[text][0], span=(tok.start, tok.end)), "plain"
+        raise self.error(f"unexpected {text}")
+
+    def _atom_command(self, tok: Token) -> tuple[A.Node, str]:
+        return self._command()
 
     def _identifier_end(self, i: int) -> Optional[int]:
         # One scan covers every start inside a run of letters with no escaped underscore: a run of n letters
@@ -3011,6 +2966,73 @@ class Parser:
 # ---------------------------------------------------------------------------------------------------
 # Script and under-script classification (pure functions on nodes, shared with the printer)
 # ---------------------------------------------------------------------------------------------------
+
+
+_ATOM_READERS: dict[str, Callable[[Parser, Token], tuple[A.Node, str]]] = {
+    LETTER: Parser._atom_letters, NUMBER: Parser._atom_number, LBRACE: Parser._atom_group, TEXT: Parser._atom_text,
+    BEGIN: Parser._atom_environment, SUB: Parser._atom_script_alone, SUP: Parser._atom_script_alone,
+    PRIME: Parser._atom_script_alone, PUNCT: Parser._atom_punct, CMD: Parser._atom_command}
+"""Token kind → how an atom starting with it is read; any other kind cannot start one (`_UNEXPECTED`)."""
+
+_UNEXPECTED = {EOF: "unexpected end of formula", RBRACE: "unexpected }}: nothing to close",
+               NEWLINE: "unexpected \\\\ (row break)", AMP: "unexpected &", END: "unexpected \\end{{{0}}}"}
+"""Token kind → the error where an atom should start (formatted with the token's text)."""
+
+
+def _classified_sub(base: A.Node, sub: Optional[A.Node],
+                    span: tuple[int, int]) -> tuple[A.Node, tuple[A.Node, ...], Optional[A.Node]]:
+    """(base, indices, label) of a subscript: a norm's subscript is its order (`\\|x\\|_2`); any other subscript
+    indexes or labels its base, as `classify_sub` says."""
+    if sub is None:
+        return base, (), None
+    if isinstance(base, A.Norm) and base.order is None:
+        return replace(base, order=sub, span=span), (), None
+    cls, value = classify_sub(sub, base)
+    if cls == "label":
+        return base, (), value  # type: ignore[return-value]
+    return base, value, None  # type: ignore[return-value]
+
+
+def _onto_symbol(base: A.Symbol, indices: tuple[A.Node, ...], sub_label: Optional[A.Node], primes: int,
+                 sup_kind: Optional[str], sup_value: Any,
+                 span: tuple[int, int]) -> tuple[A.Node, tuple[A.Node, ...], int, Optional[str]]:
+    """A symbol takes its scripts into itself where it has room (a label below, primes, a label, star or primes
+    above): (the symbol, the indices left, the primes left, the superscript's kind left to wrap it, or None)."""
+    changes: dict = {}
+    if sub_label is not None:
+        if base.sub_label is None and not indices:
+            changes["sub_label"] = sub_label
+        else:
+            indices = (sub_label,)
+    if primes:
+        if base.sup_label is None and not base.optimum:
+            changes["primes"] = base.primes + primes
+            primes = 0
+    if sup_kind == "label" and base.sup_label is None and not base.optimum and not primes:
+        changes["sup_label"] = sup_value
+        sup_kind = None
+    elif sup_kind == "optimum" and not base.optimum and not primes:
+        changes["optimum"] = True
+        sup_kind = None
+    elif sup_kind == "prime" and base.sup_label is None and not base.optimum and not primes:
+        changes["primes"] = changes.get("primes", base.primes) + int(sup_value)
+        sup_kind = None
+    return (replace(base, span=span, **changes) if changes else base), indices, primes, sup_kind
+
+
+def _with_sup(base: A.Node, sup_kind: str, sup_value: Any, sup: Optional[A.Node], span: tuple[int, int]) -> A.Node:
+    """`base` under the superscript `classify_sup` read as `sup_kind` (with `sup_value`)."""
+    if sup_kind == "power":
+        return A.Power(base, sup_value, span=span)
+    if sup_kind == "transpose":
+        return A.Transpose(base, span=span)
+    if sup_kind == "inverse":
+        return A.Inverse(base, span=span)
+    if sup_kind == "prime":
+        return A.Primed(base, int(sup_value), span=span)
+    # a label or a star on a node that has no room for it
+    return A.Labeled(base, sup if sup_kind == "optimum" else sup_value, "sup", span=span)
+
 
 def _commands(names: Collection[str]) -> tuple[str, ...]:
     """The command tokens spelled by these names (`frac` → `\\frac`)."""
