@@ -2315,113 +2315,124 @@ class Parser:
         never_closed = self.script_depth == 0 and self.peek().kind == PUNCT and self.peek().text == "(" and \
             self._never_closed(self.pos)
         tok = self.next()
-        text = tok.text
-        if text == NULL_OPEN:
-            open_ = "."
-        else:
-            open_ = T.OPEN_DELIMS.get(text, text)
+        group = self._opened_group(tok)
+        saved = self.bar_stop
+        self.bar_stop = group.open
+        try:
+            return self._bracket_content(group, tok, never_closed)
+        finally:
+            self.bar_stop = saved
+
+    def _opened_group(self, tok: Token) -> _Bracketed:
+        """The group the opener `tok` (already read) starts."""
+        open_ = "." if tok.text == NULL_OPEN else T.OPEN_DELIMS.get(tok.text, tok.text)
         # || written as two bars opens a norm
         if open_ == "|" and self.peek().kind == PUNCT and self.peek().text == "|" and not self.peek().space_before:
             self.next()
             open_ = "||"
-        group = _Bracketed(open_, tok.start, text)
-        saved = self.bar_stop
-        self.bar_stop = open_
+        return _Bracketed(open_, tok.start, tok.text)
+
+    def _bracket_content(self, group: _Bracketed, tok: Token, never_closed: bool) -> _Bracketed:
+        """The items of `group` up to its closer: each item, then what separates it from the next."""
         target = group.items
         content_end: Optional[int] = None
-        try:
+        if self._closes(group):
+            self._close(group)
+            return group
+        while True:
+            while self.peek().kind in (NEWLINE, AMP):
+                self.next()
+            nxt = self.peek()
+            if nxt.kind in (EOF, RBRACE, END):
+                return self._left_open(group, tok, content_end)
             if self._closes(group):
                 self._close(group)
                 return group
-            while True:
-                while self.peek().kind in (NEWLINE, AMP):
-                    self.next()
-                nxt = self.peek()
-                if nxt.kind in (EOF, RBRACE, END):
-                    if self.strict:
-                        raise self.error(f"missing closing delimiter for {text}", tok.start)
-                    self.warn(f"missing closing delimiter for {text}", tok.start)
-                    group.close = T.MATCHING.get(group.open, ".")
-                    # the group ends with its content, not with the punctuation the statement ends with
-                    group.end = content_end if content_end is not None else self.last_end()
-                    return group
-                if self._closes(group):
-                    self._close(group)
-                    return group
-                if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
-                                                                and nxt.text != "\\vert") or \
-                        (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
-                    # an empty item: `\pi(|s)`, `a,;b`
-                    item = A.Empty(span=(nxt.start, nxt.start))
-                elif _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
-                    item = self._condition()  # `(\text{with } m = d)`: a remark in parentheses
-                elif _is_joiner(nxt) and target and not self._ends_statement(self.peek(1)):
-                    self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
-                    continue
-                else:
-                    # a relation straight after the `(` has no left side to end before: it is the group's content
-                    reads_to_relation = never_closed and self._relation_at() is None and not self._stacked_relation_at()
-                    item = self.parse_additive() if reads_to_relation else self.parse_relation()
-                target.append(item)
-                content_end = self.last_end()
-                nxt = self.peek()
-                if never_closed and (self._relation_at() is not None or self._stacked_relation_at()):
-                    self.recoverable(f"missing closing delimiter for {text}: closed before the relation", tok.start)
-                    group.close = ")"
-                    group.end = content_end
-                    return group
-                if self._closes(group):
-                    self._close(group)
-                    return group
-                ntext = nxt.text
-                if nxt.kind == PUNCT and ntext == ",":
-                    self.next()
-                    continue
-                if nxt.kind == PUNCT and ntext == ";":
-                    self.next()
-                    group.semicolons = True
-                    if group.open in ("(",) and (target is group.given or target is group.items) and \
-                            group.open != "[":
-                        target = group.params
-                    continue
-                if (nxt.kind == PUNCT and ntext == "|") or (nxt.kind == CMD and ntext in T.CONDITION_BARS):
-                    # || inside a call is a divergence bar
-                    after = self.peek(1)
-                    if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
-                        self.next()
-                        self.next()
-                        group.divergence = group.divergence + list(group.items)
-                        group.items = []
-                        target = group.items
-                        continue
-                    self.next()
-                    group.bar = True
-                    target = group.given
-                    continue
-                if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
-                    self.next()
-                    group.divergence = group.divergence + list(group.items)
-                    group.items = []
-                    target = group.items
-                    continue
-                if nxt.kind in (AMP, NEWLINE):
-                    self.next()
-                    continue
-                if nxt.kind == PUNCT and ntext == ".":
-                    self.next()
-                    continue
-                if nxt.kind in (RBRACE, END, EOF):
-                    continue
-                if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
-                                                                                ntext == NULL_CLOSE)):
-                    # a mismatched closer: an interval such as (0,1] or [0, 1)
-                    self.next()
-                    group.close = T.CLOSE_DELIMS.get(ntext, ntext) if ntext != NULL_CLOSE else "."
-                    group.end = nxt.end
-                    return group
-                raise self.error(f"unexpected {ntext or nxt.kind} inside {text} … ", nxt.start)
-        finally:
-            self.bar_stop = saved
+            item = self._bracket_item(nxt, target, never_closed)
+            if item is None:
+                continue
+            target.append(item)
+            content_end = self.last_end()
+            nxt = self.peek()
+            if never_closed and (self._relation_at() is not None or self._stacked_relation_at()):
+                self.recoverable(f"missing closing delimiter for {tok.text}: closed before the relation", tok.start)
+                group.close = ")"
+                group.end = content_end
+                return group
+            if self._closes(group):
+                self._close(group)
+                return group
+            following = self._past_separator(group, target, nxt, tok.text)
+            if following is None:
+                return group
+            target = following
+
+    def _left_open(self, group: _Bracketed, tok: Token, content_end: Optional[int]) -> _Bracketed:
+        """A group the formula ends inside: an error in strict mode, else closed with a warning."""
+        if self.strict:
+            raise self.error(f"missing closing delimiter for {tok.text}", tok.start)
+        self.warn(f"missing closing delimiter for {tok.text}", tok.start)
+        group.close = T.MATCHING.get(group.open, ".")
+        # the group ends with its content, not with the punctuation the statement ends with
+        group.end = content_end if content_end is not None else self.last_end()
+        return group
+
+    def _bracket_item(self, nxt: Token, target: list[A.Node], never_closed: bool) -> Optional[A.Node]:
+        """The group's next item, starting at `nxt`; None when `nxt` was a list's conjunction (read past)."""
+        if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
+                                                        and nxt.text != "\\vert") or \
+                (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
+            # an empty item: `\pi(|s)`, `a,;b`
+            return A.Empty(span=(nxt.start, nxt.start))
+        if _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
+            return self._condition()  # `(\text{with } m = d)`: a remark in parentheses
+        if _is_joiner(nxt) and target and not self._ends_statement(self.peek(1)):
+            self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
+            return None
+        # a relation straight after the `(` has no left side to end before: it is the group's content
+        reads_to_relation = never_closed and self._relation_at() is None and not self._stacked_relation_at()
+        return self.parse_additive() if reads_to_relation else self.parse_relation()
+
+    def _past_separator(self, group: _Bracketed, target: list[A.Node], nxt: Token,
+                        written: str) -> Optional[list[A.Node]]:
+        """Read what follows an item (`nxt`): the list the next item goes to (`target`, or the part after a `;`,
+        a bar or a divergence bar), or None when a mismatched closer ended the group."""
+        ntext = nxt.text
+        if nxt.kind == PUNCT and ntext == ";":
+            self.next()
+            group.semicolons = True
+            if group.open in ("(",) and (target is group.given or target is group.items) and group.open != "[":
+                return group.params
+            return target
+        if (nxt.kind == PUNCT and ntext == "|") or (nxt.kind == CMD and ntext in T.CONDITION_BARS):
+            return self._past_bar(group, nxt)
+        if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
+            self.next()
+            return _divergence_from_here(group)
+        if (nxt.kind == PUNCT and ntext in (",", ".")) or nxt.kind in (AMP, NEWLINE):
+            self.next()
+            return target
+        if nxt.kind in (RBRACE, END, EOF):
+            return target
+        if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
+                                                                        ntext == NULL_CLOSE)):
+            # a mismatched closer: an interval such as (0,1] or [0, 1)
+            self.next()
+            group.close = T.CLOSE_DELIMS.get(ntext, ntext) if ntext != NULL_CLOSE else "."
+            group.end = nxt.end
+            return None
+        raise self.error(f"unexpected {ntext or nxt.kind} inside {written} … ", nxt.start)
+
+    def _past_bar(self, group: _Bracketed, nxt: Token) -> list[A.Node]:
+        """A bar after an item: `||` inside a call is a divergence bar; one bar starts what the items are given."""
+        after = self.peek(1)
+        if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
+            self.next()
+            self.next()
+            return _divergence_from_here(group)
+        self.next()
+        group.bar = True
+        return group.given
 
     def _finish(self, group: _Bracketed) -> _Bracketed:
         if group.bar and not group.given:
@@ -2978,6 +2989,12 @@ _UNEXPECTED = {EOF: "unexpected end of formula", RBRACE: "unexpected }}: nothing
                NEWLINE: "unexpected \\\\ (row break)", AMP: "unexpected &", END: "unexpected \\end{{{0}}}"}
 """Token kind → the error where an atom should start (formatted with the token's text)."""
 
+
+def _divergence_from_here(group: _Bracketed) -> list[A.Node]:
+    """A divergence bar: the items so far are its left side; the next items start a new list (returned)."""
+    group.divergence = group.divergence + list(group.items)
+    group.items = []
+    return group.items
 
 def _classified_sub(base: A.Node, sub: Optional[A.Node],
                     span: tuple[int, int]) -> tuple[A.Node, tuple[A.Node, ...], Optional[A.Node]]:
