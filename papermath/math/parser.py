@@ -2638,106 +2638,127 @@ class Parser:
     def _reduction(self, operator: A.Node, role: str, start: int) -> A.Node:
         under_pending, over_pending = self._pending_under, self._pending_over
         self._pending_under = self._pending_over = None
-        sub, sup, primes = self._read_scripts()
+        sub, sup, _ = self._read_scripts()
         if under_pending is not None:
             sub = under_pending if sub is None else sub
         if over_pending is not None:
             sup = over_pending if sup is None else sup
         op = self._op_name(operator, role)
         tok = self.peek()
-        if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and \
-                (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma())) or \
-                (role == "limop" and sub is None and sup is None and tok.kind == CMD and
-                 tok.text in ("\\{", "\\lbrace") and self._bracket_has_comma()):
-            # \max(a, b), \min\left[a, b\right], \max\{a, b\}, \operatorname{softmax}(x): an application
-            group = self._bracketed()
-            if group.open == "{":
-                node = A.Apply(operator, tuple(group.items + group.params), (), (), "known", "{}",
-                               span=(start, group.end))
-                return self._postfix_loop(node, start)
-            return self._postfix_loop(self._apply(operator, group, "known", start), start)
+        if role == "limop" and sub is None and sup is None and self._opens_arguments(tok):
+            return self._applied_operator(operator, start)
         if role == "limop" and tok.kind == PUNCT and tok.text == "(" and not self._bracket_has_bar():
-            # \operatorname{Softmax}_j(z): the body in parentheses
-            group = self._bracketed()
-            inner = group.items + group.params
-            if self.peek().kind in (SUB, SUP):
-                # `\max_i (a_i)^2`: the script belongs to the bracket, which is then the body
-                body = self._scripted_group(group)
-                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-            if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
-                return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
-            body = self._group_node(group)
-            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-        brackets = ""
-        body: Optional[A.Node]
+            return self._bracketed_body(op, operator, sub, sup, start)
         if role == "expect" and ((tok.kind == PUNCT and tok.text in "([") or
                                  (tok.kind == CMD and tok.text in ("\\{", "\\lbrace"))):
-            group = self._bracketed()
-            o = group.open
-            brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
-            inner = group.items + group.params
-            if self.peek().kind in (SUB, SUP) and o == "(" and inner and not group.given and not group.bar:
-                # `\mathbb{E}_{x}(h(x) - c)^2`: the expectation of the square (IPO); a script after the
-                # expectation's own square bracket (`\mathbb{E}[X]^2`) squares the expectation, below
-                body = self._scripted_group(group)
-                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-            if not inner and not group.given and not group.divergence:
-                body = A.Empty(span=(group.start, group.end))
-            elif o == "{":
-                body = self._group_node(group)
-                brackets = ""
-            elif group.given or group.bar:
-                # `\mathbb E[V(s') \mid s, a]`: the average of V(s') given s and a
-                body = self._seq(group.items + group.params, group)
-                given = self._seq(group.given, group)
-                node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-                if not isinstance(given, A.Empty):
-                    cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
-                                                                          span=(node.condition.span[0],
-                                                                                given.span[1]))
-                    node = replace(node, condition=cond)
-                return node
-            elif len(inner) == 1:
-                body = inner[0]
-            else:
-                body = self._group_node(group)
-                brackets = ""
-            spec = _sampling_spec(body) if sub is None else None
-            if spec is not None:
-                # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
-                sub, body, brackets = spec, None, ""
-                self._body_on_next_row()
-                if self._starts_operand(self.peek()) and not self._bar_separates():
-                    body = self.parse_multiplicative()
-            node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-            if self.peek().kind in (SUB, SUP) and brackets:
-                # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
-                sub2, sup2, primes2 = self._read_scripts()
-                node = self._attach(node, sub2, sup2, primes2, start)
-            return node
+            return self._bracketed_expectation(op, operator, sub, sup, start)
+        return self._reduction_body(op, operator, role, sub, sup, start)
+
+    def _opens_arguments(self, tok: Token) -> bool:
+        """`(`, or `[` / `\\{` holding a comma: the brackets of an operator's arguments (`\\max(a, b)`)."""
+        return (tok.kind == PUNCT and (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma()))) or \
+            (tok.kind == CMD and tok.text in ("\\{", "\\lbrace") and self._bracket_has_comma())
+
+    def _applied_operator(self, operator: A.Node, start: int) -> A.Node:
+        """\\max(a, b), \\min\\left[a, b\\right], \\max\\{a, b\\}, \\operatorname{softmax}(x): an application."""
+        group = self._bracketed()
+        if group.open == "{":
+            node = A.Apply(operator, tuple(group.items + group.params), (), (), "known", "{}",
+                           span=(start, group.end))
+            return self._postfix_loop(node, start)
+        return self._postfix_loop(self._apply(operator, group, "known", start), start)
+
+    def _bracketed_body(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                        start: int) -> A.Node:
+        """\\operatorname{Softmax}_j(z): the body in parentheses."""
+        group = self._bracketed()
+        inner = group.items + group.params
+        if self.peek().kind in (SUB, SUP):
+            # `\max_i (a_i)^2`: the script belongs to the bracket, which is then the body
+            body = self._scripted_group(group)
+            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+        if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
+            return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
+        body = self._group_node(group)
+        return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+
+    def _bracketed_expectation(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                               start: int) -> A.Node:
+        """`\\mathbb{E}[…]`, `\\mathbb{E}(…)`, `\\mathbb{E}\\{…\\}`: the expectation of what the brackets hold."""
+        group = self._bracketed()
+        o = group.open
+        brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
+        inner = group.items + group.params
+        if self.peek().kind in (SUB, SUP) and o == "(" and inner and not group.given and not group.bar:
+            # `\mathbb{E}_{x}(h(x) - c)^2`: the expectation of the square (IPO); a script after the
+            # expectation's own square bracket (`\mathbb{E}[X]^2`) squares the expectation, below
+            body: Optional[A.Node] = self._scripted_group(group)
+            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+        empty = not inner and not group.given and not group.divergence
+        if not empty and o != "{" and (group.given or group.bar):
+            return self._conditional_expectation(op, operator, sub, sup, group, brackets, start)
+        if empty:
+            body = A.Empty(span=(group.start, group.end))
+        elif o == "{" or len(inner) != 1:
+            body = self._group_node(group)
+            brackets = ""
+        else:
+            body = inner[0]
+        spec = _sampling_spec(body) if sub is None else None
+        if spec is not None:
+            # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
+            sub, body, brackets = spec, None, ""
+            self._body_on_next_row()
+            if self._starts_operand(self.peek()) and not self._bar_separates():
+                body = self.parse_multiplicative()
+        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+        if self.peek().kind in (SUB, SUP) and brackets:
+            # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
+            sub2, sup2, primes2 = self._read_scripts()
+            node = self._attach(node, sub2, sup2, primes2, start)
+        return node
+
+    def _conditional_expectation(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                                 group: _Bracketed, brackets: str, start: int) -> A.Node:
+        """`\\mathbb E[V(s') \\mid s, a]`: the average of V(s') given s and a."""
+        body = self._seq(group.items + group.params, group)
+        given = self._seq(group.given, group)
+        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+        if not isinstance(given, A.Empty):
+            cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
+                                                                  span=(node.condition.span[0], given.span[1]))
+            node = replace(node, condition=cond)
+        return node
+
+    def _reduction_body(self, op: str, operator: A.Node, role: str, sub: Optional[A.Node], sup: Optional[A.Node],
+                        start: int) -> A.Node:
+        """The operand after the operator and its scripts is its body; with neither, the operator is named on its
+        own (`$\\sum$` in prose)."""
         if sub is not None or sup is not None:
             self._body_on_next_row()
-        if self._starts_operand(self.peek()) and not self._bar_separates():
-            body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
-                self.parse_product(stop_at_operators=True)
-            if role == "expect" and sub is None and body is not None:
-                spec = _sampling_spec(body)
-                if spec is not None:
-                    sub = spec
-                    self._body_on_next_row()
-                    body = self.parse_multiplicative() if self._starts_operand(self.peek()) else None
-                elif isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
-                    # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
-                    sub = _sampling_spec(body.factors[0])
-                    rest = body.factors[1:]
-                    body = rest[0] if len(rest) == 1 else A.Product(rest, span=(rest[0].span[0], rest[-1].span[1]))
-        else:
-            body = None
+        if not (self._starts_operand(self.peek()) and not self._bar_separates()):
             if sub is None and sup is None:
-                # the operator named on its own (`$\\sum$` in prose)
                 return operator
-        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-        return node
+            return self._make_reduction(op, operator, sub, sup, None, "", (start, self.last_end()))
+        body: Optional[A.Node] = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
+            self.parse_product(stop_at_operators=True)
+        if role == "expect" and sub is None and body is not None:
+            sub, body = self._sampled_in_body(body)
+        return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+
+    def _sampled_in_body(self, body: A.Node) -> tuple[Optional[A.Node], Optional[A.Node]]:
+        """(what is sampled, the body) of an expectation with no subscript whose body starts by saying what it
+        samples (`\\mathbb{E}\\, q \\sim P(Q) \\; …`); (None, body) otherwise."""
+        spec = _sampling_spec(body)
+        if spec is not None:
+            self._body_on_next_row()
+            return spec, (self.parse_multiplicative() if self._starts_operand(self.peek()) else None)
+        if isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
+            # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
+            rest = body.factors[1:]
+            return _sampling_spec(body.factors[0]), \
+                rest[0] if len(rest) == 1 else A.Product(rest, span=(rest[0].span[0], rest[-1].span[1]))
+        return None, body
 
     def _body_on_next_row(self) -> None:
         r"""`\mathbb{E}_{x \sim p} \\ \log \sigma(…)`: a row that ends with an operator has its body on the next row."""
