@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, cast
 
 from ..math import ast, to_latex
 
@@ -193,20 +193,20 @@ def merge_words(node: ast.Node, warnings: list[str] | None = None) -> ast.Node:
         return ast.Product(tuple(merged), span=node.span)
     if isinstance(node, (ast.Symbol, ast.Number, ast.Text)):
         return node
-    changes = {}
-    for f in fields(node):
-        if f.name == "span":
+    changes: dict[str, object] = {}
+    for part in fields(cast(Any, node)):  # every node class is a dataclass
+        if part.name == "span":
             continue
-        value = getattr(node, f.name)
+        value = getattr(node, part.name)
         if isinstance(value, ast.Node):
             new = merge_words(value, warnings)
             if new is not value:
-                changes[f.name] = new
+                changes[part.name] = new
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Node) for v in value):
             new_items = tuple(merge_words(v, warnings) for v in value)
             if any(a is not b for a, b in zip(new_items, value)):
-                changes[f.name] = new_items
-    return replace(node, **changes) if changes else node
+                changes[part.name] = new_items
+    return replace(cast(Any, node), **changes) if changes else node
 
 
 def _statements(tree: ast.Node) -> tuple[ast.Node, ...]:

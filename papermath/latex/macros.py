@@ -158,10 +158,10 @@ def _argument_spec(spec: list[Token]) -> tuple[int, tuple[Token, ...] | None] | 
             if ch in "mo":
                 items.append((ch, None))
             elif ch == "O" and pos == len(tok.text) - 1:
-                default, k2 = read_group(spec, k + 1)
-                if default is None:
+                written, k2 = read_group(spec, k + 1)
+                if written is None:
                     return None
-                items.append(("O", tuple(default)))
+                items.append(("O", tuple(written)))
                 k = k2 - 1
             else:
                 return None
@@ -687,7 +687,8 @@ class Expander:
                         out.append(Token(TEXT, nxt.text[1:], start, end, True))
                     p += 2
                     continue
-            out.append(tok._replace(start=start, end=end, expanded=True) if not tok.expanded or tok.start != start else tok)
+            out.append(tok._replace(start=start, end=end, expanded=True) if not tok.expanded or tok.start != start
+                       else tok)
             p += 1
         return out
 
