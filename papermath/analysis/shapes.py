@@ -13,7 +13,7 @@ every broadcast is stated in the note.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, cast
 
 from ..errors import MathParseError, PapermathError
 from ..math import ast as A
@@ -152,7 +152,8 @@ class _Infer:
         if reason not in self.unknown:
             self.unknown.append(reason)
 
-    def mismatch(self, node: A.Node, left: A.Node, ls: Shape, right: A.Node, rs: Shape, what: str, hint: str = "") -> None:
+    def mismatch(self, node: A.Node, left: A.Node, ls: Shape, right: A.Node, rs: Shape, what: str,
+                 hint: str = "") -> None:
         message = f"{to_latex(node)}: {to_latex(left)} {show(ls)} {what} {to_latex(right)} {show(rs)}"
         if hint:
             message += f": {hint}"
@@ -395,7 +396,7 @@ class _Infer:
         if op in ("max2", "min2", "mean", "sum", "var", "std", "norm", "trace", "det", "logsumexp") or op == "kl":
             return self.step(node, (), f"{name}: reduces to a scalar")
         if op == "softmax" and args:  # `softmax[` with nothing inside: no argument, no shape (below)
-            shape = args[0]
+            shape = cast(Shape, args[0])  # every argument's shape is known (above)
             note = "each row sums to 1 (softmax over the last axis)" if len(shape) >= 2 else "sums to 1"
             return self.step(node, shape, note)
         if OPS[op].elementwise and len(args) == 1:
@@ -458,8 +459,9 @@ class _Infer:
         if any(isinstance(i, A.Ellipsis_) for i in node.items):
             self.unknown_because(f"{to_latex(node)[:40]}: a concatenation with '…' (length not checked)")
             return None
-        shapes = [self.shape(i) for i in node.items]
-        if any(s is None for s in shapes):
+        found = [self.shape(i) for i in node.items]
+        shapes = [s for s in found if s is not None]
+        if len(shapes) < len(found):
             return None
         if all(len(s) >= 2 and s[:-1] == shapes[0][:-1] for s in shapes):
             self.concat_last[to_latex(node)] = shapes[0][:-1] + (" + ".join(_plain(s[-1]) for s in shapes),)
@@ -662,7 +664,8 @@ def _compare_sides(infer: _Infer, node: A.Relation, shapes: list[Optional[Shape]
 
 
 def _declared_with_index(key: str, cue: Optional[str]) -> bool:
-    """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per index."""
+    """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per
+    index."""
     if not cue or "\\in" not in cue:
         return False
     before = cue.strip("$ ").split("\\in")[0]

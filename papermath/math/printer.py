@@ -8,7 +8,7 @@ what follows (`{\\sum_i a_i} b`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Optional, TypeGuard
 
 from . import ast as A
 from . import tables as T
@@ -227,7 +227,7 @@ def _simple_token(node: A.Node) -> bool:
     return isinstance(node, A.Number) and len(node.value) == 1
 
 
-def _mark(node: A.Node) -> bool:
+def _mark(node: Optional[A.Node]) -> TypeGuard[A.Symbol]:
     """A symbol that would read as an operator, relation or delimiter inside braces."""
     return isinstance(node, A.Symbol) and _simple_token(node) and not node.name.isalnum() and \
         node.name.lstrip("\\") not in T.GREEK and node.name.lstrip("\\") not in T.LETTER_LIKE
@@ -247,7 +247,7 @@ def _token_arg(text: str) -> str:
     return text + " " if text[-1:].isalpha() and text.startswith("\\") else text
 
 
-def _one_token(node: A.Node) -> bool:
+def _one_token(node: A.Node) -> TypeGuard[A.Symbol]:
     """A symbol that prints as one macro argument without braces (`\\alpha`, `\\mathbb{E}`, `\\hat{x}`)."""
     if not isinstance(node, A.Symbol):
         return False
@@ -268,8 +268,8 @@ def _script(node: A.Node) -> str:
 def _arg(node: A.Node) -> str:
     """A macro argument."""
     if _one_token(node) and (_mark(node) or _prefix_capable(node)) and \
-            node.name not in ("\\partial", "\\nabla"):  # type: ignore[attr-defined]
-        text = _token_arg(_symbol_core(node))  # type: ignore[arg-type]
+            node.name not in ("\\partial", "\\nabla"):
+        text = _token_arg(_symbol_core(node))
         return " " + text if text[:1].isalnum() else text
     return "{" + _p(node) + "}"
 
@@ -674,8 +674,8 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                 out += sep + " " + _child(item, REL)
         return out
     if t is A.Rows:
-        rows = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
-        return "\\begin{aligned}" + rows + "\\end{aligned}"
+        aligned = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
+        return "\\begin{aligned}" + aligned + "\\end{aligned}"
     raise TypeError(f"no printer for {t.__name__}")
 
 
