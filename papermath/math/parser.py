@@ -11,6 +11,7 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Optional, TypeVar
@@ -48,7 +49,8 @@ def room_for_nesting() -> Iterator[None]:
     """Python's recursion limit raised (never lowered), for as long as a formula is parsed, so that MAX_DEPTH
     levels fit above the caller's own stack. Python-to-Python calls take no C stack in CPython 3.11+, so the
     extra frames are safe; past MAX_DEPTH the parser stops with a MathParseError, never a RecursionError."""
-    frame, depth = sys._getframe(), 0
+    frame: Optional[FrameType] = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     need = depth + _GUARD_LEVELS * _FRAMES_PER_LEVEL + 200
@@ -961,10 +963,10 @@ class Parser:
             inner = [toks[j]]
         if not inner:
             return False
-        first = inner[0]
-        if first.kind == PUNCT and first.text in ("=", "<", ">", ":"):
+        head = inner[0]
+        if head.kind == PUNCT and head.text in ("=", "<", ">", ":"):
             return len(inner) <= 2
-        return first.kind == CMD and first.text in T.RELATIONS and len(inner) == 1
+        return head.kind == CMD and head.text in T.RELATIONS and len(inner) == 1
 
     def parse_relation(self) -> A.Node:
         start = self.peek().start
@@ -1641,7 +1643,7 @@ class Parser:
             base = A.Primed(base, primes, span=span)
         if indices:
             base = A.Indexed(base, indices, span=span)
-        if sup_kind is not None:
+        if sup_kind is not None and sup is not None:  # (a superscript's kind comes with the superscript)
             base = _with_sup(base, sup_kind, sup_value, sup, span)
         return base
 
@@ -2264,21 +2266,21 @@ class Parser:
                 all(_plain_letter(f) for f in node.factors[:-1]) and \
                 isinstance(node.factors[-1], (A.Indexed, A.Power)) and _plain_letter(node.factors[-1].base):
             # `\mathrm{head_i}`: the letters are one name, the script belongs to it
-            last = node.factors[-1]
-            word = "".join(f.name for f in node.factors[:-1]) + last.base.name  # type: ignore[attr-defined]
-            base = A.Symbol(word, font=font, span=(node.span[0], last.base.span[1]))
-            return replace(last, base=base, span=node.span)
+            scripted = node.factors[-1]
+            word = "".join(f.name for f in node.factors[:-1]) + scripted.base.name  # type: ignore[attr-defined]
+            named = A.Symbol(word, font=font, span=(node.span[0], scripted.base.span[1]))
+            return replace(scripted, base=named, span=node.span)
         if isinstance(node, A.Product):
             return replace(node, factors=tuple(self._apply_font(f, font) for f in node.factors))
         if isinstance(node, A.Indexed):
             return replace(node, base=self._apply_font(node.base, font))
         if isinstance(node, A.Power):
-            base = self._apply_font(node.base, font)
-            if isinstance(base, A.Symbol) and base.sup_label is None and not base.optimum and \
-                    classify_sup(node.exponent, base)[0] == "label":
+            styled = self._apply_font(node.base, font)
+            if isinstance(styled, A.Symbol) and styled.sup_label is None and not styled.optimum and \
+                    classify_sup(node.exponent, styled)[0] == "label":
                 # `{\bf x^w}` reads as `\mathbf{x}^w`: the script is classified against the styled base
-                return replace(base, sup_label=node.exponent, span=node.span)
-            return replace(node, base=base)
+                return replace(styled, sup_label=node.exponent, span=node.span)
+            return replace(node, base=styled)
         if isinstance(node, (A.Transpose, A.Inverse)):
             return replace(node, base=self._apply_font(node.base, font))
         return node
@@ -2715,7 +2717,7 @@ class Parser:
         if self.peek().kind in (SUB, SUP) and brackets:
             # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
             sub2, sup2, primes2 = self._read_scripts()
-            node = self._attach(node, sub2, sup2, primes2, start)
+            return self._attach(node, sub2, sup2, primes2, start)
         return node
 
     def _conditional_expectation(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
@@ -2727,7 +2729,7 @@ class Parser:
         if not isinstance(given, A.Empty):
             cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
                                                                   span=(node.condition.span[0], given.span[1]))
-            node = replace(node, condition=cond)
+            return replace(node, condition=cond)
         return node
 
     def _reduction_body(self, op: str, operator: A.Node, role: str, sub: Optional[A.Node], sup: Optional[A.Node],
@@ -3058,7 +3060,7 @@ def _onto_symbol(base: A.Symbol, indices: tuple[A.Node, ...], sub_label: Optiona
     return (replace(base, span=span, **changes) if changes else base), indices, primes, sup_kind
 
 
-def _with_sup(base: A.Node, sup_kind: str, sup_value: Any, sup: Optional[A.Node], span: tuple[int, int]) -> A.Node:
+def _with_sup(base: A.Node, sup_kind: str, sup_value: Any, sup: A.Node, span: tuple[int, int]) -> A.Node:
     """`base` under the superscript `classify_sup` read as `sup_kind` (with `sup_value`)."""
     if sup_kind == "power":
         return A.Power(base, sup_value, span=span)
@@ -3428,7 +3430,10 @@ def _under_relation(op: str, node: A.Relation) -> tuple:
 def _analyze_under(op: str, under: A.Node):
     """(variables, lower, domain, distribution, condition) from an under-script."""
     variables: tuple[A.Node, ...] = ()
-    lower = domain = distribution = condition = None
+    lower: Optional[A.Node] = None
+    domain: Optional[A.Node] = None
+    distribution: Optional[A.Node] = None
+    condition: Optional[A.Node] = None
     node = under
     extra: list[A.Node] = []
     if isinstance(node, A.Sequence) and any(s == "\\\\" for s in node.separators):
@@ -3753,7 +3758,8 @@ def _close_integral(left: A.Node, op: str, right: A.Node, start: int,
     rest, dvars, marks = _split_differentials(right)
     if not dvars or isinstance(rest, A.Empty):
         return None
-    terms, ops = [left], []
+    terms: list[A.Node] = [left]
+    ops: list[str] = []
     while isinstance(terms[0], A.BinOp) and terms[0].op in ("+", "-") and terms[0].span[0] == start:
         chain = terms.pop(0)
         terms[0:0] = [chain.left, chain.right]  # type: ignore[attr-defined]
