@@ -13,7 +13,7 @@ every broadcast is stated in the note.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, cast
 
 from ..errors import MathParseError, PapermathError
 from ..math import ast as A
@@ -152,7 +152,8 @@ class _Infer:
         if reason not in self.unknown:
             self.unknown.append(reason)
 
-    def mismatch(self, node: A.Node, left: A.Node, ls: Shape, right: A.Node, rs: Shape, what: str, hint: str = "") -> None:
+    def mismatch(self, node: A.Node, left: A.Node, ls: Shape, right: A.Node, rs: Shape, what: str,
+                 hint: str = "") -> None:
         message = f"{to_latex(node)}: {to_latex(left)} {show(ls)} {what} {to_latex(right)} {show(rs)}"
         if hint:
             message += f": {hint}"
@@ -395,7 +396,7 @@ class _Infer:
         if op in ("max2", "min2", "mean", "sum", "var", "std", "norm", "trace", "det", "logsumexp") or op == "kl":
             return self.step(node, (), f"{name}: reduces to a scalar")
         if op == "softmax" and args:  # `softmax[` with nothing inside: no argument, no shape (below)
-            shape = args[0]
+            shape = cast(Shape, args[0])  # every argument's shape is known (above)
             note = "each row sums to 1 (softmax over the last axis)" if len(shape) >= 2 else "sums to 1"
             return self.step(node, shape, note)
         if OPS[op].elementwise and len(args) == 1:
@@ -458,8 +459,9 @@ class _Infer:
         if any(isinstance(i, A.Ellipsis_) for i in node.items):
             self.unknown_because(f"{to_latex(node)[:40]}: a concatenation with '…' (length not checked)")
             return None
-        shapes = [self.shape(i) for i in node.items]
-        if any(s is None for s in shapes):
+        found = [self.shape(i) for i in node.items]
+        shapes = [s for s in found if s is not None]
+        if len(shapes) < len(found):
             return None
         if all(len(s) >= 2 and s[:-1] == shapes[0][:-1] for s in shapes):
             self.concat_last[to_latex(node)] = shapes[0][:-1] + (" + ".join(_plain(s[-1]) for s in shapes),)
@@ -569,73 +571,101 @@ def _statement(infer: _Infer, node: A.Node) -> Optional[Shape]:
         infer.unknown_because(f"relation {unknown[0]} not handled")
         return None
     if node.ops and all(op in ("\\in",) for op in node.ops):
-        space = dims_of_space(node.operands[-1])
+        space = _declared_space(infer, node)
         if space is not None:
-            for operand in node.operands[:-1]:
-                key = symbol_key(operand)
-                infer.declared[key] = space
-                infer.leaf_steps[key] = ShapeStep(key, space, f"declared: {to_latex(node)}")
             return space
     defining = node.ops[0] in _DEFINING
     # Compute right to left: the right-most side is the computation, the others name or restate it.
     shapes: list[Optional[Shape]] = [None] * len(node.operands)
     shapes[-1] = infer.shape(node.operands[-1])
     for index in range(len(node.operands) - 2, 0, -1):
-        operand = node.operands[index]
-        key = symbol_key(operand) if isinstance(operand, (A.Symbol, A.Indexed)) else None
-        if defining and key is not None and key not in infer.declared and to_latex(operand) not in infer.declared:
-            shapes[index] = shapes[-1]
-            infer.defined[key] = shapes[-1]
-            infer.steps.append(ShapeStep(to_latex(operand), shapes[-1], "defined here: the right-hand side's shape"))
-        elif defining and isinstance(operand, A.Concat) and any(isinstance(i, A.Ellipsis_) for i in operand.items):
-            infer.steps.append(ShapeStep(to_latex(operand), shapes[-1], "the same vector, split into parts"))
-        else:
-            shapes[index] = infer.shape(operand)
+        shapes[index] = _middle_side(infer, node.operands[index], shapes[-1], defining)
     target = node.operands[0]
     computed = next((s for s in shapes[1:][::-1] if s is not None), None)
-    if defining:
-        key = symbol_key(target.func) if isinstance(target, A.Apply) else (
-            symbol_key(target) if isinstance(target, (A.Symbol, A.Indexed)) else None)
-        declared = (infer.declared.get(key) or infer.declared.get(key + ENTRY)) if key else None
-        if declared is None and isinstance(target, A.Indexed) and to_latex(target) in infer.declared:
-            declared = infer.declared[to_latex(target)]
-        if key is not None and not isinstance(target, A.Apply):
-            infer.exact[to_latex(target)] = computed
-        if key is not None and declared is None and not isinstance(target, A.Apply):
-            infer.defined[key] = computed
-            infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
-        elif isinstance(target, A.Apply):
-            for arg in target.args:
-                infer.shape(arg)
-            infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
-        elif isinstance(target, A.Concat) and any(isinstance(i, A.Ellipsis_) for i in target.items):
-            infer.steps.append(ShapeStep(to_latex(target), computed, "the same vector, split into parts"))
-        else:
-            shapes[0] = infer.shape(target)
-    else:
-        shapes[0] = infer.shape(target)
-    known = [(node.operands[i], s) for i, s in enumerate(shapes) if s is not None]
-    def same(a: Shape, b: Shape) -> bool:
-        return a == b or (len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))) or \
-            (len(a) == len(b) and all(_same(x, y) or _same(x.replace(" + ", " ").replace(" ", ""), y.replace(" ", ""))
-                                      or _sum_matches(x, y) for x, y in zip(a, b)))
-
-    for (left, ls), (right, rs) in zip(known, known[1:]):
-        for concat, other in ((left, rs), (right, ls)):
-            alternative = infer.concat_last.get(to_latex(concat))
-            if alternative is not None and same(alternative, other):
-                infer.steps.append(ShapeStep(to_latex(concat), alternative,
-                                             "joined along the last axis (the other side's shape says so)"))
-                ls = rs = other
-        if not same(ls, rs):
-            if ls == () or rs == () and node.ops[0] not in ("=", ":="):
-                continue
-            infer.mismatch(node, left, ls, right, rs, node.ops[0], "the two sides differ in shape")
+    shapes[0] = _defined_side(infer, target, computed) if defining else infer.shape(target)
+    _compare_sides(infer, node, shapes)
     return computed
 
 
+def _declared_space(infer: _Infer, node: A.Relation) -> Optional[Shape]:
+    """`x, y \\in \\mathbb{R}^d`: each left side is declared with the space's shape (returned); None when the right
+    side is not a space with dimensions."""
+    space = dims_of_space(node.operands[-1])
+    if space is None:
+        return None
+    for operand in node.operands[:-1]:
+        key = symbol_key(operand)
+        infer.declared[key] = space
+        infer.leaf_steps[key] = ShapeStep(key, space, f"declared: {to_latex(node)}")
+    return space
+
+
+def _middle_side(infer: _Infer, operand: A.Node, computed: Optional[Shape], defining: bool) -> Optional[Shape]:
+    """The shape of a side between the first and the last (`a = b = c`): a name not declared elsewhere that a defining
+    relation gives is defined here with the computation's shape; a split vector restates it."""
+    key = symbol_key(operand) if isinstance(operand, (A.Symbol, A.Indexed)) else None
+    if defining and key is not None and key not in infer.declared and to_latex(operand) not in infer.declared:
+        infer.defined[key] = computed
+        infer.steps.append(ShapeStep(to_latex(operand), computed, "defined here: the right-hand side's shape"))
+        return computed
+    if defining and isinstance(operand, A.Concat) and any(isinstance(i, A.Ellipsis_) for i in operand.items):
+        infer.steps.append(ShapeStep(to_latex(operand), computed, "the same vector, split into parts"))
+        return None
+    return infer.shape(operand)
+
+
+def _defined_side(infer: _Infer, target: A.Node, computed: Optional[Shape]) -> Optional[Shape]:
+    """The left side of a defining relation: defined here with the computed shape unless the text declares it
+    (then its own shape is worked out, and returned, to be compared); None when it is defined here."""
+    key = symbol_key(target.func) if isinstance(target, A.Apply) else (
+        symbol_key(target) if isinstance(target, (A.Symbol, A.Indexed)) else None)
+    declared = (infer.declared.get(key) or infer.declared.get(key + ENTRY)) if key else None
+    if declared is None and isinstance(target, A.Indexed) and to_latex(target) in infer.declared:
+        declared = infer.declared[to_latex(target)]
+    if key is not None and not isinstance(target, A.Apply):
+        infer.exact[to_latex(target)] = computed
+    if key is not None and declared is None and not isinstance(target, A.Apply):
+        infer.defined[key] = computed
+        infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
+    elif isinstance(target, A.Apply):
+        for arg in target.args:
+            infer.shape(arg)
+        infer.steps.append(ShapeStep(to_latex(target), computed, "defined here: the right-hand side's shape"))
+    elif isinstance(target, A.Concat) and any(isinstance(i, A.Ellipsis_) for i in target.items):
+        infer.steps.append(ShapeStep(to_latex(target), computed, "the same vector, split into parts"))
+    else:
+        return infer.shape(target)
+    return None
+
+
+def _same_shape(a: Shape, b: Shape) -> bool:
+    """Two sides' shapes agree: equal, or axis by axis the same size written differently (`n+1` and `n + 1`, a
+    sum written out)."""
+    return a == b or (len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))) or \
+        (len(a) == len(b) and all(_same(x, y) or _same(x.replace(" + ", " ").replace(" ", ""), y.replace(" ", ""))
+                                  or _sum_matches(x, y) for x, y in zip(a, b)))
+
+
+def _compare_sides(infer: _Infer, node: A.Relation, shapes: list[Optional[Shape]]) -> None:
+    """Neighbouring sides whose shapes are known must agree (a concatenation may be read along its last axis to
+    agree); a disagreement is reported as a mismatch."""
+    known = [(node.operands[i], s) for i, s in enumerate(shapes) if s is not None]
+    for (left, ls), (right, rs) in zip(known, known[1:]):
+        for concat, other in ((left, rs), (right, ls)):
+            alternative = infer.concat_last.get(to_latex(concat))
+            if alternative is not None and _same_shape(alternative, other):
+                infer.steps.append(ShapeStep(to_latex(concat), alternative,
+                                             "joined along the last axis (the other side's shape says so)"))
+                ls = rs = other
+        if not _same_shape(ls, rs):
+            if ls == () or rs == () and node.ops[0] not in ("=", ":="):
+                continue
+            infer.mismatch(node, left, ls, right, rs, node.ops[0], "the two sides differ in shape")
+
+
 def _declared_with_index(key: str, cue: Optional[str]) -> bool:
-    """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per index."""
+    """True when the text declares one entry (`\\mathbf{h}_t \\in \\mathbb{R}^d`, `W_h \\in …`): the shape is per
+    index."""
     if not cue or "\\in" not in cue:
         return False
     before = cue.strip("$ ").split("\\in")[0]

@@ -7,7 +7,9 @@ symbol written in an equation and in the prose gets the same key.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, cast
 
 from ..math import ast, to_latex
 
@@ -191,20 +193,20 @@ def merge_words(node: ast.Node, warnings: list[str] | None = None) -> ast.Node:
         return ast.Product(tuple(merged), span=node.span)
     if isinstance(node, (ast.Symbol, ast.Number, ast.Text)):
         return node
-    changes = {}
-    for f in fields(node):
-        if f.name == "span":
+    changes: dict[str, object] = {}
+    for part in fields(cast(Any, node)):  # every node class is a dataclass
+        if part.name == "span":
             continue
-        value = getattr(node, f.name)
+        value = getattr(node, part.name)
         if isinstance(value, ast.Node):
             new = merge_words(value, warnings)
             if new is not value:
-                changes[f.name] = new
+                changes[part.name] = new
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Node) for v in value):
             new_items = tuple(merge_words(v, warnings) for v in value)
             if any(a is not b for a, b in zip(new_items, value)):
-                changes[f.name] = new_items
-    return replace(node, **changes) if changes else node
+                changes[part.name] = new_items
+    return replace(cast(Any, node), **changes) if changes else node
 
 
 def _statements(tree: ast.Node) -> tuple[ast.Node, ...]:
@@ -344,76 +346,137 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
     """
     warnings: list[str] = []
     statements = tuple(merge_words(stmt, warnings) for stmt in _statements(tree))
-    # `\\text{if $c_i < \\text{sorted}_j(c_j)[n]$}`: the formulas written inside words are the formula's too
-    # (Text node id → their statements), found in the same walk that finds what binds.
-    in_words: dict[int, tuple[ast.Node, ...]] = {}
+    collector = _Collector(statements, ordinals, _find_bindings(statements, warnings))
+    collector.read_left_sides(statements)
+    for stmt in statements:
+        collector.visit(stmt)
+    return collector.result()
+
+
+@dataclass
+class _Bindings:
+    """What binds a formula's names, found in one walk of its statements before any name is sorted."""
+
+    walked: list[ast.Node] = field(default_factory=list)
+    """The statements walked: the formula's own, then those of the formulas written inside its words."""
+    in_words: dict[int, tuple[ast.Node, ...]] = field(default_factory=dict)
+    """Text node id → the statements of the formulas written inside it (`\\text{if $c_i < n$}`)."""
+    bound: set[str] = field(default_factory=set)
+    """Names a reduction, a set builder or an operator named in words binds."""
+    bound_forms: set[str] = field(default_factory=set)
+    """The variables as a reduction writes them (`b`, `x_t`)."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Names bound by an expectation or an optimisation (→ its operator): they keep their row."""
+    sampled: set[str] = field(default_factory=set)
+    """Names an expectation draws (its density's argument, the left side of a `\\sim` it is taken over)."""
+
+
+def _find_bindings(statements: tuple[ast.Node, ...], warnings: list[str]) -> _Bindings:
+    """Walk the statements, and the formulas written inside their words as they are found, for what binds."""
+    found = _Bindings()
     pending = list(statements)
-    walked: list[ast.Node] = []
-    bound: set[str] = set()
-    bound_forms: set[str] = set()  # the variables as a reduction writes them (`b`, `x_t`)
-    kept: dict[str, str] = {}  # names bound by an expectation or an optimisation: they keep their row
-    sampled_names: set[str] = set()
     while pending:
         stmt = pending.pop(0)
-        walked.append(stmt)
+        found.walked.append(stmt)
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Text):
-                if "$" in node.text:
-                    in_words[id(node)] = _formulas_in_words(node.text, warnings)
-                    pending.extend(in_words[id(node)])
-            elif isinstance(node, ast.Reduction):
-                if node.op == "E" and not node.variables and isinstance(node.under, ast.Apply):
-                    # `\\mathbb{E}_{p_X(x)}`, `\\mathbb{E}_{q(x_t | x)}`: the density's argument is the sample.
-                    for arg in node.under.args:
-                        for key in principal_keys(arg) or [k for k in [symbol_key(arg)] if k]:
-                            kept.setdefault(key, "E")
-                            sampled_names.add(key)
-                for var in node.variables:
-                    bound_forms.add(to_latex(var))
-                    if node.op in ROW_BINDERS:
-                        for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
-                            kept.setdefault(key, node.op)
-                    # An expectation over x_t binds the sample x_t, not its time t (ε_θ(x_t, t) still uses t);
-                    # a sum's variable binds every name it writes.
-                    for sub in (_names_outside_indices(var) if node.op in ROW_BINDERS else ast.walk(var)):
-                        if isinstance(sub, ast.Symbol):
-                            bound.add(to_latex(sub))
-                for sample in node.samples:
-                    if isinstance(sample, ast.Relation) and sample.operands:
-                        sampled_names.update(principal_keys(sample.operands[0]))
-            elif isinstance(node, ast.Apply) and isinstance(node.func, ast.Indexed):
-                # \\text{sorted}_j(c_j): a subscript of an operator named in words that its argument carries runs
-                # over it (f_i(x_i), a family of functions, keeps its index)
-                in_args = {to_latex(sub) for a in node.args for sub in _walk_names(a) if isinstance(sub, ast.Symbol)}
-                for idx in node.func.indices:
-                    if isinstance(idx, ast.Symbol) and len(idx.name) == 1 and to_latex(idx) in in_args and \
-                            _is_function_word(node.func.base):
-                        bound.add(to_latex(idx))
-            elif isinstance(node, ast.SetBuilder):
-                # {s_{j,t} | 1 <= j <= N}, {i | l'_i >= M - n}: the set binds the names its element and its
-                # condition share (j, i); the others (N, l', M) are the paper's quantities.
-                element = node.element
-                if isinstance(element, ast.Relation) and element.operands:
-                    element = element.operands[0]  # {v \in V : …}: v is the element, V its range
-                in_element = {to_latex(sub) for sub in _walk_names(element) if isinstance(sub, ast.Symbol)}
-                for sub in _walk_names(node.condition):
-                    if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None and \
-                            to_latex(sub) in in_element:
-                        bound.add(to_latex(sub))
-    carriers, standalone = _index_stats(tuple(walked), bound)
-    counts = _enumeration_counts(walked)
+            bind = _BINDERS.get(type(node))
+            if bind is not None:
+                pending.extend(bind(node, found, warnings))
+    return found
 
-    letter_indexed = carriers.get("#letter-indexed", set())
 
-    # `x_0 = x_T + \int_T^0 f_t x_t dt`: a member at a fixed position that the left side defines is a quantity of
-    # its own, not one entry of the sequence the right side runs over (its row says "defined here"; x_t's does not)
-    own_members = {to_latex(node) for node in _fixed_members_defined(statements)
-                   if _base_letter(node.base) in letter_indexed}
+def _bind_words(node: ast.Text, found: _Bindings, warnings: list[str]) -> tuple[ast.Node, ...]:
+    """`\\text{if $c_i < \\text{sorted}_j(c_j)[n]$}`: the formulas written inside words are the formula's too; their
+    statements are walked next."""
+    if "$" not in node.text:
+        return ()
+    found.in_words[id(node)] = _formulas_in_words(node.text, warnings)
+    return found.in_words[id(node)]
 
-    def is_index(idx: ast.Node, base_letter: str | None = None) -> bool:
+
+def _bind_reduction(node: ast.Reduction, found: _Bindings, warnings: list[str]) -> tuple[ast.Node, ...]:
+    if node.op == "E" and not node.variables and isinstance(node.under, ast.Apply):
+        # `\\mathbb{E}_{p_X(x)}`, `\\mathbb{E}_{q(x_t | x)}`: the density's argument is the sample.
+        for arg in node.under.args:
+            for key in principal_keys(arg) or [k for k in [symbol_key(arg)] if k]:
+                found.kept.setdefault(key, "E")
+                found.sampled.add(key)
+    for var in node.variables:
+        found.bound_forms.add(to_latex(var))
+        if node.op in ROW_BINDERS:
+            for key in principal_keys(var) or [k for k in [symbol_key(var)] if k]:
+                found.kept.setdefault(key, node.op)
+        # An expectation over x_t binds the sample x_t, not its time t (ε_θ(x_t, t) still uses t);
+        # a sum's variable binds every name it writes.
+        for sub in (_names_outside_indices(var) if node.op in ROW_BINDERS else ast.walk(var)):
+            if isinstance(sub, ast.Symbol):
+                found.bound.add(to_latex(sub))
+    for sample in node.samples:
+        if isinstance(sample, ast.Relation) and sample.operands:
+            found.sampled.update(principal_keys(sample.operands[0]))
+    return ()
+
+
+def _bind_word_operator_index(node: ast.Apply, found: _Bindings, warnings: list[str]) -> tuple[ast.Node, ...]:
+    """\\text{sorted}_j(c_j): a subscript of an operator named in words that its argument carries runs over it
+    (f_i(x_i), a family of functions, keeps its index)."""
+    if not isinstance(node.func, ast.Indexed):
+        return ()
+    in_args = {to_latex(sub) for a in node.args for sub in _walk_names(a) if isinstance(sub, ast.Symbol)}
+    for idx in node.func.indices:
+        if isinstance(idx, ast.Symbol) and len(idx.name) == 1 and to_latex(idx) in in_args and \
+                _is_function_word(node.func.base):
+            found.bound.add(to_latex(idx))
+    return ()
+
+
+def _bind_set_builder(node: ast.SetBuilder, found: _Bindings, warnings: list[str]) -> tuple[ast.Node, ...]:
+    """{s_{j,t} | 1 <= j <= N}, {i | l'_i >= M - n}: the set binds the names its element and its condition share
+    (j, i); the others (N, l', M) are the paper's quantities."""
+    element = node.element
+    if isinstance(element, ast.Relation) and element.operands:
+        element = element.operands[0]  # {v \in V : …}: v is the element, V its range
+    in_element = {to_latex(sub) for sub in _walk_names(element) if isinstance(sub, ast.Symbol)}
+    for sub in _walk_names(node.condition):
+        if isinstance(sub, ast.Symbol) and len(sub.name) == 1 and sub.font is None and to_latex(sub) in in_element:
+            found.bound.add(to_latex(sub))
+    return ()
+
+
+_BINDERS: dict[type, Callable[[Any, _Bindings, list[str]], tuple[ast.Node, ...]]] = {
+    ast.Text: _bind_words, ast.Reduction: _bind_reduction, ast.Apply: _bind_word_operator_index,
+    ast.SetBuilder: _bind_set_builder}
+"""Node type → what a node of that type binds (and the statements it adds to the walk)."""
+
+
+class _Collector:
+    """The names of one formula's statements, sorted as they are visited (see `collect`)."""
+
+    def __init__(self, statements: tuple[ast.Node, ...], ordinals: frozenset[str], bindings: _Bindings) -> None:
+        self.ordinals = ordinals
+        self.bindings = bindings
+        self.carriers, self.standalone = _index_stats(tuple(bindings.walked), bindings.bound)
+        self.counts = _enumeration_counts(bindings.walked)
+        self.letter_indexed = self.carriers.get("#letter-indexed", set())
+        # `x_0 = x_T + \int_T^0 f_t x_t dt`: a member at a fixed position that the left side defines is a quantity
+        # of its own, not one entry of the sequence the right side runs over (its row says "defined here"; x_t's
+        # does not)
+        self.own_members = {to_latex(node) for node in _fixed_members_defined(statements)
+                            if _base_letter(node.base) in self.letter_indexed}
+        self.uses: dict[str, SymbolUse] = {}
+        self.reductions: list[ast.Reduction] = []
+        self.operators: list[str] = []
+        self.notations: list[tuple[str, str]] = []
+        self.lhs_keys: list[str] = []
+        self.relation_ops: list[str] = []
+        self.clause_keys: list[str] = []
+        self.defined_gradients: dict[str, ast.Gradient] = {}
+
+    # -- indices and keys ------------------------------------------------------------------------------------
+    def is_index(self, idx: ast.Node, base_letter: str | None = None) -> bool:
         if isinstance(idx, ast.Number):
             # W_1, W_2, b_1 are different parameters — unless the formula also writes x_i (then x_1 is an entry).
-            return base_letter in letter_indexed
+            return base_letter in self.letter_indexed
         if isinstance(idx, (ast.Indexed, ast.Text)) or (isinstance(idx, ast.Symbol) and idx.font == "rm"):
             return False  # a subscript with its own subscript, or words: part of the name (\\lambda_{q_1})
         if isinstance(idx, ast.Relation) and idx.ops and all(op in ("\\mid", "|") for op in idx.ops):
@@ -423,19 +486,19 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         if not isinstance(idx, ast.Symbol):
             return True  # t+1, <t, 1:T, numbers: positions
         name = to_latex(idx)
-        return (name in bound or name in ordinals or len(carriers.get(name, ())) >= 2 or name in standalone
-                or len(name) > 1 and not name.startswith("\\"))
+        return (name in self.bindings.bound or name in self.ordinals or len(self.carriers.get(name, ())) >= 2
+                or name in self.standalone or len(name) > 1 and not name.startswith("\\"))
 
-    def split(node: ast.Indexed) -> tuple[str | None, list[str], list[ast.Node]]:
+    def split(self, node: ast.Indexed) -> tuple[str | None, list[str], list[ast.Node]]:
         """(key with label subscripts, index names, index nodes)."""
         base_key = symbol_key(node.base)
         if base_key is None:
             return None, [], list(node.indices)
-        if to_latex(node) in own_members:
+        if to_latex(node) in self.own_members:
             return f"{base_key}_{{{','.join(to_latex(i) for i in node.indices)}}}", [], []
         letter = _base_letter(node.base)
-        labels = [i for i in node.indices if not is_index(i, letter)]
-        indices = [i for i in node.indices if is_index(i, letter)]
+        labels = [i for i in node.indices if not self.is_index(i, letter)]
+        indices = [i for i in node.indices if self.is_index(i, letter)]
         if labels and len(labels) == len(node.indices):
             key = f"{base_key}_{{{','.join(to_latex(i) for i in labels)}}}"
         elif labels:
@@ -445,17 +508,10 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
             key = base_key
         return key, [to_latex(i) for i in indices], indices
 
-    uses: dict[str, SymbolUse] = {}
-    reductions: list[ast.Reduction] = []
-    operators: list[str] = []
-    notations: list[tuple[str, str]] = []
-    lhs_keys: list[str] = []
-    relation_ops: list[str] = []
-
-    def add(key: str, node: ast.Node, kind: str, indices: list[str] | None = None) -> SymbolUse:
-        use = uses.get(key)
+    def add(self, key: str, node: ast.Node, kind: str, indices: list[str] | None = None) -> SymbolUse:
+        use = self.uses.get(key)
         if use is None:
-            use = uses[key] = SymbolUse(key, node, kind, indices=list(indices or ()))
+            use = self.uses[key] = SymbolUse(key, node, kind, indices=list(indices or ()))
             use.first_written = to_latex(node)
         if kind == "function" and use.kind != "function":
             use.kind = "function"
@@ -465,7 +521,7 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         use.all_indices.update(indices or ())
         return use
 
-    def key_of(node: ast.Node) -> str | None:
+    def key_of(self, node: ast.Node) -> str | None:
         node = _accented_family(node) or node
         if _word_operator(node):
             return to_latex(_word_of(node))
@@ -473,213 +529,280 @@ def collect(tree: ast.Node, ordinals: frozenset[str] = frozenset()) -> FormulaSy
         if _is_function_word(named):
             return to_latex(named)
         if isinstance(node, ast.Indexed):
-            return split(node)[0]
-        if isinstance(node, ast.Power) and label_exponent(node.exponent) and isinstance(node.base, ast.Indexed):
-            return symbol_key(node)
+            return self.split(node)[0]
         return symbol_key(node)
 
-    clause_keys: list[str] = []
-    defined_gradients: dict[str, ast.Gradient] = {}
-    for stmt in (*statements, *_where_clause_statements(statements)):
-        if isinstance(stmt, ast.Relation):
+    # -- what the statements define ----------------------------------------------------------------------------
+    def read_left_sides(self, statements: tuple[ast.Node, ...]) -> None:
+        """The keys the left sides of `=`-like relations define: the main statements' (`lhs_keys`) and their
+        `where`-clauses' (`clause_keys`); and the relation operators of the main statements."""
+        for stmt in (*statements, *_where_clause_statements(statements)):
+            if not isinstance(stmt, ast.Relation):
+                continue
             in_clause = not any(stmt is own for own in statements)
             if not in_clause:
-                relation_ops.extend(stmt.ops)  # the kind is the main statement's, not its where-clause's
+                self.relation_ops.extend(stmt.ops)  # the kind is the main statement's, not its where-clause's
             if stmt.ops and stmt.ops[0] in LHS_RELATIONS:
-                first = stmt.operands[0]
-                if isinstance(first, ast.Concat) and len(stmt.operands) > 2:
-                    first = stmt.operands[1]  # [k_1; …; k_n] = k = W c: the middle term is the one named
-                if isinstance(first, ast.Empty) or first is None:
-                    continue
-                items = first.items if isinstance(first, (ast.Sequence, ast.Concat)) else (first,)
-                for item in items:
-                    target = item.func if isinstance(item, ast.Apply) else item
-                    gradient = _named_gradient(target)
-                    if gradient is not None:
-                        # `\\nabla \\mathbf{F}(\\mathbf{z}) := […]`: the display defines the Jacobian as a quantity
-                        # of its own, which gets a row (an operator applied to a function it defines nowhere does not)
-                        defined_gradients[to_latex(gradient)] = gradient
-                        (clause_keys if in_clause else lhs_keys).append(to_latex(gradient))
-                        continue
-                    key = key_of(target)
-                    if key is not None:
-                        (clause_keys if in_clause else lhs_keys).append(key)
+                self._read_left_side(stmt, self.clause_keys if in_clause else self.lhs_keys)
 
-    def visit_label(node: ast.Node) -> None:
-        """p_{X \\setminus A}, \\mathbf{I}_{M_{\\text{num}}}: the quantities a label writes are symbols too."""
-        if isinstance(node, ast.Symbol) and _label_writes_names(node.sub_label):
-            visit(node.sub_label)
-        step = _step_in_label(node.sup_label) if isinstance(node, ast.Symbol) else None
-        if step is not None:
-            visit(step, in_index=True)  # `m_i^{(t+1)}`: the mask at iteration t+1 runs over the iterations t
+    def _read_left_side(self, stmt: ast.Relation, keys: list[str]) -> None:
+        first = stmt.operands[0]
+        if isinstance(first, ast.Concat) and len(stmt.operands) > 2:
+            first = stmt.operands[1]  # [k_1; …; k_n] = k = W c: the middle term is the one named
+        if isinstance(first, ast.Empty) or first is None:
+            return
+        items = first.items if isinstance(first, (ast.Sequence, ast.Concat)) else (first,)
+        for item in items:
+            target = item.func if isinstance(item, ast.Apply) else item
+            gradient = _named_gradient(target)
+            if gradient is not None:
+                # `\\nabla \\mathbf{F}(\\mathbf{z}) := […]`: the display defines the Jacobian as a quantity of its
+                # own, which gets a row (an operator applied to a function it defines nowhere does not)
+                self.defined_gradients[to_latex(gradient)] = gradient
+                keys.append(to_latex(gradient))
+                continue
+            key = self.key_of(target)
+            if key is not None:
+                keys.append(key)
 
-    def visit(node: ast.Node | None, in_index: bool = False) -> None:
+    # -- the visit -------------------------------------------------------------------------------------------
+    def visit(self, node: ast.Node | None, in_index: bool = False) -> None:
+        """Sort the names under `node` (`in_index`: it stands in a subscript that runs over positions)."""
         if node is None:
             return
         notation = notation_of(node)
         if notation is not None:
-            notations.append(notation)
-        if isinstance(node, ast.Reduction):
-            reductions.append(node)
-            if node.op in ROW_BINDERS:
-                for var in node.variables:
-                    visit(var)
-                for sample in node.samples:
-                    if isinstance(sample, ast.Relation):
-                        for operand in sample.operands[1:]:
-                            visit(operand)
-            for part in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body):
-                visit(part)
-            return
-        if isinstance(node, ast.Apply):
-            func = node.func
-            named = func.base if isinstance(func, ast.Indexed) else func
-            if _is_function_word(named):
-                # \texttt{MHSA}(…), \text{clip}(…), \text{MHA}_q(X): a function named in words
-                indices = [to_latex(i) for i in func.indices] if isinstance(func, ast.Indexed) else []
-                use = add(to_latex(named), func, "function", indices)
-                # a word in lower case (sorted, clip) is the standard function of that name unless the paper says
-                use.known_function = use.known_function or named.text.islower()
-                if isinstance(func, ast.Indexed):
-                    for idx in func.indices:
-                        visit(idx, in_index=True)
-                for part in node.args + node.given + node.params:
-                    visit(part)
-                return
-            if isinstance(func, ast.Indexed):
-                key, indices, index_nodes = split(func)
-            else:
-                key, indices, index_nodes = symbol_key(func), [], []
-            if key is not None:
-                use = add(key, func, "function", indices)
-                use.known_function = use.known_function or node.certainty == "known"
-                for idx in index_nodes:
-                    visit(idx, in_index=True)
-                visit_label(func.base if isinstance(func, ast.Indexed) else func)
-            else:
-                visit(func)
-            for part in node.args + node.given + node.params:
-                visit(part)
-            return
-        if _word_operator(node):
-            # \text{Pr}_{\mu}^{\pi^1, \pi^2}: a distribution or operator named in words, with its scripts
-            add(to_latex(_word_of(node)), node, "function")
-            labelled = node
-            while isinstance(labelled, ast.Labeled):
-                visit(labelled.label)
-                labelled = labelled.base
-            return
-        accented = _accented_family(node)
-        if accented is not None:
-            visit(accented, in_index)
-            return
-        if isinstance(node, ast.Indexed):
-            key, indices, index_nodes = split(node)
-            if key is not None:
-                add(key, node, "symbol", indices)
-                for idx in node.indices:
-                    if id(idx) in counts:
-                        add(to_latex(idx), idx, "symbol").kind = "symbol"
-                visit_label(node.base)
-                base = node.base
-                while isinstance(base, (ast.Transpose, ast.Inverse, ast.Power, ast.Primed)):
-                    if isinstance(base, ast.Power):
-                        visit(base.exponent)
-                    if isinstance(base, ast.Transpose):
-                        operators.append("transpose")
-                    base = base.base
-            else:
-                visit(node.base)
-            for idx in index_nodes:
-                visit(idx, in_index=True)
-            return
-        if isinstance(node, ast.Symbol):
-            key = to_latex(node)
-            if node.name in ("\\prime", "'", "\\dagger", "\\ast", "*", "\\cdot", "\\bullet", "\\cdots", "\\ldots"):
-                return  # marks and placeholders (π(·|s)), not quantities
-            if key in ordinals and not in_index:
-                uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
-                return
-            if in_index:
-                if key not in uses and len(key) == 1 or key.startswith("\\") and key not in uses:
-                    uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
-            else:
-                add(key, node, "symbol")
-                visit_label(node)
-                if node.sub_label is not None and id(node.sub_label) in counts:
-                    add(to_latex(node.sub_label), node.sub_label, "symbol").kind = "symbol"
-            return
-        if isinstance(node, ast.Power) and label_exponent(node.exponent):
-            base = node.base
-            key = symbol_key(node)
-            if isinstance(base, ast.Indexed) and key is not None:
-                _, indices, index_nodes = split(base)
-                add(key, node, "symbol", indices)
-                for idx in index_nodes:
-                    visit(idx, in_index=True)
-                return
-            if key is not None:
-                add(key, node, "symbol")
-                return
-        if isinstance(node, ast.Transpose):
-            operators.append("transpose")
-        elif isinstance(node, ast.Norm):
-            operators.append("norm")
-        elif isinstance(node, ast.Indicator):
-            operators.append("indicator")
-            visit(node.condition)
-            return
-        elif isinstance(node, ast.Gradient):
-            operators.append("gradient")
-            named = _named_gradient(node)
-            if named is not None and to_latex(named) in defined_gradients:
-                add(to_latex(named), named, "symbol")
-        elif isinstance(node, ast.BinOp) and node.op in ("\\odot", "\\otimes", "\\circ", "\\oplus"):
-            operators.append(node.op)
-        elif isinstance(node, ast.Divergence):
-            operators.append("divergence")
-            add(to_latex(node.func), node.func, "function")
-            visit(node.left)
-            visit(node.right)
-            return
-        elif isinstance(node, ast.Relation) and "\\sim" in node.ops:
-            for child in ast.children(node):
-                visit(child, in_index)
-            for key in principal_keys(node.operands[0]):
-                if key in uses:
-                    uses[key].sampled = True
-            return
-        elif isinstance(node, ast.Text):
-            for stmt in in_words.get(id(node), ()):
-                visit(stmt, in_index)
-            return
-        elif isinstance(node, (ast.Number, ast.Opaque, ast.Ellipsis_, ast.Empty)):
+            self.notations.append(notation)
+        visit_as = _VISITS.get(type(node))
+        if visit_as is not None and visit_as(self, node, in_index):
             return
         for child in ast.children(node):
-            visit(child, in_index)
+            self.visit(child, in_index)
 
-    for stmt in statements:
-        visit(stmt)
-    for key in lhs_keys:
-        if key in uses:
-            uses[key].lhs = True
-    for use in uses.values():  # `[Q_1; Q_2] = X W^Q` defines Q (read with the index 1)
-        if not use.lhs and written_form(use) in lhs_keys:
-            use.lhs = True
-        if not use.lhs and (use.key in clause_keys or written_form(use) in clause_keys):
-            use.clause_lhs = True
-    # An index bound by a sum is not a free symbol of the formula; a sample of an expectation and the variable
-    # of an argmin are symbols the reader must know (they keep a row, marked with what binds them).
-    for key in list(uses):
-        use = uses[key]
-        if key in kept or written_form(use) in kept:
-            use.bound_by = kept.get(key) or kept[written_form(use)]
-            use.sampled = use.sampled or use.bound_by == "E" or key in sampled_names
-            continue
-        if key in bound and use.kind in ("symbol", "index") and not use.lhs and not _free_member(use, bound_forms):
-            del uses[key]
-    return FormulaSymbols(tuple(uses.values()), frozenset(bound), tuple(reductions), tuple(dict.fromkeys(operators)),
-                          tuple(dict.fromkeys(lhs_keys)), tuple(relation_ops), tuple(dict.fromkeys(notations)))
+    def visit_label(self, node: ast.Node) -> None:
+        """p_{X \\setminus A}, \\mathbf{I}_{M_{\\text{num}}}: the quantities a label writes are symbols too."""
+        if isinstance(node, ast.Symbol) and _label_writes_names(node.sub_label):
+            self.visit(node.sub_label)
+        step = _step_in_label(node.sup_label) if isinstance(node, ast.Symbol) else None
+        if step is not None:
+            self.visit(step, in_index=True)  # `m_i^{(t+1)}`: the mask at iteration t+1 runs over the iterations t
+
+    # Each `_visit_*` sorts one node type's names and returns True when its children need no generic visit.
+    def _visit_reduction(self, node: ast.Reduction, in_index: bool) -> bool:
+        self.reductions.append(node)
+        if node.op in ROW_BINDERS:
+            for var in node.variables:
+                self.visit(var)
+            for sample in node.samples:
+                if isinstance(sample, ast.Relation):
+                    for operand in sample.operands[1:]:
+                        self.visit(operand)
+        for part in (node.lower, node.upper, node.domain, node.distribution, node.condition, node.body):
+            self.visit(part)
+        return True
+
+    def _visit_apply(self, node: ast.Apply, in_index: bool) -> bool:
+        func = node.func
+        named = func.base if isinstance(func, ast.Indexed) else func
+        if isinstance(named, ast.Text) and _is_function_word(named):
+            self._visit_word_function(node, named)
+            return True
+        if isinstance(func, ast.Indexed):
+            key, indices, index_nodes = self.split(func)
+        else:
+            key, indices, index_nodes = symbol_key(func), [], []
+        if key is not None:
+            use = self.add(key, func, "function", indices)
+            use.known_function = use.known_function or node.certainty == "known"
+            for idx in index_nodes:
+                self.visit(idx, in_index=True)
+            self.visit_label(func.base if isinstance(func, ast.Indexed) else func)
+        else:
+            self.visit(func)
+        for part in node.args + node.given + node.params:
+            self.visit(part)
+        return True
+
+    def _visit_word_function(self, node: ast.Apply, named: ast.Text) -> None:
+        """\\texttt{MHSA}(…), \\text{clip}(…), \\text{MHA}_q(X): a function named in words (`named`)."""
+        func = node.func
+        indices = [to_latex(i) for i in func.indices] if isinstance(func, ast.Indexed) else []
+        use = self.add(to_latex(named), func, "function", indices)
+        # a word in lower case (sorted, clip) is the standard function of that name unless the paper says
+        use.known_function = use.known_function or named.text.islower()
+        if isinstance(func, ast.Indexed):
+            for idx in func.indices:
+                self.visit(idx, in_index=True)
+        for part in node.args + node.given + node.params:
+            self.visit(part)
+
+    def _visit_labeled(self, node: ast.Labeled, in_index: bool) -> bool:
+        if not _word_operator(node):
+            return False
+        # \text{Pr}_{\mu}^{\pi^1, \pi^2}: a distribution or operator named in words, with its scripts
+        self.add(to_latex(_word_of(node)), node, "function")
+        labelled: ast.Node = node
+        while isinstance(labelled, ast.Labeled):
+            self.visit(labelled.label)
+            labelled = labelled.base
+        return True
+
+    def _visit_annotated(self, node: ast.Annotated, in_index: bool) -> bool:
+        accented = _accented_family(node)
+        if accented is None:
+            return False
+        self.visit(accented, in_index)
+        return True
+
+    def _visit_indexed(self, node: ast.Indexed, in_index: bool) -> bool:
+        key, indices, index_nodes = self.split(node)
+        if key is not None:
+            self.add(key, node, "symbol", indices)
+            for idx in node.indices:
+                if id(idx) in self.counts:
+                    self.add(to_latex(idx), idx, "symbol").kind = "symbol"
+            self.visit_label(node.base)
+            base = node.base
+            while isinstance(base, (ast.Transpose, ast.Inverse, ast.Power, ast.Primed)):
+                if isinstance(base, ast.Power):
+                    self.visit(base.exponent)
+                if isinstance(base, ast.Transpose):
+                    self.operators.append("transpose")
+                base = base.base
+        else:
+            self.visit(node.base)
+        for idx in index_nodes:
+            self.visit(idx, in_index=True)
+        return True
+
+    def _visit_symbol(self, node: ast.Symbol, in_index: bool) -> bool:
+        key = to_latex(node)
+        if node.name in _MARKS:
+            return True
+        if key in self.ordinals and not in_index:
+            self.uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
+            return True
+        if in_index:
+            if key not in self.uses and len(key) == 1 or key.startswith("\\") and key not in self.uses:
+                self.uses.setdefault(key, SymbolUse(key, node, "index", first_written=key))
+        else:
+            self.add(key, node, "symbol")
+            self.visit_label(node)
+            if node.sub_label is not None and id(node.sub_label) in self.counts:
+                self.add(to_latex(node.sub_label), node.sub_label, "symbol").kind = "symbol"
+        return True
+
+    def _visit_power(self, node: ast.Power, in_index: bool) -> bool:
+        if not label_exponent(node.exponent):
+            return False
+        base = node.base
+        key = symbol_key(node)
+        if isinstance(base, ast.Indexed) and key is not None:
+            _, indices, index_nodes = self.split(base)
+            self.add(key, node, "symbol", indices)
+            for idx in index_nodes:
+                self.visit(idx, in_index=True)
+            return True
+        if key is not None:
+            self.add(key, node, "symbol")
+            return True
+        return False
+
+    def _visit_transpose(self, node: ast.Transpose, in_index: bool) -> bool:
+        self.operators.append("transpose")
+        return False
+
+    def _visit_norm(self, node: ast.Norm, in_index: bool) -> bool:
+        self.operators.append("norm")
+        return False
+
+    def _visit_indicator(self, node: ast.Indicator, in_index: bool) -> bool:
+        self.operators.append("indicator")
+        self.visit(node.condition)
+        return True
+
+    def _visit_gradient(self, node: ast.Gradient, in_index: bool) -> bool:
+        self.operators.append("gradient")
+        named = _named_gradient(node)
+        if named is not None and to_latex(named) in self.defined_gradients:
+            self.add(to_latex(named), named, "symbol")
+        return False
+
+    def _visit_binop(self, node: ast.BinOp, in_index: bool) -> bool:
+        if node.op in _NAMED_PRODUCTS:
+            self.operators.append(node.op)
+        return False
+
+    def _visit_divergence(self, node: ast.Divergence, in_index: bool) -> bool:
+        self.operators.append("divergence")
+        self.add(to_latex(node.func), node.func, "function")
+        self.visit(node.left)
+        self.visit(node.right)
+        return True
+
+    def _visit_relation(self, node: ast.Relation, in_index: bool) -> bool:
+        if "\\sim" not in node.ops:
+            return False
+        for child in ast.children(node):
+            self.visit(child, in_index)
+        for key in principal_keys(node.operands[0]):
+            if key in self.uses:
+                self.uses[key].sampled = True
+        return True
+
+    def _visit_text(self, node: ast.Text, in_index: bool) -> bool:
+        for stmt in self.bindings.in_words.get(id(node), ()):
+            self.visit(stmt, in_index)
+        return True
+
+    def _visit_leaf(self, node: ast.Node, in_index: bool) -> bool:
+        return True
+
+    # -- the result ------------------------------------------------------------------------------------------
+    def result(self) -> FormulaSymbols:
+        uses, bindings = self.uses, self.bindings
+        for key in self.lhs_keys:
+            if key in uses:
+                uses[key].lhs = True
+        for use in uses.values():  # `[Q_1; Q_2] = X W^Q` defines Q (read with the index 1)
+            if not use.lhs and written_form(use) in self.lhs_keys:
+                use.lhs = True
+            if not use.lhs and (use.key in self.clause_keys or written_form(use) in self.clause_keys):
+                use.clause_lhs = True
+        # An index bound by a sum is not a free symbol of the formula; a sample of an expectation and the variable
+        # of an argmin are symbols the reader must know (they keep a row, marked with what binds them).
+        kept = bindings.kept
+        for key in list(uses):
+            use = uses[key]
+            if key in kept or written_form(use) in kept:
+                use.bound_by = kept.get(key) or kept[written_form(use)]
+                use.sampled = use.sampled or use.bound_by == "E" or key in bindings.sampled
+                continue
+            if key in bindings.bound and use.kind in ("symbol", "index") and not use.lhs and \
+                    not _free_member(use, bindings.bound_forms):
+                del uses[key]
+        return FormulaSymbols(tuple(uses.values()), frozenset(bindings.bound), tuple(self.reductions),
+                              tuple(dict.fromkeys(self.operators)), tuple(dict.fromkeys(self.lhs_keys)),
+                              tuple(self.relation_ops), tuple(dict.fromkeys(self.notations)))
+
+
+_MARKS = frozenset({"\\prime", "'", "\\dagger", "\\ast", "*", "\\cdot", "\\bullet", "\\cdots", "\\ldots"})
+"""Marks and placeholders (π(·|s)), not quantities."""
+
+_NAMED_PRODUCTS = frozenset({"\\odot", "\\otimes", "\\circ", "\\oplus"})
+"""Binary operators a reading names among the formula's conventional operators."""
+
+_VISITS: dict[type, Callable[[_Collector, Any, bool], bool]] = {
+    ast.Reduction: _Collector._visit_reduction, ast.Apply: _Collector._visit_apply,
+    ast.Labeled: _Collector._visit_labeled, ast.Annotated: _Collector._visit_annotated,
+    ast.Indexed: _Collector._visit_indexed, ast.Symbol: _Collector._visit_symbol, ast.Power: _Collector._visit_power,
+    ast.Transpose: _Collector._visit_transpose, ast.Norm: _Collector._visit_norm,
+    ast.Indicator: _Collector._visit_indicator, ast.Gradient: _Collector._visit_gradient,
+    ast.BinOp: _Collector._visit_binop, ast.Divergence: _Collector._visit_divergence,
+    ast.Relation: _Collector._visit_relation, ast.Text: _Collector._visit_text,
+    ast.Number: _Collector._visit_leaf, ast.Opaque: _Collector._visit_leaf, ast.Ellipsis_: _Collector._visit_leaf,
+    ast.Empty: _Collector._visit_leaf}
+"""Node type → how `_Collector.visit` sorts its names; every other type is visited through its children."""
 
 
 def _fixed_members_defined(statements) -> list[ast.Indexed]:

@@ -6,6 +6,7 @@ definition such as `\\def\\a{\\a\\a}` becomes a diagnostic at the place of use, 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
@@ -157,10 +158,10 @@ def _argument_spec(spec: list[Token]) -> tuple[int, tuple[Token, ...] | None] | 
             if ch in "mo":
                 items.append((ch, None))
             elif ch == "O" and pos == len(tok.text) - 1:
-                default, k2 = read_group(spec, k + 1)
-                if default is None:
+                written, k2 = read_group(spec, k + 1)
+                if written is None:
                     return None
-                items.append(("O", tuple(default)))
+                items.append(("O", tuple(written)))
                 k = k2 - 1
             else:
                 return None
@@ -289,6 +290,76 @@ def group_text(tokens: list[Token] | None) -> str:
     if not tokens:
         return ""
     return "".join(("\\" + t.text) if t.kind == CS else t.text for t in tokens).strip()
+
+
+def _past_prefix(prefix: tuple[Token, ...], tokens: list[Token], i: int) -> int | None:
+    """Index after a delimited macro's prefix (the parameter text before its first parameter) at `i`, or None when
+    the tokens there do not match it. A TEXT token that only starts with the prefix's text keeps the rest."""
+    j = i
+    for want in prefix:
+        j = _skip_space(tokens, j) if want.kind != SPACE else j
+        if j >= len(tokens) or tokens[j].kind != want.kind or not tokens[j].text.startswith(want.text):
+            return None
+        if tokens[j].kind == TEXT and tokens[j].text != want.text:
+            tokens[j] = Token(TEXT, tokens[j].text[len(want.text):], tokens[j].start + len(want.text), tokens[j].end)
+        else:
+            j += 1
+    return j
+
+
+def _find_delimiter(tokens: list[Token], j: int, first: Token) -> int:
+    """Index of the delimiter's first token at brace depth 0 from `j` (within 5000 tokens, before the group closes),
+    or -1. A TEXT token holding the delimiter's text after other text is split there."""
+    depth = 0
+    k = j
+    n = len(tokens)
+    while k < n and k - j < 5000:
+        tok = tokens[k]
+        if tok.kind == BGROUP:
+            depth += 1
+        elif tok.kind == EGROUP:
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and tok.kind == first.kind:
+            if tok.kind == TEXT and first.text in tok.text:
+                cut = tok.text.index(first.text)
+                if cut:
+                    tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
+                                       Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
+                    k += 1
+                return k
+            if tok.kind != TEXT and tok.text == first.text:
+                return k
+        k += 1
+    return -1
+
+
+def _without_outer_braces(arg: list[Token]) -> list[Token]:
+    """A delimited argument written as one group (`{a.b}.`) is the group's content, as in TeX."""
+    if len(arg) >= 2 and arg[0].kind == BGROUP and arg[-1].kind == EGROUP:
+        inner, end = read_group(arg, 0)
+        if inner is not None and end == len(arg):
+            return list(inner)
+    return list(arg)
+
+
+def _past_delimiter(tokens: list[Token], found: int, delim: tuple[Token, ...], scanned: int) -> int:
+    """Index after the delimiter whose first token is at `found`: a TEXT token longer than it keeps the rest; its
+    further tokens are skipped where they match (looked for below `scanned`)."""
+    first = delim[0]
+    end_tok = tokens[found]
+    if end_tok.kind == TEXT and len(end_tok.text) > len(first.text):
+        tokens[found] = Token(TEXT, end_tok.text[len(first.text):], end_tok.start + len(first.text), end_tok.end,
+                              end_tok.expanded)
+        j = found
+    else:
+        j = found + 1
+    for extra in delim[1:]:
+        j2 = _skip_space(tokens, j)
+        if j2 < scanned and tokens[j2].kind == extra.kind and tokens[j2].text == extra.text:
+            j = j2 + 1
+    return j
 
 
 class Expander:
@@ -571,16 +642,12 @@ class Expander:
             j = k
         return args, j
 
-    def _collect_delimited(self, macro: Macro, tokens: list[Token], i: int):
-        j = i
-        for want in macro.prefix:
-            j = _skip_space(tokens, j) if want.kind != SPACE else j
-            if j >= len(tokens) or tokens[j].kind != want.kind or not tokens[j].text.startswith(want.text):
-                return None, i
-            if tokens[j].kind == TEXT and tokens[j].text != want.text:
-                tokens[j] = Token(TEXT, tokens[j].text[len(want.text):], tokens[j].start + len(want.text), tokens[j].end)
-            else:
-                j += 1
+    def _collect_delimited(self, macro: Macro, tokens: list[Token], i: int) -> tuple[list[list[Token]] | None, int]:
+        """The arguments of a macro with a parameter text (`\\def\\foo#1.#2\\end{…}`), read past its prefix and
+        delimiters; (None, i) when they are not there."""
+        j = _past_prefix(macro.prefix, tokens, i)
+        if j is None:
+            return None, i
         args = []
         for delim in macro.delimiters:
             if not delim:
@@ -589,53 +656,12 @@ class Expander:
                     return None, i
                 args.append(arg)
                 continue
-            # Scan at brace depth 0 for the delimiter's first token (matching a TEXT prefix).
-            depth = 0
-            k = j
-            found = -1
-            n = len(tokens)
-            first = delim[0]
-            while k < n and k - j < 5000:
-                tok = tokens[k]
-                if tok.kind == BGROUP:
-                    depth += 1
-                elif tok.kind == EGROUP:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                elif depth == 0 and tok.kind == first.kind:
-                    if tok.kind == TEXT and first.text in tok.text:
-                        cut = tok.text.index(first.text)
-                        if cut:
-                            tokens[k:k + 1] = [Token(TEXT, tok.text[:cut], tok.start, tok.start + cut, tok.expanded),
-                                               Token(TEXT, tok.text[cut:], tok.start + cut, tok.end, tok.expanded)]
-                            k += 1
-                            tok = tokens[k]
-                        found = k
-                        break
-                    if tok.kind != TEXT and tok.text == first.text:
-                        found = k
-                        break
-                k += 1
+            scanned = len(tokens)  # the extra delimiter tokens are looked for within the tokens before the scan
+            found = _find_delimiter(tokens, j, delim[0])
             if found < 0:
                 return None, i
-            arg = tokens[j:found]
-            if len(arg) >= 2 and arg[0].kind == BGROUP and arg[-1].kind == EGROUP:
-                inner, end = read_group(arg, 0)
-                if end == len(arg):
-                    arg = inner
-            args.append(list(arg))
-            end_tok = tokens[found]
-            if end_tok.kind == TEXT and len(end_tok.text) > len(first.text):
-                tokens[found] = Token(TEXT, end_tok.text[len(first.text):], end_tok.start + len(first.text), end_tok.end, end_tok.expanded)
-                j = found
-            else:
-                j = found + 1
-            # Remaining delimiter tokens beyond the first: skip if they match.
-            for extra in delim[1:]:
-                j2 = _skip_space(tokens, j)
-                if j2 < n and tokens[j2].kind == extra.kind and tokens[j2].text == extra.text:
-                    j = j2 + 1
+            args.append(_without_outer_braces(tokens[j:found]))
+            j = _past_delimiter(tokens, found, delim, scanned)
         return args, j
 
     @staticmethod
@@ -661,7 +687,8 @@ class Expander:
                         out.append(Token(TEXT, nxt.text[1:], start, end, True))
                     p += 2
                     continue
-            out.append(tok._replace(start=start, end=end, expanded=True) if not tok.expanded or tok.start != start else tok)
+            out.append(tok._replace(start=start, end=end, expanded=True) if not tok.expanded or tok.start != start
+                       else tok)
             p += 1
         return out
 
@@ -680,103 +707,156 @@ class Expander:
         rescanned from i (TeX's order), so nested definitions behave as in TeX. Each use in the source
         has a budget of nested expansions and growth; past it, the use is reported and left as it is.
         """
-        toks = list(tokens)
-        out: list[Token] = []
-        macros = self.table.macros
-        use_count = 0
-        use_base = 0
-        i = 0
-        depth = 0  # package mode: braces and TeX conditionals around the current token (directives only at 0)
-        while i < len(toks):
-            tok = toks[i]
+        run = _Run(list(tokens))
+        toks, out = run.toks, run.out
+        while run.i < len(toks):
+            tok = toks[run.i]
             kind = tok.kind
             if kind != CS:
                 if self.package:
-                    depth += (kind == BGROUP) - (kind == EGROUP)
+                    run.depth += (kind == BGROUP) - (kind == EGROUP)
                 out.append(tok._replace(kind=CS) if kind == NOEXPAND else tok)
-                i += 1
+                run.i += 1
                 continue
-            name = tok.text
-            if self.package and name == "newif" and i + 1 < len(toks):  # \\newif\\iffoo names, does not test
-                out.extend(toks[i:i + 2])
-                i += 2
-                continue
-            if self.package and (name == "fi" or _is_conditional(name)):
-                depth += 1 if name != "fi" else -1
-            if name in COUNTER_DECLARATIONS:
-                self._note_counter(toks, i + 1)
-            if self.package and name in PACKAGE_DIRECTIVES and (depth == 0 or name in DECLARING_DIRECTIVES):
-                k = _past_arguments(toks, i + 1, PACKAGE_DIRECTIVES[name])
-                self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
-                out.extend(toks[i:k])
-                i = k
-                continue
-            if name in NEWCOMMAND_LIKE or name in DEF_LIKE:
-                defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
-                if defined is not None and is_counter_format(defined, self.table.counters):
-                    # A counter's printed form is the document builder's business (it numbers as TeX does):
-                    # the definition goes through unexpanded, and so do the uses of \the<counter>.
-                    k = self._skip_definition(toks, i, name)
-                    if self.package and depth == 0:
-                        self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
-                    out.extend(toks[i:k])
-                    i = k
-                    continue
-            if name in NEWCOMMAND_LIKE:
-                i = max(self._define_newcommand(toks, i + 1, NEWCOMMAND_LIKE[name], tok.start), i + 1)
-                continue
-            if name in ENVIRONMENT_LIKE:
-                i = max(self._define_environment(toks, i + 1, ENVIRONMENT_LIKE[name], tok.start), i + 1)
-                continue
-            if name in DOCUMENT_COMMAND_LIKE:
-                i = max(self._define_document_command(toks, i + 1, DOCUMENT_COMMAND_LIKE[name], tok.start), i + 1)
-                continue
-            if (name == "begin" or name == "end") and not self.package:
-                env, k = _environment_name(toks, i + 1)
-                if env is not None and (BEGIN_PREFIX + env) in macros:
-                    prefix = BEGIN_PREFIX if name == "begin" else END_PREFIX
-                    # \\begin{env} / \\end{env} of a user environment: its code, read again from here.
-                    toks[i:k] = [Token(CS, prefix + env, tok.start, toks[k - 1].end, tok.expanded)]
-                    continue
-            if name in DEF_LIKE:
-                i = max(self._define_def(toks, i + 1, tok.start), i + 1)
-                continue
-            if name == "let":
-                i = max(self._define_let(toks, i + 1, tok.start), i + 1)
-                continue
-            if name in OPERATOR_DECL:
-                i = max(self._declare_operator(toks, i + 1, tok.start), i + 1)
-                continue
-            macro = macros.get(name)
-            if macro is None or name in self._disabled or self.package or self._spent(tok):
-                out.append(tok)
-                i += 1
-                continue
-            if not tok.expanded:
-                use_count, use_base = 0, len(toks)
-            use_count += 1
-            if use_count > MAX_EXPANSIONS_PER_USE or len(toks) - use_base > MAX_GROWTH_PER_USE:
-                self._diag("error", f"macro \\{name} expands without end (more than {MAX_EXPANSIONS_PER_USE} "
-                                    f"nested expansions or {MAX_GROWTH_PER_USE} new tokens); left unexpanded",
-                           tok.start)
-                # Drop what this runaway use produced (its tokens share the use's start) and keep the use itself.
-                j = i + 1
-                while j < len(toks) and toks[j].expanded and toks[j].start == tok.start:
-                    j += 1
-                del toks[i + 1:j]
-                use_count, use_base = 0, len(toks)
-                self._disabled.add(name)
-                out.append(tok)
-                i += 1
-                continue
-            if macro.n_args == 0 and not macro.prefix:
-                toks[i:i + 1] = self._substitute(macro, [], tok)
-                continue
-            args, k = self._collect_args(macro, toks, i + 1)
-            if args is None:
-                self._diag("warning", f"\\{name}: arguments not found; left unexpanded", tok.start)
-                out.append(tok)
-                i += 1
-                continue
-            toks[i:k] = self._substitute(macro, args, tok)
+            self._note(run, tok.text)
+            if not (self._pass_directive(run, tok.text) or self._pass_counter_format(run, tok.text)
+                    or self._define(run, tok) or self._open_user_environment(run, tok)):
+                self._expand_use(run, tok)
         return out
+
+    def _note(self, run: _Run, name: str) -> None:
+        """What a command says without being expanded: the TeX conditionals a package's directives stand in, the
+        counters a declaration adds."""
+        if self.package and (name == "fi" or _is_conditional(name)):
+            run.depth += 1 if name != "fi" else -1
+        if name in COUNTER_DECLARATIONS:
+            self._note_counter(run.toks, run.i + 1)
+
+    def _pass_directive(self, run: _Run, name: str) -> bool:
+        """A package's numbering directive (kept for the document builder) or `\\newif`, passed through as it is."""
+        if not self.package:
+            return False
+        toks, i = run.toks, run.i
+        if name == "newif" and i + 1 < len(toks):  # \\newif\\iffoo names, does not test
+            run.out.extend(toks[i:i + 2])
+            run.i = i + 2
+            return True
+        if name in PACKAGE_DIRECTIVES and (run.depth == 0 or name in DECLARING_DIRECTIVES):
+            k = _past_arguments(toks, i + 1, PACKAGE_DIRECTIVES[name])
+            self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
+            run.out.extend(toks[i:k])
+            run.i = k
+            return True
+        return False
+
+    def _pass_counter_format(self, run: _Run, name: str) -> bool:
+        """A definition of a counter's printed form (`\\renewcommand{\\theequation}{…}`), passed through: the document
+        builder numbers as TeX does, and the uses of `\\the<counter>` go through unexpanded too."""
+        if name not in NEWCOMMAND_LIKE and name not in DEF_LIKE:
+            return False
+        toks, i = run.toks, run.i
+        defined, _ = self._read_defined_name(toks, _skip_star(toks, i + 1))
+        if defined is None or not is_counter_format(defined, self.table.counters):
+            return False
+        k = self._skip_definition(toks, i, name)
+        if self.package and run.depth == 0:
+            self.directives.extend(t._replace(start=0, end=0, expanded=True) for t in toks[i:k])
+        run.out.extend(toks[i:k])
+        run.i = k
+        return True
+
+    def _define(self, run: _Run, tok: Token) -> bool:
+        """A definition (`\\newcommand`, `\\def`, `\\let`, `\\DeclareMathOperator`, …), read into the table."""
+        define = _DEFINITIONS.get(tok.text)
+        if define is None:
+            return False
+        run.i = max(define(self, run.toks, run.i + 1, tok.start), run.i + 1)
+        return True
+
+    def _open_user_environment(self, run: _Run, tok: Token) -> bool:
+        """`\\begin{env}` / `\\end{env}` of a user environment: its code, read again from here."""
+        if tok.text not in ("begin", "end") or self.package:
+            return False
+        toks, i = run.toks, run.i
+        env, k = _environment_name(toks, i + 1)
+        if env is None or (BEGIN_PREFIX + env) not in self.table.macros:
+            return False
+        prefix = BEGIN_PREFIX if tok.text == "begin" else END_PREFIX
+        toks[i:k] = [Token(CS, prefix + env, tok.start, toks[k - 1].end, tok.expanded)]
+        return True
+
+    def _expand_use(self, run: _Run, tok: Token) -> None:
+        """A use of a macro: replaced by its expansion, to be read again from where it stood (or passed through
+        when it is not a user macro, the budget is spent or its arguments are missing)."""
+        toks, i, name = run.toks, run.i, tok.text
+        macro = self.table.macros.get(name)
+        if macro is None or name in self._disabled or self.package or self._spent(tok):
+            run.out.append(tok)
+            run.i += 1
+            return
+        if not tok.expanded:
+            run.use_count, run.use_base = 0, len(toks)
+        run.use_count += 1
+        if run.use_count > MAX_EXPANSIONS_PER_USE or len(toks) - run.use_base > MAX_GROWTH_PER_USE:
+            self._stop_runaway(run, tok)
+            return
+        if macro.n_args == 0 and not macro.prefix:
+            toks[i:i + 1] = self._substitute(macro, [], tok)
+            return
+        args, k = self._collect_args(macro, toks, i + 1)
+        if args is None:
+            self._diag("warning", f"\\{name}: arguments not found; left unexpanded", tok.start)
+            run.out.append(tok)
+            run.i += 1
+            return
+        toks[i:k] = self._substitute(macro, args, tok)
+
+    def _stop_runaway(self, run: _Run, tok: Token) -> None:
+        """A use past its budget of nested expansions or growth: reported, and left unexpanded from then on."""
+        toks, i, name = run.toks, run.i, tok.text
+        self._diag("error", f"macro \\{name} expands without end (more than {MAX_EXPANSIONS_PER_USE} "
+                            f"nested expansions or {MAX_GROWTH_PER_USE} new tokens); left unexpanded",
+                   tok.start)
+        # Drop what this runaway use produced (its tokens share the use's start) and keep the use itself.
+        j = i + 1
+        while j < len(toks) and toks[j].expanded and toks[j].start == tok.start:
+            j += 1
+        del toks[i + 1:j]
+        run.use_count, run.use_base = 0, len(toks)
+        self._disabled.add(name)
+        run.out.append(tok)
+        run.i += 1
+
+
+@dataclass
+class _Run:
+    """One call of `Expander.expand`: the tokens rewritten in place, what is already out, the use being expanded."""
+
+    toks: list[Token]
+    """The tokens still to read (from `i`); an expansion replaces its use here and is read again."""
+    out: list[Token] = field(default_factory=list)
+    """The tokens read, expanded."""
+    i: int = 0
+    """The token being read."""
+    depth: int = 0
+    """Package mode: braces and TeX conditionals around the current token (directives only at 0)."""
+    use_count: int = 0
+    """Nested expansions of the current use in the source."""
+    use_base: int = 0
+    """How many tokens there were when the current use in the source began expanding."""
+
+
+def _with_mode(define: Callable[..., int], mode: str) -> Callable[[Expander, list[Token], int, int], int]:
+    return lambda expander, tokens, i, start: define(expander, tokens, i, mode, start)
+
+
+_DEFINITIONS: dict[str, Callable[[Expander, list[Token], int, int], int]] = {
+    **{name: _with_mode(Expander._define_newcommand, mode) for name, mode in NEWCOMMAND_LIKE.items()},
+    **{name: _with_mode(Expander._define_environment, mode) for name, mode in ENVIRONMENT_LIKE.items()},
+    **{name: _with_mode(Expander._define_document_command, mode) for name, mode in DOCUMENT_COMMAND_LIKE.items()},
+    **{name: Expander._define_def for name in DEF_LIKE},
+    "let": Expander._define_let,
+    **{name: Expander._declare_operator for name in OPERATOR_DECL},
+}
+"""Defining command → how it is read (from the token after the command, with the command's source offset); each
+returns the index after the definition."""

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NamedTuple
 
 from .macros import read_group, read_optional
-from .tokens import ALIGN, BGROUP, CS, EGROUP, MATH, PAR, SPACE, SUB, SUP, TEXT, TILDE, Token, detokenize
+from .tokens import ALIGN, CS, MATH, PAR, SPACE, TEXT, TILDE, Token, detokenize
 
 # Commands whose argument is the visible text.
 UNWRAP = {
@@ -82,92 +84,129 @@ def _number_text(command: str | None, labels: str, numbers: dict[str, str | None
     return ", ".join(n for n in found if n)
 
 
+class _PlainRun(NamedTuple):
+    """One token list being read as plain text (see `plain_text`)."""
+
+    toks: list[Token]
+    text: str
+    keep_math: bool
+    out: list[str]
+    mark_refs: bool
+
+
 def _plain(toks: list[Token], text: str, keep_math: bool, out: list[str], mark_refs: bool = False) -> None:
+    run = _PlainRun(toks, text, keep_math, out, mark_refs)
     i = 0
-    n = len(toks)
-    while i < n:
+    while i < len(toks):  # reading an optional argument may split a token: the length is read each time
         tok = toks[i]
-        kind = tok.kind
-        if kind == TEXT:
-            out.append(tok.text)
-            i += 1
-        elif kind in (SPACE, PAR) or kind == TILDE:
-            out.append(" ")
-            i += 1
-        elif kind in (BGROUP, EGROUP, ALIGN):
-            out.append(" " if kind == ALIGN else "")
-            i += 1
-        elif kind == MATH:
-            j = i + 1
-            double = j < n and toks[j].kind == MATH
-            if double:
-                j += 1
-            k = j
-            while k < n and toks[k].kind != MATH:
-                k += 1
-            inner = toks[j:k]
-            if keep_math:
-                out.append("$" + detokenize(inner, text).strip() + "$")
-            i = k + (2 if double else 1)
-        elif kind in (SUP, SUB):
-            i += 1
-        elif kind == CS:
-            name = tok.text
-            if name in SYMBOLS:
-                out.append(SYMBOLS[name])
-                i += 1
-            elif name in ACCENTS:
-                i += 1  # the accented letter follows and is kept
-            elif name in REF_COMMANDS:
-                j = i + 1
-                if j < n and toks[j].kind == TEXT and toks[j].text == "*":
-                    j += 1
-                _, j = read_optional(toks, j)
-                label, j = read_group(toks, j)
-                if label is not None and name in ("crefrange", "Crefrange"):
-                    end_label, j = read_group(toks, j)
-                    label = label + [Token(TEXT, ",", 0, 0, True)] + (end_label or [])
-                n = len(toks)
-                if mark_refs and label is not None:
-                    out.append(REF_OPEN + name + REF_SEP + "".join(t.text for t in label).strip() + REF_CLOSE)
-                else:
-                    out.append("??")
-                i = j
-            elif name == "texorpdfstring":  # the TeX string is what the PDF prints; the other is a bookmark's
-                shown, j = read_group(toks, i + 1)
-                _, j = read_group(toks, j)
-                n = len(toks)
-                _plain(list(shown or []), text, keep_math, out, mark_refs)
-                i = max(j, i + 1)
-            elif name in DROP:
-                j = i + 1
-                if j < n and toks[j].kind == TEXT and toks[j].text.startswith("*"):
-                    j += 1
-                _, j = read_optional(toks, j)
-                for _ in range(DROP[name]):
-                    _, j = read_group(toks, j)
-                n = len(toks)
-                i = max(j, i + 1)
-            elif name in ("(", "["):
-                close = ")" if name == "(" else "]"
-                k = i + 1
-                while k < n and not (toks[k].kind == CS and toks[k].text == close):
-                    k += 1
-                if keep_math:
-                    out.append("$" + detokenize(toks[i + 1:k], text).strip() + "$")
-                i = k + 1
-            else:
-                j = i + 1
-                _, j2 = read_optional(toks, j)
-                n = len(toks)
-                j = j2
-                for _ in range(DROP_LEADING_ARGS.get(name, 0)):
-                    _, j = read_group(toks, j)
-                    n = len(toks)
-                i = j
-                # The visible argument (if any) is walked as ordinary tokens: braces vanish.
+        if tok.kind == CS:
+            i = _COMMAND_READERS.get(tok.text, _unwrap)(run, i)
         else:
-            i += 1
+            i = _KIND_READERS.get(tok.kind, _skip)(run, i)
+
+
+# Each reader appends what the token at `i` (and its arguments) prints, and returns the index after them.
+def _text(run: _PlainRun, i: int) -> int:
+    run.out.append(run.toks[i].text)
+    return i + 1
+
+
+def _space(run: _PlainRun, i: int) -> int:
+    run.out.append(" ")
+    return i + 1
+
+
+def _skip(run: _PlainRun, i: int) -> int:
+    return i + 1  # braces vanish; a script's marker goes, its argument is read as text
+
+
+def _dollar_math(run: _PlainRun, i: int) -> int:
+    toks, n = run.toks, len(run.toks)
+    j = i + 1
+    double = j < n and toks[j].kind == MATH
+    if double:
+        j += 1
+    k = j
+    while k < n and toks[k].kind != MATH:
+        k += 1
+    if run.keep_math:
+        run.out.append("$" + detokenize(toks[j:k], run.text).strip() + "$")
+    return k + (2 if double else 1)
+
+
+def _symbol(run: _PlainRun, i: int) -> int:
+    run.out.append(SYMBOLS[run.toks[i].text])
+    return i + 1
+
+
+def _reference(run: _PlainRun, i: int) -> int:
+    toks, name = run.toks, run.toks[i].text
+    j = i + 1
+    if j < len(toks) and toks[j].kind == TEXT and toks[j].text == "*":
+        j += 1
+    _, j = read_optional(toks, j)
+    label, j = read_group(toks, j)
+    if label is not None and name in ("crefrange", "Crefrange"):
+        end_label, j = read_group(toks, j)
+        label = label + [Token(TEXT, ",", 0, 0, True)] + (end_label or [])
+    if run.mark_refs and label is not None:
+        run.out.append(REF_OPEN + name + REF_SEP + "".join(t.text for t in label).strip() + REF_CLOSE)
+    else:
+        run.out.append("??")
+    return j
+
+
+def _pdf_string(run: _PlainRun, i: int) -> int:
+    """`\\texorpdfstring{TeX}{PDF}`: the TeX string is what the PDF prints; the other is a bookmark's."""
+    shown, j = read_group(run.toks, i + 1)
+    _, j = read_group(run.toks, j)
+    _plain(list(shown or []), run.text, run.keep_math, run.out, run.mark_refs)
+    return max(j, i + 1)
+
+
+def _drop(run: _PlainRun, i: int) -> int:
+    toks = run.toks
+    j = i + 1
+    if j < len(toks) and toks[j].kind == TEXT and toks[j].text.startswith("*"):
+        j += 1
+    _, j = read_optional(toks, j)
+    for _ in range(DROP[toks[i].text]):
+        _, j = read_group(toks, j)
+    return max(j, i + 1)
+
+
+def _inline_math(run: _PlainRun, i: int) -> int:
+    """`\\( … \\)`, `\\[ … \\]`."""
+    toks, n = run.toks, len(run.toks)
+    close = ")" if toks[i].text == "(" else "]"
+    k = i + 1
+    while k < n and not (toks[k].kind == CS and toks[k].text == close):
+        k += 1
+    if run.keep_math:
+        run.out.append("$" + detokenize(toks[i + 1:k], run.text).strip() + "$")
+    return k + 1
+
+
+def _unwrap(run: _PlainRun, i: int) -> int:
+    """Any other command goes with its optional and leading non-text arguments; the visible argument (if any) is
+    read on as ordinary tokens, its braces vanishing."""
+    toks = run.toks
+    name = toks[i].text
+    _, j = read_optional(toks, i + 1)
+    for _ in range(DROP_LEADING_ARGS.get(name, 0)):
+        _, j = read_group(toks, j)
+    return j
+
+
+_KIND_READERS: dict[str, Callable[[_PlainRun, int], int]] = {
+    TEXT: _text, SPACE: _space, PAR: _space, TILDE: _space, ALIGN: _space, MATH: _dollar_math}
+"""Token kind → its reader (other than a command's); any other kind is skipped."""
+
+_COMMAND_READERS: dict[str, Callable[[_PlainRun, int], int]] = {
+    # built from the lowest precedence up, so that a name in two tables is read by the earlier one of the tables
+    "(": _inline_math, "[": _inline_math, **dict.fromkeys(DROP, _drop), "texorpdfstring": _pdf_string,
+    **dict.fromkeys(REF_COMMANDS, _reference), **dict.fromkeys(ACCENTS, _skip), **dict.fromkeys(SYMBOLS, _symbol)}
+"""Command name → its reader; any other command is unwrapped (`_unwrap`)."""
 
 
 def collapse(s: str) -> str:

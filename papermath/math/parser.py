@@ -11,6 +11,7 @@ tokens, so the grammar never sees it; spans still cover it because they come fro
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Optional, TypeVar
@@ -48,7 +49,8 @@ def room_for_nesting() -> Iterator[None]:
     """Python's recursion limit raised (never lowered), for as long as a formula is parsed, so that MAX_DEPTH
     levels fit above the caller's own stack. Python-to-Python calls take no C stack in CPython 3.11+, so the
     extra frames are safe; past MAX_DEPTH the parser stops with a MathParseError, never a RecursionError."""
-    frame, depth = sys._getframe(), 0
+    frame: Optional[FrameType] = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     need = depth + _GUARD_LEVELS * _FRAMES_PER_LEVEL + 200
@@ -961,10 +963,10 @@ class Parser:
             inner = [toks[j]]
         if not inner:
             return False
-        first = inner[0]
-        if first.kind == PUNCT and first.text in ("=", "<", ">", ":"):
+        head = inner[0]
+        if head.kind == PUNCT and head.text in ("=", "<", ">", ":"):
             return len(inner) <= 2
-        return first.kind == CMD and first.text in T.RELATIONS and len(inner) == 1
+        return head.kind == CMD and head.text in T.RELATIONS and len(inner) == 1
 
     def parse_relation(self) -> A.Node:
         start = self.peek().start
@@ -1630,62 +1632,19 @@ class Parser:
     # --- classification of scripts ------------------------------------------------------------------
     def _attach(self, base: A.Node, sub: Optional[A.Node], sup: Optional[A.Node], primes: int,
                 start: int) -> A.Node:
-        end = self.last_end()
-        span = (start, end)
-        indices: tuple[A.Node, ...] = ()
-        sub_label: Optional[A.Node] = None
-        if sub is not None:
-            if isinstance(base, A.Norm) and base.order is None:
-                base = replace(base, order=sub, span=span)
-                sub = None
-            else:
-                cls, value = classify_sub(sub, base)
-                if cls == "label":
-                    sub_label = value  # type: ignore[assignment]
-                else:
-                    indices = value  # type: ignore[assignment]
+        span = (start, self.last_end())
+        base, indices, sub_label = _classified_sub(base, sub, span)
         sup_kind, sup_value = classify_sup(sup, base) if sup is not None else (None, None)
         if isinstance(base, A.Symbol):
-            changes: dict = {}
-            if sub_label is not None:
-                if base.sub_label is None and not indices:
-                    changes["sub_label"] = sub_label
-                else:
-                    indices = (sub_label,)
-            if primes:
-                if base.sup_label is None and not base.optimum:
-                    changes["primes"] = base.primes + primes
-                    primes = 0
-            if sup_kind == "label" and base.sup_label is None and not base.optimum and not primes:
-                changes["sup_label"] = sup_value
-                sup_kind = None
-            elif sup_kind == "optimum" and not base.optimum and not primes:
-                changes["optimum"] = True
-                sup_kind = None
-            elif sup_kind == "prime" and base.sup_label is None and not base.optimum and not primes:
-                changes["primes"] = changes.get("primes", base.primes) + int(sup_value)  # type: ignore[arg-type]
-                sup_kind = None
-            if changes:
-                base = replace(base, span=span, **changes)
-        else:
-            if sub_label is not None:
-                base = A.Labeled(base, sub_label, "sub", span=span)
+            base, indices, primes, sup_kind = _onto_symbol(base, indices, sub_label, primes, sup_kind, sup_value, span)
+        elif sub_label is not None:
+            base = A.Labeled(base, sub_label, "sub", span=span)
         if primes:
             base = A.Primed(base, primes, span=span)
         if indices:
             base = A.Indexed(base, indices, span=span)
-        if sup_kind is not None:
-            if sup_kind == "power":
-                base = A.Power(base, sup_value, span=span)  # type: ignore[arg-type]
-            elif sup_kind == "transpose":
-                base = A.Transpose(base, span=span)
-            elif sup_kind == "inverse":
-                base = A.Inverse(base, span=span)
-            elif sup_kind == "prime":
-                base = A.Primed(base, int(sup_value), span=span)  # type: ignore[arg-type]
-            else:  # label or optimum on a non-symbol
-                base = A.Labeled(base, sup if sup_kind == "optimum" else sup_value, "sup",  # type: ignore[arg-type]
-                                 span=span)
+        if sup_kind is not None and sup is not None:  # (a superscript's kind comes with the superscript)
+            base = _with_sup(base, sup_kind, sup_value, sup, span)
         return base
 
     # --- atoms ---------------------------------------------------------------------------------------
@@ -1719,82 +1678,80 @@ class Parser:
 
     def _parse_atom(self) -> tuple[A.Node, str]:
         tok = self.peek()
-        kind = tok.kind
-        if kind == LETTER:
-            return self._letters()
-        if kind == NUMBER:
+        read = _ATOM_READERS.get(tok.kind)
+        if read is not None:
+            return read(self, tok)
+        raise self.error(_UNEXPECTED.get(tok.kind, "unexpected {0}").format(tok.text))
+
+    # Each `_atom_*` reads the atom that starts with `tok` (the current token), with its role.
+    def _atom_letters(self, tok: Token) -> tuple[A.Node, str]:
+        return self._letters()
+
+    def _atom_number(self, tok: Token) -> tuple[A.Node, str]:
+        self.next()
+        return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
+
+    def _atom_group(self, tok: Token) -> tuple[A.Node, str]:
+        inner = self.peek(1)
+        if inner.kind == CMD:
+            # `{\mathbb{E}}_{x}`, `{\sum}`: a group holding one operator keeps its role
+            save = self.pos
             self.next()
-            return A.Number(tok.text, span=(tok.start, tok.end)), "plain"
-        if kind == LBRACE:
-            inner = self.peek(1)
-            if inner.kind == CMD:
-                # `{\mathbb{E}}_{x}`, `{\sum}`: a group holding one operator keeps its role
-                save = self.pos
+            try:
+                node, role = self.parse_atom()
+            except MathParseError:
+                node, role = None, "plain"
+            if node is not None and role != "plain" and self.peek().kind == RBRACE and \
+                    self.peek(1).kind in (SUB, SUP):
                 self.next()
-                try:
-                    node, role = self.parse_atom()
-                except MathParseError:
-                    node, role = None, "plain"
-                if node is not None and role != "plain" and self.peek().kind == RBRACE and \
-                        self.peek(1).kind in (SUB, SUP):
-                    self.next()
-                    return node, role
-                self.pos = save
+                return node, role
+            self.pos = save
+        self.next()
+        saved = self.bar_stop
+        self.bar_stop = ""
+        group = self._group_content(tok)
+        self.bar_stop = saved
+        return group, "plain"
+
+    def _atom_text(self, tok: Token) -> tuple[A.Node, str]:
+        self.next()
+        word = tok.text.strip()
+        if word in _ARG_OPTIMISATIONS:
+            # `\text{argmin } F`: an optimiser set as text is still the operator (as `\operatorname{argmin}`);
+            # `d_{\text{min}}` keeps its word (a minimum's name, no operator)
+            return A.Symbol(word, font="op", span=(tok.start, tok.end)), "limop"
+        # `\text{log } p(x)`: a function's name set as text is still the function
+        role = "func" if word in T.FUNCTION_MACROS else "plain"
+        return A.Text(tok.text, span=(tok.start, tok.end)), role
+
+    def _atom_environment(self, tok: Token) -> tuple[A.Node, str]:
+        return self._environment(), "plain"
+
+    def _atom_script_alone(self, tok: Token) -> tuple[A.Node, str]:
+        # a script with nothing before it: `{}^{14}C`, `_i`
+        return A.Empty(span=(tok.start, tok.start)), "plain"
+
+    def _atom_punct(self, tok: Token) -> tuple[A.Node, str]:
+        text = tok.text
+        if text in "([" or text == "|" or text == "<":
+            group = self._bracketed()
+            return self._group_node(group), "plain"
+        if text in "?@\"`":
             self.next()
-            saved = self.bar_stop
-            self.bar_stop = ""
-            node = self._group_content(tok)
-            self.bar_stop = saved
-            return node, "plain"
-        if kind == TEXT:
+            return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+        if text in ".,;:" and not self.strict:
+            # stray punctuation (prose pasted into a formula): kept as a mark, with a warning
+            self.warn(f"unexpected {text}", tok.start)
             self.next()
-            word = tok.text.strip()
-            if word in _ARG_OPTIMISATIONS:
-                # `\text{argmin } F`: an optimiser set as text is still the operator (as `\operatorname{argmin}`);
-                # `d_{\text{min}}` keeps its word (a minimum's name, no operator)
-                return A.Symbol(word, font="op", span=(tok.start, tok.end)), "limop"
-            # `\text{log } p(x)`: a function's name set as text is still the function
-            role = "func" if word in T.FUNCTION_MACROS else "plain"
-            return A.Text(tok.text, span=(tok.start, tok.end)), role
-        if kind == BEGIN:
-            return self._environment(), "plain"
-        if kind in (SUB, SUP, PRIME):
-            # a script with nothing before it: `{}^{14}C`, `_i`
-            return A.Empty(span=(tok.start, tok.start)), "plain"
-        if kind == PUNCT:
-            text = tok.text
-            if text in "([" or text == "|":
-                group = self._bracketed()
-                return self._group_node(group), "plain"
-            if text in "?@\"`":
-                self.next()
-                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
-            if text in ".,;:" and not self.strict:
-                # stray punctuation (prose pasted into a formula): kept as a mark, with a warning
-                self.warn(f"unexpected {text}", tok.start)
-                self.next()
-                return A.Symbol(text, span=(tok.start, tok.end)), "plain"
-            if text in T.BINARY_OPS:
-                # an operator used as a placeholder: f(*)
-                self.next()
-                return A.Symbol(T.BINARY_OPS[text][0], span=(tok.start, tok.end)), "plain"
-            if text == "<":
-                group = self._bracketed()
-                return self._group_node(group), "plain"
-            raise self.error(f"unexpected {text}")
-        if kind == CMD:
-            return self._command()
-        if kind == EOF:
-            raise self.error("unexpected end of formula")
-        if kind == RBRACE:
-            raise self.error("unexpected }: nothing to close")
-        if kind == NEWLINE:
-            raise self.error("unexpected \\\\ (row break)")
-        if kind == AMP:
-            raise self.error("unexpected &")
-        if kind == END:
-            raise self.error(f"unexpected \\end{{{tok.text}}}")
-        raise self.error(f"unexpected {tok.text}")
+            return A.Symbol(text, span=(tok.start, tok.end)), "plain"
+        if text in T.BINARY_OPS:
+            # an operator used as a placeholder: f(*)
+            self.next()
+            return A.Symbol(T.BINARY_OPS[text][0], span=(tok.start, tok.end)), "plain"
+        raise self.error(f"unexpected {text}")
+
+    def _atom_command(self, tok: Token) -> tuple[A.Node, str]:
+        return self._command()
 
     def _identifier_end(self, i: int) -> Optional[int]:
         # One scan covers every start inside a run of letters with no escaped underscore: a run of n letters
@@ -2309,21 +2266,21 @@ class Parser:
                 all(_plain_letter(f) for f in node.factors[:-1]) and \
                 isinstance(node.factors[-1], (A.Indexed, A.Power)) and _plain_letter(node.factors[-1].base):
             # `\mathrm{head_i}`: the letters are one name, the script belongs to it
-            last = node.factors[-1]
-            word = "".join(f.name for f in node.factors[:-1]) + last.base.name  # type: ignore[attr-defined]
-            base = A.Symbol(word, font=font, span=(node.span[0], last.base.span[1]))
-            return replace(last, base=base, span=node.span)
+            scripted = node.factors[-1]
+            word = "".join(f.name for f in node.factors[:-1]) + scripted.base.name  # type: ignore[attr-defined]
+            named = A.Symbol(word, font=font, span=(node.span[0], scripted.base.span[1]))
+            return replace(scripted, base=named, span=node.span)
         if isinstance(node, A.Product):
             return replace(node, factors=tuple(self._apply_font(f, font) for f in node.factors))
         if isinstance(node, A.Indexed):
             return replace(node, base=self._apply_font(node.base, font))
         if isinstance(node, A.Power):
-            base = self._apply_font(node.base, font)
-            if isinstance(base, A.Symbol) and base.sup_label is None and not base.optimum and \
-                    classify_sup(node.exponent, base)[0] == "label":
+            styled = self._apply_font(node.base, font)
+            if isinstance(styled, A.Symbol) and styled.sup_label is None and not styled.optimum and \
+                    classify_sup(node.exponent, styled)[0] == "label":
                 # `{\bf x^w}` reads as `\mathbf{x}^w`: the script is classified against the styled base
-                return replace(base, sup_label=node.exponent, span=node.span)
-            return replace(node, base=base)
+                return replace(styled, sup_label=node.exponent, span=node.span)
+            return replace(node, base=styled)
         if isinstance(node, (A.Transpose, A.Inverse)):
             return replace(node, base=self._apply_font(node.base, font))
         return node
@@ -2360,113 +2317,124 @@ class Parser:
         never_closed = self.script_depth == 0 and self.peek().kind == PUNCT and self.peek().text == "(" and \
             self._never_closed(self.pos)
         tok = self.next()
-        text = tok.text
-        if text == NULL_OPEN:
-            open_ = "."
-        else:
-            open_ = T.OPEN_DELIMS.get(text, text)
+        group = self._opened_group(tok)
+        saved = self.bar_stop
+        self.bar_stop = group.open
+        try:
+            return self._bracket_content(group, tok, never_closed)
+        finally:
+            self.bar_stop = saved
+
+    def _opened_group(self, tok: Token) -> _Bracketed:
+        """The group the opener `tok` (already read) starts."""
+        open_ = "." if tok.text == NULL_OPEN else T.OPEN_DELIMS.get(tok.text, tok.text)
         # || written as two bars opens a norm
         if open_ == "|" and self.peek().kind == PUNCT and self.peek().text == "|" and not self.peek().space_before:
             self.next()
             open_ = "||"
-        group = _Bracketed(open_, tok.start, text)
-        saved = self.bar_stop
-        self.bar_stop = open_
+        return _Bracketed(open_, tok.start, tok.text)
+
+    def _bracket_content(self, group: _Bracketed, tok: Token, never_closed: bool) -> _Bracketed:
+        """The items of `group` up to its closer: each item, then what separates it from the next."""
         target = group.items
         content_end: Optional[int] = None
-        try:
+        if self._closes(group):
+            self._close(group)
+            return group
+        while True:
+            while self.peek().kind in (NEWLINE, AMP):
+                self.next()
+            nxt = self.peek()
+            if nxt.kind in (EOF, RBRACE, END):
+                return self._left_open(group, tok, content_end)
             if self._closes(group):
                 self._close(group)
                 return group
-            while True:
-                while self.peek().kind in (NEWLINE, AMP):
-                    self.next()
-                nxt = self.peek()
-                if nxt.kind in (EOF, RBRACE, END):
-                    if self.strict:
-                        raise self.error(f"missing closing delimiter for {text}", tok.start)
-                    self.warn(f"missing closing delimiter for {text}", tok.start)
-                    group.close = T.MATCHING.get(group.open, ".")
-                    # the group ends with its content, not with the punctuation the statement ends with
-                    group.end = content_end if content_end is not None else self.last_end()
-                    return group
-                if self._closes(group):
-                    self._close(group)
-                    return group
-                if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
-                                                                and nxt.text != "\\vert") or \
-                        (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
-                    # an empty item: `\pi(|s)`, `a,;b`
-                    item = A.Empty(span=(nxt.start, nxt.start))
-                elif _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
-                    item = self._condition()  # `(\text{with } m = d)`: a remark in parentheses
-                elif _is_joiner(nxt) and target and not self._ends_statement(self.peek(1)):
-                    self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
-                    continue
-                else:
-                    # a relation straight after the `(` has no left side to end before: it is the group's content
-                    reads_to_relation = never_closed and self._relation_at() is None and not self._stacked_relation_at()
-                    item = self.parse_additive() if reads_to_relation else self.parse_relation()
-                target.append(item)
-                content_end = self.last_end()
-                nxt = self.peek()
-                if never_closed and (self._relation_at() is not None or self._stacked_relation_at()):
-                    self.recoverable(f"missing closing delimiter for {text}: closed before the relation", tok.start)
-                    group.close = ")"
-                    group.end = content_end
-                    return group
-                if self._closes(group):
-                    self._close(group)
-                    return group
-                ntext = nxt.text
-                if nxt.kind == PUNCT and ntext == ",":
-                    self.next()
-                    continue
-                if nxt.kind == PUNCT and ntext == ";":
-                    self.next()
-                    group.semicolons = True
-                    if group.open in ("(",) and (target is group.given or target is group.items) and \
-                            group.open != "[":
-                        target = group.params
-                    continue
-                if (nxt.kind == PUNCT and ntext == "|") or (nxt.kind == CMD and ntext in T.CONDITION_BARS):
-                    # || inside a call is a divergence bar
-                    after = self.peek(1)
-                    if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
-                        self.next()
-                        self.next()
-                        group.divergence = group.divergence + list(group.items)
-                        group.items = []
-                        target = group.items
-                        continue
-                    self.next()
-                    group.bar = True
-                    target = group.given
-                    continue
-                if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
-                    self.next()
-                    group.divergence = group.divergence + list(group.items)
-                    group.items = []
-                    target = group.items
-                    continue
-                if nxt.kind in (AMP, NEWLINE):
-                    self.next()
-                    continue
-                if nxt.kind == PUNCT and ntext == ".":
-                    self.next()
-                    continue
-                if nxt.kind in (RBRACE, END, EOF):
-                    continue
-                if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
-                                                                                ntext == NULL_CLOSE)):
-                    # a mismatched closer: an interval such as (0,1] or [0, 1)
-                    self.next()
-                    group.close = T.CLOSE_DELIMS.get(ntext, ntext) if ntext != NULL_CLOSE else "."
-                    group.end = nxt.end
-                    return group
-                raise self.error(f"unexpected {ntext or nxt.kind} inside {text} … ", nxt.start)
-        finally:
-            self.bar_stop = saved
+            item = self._bracket_item(nxt, target, never_closed)
+            if item is None:
+                continue
+            target.append(item)
+            content_end = self.last_end()
+            nxt = self.peek()
+            if never_closed and (self._relation_at() is not None or self._stacked_relation_at()):
+                self.recoverable(f"missing closing delimiter for {tok.text}: closed before the relation", tok.start)
+                group.close = ")"
+                group.end = content_end
+                return group
+            if self._closes(group):
+                self._close(group)
+                return group
+            following = self._past_separator(group, target, nxt, tok.text)
+            if following is None:
+                return group
+            target = following
+
+    def _left_open(self, group: _Bracketed, tok: Token, content_end: Optional[int]) -> _Bracketed:
+        """A group the formula ends inside: an error in strict mode, else closed with a warning."""
+        if self.strict:
+            raise self.error(f"missing closing delimiter for {tok.text}", tok.start)
+        self.warn(f"missing closing delimiter for {tok.text}", tok.start)
+        group.close = T.MATCHING.get(group.open, ".")
+        # the group ends with its content, not with the punctuation the statement ends with
+        group.end = content_end if content_end is not None else self.last_end()
+        return group
+
+    def _bracket_item(self, nxt: Token, target: list[A.Node], never_closed: bool) -> Optional[A.Node]:
+        """The group's next item, starting at `nxt`; None when `nxt` was a list's conjunction (read past)."""
+        if (nxt.kind == PUNCT and nxt.text in ",;") or (nxt.kind == CMD and nxt.text in T.CONDITION_BARS
+                                                        and nxt.text != "\\vert") or \
+                (nxt.kind == PUNCT and nxt.text == "|" and not self._bar_opens_pair(after_factor=False)):
+            # an empty item: `\pi(|s)`, `a,;b`
+            return A.Empty(span=(nxt.start, nxt.start))
+        if _is_connective(nxt) or (nxt.kind == CMD and nxt.text in _QUANTIFIERS):
+            return self._condition()  # `(\text{with } m = d)`: a remark in parentheses
+        if _is_joiner(nxt) and target and not self._ends_statement(self.peek(1)):
+            self.next()  # `(2, 8, 32, \text{and}\,128)`: the list's conjunction, not a factor of 128
+            return None
+        # a relation straight after the `(` has no left side to end before: it is the group's content
+        reads_to_relation = never_closed and self._relation_at() is None and not self._stacked_relation_at()
+        return self.parse_additive() if reads_to_relation else self.parse_relation()
+
+    def _past_separator(self, group: _Bracketed, target: list[A.Node], nxt: Token,
+                        written: str) -> Optional[list[A.Node]]:
+        """Read what follows an item (`nxt`): the list the next item goes to (`target`, or the part after a `;`,
+        a bar or a divergence bar), or None when a mismatched closer ended the group."""
+        ntext = nxt.text
+        if nxt.kind == PUNCT and ntext == ";":
+            self.next()
+            group.semicolons = True
+            if group.open in ("(",) and (target is group.given or target is group.items) and group.open != "[":
+                return group.params
+            return target
+        if (nxt.kind == PUNCT and ntext == "|") or (nxt.kind == CMD and ntext in T.CONDITION_BARS):
+            return self._past_bar(group, nxt)
+        if nxt.kind == CMD and ntext in T.DIVERGENCE_BARS:
+            self.next()
+            return _divergence_from_here(group)
+        if (nxt.kind == PUNCT and ntext in (",", ".")) or nxt.kind in (AMP, NEWLINE):
+            self.next()
+            return target
+        if nxt.kind in (RBRACE, END, EOF):
+            return target
+        if nxt.kind == PUNCT and ntext in ")]" or (nxt.kind == CMD and (ntext in T.CLOSE_DELIMS or
+                                                                        ntext == NULL_CLOSE)):
+            # a mismatched closer: an interval such as (0,1] or [0, 1)
+            self.next()
+            group.close = T.CLOSE_DELIMS.get(ntext, ntext) if ntext != NULL_CLOSE else "."
+            group.end = nxt.end
+            return None
+        raise self.error(f"unexpected {ntext or nxt.kind} inside {written} … ", nxt.start)
+
+    def _past_bar(self, group: _Bracketed, nxt: Token) -> list[A.Node]:
+        """A bar after an item: `||` inside a call is a divergence bar; one bar starts what the items are given."""
+        after = self.peek(1)
+        if nxt.kind == PUNCT and after.kind == PUNCT and after.text == "|":
+            self.next()
+            self.next()
+            return _divergence_from_here(group)
+        self.next()
+        group.bar = True
+        return group.given
 
     def _finish(self, group: _Bracketed) -> _Bracketed:
         if group.bar and not group.given:
@@ -2672,106 +2640,127 @@ class Parser:
     def _reduction(self, operator: A.Node, role: str, start: int) -> A.Node:
         under_pending, over_pending = self._pending_under, self._pending_over
         self._pending_under = self._pending_over = None
-        sub, sup, primes = self._read_scripts()
+        sub, sup, _ = self._read_scripts()
         if under_pending is not None:
             sub = under_pending if sub is None else sub
         if over_pending is not None:
             sup = over_pending if sup is None else sup
         op = self._op_name(operator, role)
         tok = self.peek()
-        if role == "limop" and sub is None and sup is None and tok.kind == PUNCT and \
-                (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma())) or \
-                (role == "limop" and sub is None and sup is None and tok.kind == CMD and
-                 tok.text in ("\\{", "\\lbrace") and self._bracket_has_comma()):
-            # \max(a, b), \min\left[a, b\right], \max\{a, b\}, \operatorname{softmax}(x): an application
-            group = self._bracketed()
-            if group.open == "{":
-                node = A.Apply(operator, tuple(group.items + group.params), (), (), "known", "{}",
-                               span=(start, group.end))
-                return self._postfix_loop(node, start)
-            return self._postfix_loop(self._apply(operator, group, "known", start), start)
+        if role == "limop" and sub is None and sup is None and self._opens_arguments(tok):
+            return self._applied_operator(operator, start)
         if role == "limop" and tok.kind == PUNCT and tok.text == "(" and not self._bracket_has_bar():
-            # \operatorname{Softmax}_j(z): the body in parentheses
-            group = self._bracketed()
-            inner = group.items + group.params
-            if self.peek().kind in (SUB, SUP):
-                # `\max_i (a_i)^2`: the script belongs to the bracket, which is then the body
-                body = self._scripted_group(group)
-                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-            if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
-                return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
-            body = self._group_node(group)
-            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-        brackets = ""
-        body: Optional[A.Node]
+            return self._bracketed_body(op, operator, sub, sup, start)
         if role == "expect" and ((tok.kind == PUNCT and tok.text in "([") or
                                  (tok.kind == CMD and tok.text in ("\\{", "\\lbrace"))):
-            group = self._bracketed()
-            o = group.open
-            brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
-            inner = group.items + group.params
-            if self.peek().kind in (SUB, SUP) and o == "(" and inner and not group.given and not group.bar:
-                # `\mathbb{E}_{x}(h(x) - c)^2`: the expectation of the square (IPO); a script after the
-                # expectation's own square bracket (`\mathbb{E}[X]^2`) squares the expectation, below
-                body = self._scripted_group(group)
-                return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
-            if not inner and not group.given and not group.divergence:
-                body = A.Empty(span=(group.start, group.end))
-            elif o == "{":
-                body = self._group_node(group)
-                brackets = ""
-            elif group.given or group.bar:
-                # `\mathbb E[V(s') \mid s, a]`: the average of V(s') given s and a
-                body = self._seq(group.items + group.params, group)
-                given = self._seq(group.given, group)
-                node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-                if not isinstance(given, A.Empty):
-                    cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
-                                                                          span=(node.condition.span[0],
-                                                                                given.span[1]))
-                    node = replace(node, condition=cond)
-                return node
-            elif len(inner) == 1:
-                body = inner[0]
-            else:
-                body = self._group_node(group)
-                brackets = ""
-            spec = _sampling_spec(body) if sub is None else None
-            if spec is not None:
-                # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
-                sub, body, brackets = spec, None, ""
-                self._body_on_next_row()
-                if self._starts_operand(self.peek()) and not self._bar_separates():
-                    body = self.parse_multiplicative()
-            node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-            if self.peek().kind in (SUB, SUP) and brackets:
-                # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
-                sub2, sup2, primes2 = self._read_scripts()
-                node = self._attach(node, sub2, sup2, primes2, start)
-            return node
+            return self._bracketed_expectation(op, operator, sub, sup, start)
+        return self._reduction_body(op, operator, role, sub, sup, start)
+
+    def _opens_arguments(self, tok: Token) -> bool:
+        """`(`, or `[` / `\\{` holding a comma: the brackets of an operator's arguments (`\\max(a, b)`)."""
+        return (tok.kind == PUNCT and (tok.text == "(" or (tok.text == "[" and self._bracket_has_comma()))) or \
+            (tok.kind == CMD and tok.text in ("\\{", "\\lbrace") and self._bracket_has_comma())
+
+    def _applied_operator(self, operator: A.Node, start: int) -> A.Node:
+        """\\max(a, b), \\min\\left[a, b\\right], \\max\\{a, b\\}, \\operatorname{softmax}(x): an application."""
+        group = self._bracketed()
+        if group.open == "{":
+            node = A.Apply(operator, tuple(group.items + group.params), (), (), "known", "{}",
+                           span=(start, group.end))
+            return self._postfix_loop(node, start)
+        return self._postfix_loop(self._apply(operator, group, "known", start), start)
+
+    def _bracketed_body(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                        start: int) -> A.Node:
+        """\\operatorname{Softmax}_j(z): the body in parentheses."""
+        group = self._bracketed()
+        inner = group.items + group.params
+        if self.peek().kind in (SUB, SUP):
+            # `\max_i (a_i)^2`: the script belongs to the bracket, which is then the body
+            body = self._scripted_group(group)
+            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+        if len(inner) == 1 and (group.open, group.close) == ("(", ")"):
+            return self._make_reduction(op, operator, sub, sup, inner[0], "()", (start, self.last_end()))
+        body = self._group_node(group)
+        return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+
+    def _bracketed_expectation(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                               start: int) -> A.Node:
+        """`\\mathbb{E}[…]`, `\\mathbb{E}(…)`, `\\mathbb{E}\\{…\\}`: the expectation of what the brackets hold."""
+        group = self._bracketed()
+        o = group.open
+        brackets = "[]" if o == "[" else "{}" if o == "{" else "()"
+        inner = group.items + group.params
+        if self.peek().kind in (SUB, SUP) and o == "(" and inner and not group.given and not group.bar:
+            # `\mathbb{E}_{x}(h(x) - c)^2`: the expectation of the square (IPO); a script after the
+            # expectation's own square bracket (`\mathbb{E}[X]^2`) squares the expectation, below
+            body: Optional[A.Node] = self._scripted_group(group)
+            return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+        empty = not inner and not group.given and not group.divergence
+        if not empty and o != "{" and (group.given or group.bar):
+            return self._conditional_expectation(op, operator, sub, sup, group, brackets, start)
+        if empty:
+            body = A.Empty(span=(group.start, group.end))
+        elif o == "{" or len(inner) != 1:
+            body = self._group_node(group)
+            brackets = ""
+        else:
+            body = inner[0]
+        spec = _sampling_spec(body) if sub is None else None
+        if spec is not None:
+            # `\mathbb{E}[q \sim P(Q), o \sim \pi(O|q)]\, body`: the brackets say what is sampled
+            sub, body, brackets = spec, None, ""
+            self._body_on_next_row()
+            if self._starts_operand(self.peek()) and not self._bar_separates():
+                body = self.parse_multiplicative()
+        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+        if self.peek().kind in (SUB, SUP) and brackets:
+            # `\mathbb{E}[X]^2` is the square of the expectation (`\mathbb{E}[X^2] - \mathbb{E}[X]^2`)
+            sub2, sup2, primes2 = self._read_scripts()
+            return self._attach(node, sub2, sup2, primes2, start)
+        return node
+
+    def _conditional_expectation(self, op: str, operator: A.Node, sub: Optional[A.Node], sup: Optional[A.Node],
+                                 group: _Bracketed, brackets: str, start: int) -> A.Node:
+        """`\\mathbb E[V(s') \\mid s, a]`: the average of V(s') given s and a."""
+        body = self._seq(group.items + group.params, group)
+        given = self._seq(group.given, group)
+        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
+        if not isinstance(given, A.Empty):
+            cond = given if node.condition is None else A.Sequence((node.condition, given), (",",),
+                                                                  span=(node.condition.span[0], given.span[1]))
+            return replace(node, condition=cond)
+        return node
+
+    def _reduction_body(self, op: str, operator: A.Node, role: str, sub: Optional[A.Node], sup: Optional[A.Node],
+                        start: int) -> A.Node:
+        """The operand after the operator and its scripts is its body; with neither, the operator is named on its
+        own (`$\\sum$` in prose)."""
         if sub is not None or sup is not None:
             self._body_on_next_row()
-        if self._starts_operand(self.peek()) and not self._bar_separates():
-            body = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
-                self.parse_product(stop_at_operators=True)
-            if role == "expect" and sub is None and body is not None:
-                spec = _sampling_spec(body)
-                if spec is not None:
-                    sub = spec
-                    self._body_on_next_row()
-                    body = self.parse_multiplicative() if self._starts_operand(self.peek()) else None
-                elif isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
-                    # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
-                    sub = _sampling_spec(body.factors[0])
-                    rest = body.factors[1:]
-                    body = rest[0] if len(rest) == 1 else A.Product(rest, span=(rest[0].span[0], rest[-1].span[1]))
-        else:
-            body = None
+        if not (self._starts_operand(self.peek()) and not self._bar_separates()):
             if sub is None and sup is None:
-                # the operator named on its own (`$\\sum$` in prose)
                 return operator
-        node = self._make_reduction(op, operator, sub, sup, body, brackets, (start, self.last_end()))
-        return node
+            return self._make_reduction(op, operator, sub, sup, None, "", (start, self.last_end()))
+        body: Optional[A.Node] = self.parse_multiplicative() if role != "limop" or op not in ("softmax",) else \
+            self.parse_product(stop_at_operators=True)
+        if role == "expect" and sub is None and body is not None:
+            sub, body = self._sampled_in_body(body)
+        return self._make_reduction(op, operator, sub, sup, body, "", (start, self.last_end()))
+
+    def _sampled_in_body(self, body: A.Node) -> tuple[Optional[A.Node], Optional[A.Node]]:
+        """(what is sampled, the body) of an expectation with no subscript whose body starts by saying what it
+        samples (`\\mathbb{E}\\, q \\sim P(Q) \\; …`); (None, body) otherwise."""
+        spec = _sampling_spec(body)
+        if spec is not None:
+            self._body_on_next_row()
+            return spec, (self.parse_multiplicative() if self._starts_operand(self.peek()) else None)
+        if isinstance(body, A.Product) and _sampling_spec(body.factors[0]) is not None:
+            # `\mathbb{E}{[q \sim P(Q), …]} \frac{1}{G} …`
+            rest = body.factors[1:]
+            return _sampling_spec(body.factors[0]), \
+                rest[0] if len(rest) == 1 else A.Product(rest, span=(rest[0].span[0], rest[-1].span[1]))
+        return None, body
 
     def _body_on_next_row(self) -> None:
         r"""`\mathbb{E}_{x \sim p} \\ \log \sigma(…)`: a row that ends with an operator has its body on the next row."""
@@ -3011,6 +3000,79 @@ class Parser:
 # ---------------------------------------------------------------------------------------------------
 # Script and under-script classification (pure functions on nodes, shared with the printer)
 # ---------------------------------------------------------------------------------------------------
+
+
+_ATOM_READERS: dict[str, Callable[[Parser, Token], tuple[A.Node, str]]] = {
+    LETTER: Parser._atom_letters, NUMBER: Parser._atom_number, LBRACE: Parser._atom_group, TEXT: Parser._atom_text,
+    BEGIN: Parser._atom_environment, SUB: Parser._atom_script_alone, SUP: Parser._atom_script_alone,
+    PRIME: Parser._atom_script_alone, PUNCT: Parser._atom_punct, CMD: Parser._atom_command}
+"""Token kind → how an atom starting with it is read; any other kind cannot start one (`_UNEXPECTED`)."""
+
+_UNEXPECTED = {EOF: "unexpected end of formula", RBRACE: "unexpected }}: nothing to close",
+               NEWLINE: "unexpected \\\\ (row break)", AMP: "unexpected &", END: "unexpected \\end{{{0}}}"}
+"""Token kind → the error where an atom should start (formatted with the token's text)."""
+
+
+def _divergence_from_here(group: _Bracketed) -> list[A.Node]:
+    """A divergence bar: the items so far are its left side; the next items start a new list (returned)."""
+    group.divergence = group.divergence + list(group.items)
+    group.items = []
+    return group.items
+
+def _classified_sub(base: A.Node, sub: Optional[A.Node],
+                    span: tuple[int, int]) -> tuple[A.Node, tuple[A.Node, ...], Optional[A.Node]]:
+    """(base, indices, label) of a subscript: a norm's subscript is its order (`\\|x\\|_2`); any other subscript
+    indexes or labels its base, as `classify_sub` says."""
+    if sub is None:
+        return base, (), None
+    if isinstance(base, A.Norm) and base.order is None:
+        return replace(base, order=sub, span=span), (), None
+    cls, value = classify_sub(sub, base)
+    if cls == "label":
+        return base, (), value  # type: ignore[return-value]
+    return base, value, None  # type: ignore[return-value]
+
+
+def _onto_symbol(base: A.Symbol, indices: tuple[A.Node, ...], sub_label: Optional[A.Node], primes: int,
+                 sup_kind: Optional[str], sup_value: Any,
+                 span: tuple[int, int]) -> tuple[A.Node, tuple[A.Node, ...], int, Optional[str]]:
+    """A symbol takes its scripts into itself where it has room (a label below, primes, a label, star or primes
+    above): (the symbol, the indices left, the primes left, the superscript's kind left to wrap it, or None)."""
+    changes: dict = {}
+    if sub_label is not None:
+        if base.sub_label is None and not indices:
+            changes["sub_label"] = sub_label
+        else:
+            indices = (sub_label,)
+    if primes:
+        if base.sup_label is None and not base.optimum:
+            changes["primes"] = base.primes + primes
+            primes = 0
+    if sup_kind == "label" and base.sup_label is None and not base.optimum and not primes:
+        changes["sup_label"] = sup_value
+        sup_kind = None
+    elif sup_kind == "optimum" and not base.optimum and not primes:
+        changes["optimum"] = True
+        sup_kind = None
+    elif sup_kind == "prime" and base.sup_label is None and not base.optimum and not primes:
+        changes["primes"] = changes.get("primes", base.primes) + int(sup_value)
+        sup_kind = None
+    return (replace(base, span=span, **changes) if changes else base), indices, primes, sup_kind
+
+
+def _with_sup(base: A.Node, sup_kind: str, sup_value: Any, sup: A.Node, span: tuple[int, int]) -> A.Node:
+    """`base` under the superscript `classify_sup` read as `sup_kind` (with `sup_value`)."""
+    if sup_kind == "power":
+        return A.Power(base, sup_value, span=span)
+    if sup_kind == "transpose":
+        return A.Transpose(base, span=span)
+    if sup_kind == "inverse":
+        return A.Inverse(base, span=span)
+    if sup_kind == "prime":
+        return A.Primed(base, int(sup_value), span=span)
+    # a label or a star on a node that has no room for it
+    return A.Labeled(base, sup if sup_kind == "optimum" else sup_value, "sup", span=span)
+
 
 def _commands(names: Collection[str]) -> tuple[str, ...]:
     """The command tokens spelled by these names (`frac` → `\\frac`)."""
@@ -3368,7 +3430,10 @@ def _under_relation(op: str, node: A.Relation) -> tuple:
 def _analyze_under(op: str, under: A.Node):
     """(variables, lower, domain, distribution, condition) from an under-script."""
     variables: tuple[A.Node, ...] = ()
-    lower = domain = distribution = condition = None
+    lower: Optional[A.Node] = None
+    domain: Optional[A.Node] = None
+    distribution: Optional[A.Node] = None
+    condition: Optional[A.Node] = None
     node = under
     extra: list[A.Node] = []
     if isinstance(node, A.Sequence) and any(s == "\\\\" for s in node.separators):
@@ -3693,7 +3758,8 @@ def _close_integral(left: A.Node, op: str, right: A.Node, start: int,
     rest, dvars, marks = _split_differentials(right)
     if not dvars or isinstance(rest, A.Empty):
         return None
-    terms, ops = [left], []
+    terms: list[A.Node] = [left]
+    ops: list[str] = []
     while isinstance(terms[0], A.BinOp) and terms[0].op in ("+", "-") and terms[0].span[0] == start:
         chain = terms.pop(0)
         terms[0:0] = [chain.left, chain.right]  # type: ignore[attr-defined]

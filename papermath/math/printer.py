@@ -7,6 +7,9 @@ what follows (`{\\sum_i a_i} b`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Optional, TypeGuard
+
 from . import ast as A
 from . import tables as T
 from .parser import CONNECTIVES, _extend_scope, call_certainty, classify_sub
@@ -57,50 +60,60 @@ def _prec(node: A.Node) -> int:
 
 def _absorbs(node: A.Node) -> int:
     """How much of what follows this node, printed, would the parser pull into it."""
-    if isinstance(node, A.Reduction):
-        if node.brackets:
-            return 0
-        if node.body is None:
-            return ALL
-        return max(MULT, _absorbs(node.body))
-    if isinstance(node, A.Apply):
-        if node.brackets == "":
-            return max(JUXT, _absorbs(node.args[-1]) if node.args else JUXT)
-        if isinstance(node.func, A.Empty):
-            return 0
+    rule = _ABSORBS.get(type(node))
+    return rule(node) if rule is not None else 0
+
+
+def _reduction_absorbs(node: A.Reduction) -> int:
+    if node.brackets:
         return 0
-    if isinstance(node, A.Gradient):
-        if node.body is None:
-            return ALL
-        return max(JUXT, _absorbs(node.body))
-    if isinstance(node, A.Derivative):
-        if node.body is None:
-            return ALL
-        return max(JUXT, _absorbs(node.body))
-    if isinstance(node, A.BinOp):
-        return _absorbs(node.right)
-    if isinstance(node, A.UnaryOp):
-        return max(JUXT, _absorbs(node.operand))
-    if isinstance(node, A.Product):
-        return _absorbs(node.factors[-1])
-    if isinstance(node, A.Relation):
+    if node.body is None:
         return ALL
-    if isinstance(node, A.Sequence):
-        return ALL
-    if isinstance(node, A.Symbol):
-        return ALL if _prefix_capable(node) else 0
-    if isinstance(node, A.Differential):
-        return 0
-    if isinstance(node, (A.Indexed, A.Power, A.Labeled, A.Primed, A.Transpose, A.Inverse)):
-        base = node.base
-        while isinstance(base, (A.Indexed, A.Power, A.Labeled, A.Primed, A.Transpose, A.Inverse)):
-            base = base.base
-        return ALL if isinstance(base, A.Symbol) and _prefix_capable(base) else 0
-    if isinstance(node, A.Empty):
-        return ALL
-    if isinstance(node, A.Opaque) and not node.args and node.macro in _FOLDS_NEXT_GROUP:
-        return ALL  # `\begin {x}`: the tokenizer takes the group as the environment's name, space or not
+    return max(MULT, _absorbs(node.body))
+
+
+def _apply_absorbs(node: A.Apply) -> int:
+    if node.brackets == "":
+        return max(JUXT, _absorbs(node.args[-1]) if node.args else JUXT)
     return 0
+
+
+def _operator_absorbs(node: A.Gradient | A.Derivative) -> int:
+    """`\\nabla`, `\\frac{d}{dx}`: with no body, whatever follows is its body."""
+    if node.body is None:
+        return ALL
+    return max(JUXT, _absorbs(node.body))
+
+
+_SCRIPTED = (A.Indexed, A.Power, A.Labeled, A.Primed, A.Transpose, A.Inverse)
+
+
+def _scripted_absorbs(node: A.Indexed | A.Power | A.Labeled | A.Primed | A.Transpose | A.Inverse) -> int:
+    """A scripted operator name (`\\log_2`, `\\mathbb{E}_x`) still takes what follows as its argument."""
+    base = node.base
+    while isinstance(base, _SCRIPTED):
+        base = base.base
+    return ALL if isinstance(base, A.Symbol) and _prefix_capable(base) else 0
+
+
+def _opaque_absorbs(node: A.Opaque) -> int:
+    # `\begin {x}`: the tokenizer takes the group as the environment's name, space or not
+    return ALL if not node.args and node.macro in _FOLDS_NEXT_GROUP else 0
+
+
+def _takes_all(node: A.Node) -> int:
+    return ALL
+
+
+_ABSORBS: dict[type, Callable[[Any], int]] = {
+    A.Reduction: _reduction_absorbs, A.Apply: _apply_absorbs, A.Gradient: _operator_absorbs,
+    A.Derivative: _operator_absorbs, A.BinOp: lambda node: _absorbs(node.right),
+    A.UnaryOp: lambda node: max(JUXT, _absorbs(node.operand)), A.Product: lambda node: _absorbs(node.factors[-1]),
+    A.Relation: _takes_all, A.Sequence: _takes_all, A.Empty: _takes_all,
+    A.Symbol: lambda node: ALL if _prefix_capable(node) else 0, A.Opaque: _opaque_absorbs,
+    **dict.fromkeys(_SCRIPTED, _scripted_absorbs)}
+"""Node type → how much of what follows it the parser would pull into it; any other type takes nothing (a
+`Differential` neither)."""
 
 
 _FOLDS_NEXT_GROUP = ("\\begin", "\\end")
@@ -214,7 +227,7 @@ def _simple_token(node: A.Node) -> bool:
     return isinstance(node, A.Number) and len(node.value) == 1
 
 
-def _mark(node: A.Node) -> bool:
+def _mark(node: Optional[A.Node]) -> TypeGuard[A.Symbol]:
     """A symbol that would read as an operator, relation or delimiter inside braces."""
     return isinstance(node, A.Symbol) and _simple_token(node) and not node.name.isalnum() and \
         node.name.lstrip("\\") not in T.GREEK and node.name.lstrip("\\") not in T.LETTER_LIKE
@@ -234,7 +247,7 @@ def _token_arg(text: str) -> str:
     return text + " " if text[-1:].isalpha() and text.startswith("\\") else text
 
 
-def _one_token(node: A.Node) -> bool:
+def _one_token(node: A.Node) -> TypeGuard[A.Symbol]:
     """A symbol that prints as one macro argument without braces (`\\alpha`, `\\mathbb{E}`, `\\hat{x}`)."""
     if not isinstance(node, A.Symbol):
         return False
@@ -255,8 +268,8 @@ def _script(node: A.Node) -> str:
 def _arg(node: A.Node) -> str:
     """A macro argument."""
     if _one_token(node) and (_mark(node) or _prefix_capable(node)) and \
-            node.name not in ("\\partial", "\\nabla"):  # type: ignore[attr-defined]
-        text = _token_arg(_symbol_core(node))  # type: ignore[arg-type]
+            node.name not in ("\\partial", "\\nabla"):
+        text = _token_arg(_symbol_core(node))
         return " " + text if text[:1].isalnum() else text
     return "{" + _p(node) + "}"
 
@@ -661,8 +674,8 @@ def _print(node: A.Node) -> str:  # noqa: C901 - one branch per node type
                 out += sep + " " + _child(item, REL)
         return out
     if t is A.Rows:
-        rows = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
-        return "\\begin{aligned}" + rows + "\\end{aligned}"
+        aligned = " \\\\ ".join("{" + _p(s) + "}" for s in node.statements)  # type: ignore[attr-defined]
+        return "\\begin{aligned}" + aligned + "\\end{aligned}"
     raise TypeError(f"no printer for {t.__name__}")
 
 
