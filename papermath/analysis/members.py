@@ -64,3 +64,47 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
             out.append(replace(use, indices=[position], written=[form], first_written=form, lhs=False,
                                clause_lhs=False, all_indices={position}))
     return tuple(out)
+
+
+def _indices_of(use: SymbolUse, form: str) -> list[str] | None:
+    """The indices `form` writes the use's letter with (`x_{t}` → [t], `\\mathbf{z}_{i - 1, r_{j}}` → [i - 1,
+    r_{j}]), split at the commas outside braces; None when `form` is not the letter with indices."""
+    head = f"{use.key}_{{"
+    if not form.startswith(head) or not form.endswith("}"):
+        return None
+    inner, depth, parts, current = form[len(head):-1], 0, [], ""
+    for ch in inner:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    parts.append(current.strip())
+    return parts if all(parts) else None
+
+
+def split_other_members(uses: tuple[SymbolUse, ...],
+                        left_forms: frozenset[str]) -> tuple[tuple[SymbolUse, str | None], ...]:
+    """Each use, paired with None; after a left side that the right side writes again at other indices
+    (`x_{t+1} = (1 - c_{t+1}) x_t + …`, `t_i = (t_1^{1/ρ} + …)^ρ`), the right side's forms as one use of their own,
+    paired with the left side's form. The display defines its left side from those other members of the same
+    sequence: they are what the same rule computes at another step (or the ends it starts from), not what this
+    display defines, so they get their own row. `left_forms`: the forms the left side writes."""
+    out: list[tuple[SymbolUse, str | None]] = []
+    for use in uses:
+        out.append((use, None))
+        if use.kind != "symbol" or not use.lhs or len(use.written) < 2:
+            continue
+        left = [form for form in use.written if form in left_forms]
+        others = [form for form in use.written if form not in left_forms and _indices_of(use, form) is not None]
+        if not left or not others:
+            continue
+        kept = [f for f in use.written if f not in others]
+        out[-1] = (replace(use, written=kept, all_indices=set(use.indices) | {
+            i for f in kept for i in (_indices_of(use, f) or [])}), None)
+        indices = _indices_of(use, others[0]) or []
+        out.append((replace(use, indices=indices, written=others, first_written=others[0], lhs=False,
+                            clause_lhs=False, all_indices={i for f in others for i in (_indices_of(use, f) or [])}),
+                    left[0]))
+    return tuple(out)

@@ -26,7 +26,8 @@ from .candidates import (DEFINES, CandidateOrder, display_context, equation_plac
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
-from .members import split_defined_members
+from .members import split_defined_members, split_other_members
+from .notation_index import INLINE
 from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
@@ -171,8 +172,12 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
         # `= \\sum_k …` continuing (2)'s `MHA_q(X) := …`: the row still computes (2)'s left side
         symbols.append(replace(_read_symbol(index, head, use, head_info, defined_elsewhere),
                                id=f"{eq.id}/sym:{written_form(use)}"))
-    for use in split_defined_members(index, info.uses):  # x_0, which the paper defines alone, beside x_t
+    members = split_other_members(split_defined_members(index, info.uses),  # x_0, which the paper defines alone
+                                  _left_side_forms(_display_tree(index, eq)))  # x_t beside the x_{t+1} it gives
+    for use, member_of in members:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
+        if member_of is not None:
+            reading = _other_member(reading, use, symbols[-1])  # the member follows its left side's row
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
                 reading.role != "defined here" and (reading.role != "computed" or _computed_unsaid(reading)):
@@ -236,6 +241,34 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
                                          "standard notation", None, None, meaning, None))
     return EquationSymbols(tuple(symbols), reductions, tuple(dict.fromkeys(undefined)),
                            tuple(dict.fromkeys(mentioned)))
+
+
+def _left_side_forms(tree: ast.Node | None) -> frozenset[str]:
+    """The forms the left side of a defining relation writes (`x_{t + 1}` of `x_{t+1} = … x_t …`); empty for any
+    other statement (an inequality relates members, it defines none)."""
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS:
+        return frozenset()
+    return frozenset(form for u in collect(tree.operands[0], frozenset()).uses for form in u.written)
+
+
+def _other_member(reading: SymbolReading, use: SymbolUse, left: SymbolReading) -> SymbolReading:
+    """The row of another member of the sequence the display's left side (`left`, read already) belongs to: what
+    a sentence that writes this very member says it is (`x_0` "the data" is split off before, by
+    `split_defined_members`), or for a member at a fixed position (an end the sequence runs from) whatever decides
+    its role; else computed, by the same rule at another step (`x_t` in `x_{t+1} = …`), and defined by the sentence
+    that defines the sequence (the left side's)."""
+    said = reading.definition is not None and reading.definition.strength == DEFINES and \
+        _writes_indexed(reading.definition.quote, use.key, tuple(use.indices))
+    at_a_fixed_position = all(i.strip().isdigit() for i in use.indices)
+    if (said or at_a_fixed_position) and reading.role not in ("unknown", "defined here"):
+        return reading  # `t_1` of `t_i = (t_1^{1/ρ} + …)^ρ`, an end the schedule starts from: what the paper says
+    step = _step_free(use.first_written) == _step_free(left.latex)
+    cue = f"the previous step of ${left.latex}$ (this recurrence computes it)" if step else \
+        f"another member of the sequence ${left.latex}$ this display defines"
+    definition = reading.definition if said or left.definition is None else left.definition
+    return replace(reading, role="computed", role_cue=cue, definition=definition)
 
 
 def _computed_unsaid(reading: SymbolReading) -> bool:
@@ -1088,8 +1121,14 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
         return model
     # what the rest of the paper does with it, weighed (roles.USE_RULES); unknown when weak or split
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
-                               lambda key: _model_subscript(index, eq, key), eq.section)
+                               lambda key: _model_subscript(index, eq, key), eq.section, _algorithm_lines(index.doc))
     return roles.weigh(roles.evidence(context))
+
+
+def _algorithm_lines(doc: Document) -> tuple[tuple[str, str], ...]:
+    """(formula, line) for every inline formula of the paper's algorithm boxes, in order."""
+    return tuple((m.group(1), line.text) for alg in doc.algorithms for line in alg.lines
+                 for m in INLINE.finditer(line.text))
 
 
 def _named_by_a_rewriting(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:

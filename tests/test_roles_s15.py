@@ -1,0 +1,121 @@
+"""Roles from how the paper states them (issue 14, session 15): each mechanism on a self-written paragraph with its
+negative, then on the corpus example that showed it (skipped without ../shared)."""
+from __future__ import annotations
+
+import pytest
+
+from papermath.analysis.read import read_document
+from papermath.latex import document_from_string
+
+from conftest import corpus_equation, symbol_row
+
+DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
+
+
+def reading(body: str, number: str = "1"):
+    return read_document(document_from_string(DOC % body), [number]).equations[0]
+
+
+def row(body: str, latex: str, number: str = "1"):
+    eq = reading(body, number)
+    found = [s for s in eq.symbols if latex in (s.latex, s.symbol)]
+    assert found, f"{latex} not among {[s.latex for s in eq.symbols]}"
+    return found[0]
+
+
+RECURRENCE = "\\begin{equation} x_{t+1} = (1 - c) x_t + c z \\end{equation}"
+ENDS = "\\begin{equation} t_i = t_1 + \\frac{i-1}{N-1} (t_N - t_1) \\end{equation}"
+NOISED = "where $x_0$ is the clean image.\n\\begin{equation} x_t = x_0 + \\sigma \\epsilon \\end{equation}"
+MEMBER_CASES = [
+    # --- the right side's earlier step of what the left side defines is a row of its own, computed by the rule …
+    (RECURRENCE, "x_{t}", "computed", "the previous step of $x_{t + 1}$"),
+    # … the left side keeps its own row
+    (RECURRENCE, "x_{t + 1}", "defined here", "left-hand side"),
+    # … the ends a closed-form sequence runs between are other members too
+    (ENDS, "t_{1}", "computed", "another member of the sequence $t_{i}$"),
+    # … a member a sentence defines on its own is what that sentence says (the clean image: data)
+    (NOISED, "x_{0}", "input data", None),
+]
+
+
+@pytest.mark.parametrize("case", MEMBER_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
+def test_another_member_of_the_left_sides_sequence(case):
+    body, symbol, want, cue = case
+    found = row(body, symbol)
+    assert found.role == want
+    if cue is not None:
+        assert found.role_cue.startswith(cue)
+
+
+def test_an_inequality_between_members_splits_nothing():
+    """`f(x_{t+1}) \\le f(x_t)` defines no member: one row for x, with both forms."""
+    eq = reading("\\begin{equation} f(x_{t+1}) \\le f(x_t) \\end{equation}")
+    assert [s.latex for s in eq.symbols if s.symbol == "x"] == ["x_{t + 1}"]
+
+
+AFFINE_CASES = [
+    # --- in a display that defines a function of an input, what multiplies the input is a linear map's weight …
+    ("\\begin{equation} \\mathrm{FFN}(x) = \\max(0, x W_1 + b_1) W_2 + b_2 \\end{equation}", "W_{1}",
+     "trained weight"),
+    # … what multiplies what the function computed from the input as well
+    ("\\begin{equation} \\mathrm{FFN}(x) = \\max(0, x W_1 + b_1) W_2 + b_2 \\end{equation}", "W_{2}",
+     "trained weight"),
+    # … and what is added to such a product is its bias
+    ("\\begin{equation} \\mathrm{FFN}(x) = \\max(0, x W_1 + b_1) W_2 + b_2 \\end{equation}", "b_{2}",
+     "trained weight"),
+    ("\\begin{equation} g(\\mathbf{x}) = \\mathrm{Softmax}(\\mathbf{W}^{\\text{gate}} \\mathbf{x}) \\end{equation}",
+     "\\mathbf{W}^{\\text{gate}}", "trained weight"),
+    # … a product that defines no function of an input says nothing
+    ("\\begin{equation} y = x W + b \\end{equation}", "W", "unknown"),
+    # … nor does a loss, whose argument is what training changes
+    ("\\begin{equation} L(\\theta) = \\| A \\theta - y \\|^2 \\end{equation}", "A", "unknown"),
+    # … and the words still decide first
+    ("where $W_1$ is a temperature hyperparameter.\n"
+     "\\begin{equation} f(x) = x W_1 \\end{equation}", "W_{1}", "fixed setting"),
+]
+
+
+@pytest.mark.parametrize("case", AFFINE_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
+def test_the_weights_of_a_linear_map_of_the_input(case):
+    body, symbol, want = case
+    assert row(body, symbol).role == want
+
+
+ALGORITHM = ("\\begin{algorithm}\\caption{Training}\\begin{algorithmic}[1]\n"
+             "\\STATE \\textbf{Initialize:} discount factor $\\gamma$, actor parameters $\\theta^1$\n"
+             "\\STATE Optimize $L$ w.r.t. $\\theta^1$\n\\end{algorithmic}\\end{algorithm}\n")
+GRADIENT = "\\begin{equation} g = \\mathbb{E}_{s} [\\nabla_{\\theta^1} \\log \\pi(a | s)] \\end{equation}"
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # --- a noun before a symbol in an algorithm line declares its role (actor parameters: trained weights) …
+    (GRADIENT + "\n" + ALGORITHM, "\\theta^{1}", "trained weight"),
+    # … a line that only uses it says nothing, nor does the paper without the box
+    (GRADIENT + "\n" + ALGORITHM.replace("actor parameters $\\theta^1$", "the rest"), "\\theta^{1}", "unknown"),
+    (GRADIENT, "\\theta^{1}", "unknown"),
+])
+def test_a_noun_in_an_algorithm_line(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, symbol, want", [
+    ("schedule_free", "2", "x_{t}", "computed"),                      # x_{t+1} = (1 - c_{t+1}) x_t + c_{t+1} z_{t+1}
+    ("schedule_free", "2", "x_{t + 1}", "defined here"),
+    ("Tanh-Init", "u2", "x_{n}", "computed"),                         # x_{n+1} = \phi_a(x_n)
+    ("OptimalSteps", "11", "\\mathbf{z}_{i - 1,r_{j}}", "computed"),   # z[i][j] = F(z[i-1][r[j]], …)
+    ("attention-1706.03762", "2", "W_{1}", "trained weight"),         # FFN(x) = max(0, xW_1 + b_1) W_2 + b_2
+    ("attention-1706.03762", "2", "b_{2}", "trained weight"),
+    ("attention-1706.03762", "2", "x", "input data"),
+    ("hyla", "u1", "\\mathbf{W}^{\\text{gate}}", "trained weight"),    # Softmax(Top_k(W^gate x))
+    ("advantage-alignment", "8", "\\theta^{1}", "trained weight"),    # "Initialize: … actor parameters $\theta^1$"
+])
+def test_roles_on_the_corpus(paper, number, symbol, want):
+    assert symbol_row(corpus_equation(paper, number), symbol).role == want
+
+
+@pytest.mark.corpus
+def test_the_earlier_member_quotes_the_sequences_sentence():
+    """OptimalSteps (11): z[i-1][r[j]] is a member of z[i][j], which "we denote … as $\\bm{z}[i][j]$" defines."""
+    quote = symbol_row(corpus_equation("OptimalSteps", "11"), "\\mathbf{z}_{i - 1,r_{j}}").definition.quote
+    assert "we denote the optimal denoised result" in quote
