@@ -119,3 +119,32 @@ def test_the_earlier_member_quotes_the_sequences_sentence():
     """OptimalSteps (11): z[i-1][r[j]] is a member of z[i][j], which "we denote … as $\\bm{z}[i][j]$" defines."""
     quote = symbol_row(corpus_equation("OptimalSteps", "11"), "\\mathbf{z}_{i - 1,r_{j}}").definition.quote
     assert "we denote the optimal denoised result" in quote
+
+
+POLAR = ("The input velocity $\\Delta x$ can also be represented as $(\\Delta r, \\theta)$ in polar coordinates, "
+         "where $\\Delta r = \\|\\Delta x\\|$ is the displacement.\n"
+         "\\begin{equation} y = f(\\Delta r) g(\\theta) \\end{equation}")
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # --- the coordinates a sentence rewrites a quantity in have the role its noun gives it (the input's: data) …
+    (POLAR, "\\theta", "input data"),
+    # … though an equality computes one of them from it
+    (POLAR, "\\Delta r", "input data"),
+    # … without the rewriting the equality computes it
+    (POLAR.replace("can also be represented as $(\\Delta r, \\theta)$ in polar coordinates, where", "has"),
+     "\\Delta r", "computed"),
+    # … and a whole whose noun names no role gives none
+    ("The quantity $z$ can be written as $(a, b)$.\n\\begin{equation} y = a + b \\end{equation}", "a", "unknown"),
+])
+def test_the_coordinates_of_a_represented_quantity(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("number, symbol", [("27", "\\theta"), ("27", "\\Delta r"), ("31", "\\theta")])
+def test_coordinates_on_the_corpus(number, symbol):
+    """grid-cell: "The input velocity $\\Delta x$ can also be represented as $(\\Delta r, \\theta)$ in polar
+    coordinates, where $\\Delta r = \\|\\Delta x\\|$ …"."""
+    found = symbol_row(corpus_equation("grid-cell-conformal-isometry", number), symbol)
+    assert (found.role, found.role_cue.split(" (")[0]) == ("input data", "a coordinate of $\\Delta {\\bm{x}}$")

@@ -785,6 +785,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
+    coordinate = _coordinate_of_a_representation(use, found) if best is None else None
+    if coordinate is not None:
+        return coordinate
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
     if computed is not None:
         return "computed", computed
@@ -835,6 +838,48 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
+
+
+# "The input velocity $\Delta x$ can also be represented as $(\Delta r, \theta)$ in polar coordinates": the
+# quantity, the verb that writes it in other coordinates, the tuple of its coordinates.
+_REPRESENTED_AS = re.compile(r"\$(?P<whole>[^$]+)\$\s*,?\s*(?:can\s+(?:also\s+)?be\s+|is\s+(?:also\s+)?|are\s+)?"
+                             r"(?:represented|written|expressed|re-?parameteri[sz]ed|decomposed)\s+(?:as|by|in)\s+"
+                             r"\$\s*\\?\(?(?P<parts>[^$]+?)\\?\)?\s*\$", re.I)
+
+
+def _coordinate_of_a_representation(use: SymbolUse, found) -> tuple[str, str] | None:
+    """"The input velocity $\\Delta x$ can also be represented as $(\\Delta r, \\theta)$ in polar coordinates": the
+    coordinates a sentence rewrites a quantity in are that quantity, written otherwise, and have the role its noun
+    gives it (the input's coordinates are input data), though an equality computes one from it (`\\Delta r =
+    \\|\\Delta x\\|`: the same input measured, not a quantity the method computes). None when no sentence does."""
+    mine = {_spaceless(use.key), _spaceless(written_form(use))}
+    for m, d in found:
+        if m is None or d.pattern == "same letter":
+            continue
+        for hit in _REPRESENTED_AS.finditer(m.quote):
+            parts = {_spaceless(p) for p in _top_level_items(hit.group("parts"))}
+            if len(parts) < 2 or not mine & parts:
+                continue
+            phrase = roles.noun_before(m.quote, hit.group("whole"))
+            worded = role_from_description(phrase) if phrase else None
+            if worded is not None and worded[0] in ("input data", "random sample", "trained weight", "fixed setting"):
+                return worded[0], f"a coordinate of ${hit.group('whole')}$ (\"{phrase}\"), written as " \
+                                  f"$({hit.group('parts')})$"
+    return None
+
+
+def _top_level_items(text: str) -> list[str]:
+    """The comma-separated items of a tuple's inside, commas inside braces or brackets kept (`a_{i,j}, b`)."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    items.append(current.strip())
+    return [i for i in items if i]
 
 
 _ASSEMBLING_OPS = frozenset({"direct_sum", "concatenation"})
