@@ -148,3 +148,68 @@ def test_coordinates_on_the_corpus(number, symbol):
     coordinates, where $\\Delta r = \\|\\Delta x\\|$ …"."""
     found = symbol_row(corpus_equation("grid-cell-conformal-isometry", number), symbol)
     assert (found.role, found.role_cue.split(" (")[0]) == ("input data", "a coordinate of $\\Delta {\\bm{x}}$")
+
+
+NETWORK = "We train a network $\\mu_\\theta$ with learnable parameters $\\theta$.\n"
+SUBSCRIPT_CASES = [
+    # --- a model applied to its input with a Greek subscript is written with its weights: a row for them …
+    (NETWORK + "\\begin{equation} L = \\| u - \\mu_{\\theta}(x_t) \\|^2 \\end{equation}", "\\theta",
+     "trained weight"),
+    # … the trained weights even where no sentence names them
+    ("\\begin{equation} L = - \\log q_{\\phi}(u | x_t) \\end{equation}", "\\phi", "trained weight"),
+    # … what a sentence says it is, where one does
+    ("where $\\lambda$ is the mixing weight, a hyperparameter.\n"
+     "\\begin{equation} y = q_{\\lambda}(x) \\end{equation}", "\\lambda", None),
+]
+
+
+@pytest.mark.parametrize("case", SUBSCRIPT_CASES, ids=lambda c: f"{c[1]}->{c[2]}")
+def test_the_weights_a_model_is_subscripted_with(case):
+    body, symbol, want = case
+    eq = reading(body)
+    found = [s for s in eq.symbols if s.latex == symbol]
+    if want is None:  # λ is no weight letter: no row of its own
+        assert not found
+    else:
+        assert found and found[0].role == want
+
+
+def test_a_latin_subscript_is_no_model_weight():
+    """`p_t(x)`: a time, not weights; no row is added for it."""
+    eq = reading("\\begin{equation} y = p_{t}(x) \\end{equation}")
+    assert [s.role for s in eq.symbols if s.latex == "t"] in ([], ["index"])
+
+
+CLEAN = ("The diffusion model adds Gaussian noise to a data point $x_0$ to give a noisy version $x_t$ of it.\n"
+         "\\begin{equation} L = \\mathbb{E}_{x_0} \\| f(x_t) - x_0 \\|^2 \\end{equation}")
+KERNEL = ("The model adds Gaussian noise to a data point $x_0$ in the forward process:\n"
+          "\\begin{equation} q(x_t | x_0) = \\mathcal{N}(x_t | a_t x_0, s_t^2 I) \\end{equation}")
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # --- a family first written at a member the paper defines alone keeps that member's row (the data) …
+    (CLEAN, "x_{0}", "input data"),
+    # … and its forms at running positions are a row of their own (the noisy version)
+    (CLEAN, "x_{t}", "random sample"),
+])
+def test_running_members_beside_a_defined_first_member(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+def test_a_sentence_about_another_member_does_not_define_this_one():
+    """"a data point $x_0$" defines x_0, a row of its own in the display, not the x_t beside it: no data role for
+    x_t from it, and not its quote."""
+    x_t = row(KERNEL, "x_{t}")
+    assert x_t.role != "input data"
+    assert x_t.definition is None or "data point" not in x_t.definition.quote
+    assert row(KERNEL, "x_{0}").role == "input data"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, symbol, want", [
+    ("GMFlow", "3", "\\mathbf\\theta ", "trained weight"),            # \bm{\mu}_{\bm{\theta}}(\bm{x}_t)
+    ("semanticist", "u1", "\\mathbf{x}_{t}", "random sample"),        # beside x_0 ~ q_data: "a noisy version x_t"
+    ("semanticist", "u1", "\\mathbf{x}_{0}", "input data"),
+])
+def test_subscripts_and_members_on_the_corpus(paper, number, symbol, want):
+    assert symbol_row(corpus_equation(paper, number), symbol).role == want

@@ -50,7 +50,10 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
         if use.kind != "symbol" or len(use.written) < 2:
             continue
         if _FIXED_INDEX.search(use.written[0]) is not None:
-            continue  # the first form written names the family's row
+            # the first form written names the family's row; where the paper defines that member alone (`x_0`,
+            # "the clean image"), the forms at running positions (`x_t`) are another quantity: a row of their own
+            out[-1:] = _split_running_members(index, use)
+            continue
         members = []
         for form in use.written[1:]:
             member = _member_key(use, form)
@@ -64,6 +67,43 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
             out.append(replace(use, indices=[position], written=[form], first_written=form, lhs=False,
                                clause_lhs=False, all_indices={position}))
     return tuple(out)
+
+
+def about_another_member(index, use: SymbolUse, keys: tuple[str, ...], shown: frozenset[str]) -> bool:
+    """A sentence whose formulas write other members of `use`'s letter at fixed positions, each defined alone and
+    written in the same display (`shown`: its forms, braces and spaces dropped), and else only other letters, as
+    `x_0` in "a data point $x_0$" for the use `x_t` of `q(x_t | x_0)`: it speaks of those members, which are rows
+    of their own there, not of this one. (A member the display does not write, "$z_1 = x_1$ is the initial
+    point", still speaks of the sequence.)"""
+    if not use.indices or all(i.strip().isdigit() for i in use.indices) or not keys:
+        return False
+    own = re.sub(r"[{}\s]", "", f"{use.key}_{{{','.join(use.indices)}}}")
+    members = 0
+    for key in keys:
+        plain = re.sub(r"[{}\s]", "", key)
+        found = _FIXED_INDEX.search(key)
+        if plain == own or re.sub(r"[{}\s]", "", use.key) == plain:
+            return False  # the sentence writes this member, or the bare letter
+        if found is None or key[:found.start()].strip() != use.key.strip():
+            continue  # another letter's member ("data pairs $x^w_0, x^l_0$" for `x^w_t`)
+        if plain not in shown or not _defined_alone(index, key):
+            return False
+        members += 1
+    return members > 0
+
+
+def _split_running_members(index, use: SymbolUse) -> list[SymbolUse]:
+    """`use` (first written at a fixed position, `x_0`) and, when the paper defines that member alone, its forms at
+    running positions (`x_t`, `x_{t-1}`) as one use of their own; `[use]` otherwise. A left side keeps its forms
+    (`split_other_members` reads the right side's)."""
+    first = _member_key(use, use.written[0])
+    running = [form for form in use.written[1:] if _FIXED_INDEX.search(form) is None and _indices_of(use, form)]
+    if use.lhs or use.clause_lhs or first is None or not running or not _defined_alone(index, first[0]):
+        return [use]
+    kept = [form for form in use.written if form not in running]
+    return [replace(use, written=kept, all_indices=set(use.indices)),
+            replace(use, indices=_indices_of(use, running[0]) or [], written=running, first_written=running[0],
+                    all_indices={i for form in running for i in (_indices_of(use, form) or [])})]
 
 
 def _indices_of(use: SymbolUse, form: str) -> list[str] | None:

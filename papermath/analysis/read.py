@@ -20,13 +20,13 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
                    MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
                    role_from_description)
-from .candidates import (DEFINES, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
+from .candidates import (DEFINES, MENTIONS, CandidateOrder, display_context, equation_place, key_family,  # noqa: F401
                          next_step_keys, paragraph_index, previous_step,
                          lead_paragraph, mention_index, places, rank_candidates, same_family_meaning)
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
-from .members import split_defined_members, split_other_members
+from .members import about_another_member, split_defined_members, split_other_members
 from .notation_index import INLINE
 from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
@@ -191,6 +191,7 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
               (reading.definition is None and reading.redefinitions)) and \
                 reading.conventional is None and reading.role not in ("defined here", "computed"):
             mentioned.append(reading.latex)
+    symbols += _weights_of_subscripted_models(index, eq, info, symbols, defined_elsewhere)
     own_context = set(display_context(doc, eq))
     for use, cue in _bound_indices(info, symbols):
         # `\sum_{h=1}^{H}`: the index a sum runs over is a row (a reader asks what h counts); the sum defines it,
@@ -241,6 +242,36 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
                                          "standard notation", None, None, meaning, None))
     return EquationSymbols(tuple(symbols), reductions, tuple(dict.fromkeys(undefined)),
                            tuple(dict.fromkeys(mentioned)))
+
+
+def _weights_of_subscripted_models(index: PaperIndex, eq: Equation, info: FormulaSymbols,
+                                   shown: list[SymbolReading], defined_elsewhere: dict[str, str]) -> list[SymbolReading]:
+    """`\\bm{\\mu}_{\\bm{\\theta}}(\\bm{x}_t)`, `q_\\phi(z | x)`: a model applied to its input with a Greek letter as
+    its subscript is written with its weights; the letter is a symbol of the display (a reader asks what θ is), a
+    row of its own where the display writes it nowhere else: what its sentences say it is, else the model's
+    trained weights."""
+    have = {s.symbol for s in shown} | {s.latex for s in shown}
+    found: list[SymbolReading] = []
+    for use in info.uses:
+        node = use.node.func if isinstance(use.node, ast.Apply) else use.node
+        label = node.sub_label if isinstance(node, ast.Symbol) and use.kind == "function" else None
+        if not isinstance(label, ast.Symbol) or label.sub_label is not None or label.sup_label is not None or \
+                not label.name.startswith("\\") or label.name[1:] not in _GREEK_LETTERS:
+            continue
+        key = to_latex(label)
+        if key in have:
+            continue
+        have.add(key)
+        reading = _read_symbol(index, eq, SymbolUse(key, label, "symbol", first_written=key), info, defined_elsewhere)
+        if reading.role == "unknown":
+            reading = replace(reading, role="trained weight",
+                              role_cue=f"the subscript of a model (${to_latex(node)}$): its weights")
+        found.append(reading)
+    return found
+
+
+_GREEK_LETTERS = frozenset(("theta", "vartheta", "phi", "varphi", "psi", "omega", "eta", "xi", "zeta"))
+"""The letters papers write a model's weights with, as its subscript (`p_\\theta`, `q_\\phi`, `f_\\psi`)."""
 
 
 def _left_side_forms(tree: ast.Node | None) -> frozenset[str]:
@@ -388,6 +419,12 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             _display_order(index.doc).get(eq.id, 0):
         home = None  # a later display that sets the symbol (γ = D/(G√T) in a theorem) does not define it here
     found = _find_definitions(index, eq, use, home)
+    # "a data point $x_0$" speaks of x_0, a row of its own where the paper defines it alone, not of x_t: kept as a
+    # sentence about the same letter (a candidate, never this symbol's definition)
+    shown = frozenset(re.sub(r"[{}\s]", "", form) for u in info.uses for form in u.written)
+    found = [(m, replace(d, pattern="same letter", strength=MENTIONS))
+             if m is not None and about_another_member(index, use, tuple(m.keys), shown) else (m, d)
+             for m, d in found]
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
         # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
