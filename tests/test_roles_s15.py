@@ -213,3 +213,21 @@ def test_a_sentence_about_another_member_does_not_define_this_one():
 ])
 def test_subscripts_and_members_on_the_corpus(paper, number, symbol, want):
     assert symbol_row(corpus_equation(paper, number), symbol).role == want
+
+
+@pytest.mark.parametrize("body, symbol, want", [
+    # --- "parameterized by a neural network $\phi$": what parameterizes the function is the network's weights …
+    ("The reward $r(x)$ can be parameterized by a neural network $\\phi$.\n"
+     "\\begin{equation} L(\\phi) = - \\log \\sigma(r_\\phi(x)) \\end{equation}", "\\phi", "trained weight"),
+    # … a network named without "parameterized by" is the function it computes
+    ("The reward is computed by a neural network $\\phi$.\n"
+     "\\begin{equation} y = \\phi(x) \\end{equation}", "\\phi", "function"),
+])
+def test_parameterized_by_a_network(body, symbol, want):
+    assert row(body, symbol).role == want
+
+
+@pytest.mark.corpus
+def test_parameterized_by_a_network_on_the_corpus():
+    """DiffusionDPO (4): "$r(\\boldsymbol{c},\\boldsymbol{x}_0)$ can be parameterized by a neural network $\\phi$"."""
+    assert symbol_row(corpus_equation("DiffusionDPO", "4"), "\\phi").role == "trained weight"

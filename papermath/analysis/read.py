@@ -1735,8 +1735,11 @@ _SHARED_PREDICATE = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+
                                r"([^$;]{3,90})", re.I)
 
 
+# "a network parameterized by $\theta$", "with learnable parameters $\theta$", "$r$ can be parameterized by a neural
+# network $\phi$" (the network named by its weights: what parameterizes r is the weights φ)
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
-                               r"parameters\s*$", re.I)
+                               r"parameters\s*$|\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s+(?:an?\s+|the\s+)?"
+                               r"(?:(?:deep|neural|learnable|trainable)\s+)*(?:networks?|models?|MLPs?)\s*$", re.I)
 _MARKUP = re.compile(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$|\\[A-Za-z]+\{|[{}]")
 _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
                          r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?"
