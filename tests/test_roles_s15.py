@@ -231,3 +231,17 @@ def test_parameterized_by_a_network(body, symbol, want):
 def test_parameterized_by_a_network_on_the_corpus():
     """DiffusionDPO (4): "$r(\\boldsymbol{c},\\boldsymbol{x}_0)$ can be parameterized by a neural network $\\phi$"."""
     assert symbol_row(corpus_equation("DiffusionDPO", "4"), "\\phi").role == "trained weight"
+
+
+@pytest.mark.parametrize("display, symbol, want", [
+    # --- a coefficient written with the step alone that scales a term of the display defining that step's
+    # quantity is a schedule …
+    ("x_t = \\alpha_t x_0 + \\beta_t \\epsilon", "\\beta_{t}", "fixed setting"),
+    ("q(x_t | x_0) = \\mathcal{N}(x_t | \\alpha_t x_0, \\sigma_t^2 I)", "\\sigma_{t}", "fixed setting"),
+    ("x_{t+1} = x_t - \\eta_t g_t", "\\eta_{t}", "fixed setting"),
+    # … a coefficient at another index, or in a display that defines nothing at a step, is not
+    ("x_t = \\alpha_s x_0 + \\epsilon", "\\alpha_{s}", "unknown"),
+    ("y = \\alpha_t x_0 + \\beta_t \\epsilon", "\\beta_{t}", "unknown"),
+])
+def test_a_coefficient_at_the_defined_step_is_a_schedule(display, symbol, want):
+    assert row(f"\\begin{{equation}} {display} \\end{{equation}}", symbol).role == want

@@ -338,6 +338,44 @@ def _weight_of_an_affine_map(ctx: UseContext) -> Iterable[Evidence]:
             return
 
 
+_ONE_STEP = re.compile(r"[a-z]")
+
+
+def _stepped_subject(tree: ast.Node, step: str, own: str) -> str | None:
+    """The quantity at the step `step` that the display defines or gives the distribution of (`x_t` of
+    `x_t = \\alpha_t x_0 + …` or of `q(x_t | x_0) = \\mathcal{N}(…)`, `x_{t+1}` of `x_{t+1} = x_t - \\eta_t g_t`),
+    written as the left side; None when the left side holds none."""
+    if not isinstance(tree, ast.Relation) or len(tree.operands) < 2 or not tree.ops or tree.ops[0] not in DEFINING_OPS:
+        return None
+    for node in ast.walk(tree.operands[0]):
+        if isinstance(node, ast.Indexed) and symbol_key(node.base) != own and any(
+                re.search(rf"(?<![A-Za-z\\]){re.escape(step)}(?![A-Za-z])", to_latex(i)) for i in node.indices):
+            return to_latex(node)
+    return None
+
+
+def _schedule_coefficient(ctx: UseContext) -> Iterable[Evidence]:
+    """`x_t = \\alpha_t x_0 + \\beta_t \\epsilon`, `q(x_t | x_0) = \\mathcal{N}(x_t | \\alpha_t x_0, \\sigma_t^2 I)`,
+    `x_{t+1} = x_t - \\eta_t g_t`: a coefficient written with the step alone, that scales a term of the display
+    defining the quantity at that step, is a schedule the method follows (a fixed setting per step), where nothing
+    the paper says decides (a quantity computed by a display of its own is read before this)."""
+    if len(ctx.use.indices) != 1 or not _ONE_STEP.fullmatch(ctx.use.indices[0].strip()):
+        return
+    tree = ctx.tree.items[0] if isinstance(ctx.tree, ast.Sequence) and ctx.tree.items else ctx.tree
+    subject = _stepped_subject(tree, ctx.use.indices[0].strip(), ctx.use.key) if tree is not None else None
+    if subject is None:
+        return
+    for node in ast.walk(tree.operands[-1]):  # type: ignore[union-attr]
+        if not isinstance(node, ast.Product) or len(node.factors) < 2:
+            continue
+        for factor in node.factors:
+            base = factor.base if isinstance(factor, ast.Power) else factor
+            if _is_use(base, ctx) and any(f is not factor and not isinstance(f, ast.Number) for f in node.factors):
+                yield Evidence("fixed setting", f"a coefficient at the step of ${subject}$, which this display "
+                                                "defines (a schedule)", 1)
+                return
+
+
 def _loss_term(node: ast.Node) -> bool:
     """A named loss as a term (`\\mathcal{L}_{REG}(\\phi)`, `\\mathcal{L}_{dice}`)."""
     name = symbol_key(node.func) if isinstance(node, ast.Apply) else symbol_key(node)
@@ -420,6 +458,7 @@ USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = 
     ("argument of the defined function", _argument_of_defined_function),
     ("the weight of a loss term", _weight_of_a_loss_term),
     ("the weight or bias of a linear map of the input", _weight_of_an_affine_map),
+    ("a coefficient at the step the display defines", _schedule_coefficient),
     ("a parameter of a fitted distribution", _parameter_of_a_fitted_distribution),
     ("a factor of a factorization", _factor_of_a_factorization),
 )
