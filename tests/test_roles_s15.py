@@ -245,3 +245,23 @@ def test_parameterized_by_a_network_on_the_corpus():
 ])
 def test_a_coefficient_at_the_defined_step_is_a_schedule(display, symbol, want):
     assert row(f"\\begin{{equation}} {display} \\end{{equation}}", symbol).role == want
+
+
+@pytest.mark.parametrize("body, want", [
+    # --- the step a run stops at is a horizon, a setting, though written as an index …
+    ("Schedules require the optimization stopping step $T$ in advance.\n"
+     "\\begin{equation} F(x_T) \\le \\frac{c}{\\sqrt{T}} \\end{equation}", "fixed setting"),
+    # … a step the sentence only names stays the index it is
+    ("The bound holds at the step $T$.\n\\begin{equation} F(x_T) \\le \\frac{c}{\\sqrt{T}} \\end{equation}", "index"),
+])
+def test_a_stopping_step_is_a_setting(body, want):
+    assert row(body, "T").role == want
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("paper, number, symbol, want", [
+    ("OptimalSteps", "1", "\\alpha_{t}", "fixed setting"),   # q(x_t|x_0) = N(x_t | alpha_t x_0, sigma_t^2 I)
+    ("OptimalSteps", "1", "\\sigma_{t}", "fixed setting"),
+])
+def test_schedule_coefficients_on_the_corpus(paper, number, symbol, want):
+    assert symbol_row(corpus_equation(paper, number), symbol).role == want
