@@ -822,12 +822,10 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # The words of the quoted sentence decide first (a reader checks the role against them); structure decides
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
-    coordinate = _coordinate_of_a_representation(use, found) if best is None else None
-    if coordinate is not None:
-        return coordinate
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
-    if computed is not None:
-        return "computed", computed
+    coordinate = _coordinate_of_a_representation(use, found, best)
+    if coordinate is not None or computed is not None:
+        return coordinate or ("computed", computed)
     if _named_loss(use.key) and not (best is not None and best[2] == "predicate") and \
             not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
@@ -884,11 +882,14 @@ _REPRESENTED_AS = re.compile(r"\$(?P<whole>[^$]+)\$\s*,?\s*(?:can\s+(?:also\s+)?
                              r"\$\s*\\?\(?(?P<parts>[^$]+?)\\?\)?\s*\$", re.I)
 
 
-def _coordinate_of_a_representation(use: SymbolUse, found) -> tuple[str, str] | None:
+def _coordinate_of_a_representation(use: SymbolUse, found, worded: tuple | None) -> tuple[str, str] | None:
     """"The input velocity $\\Delta x$ can also be represented as $(\\Delta r, \\theta)$ in polar coordinates": the
     coordinates a sentence rewrites a quantity in are that quantity, written otherwise, and have the role its noun
     gives it (the input's coordinates are input data), though an equality computes one from it (`\\Delta r =
-    \\|\\Delta x\\|`: the same input measured, not a quantity the method computes). None when no sentence does."""
+    \\|\\Delta x\\|`: the same input measured, not a quantity the method computes). None when no sentence does, or
+    when the words of the defining sentence (`worded`) gave a role already."""
+    if worded is not None:
+        return None
     mine = {_spaceless(use.key), _spaceless(written_form(use))}
     for m, d in found:
         if m is None or d.pattern == "same letter":
