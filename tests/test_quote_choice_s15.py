@@ -195,16 +195,6 @@ def test_a_member_written_first_and_its_family_are_two_rows():
     assert member is not family and r"\mathbf{x}_{t}" not in member.also_written
 
 
-# (form, whether it ends in one running index)
-RUNNING = [("x_t", True), (r"\mathbf{x}_{t}", True), ("x_0", False), ("x_{t-1}", False), (r"x_{\pi(t)}", False)]
-
-
-@pytest.mark.parametrize("form, running", RUNNING, ids=[r[0] for r in RUNNING])
-def test_running_forms(form, running):
-    from papermath.analysis.members import _RUNNING_FORM
-    assert bool(_RUNNING_FORM.search(form)) is running
-
-
 # (formula, key, the right side of its defining equality or None)
 RIGHT_SIDES = [
     (r"L = a + b", "L", "a+b"),

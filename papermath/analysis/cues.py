@@ -85,6 +85,8 @@ HEAD_ROLES: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern
     # what is counted, since "number of" alone would end the match before the head noun
     ("fixed setting", r"\b(?:numbers?\s+of(?:\s+[\w-]+){1,4}|"
                       r"(?:total|final|last|maximum|max|terminal)\s+(?:\w+\s+)?time\s*-?\s*steps?|"
+                      # the step a run stops at ("the optimization stopping step", "the stopping time"): a horizon
+                      r"stopping\s+(?:time\s*-?\s*)?(?:steps?|times?|iterations?)|"
                       r"(?:null|empty|mask|masked|padding|special)\s+(?:conditions?|tokens?|embeddings?|inputs?|"
                       r"labels?|states?)|"
                       r"(?:momentum|learning\s+rate|step\s*-?\s*size|temperature)\s+(?:parameters?|coefficients?|"

@@ -50,9 +50,9 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
         if use.kind != "symbol" or len(use.written) < 2:
             continue
         if _FIXED_INDEX.search(use.written[0]) is not None:
-            # the first form written names the family's row; when it is a member the paper defines alone (the data
-            # x_0 of `E_{x_0, x_t}`), the running forms after it (the noised x_t) are the family's own row
-            out[-1:] = _family_after_its_member(index, use)
+            # the first form written names the family's row; where the paper defines that member alone (`x_0`,
+            # "the clean image"), the forms at running positions (`x_t`) are another quantity: a row of their own
+            out[-1:] = _split_running_members(index, use)
             continue
         members = []
         for form in use.written[1:]:
@@ -69,20 +69,82 @@ def split_defined_members(index, uses: tuple[SymbolUse, ...]) -> tuple[SymbolUse
     return tuple(out)
 
 
-_RUNNING_FORM = re.compile(r"_\{?\s*([A-Za-z])\s*\}?$")
-"""A form written with one running index at its end (`x_t`, `\\mathbf{x}_{t}`)."""
+def about_another_member(index, use: SymbolUse, keys: tuple[str, ...], shown: frozenset[str]) -> bool:
+    """A sentence whose formulas write other members of `use`'s letter at fixed positions, each defined alone and
+    written in the same display (`shown`: its forms, braces and spaces dropped), and else only other letters, as
+    `x_0` in "a data point $x_0$" for the use `x_t` of `q(x_t | x_0)`: it speaks of those members, which are rows
+    of their own there, not of this one. (A member the display does not write, "$z_1 = x_1$ is the initial
+    point", still speaks of the sequence.)"""
+    if not use.indices or all(i.strip().isdigit() for i in use.indices) or not keys:
+        return False
+    own = re.sub(r"[{}\s]", "", f"{use.key}_{{{','.join(use.indices)}}}")
+    members = 0
+    for key in keys:
+        plain = re.sub(r"[{}\s]", "", key)
+        found = _FIXED_INDEX.search(key)
+        if plain == own or re.sub(r"[{}\s]", "", use.key) == plain:
+            return False  # the sentence writes this member, or the bare letter
+        if found is None or key[:found.start()].strip() != use.key.strip():
+            continue  # another letter's member ("data pairs $x^w_0, x^l_0$" for `x^w_t`)
+        if plain not in shown or not _defined_alone(index, key):
+            return False
+        members += 1
+    return members > 0
 
 
-def _family_after_its_member(index, use: SymbolUse) -> list[SymbolUse]:
-    """A use whose first form is a member defined alone (`x_0`), as two: the member, then the family at the first
-    running index written after it (`x_t`, with the other running forms); unchanged when the member is not defined
-    alone or no running form follows."""
-    member = _member_key(use, use.written[0])
-    running = [f for f in use.written[1:] if _RUNNING_FORM.search(f)]
-    if member is None or not running or not _defined_alone(index, member[0]):
+def _split_running_members(index, use: SymbolUse) -> list[SymbolUse]:
+    """`use` (first written at a fixed position, `x_0`) and, when the paper defines that member alone, its forms at
+    running positions (`x_t`, `x_{t-1}`) as one use of their own; `[use]` otherwise. A left side keeps its forms
+    (`split_other_members` reads the right side's)."""
+    first = _member_key(use, use.written[0])
+    running = [form for form in use.written[1:] if _FIXED_INDEX.search(form) is None and _indices_of(use, form)]
+    if use.lhs or use.clause_lhs or first is None or not running or not _defined_alone(index, first[0]):
         return [use]
-    letter = _RUNNING_FORM.search(running[0]).group(1)  # type: ignore[union-attr]
-    rest = [f for f in use.written[1:] if f not in running and _FIXED_INDEX.search(f) is None]
-    return [replace(use, written=[use.written[0]], all_indices={member[1]}),
-            replace(use, indices=[letter], written=running + rest, first_written=running[0], lhs=False,
-                    clause_lhs=False, all_indices=use.all_indices - {member[1]})]
+    kept = [form for form in use.written if form not in running]
+    return [replace(use, written=kept, all_indices=set(use.indices)),
+            replace(use, indices=_indices_of(use, running[0]) or [], written=running, first_written=running[0],
+                    all_indices={i for form in running for i in (_indices_of(use, form) or [])})]
+
+
+def _indices_of(use: SymbolUse, form: str) -> list[str] | None:
+    """The indices `form` writes the use's letter with (`x_{t}` → [t], `\\mathbf{z}_{i - 1, r_{j}}` → [i - 1,
+    r_{j}]), split at the commas outside braces; None when `form` is not the letter with indices."""
+    head = f"{use.key}_{{"
+    if not form.startswith(head) or not form.endswith("}"):
+        return None
+    inner, depth, parts, current = form[len(head):-1], 0, [], ""
+    for ch in inner:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    parts.append(current.strip())
+    return parts if all(parts) else None
+
+
+def split_other_members(uses: tuple[SymbolUse, ...],
+                        left_forms: frozenset[str]) -> tuple[tuple[SymbolUse, str | None], ...]:
+    """Each use, paired with None; after a left side that the right side writes again at other indices
+    (`x_{t+1} = (1 - c_{t+1}) x_t + …`, `t_i = (t_1^{1/ρ} + …)^ρ`), the right side's forms as one use of their own,
+    paired with the left side's form. The display defines its left side from those other members of the same
+    sequence: they are what the same rule computes at another step (or the ends it starts from), not what this
+    display defines, so they get their own row. `left_forms`: the forms the left side writes."""
+    out: list[tuple[SymbolUse, str | None]] = []
+    for use in uses:
+        out.append((use, None))
+        if use.kind != "symbol" or not use.lhs or len(use.written) < 2:
+            continue
+        left = [form for form in use.written if form in left_forms]
+        others = [form for form in use.written if form not in left_forms and _indices_of(use, form) is not None]
+        if not left or not others:
+            continue
+        kept = [f for f in use.written if f not in others]
+        out[-1] = (replace(use, written=kept, all_indices=set(use.indices) | {
+            i for f in kept for i in (_indices_of(use, f) or [])}), None)
+        indices = _indices_of(use, others[0]) or []
+        out.append((replace(use, indices=indices, written=others, first_written=others[0], lhs=False,
+                            clause_lhs=False, all_indices={i for f in others for i in (_indices_of(use, f) or [])}),
+                    left[0]))
+    return tuple(out)

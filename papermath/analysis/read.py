@@ -20,14 +20,15 @@ from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
                    MEMBERSHIP_OPS, OBJECTIVE_WORDS, OF_DIMENSION, RELATION_KINDS, SHAPE_TUPLE, SHAPE_WORDS,
                    role_from_description)
-from .candidates import (DEFINES, Application, CandidateOrder, application_of, display_context,  # noqa: F401
-                         equation_place, key_family, next_step_keys, paragraph_index, previous_step,
+from .candidates import (DEFINES, MENTIONS, Application, CandidateOrder, application_of,  # noqa: F401
+                         display_context, equation_place, key_family, next_step_keys, paragraph_index, previous_step,
                          lead_paragraph, mention_application, mention_index, places, rank_candidates,
                          same_family_meaning, spelled_out_application)
 from . import roles
 from .definitions import (Mention, defined_by_sign, is_component, membership_groups, ordinal_indices,
                           row_description, sentence_mentions)
-from .members import split_defined_members
+from .members import about_another_member, split_defined_members, split_other_members
+from .notation_index import INLINE
 from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
 from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
@@ -172,8 +173,12 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
         # `= \\sum_k …` continuing (2)'s `MHA_q(X) := …`: the row still computes (2)'s left side
         symbols.append(replace(_read_symbol(index, head, use, head_info, defined_elsewhere),
                                id=f"{eq.id}/sym:{written_form(use)}"))
-    for use in split_defined_members(index, info.uses):  # x_0, which the paper defines alone, beside x_t
+    members = split_other_members(split_defined_members(index, info.uses),  # x_0, which the paper defines alone
+                                  _left_side_forms(_display_tree(index, eq)))  # x_t beside the x_{t+1} it gives
+    for use, member_of in members:
         reading = _read_symbol(index, eq, use, info, defined_elsewhere)
+        if member_of is not None:
+            reading = _other_member(reading, use, symbols[-1])  # the member follows its left side's row
         symbols.append(reading)
         if reading.definition is None and reading.conventional is None and reading.kind != "index" and \
                 reading.role != "defined here" and (reading.role != "computed" or _computed_unsaid(reading)):
@@ -187,6 +192,7 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
               (reading.definition is None and reading.redefinitions)) and \
                 reading.conventional is None and reading.role not in ("defined here", "computed"):
             mentioned.append(reading.latex)
+    symbols += _weights_of_subscripted_models(index, eq, info, symbols, defined_elsewhere)
     own_context = set(display_context(doc, eq))
     for use, cue in _bound_indices(info, symbols):
         # `\sum_{h=1}^{H}`: the index a sum runs over is a row (a reader asks what h counts); the sum defines it,
@@ -237,6 +243,64 @@ def read_symbols(index: PaperIndex, eq: Equation) -> EquationSymbols | None:
                                          "standard notation", None, None, meaning, None))
     return EquationSymbols(tuple(symbols), reductions, tuple(dict.fromkeys(undefined)),
                            tuple(dict.fromkeys(mentioned)))
+
+
+def _weights_of_subscripted_models(index: PaperIndex, eq: Equation, info: FormulaSymbols,
+                                   shown: list[SymbolReading], defined_elsewhere: dict[str, str]) -> list[SymbolReading]:
+    """`\\bm{\\mu}_{\\bm{\\theta}}(\\bm{x}_t)`, `q_\\phi(z | x)`: a model applied to its input with a Greek letter as
+    its subscript is written with its weights; the letter is a symbol of the display (a reader asks what θ is), a
+    row of its own where the display writes it nowhere else: what its sentences say it is, else the model's
+    trained weights."""
+    have = {s.symbol for s in shown} | {s.latex for s in shown}
+    found: list[SymbolReading] = []
+    for use in info.uses:
+        node = use.node.func if isinstance(use.node, ast.Apply) else use.node
+        label = node.sub_label if isinstance(node, ast.Symbol) and use.kind == "function" else None
+        if not isinstance(label, ast.Symbol) or label.sub_label is not None or label.sup_label is not None or \
+                not label.name.startswith("\\") or label.name[1:] not in _GREEK_LETTERS:
+            continue
+        key = to_latex(label)
+        if key in have:
+            continue
+        have.add(key)
+        reading = _read_symbol(index, eq, SymbolUse(key, label, "symbol", first_written=key), info, defined_elsewhere)
+        if reading.role == "unknown":
+            reading = replace(reading, role="trained weight",
+                              role_cue=f"the subscript of a model (${to_latex(node)}$): its weights")
+        found.append(reading)
+    return found
+
+
+_GREEK_LETTERS = frozenset(("theta", "vartheta", "phi", "varphi", "psi", "omega", "eta", "xi", "zeta"))
+"""The letters papers write a model's weights with, as its subscript (`p_\\theta`, `q_\\phi`, `f_\\psi`)."""
+
+
+def _left_side_forms(tree: ast.Node | None) -> frozenset[str]:
+    """The forms the left side of a defining relation writes (`x_{t + 1}` of `x_{t+1} = … x_t …`); empty for any
+    other statement (an inequality relates members, it defines none)."""
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or not tree.ops or tree.ops[0] not in roles.DEFINING_OPS:
+        return frozenset()
+    return frozenset(form for u in collect(tree.operands[0], frozenset()).uses for form in u.written)
+
+
+def _other_member(reading: SymbolReading, use: SymbolUse, left: SymbolReading) -> SymbolReading:
+    """The row of another member of the sequence the display's left side (`left`, read already) belongs to: what
+    a sentence that writes this very member says it is (`x_0` "the data" is split off before, by
+    `split_defined_members`), or for a member at a fixed position (an end the sequence runs from) whatever decides
+    its role; else computed, by the same rule at another step (`x_t` in `x_{t+1} = …`), and defined by the sentence
+    that defines the sequence (the left side's)."""
+    said = reading.definition is not None and reading.definition.strength == DEFINES and \
+        _writes_indexed(reading.definition.quote, use.key, tuple(use.indices))
+    at_a_fixed_position = all(i.strip().isdigit() for i in use.indices)
+    if (said or at_a_fixed_position) and reading.role not in ("unknown", "defined here"):
+        return reading  # `t_1` of `t_i = (t_1^{1/ρ} + …)^ρ`, an end the schedule starts from: what the paper says
+    step = _step_free(use.first_written) == _step_free(left.latex)
+    cue = f"the previous step of ${left.latex}$ (this recurrence computes it)" if step else \
+        f"another member of the sequence ${left.latex}$ this display defines"
+    definition = reading.definition if said or left.definition is None else left.definition
+    return replace(reading, role="computed", role_cue=cue, definition=definition)
 
 
 def _computed_unsaid(reading: SymbolReading) -> bool:
@@ -357,6 +421,12 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
             _display_order(index.doc).get(eq.id, 0):
         home = None  # a later display that sets the symbol (γ = D/(G√T) in a theorem) does not define it here
     found = _find_definitions(index, eq, use, home)
+    # "a data point $x_0$" speaks of x_0, a row of its own where the paper defines it alone, not of x_t: kept as a
+    # sentence about the same letter (a candidate, never this symbol's definition)
+    shown = frozenset(re.sub(r"[{}\s]", "", form) for u in info.uses for form in u.written)
+    found = [(m, replace(d, pattern="same letter", strength=MENTIONS))
+             if m is not None and about_another_member(index, use, tuple(m.keys), shown) else (m, d)
+             for m, d in found]
     defining = [(m, d) for m, d in found if d.strength == DEFINES]
     if use.sampled or use.bound_by == "E":
         # A sample is defined by the sentence that says what it is drawn from ("with $t \\sim \\mathcal{U}(0, T)$").
@@ -794,8 +864,9 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     # only what they leave open, and the other defining sentences last.
     best = _role_from_words(mention, definition) if mention is not None else None
     computed, deferred = _computed_by_equality(index, use, mention, definition, best)
-    if computed is not None:
-        return "computed", computed
+    coordinate = _coordinate_of_a_representation(use, found, best)
+    if coordinate is not None or computed is not None:
+        return coordinate or ("computed", computed)
     if _named_loss(use.key) and not (best is not None and best[2] == "predicate") and \
             not _worded_function(mention, definition):
         return "computed", f"{use.key} names a loss (computed from the model's outputs)"
@@ -843,6 +914,51 @@ def _role(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaSymbols,
     if deferred is not None:
         return "computed", deferred
     return _role_from_other_sentences(index, eq, use, found)
+
+
+# "The input velocity $\Delta x$ can also be represented as $(\Delta r, \theta)$ in polar coordinates": the
+# quantity, the verb that writes it in other coordinates, the tuple of its coordinates.
+_REPRESENTED_AS = re.compile(r"\$(?P<whole>[^$]+)\$\s*,?\s*(?:can\s+(?:also\s+)?be\s+|is\s+(?:also\s+)?|are\s+)?"
+                             r"(?:represented|written|expressed|re-?parameteri[sz]ed|decomposed)\s+(?:as|by|in)\s+"
+                             r"\$\s*\\?\(?(?P<parts>[^$]+?)\\?\)?\s*\$", re.I)
+
+
+def _coordinate_of_a_representation(use: SymbolUse, found, worded: tuple | None) -> tuple[str, str] | None:
+    """"The input velocity $\\Delta x$ can also be represented as $(\\Delta r, \\theta)$ in polar coordinates": the
+    coordinates a sentence rewrites a quantity in are that quantity, written otherwise, and have the role its noun
+    gives it (the input's coordinates are input data), though an equality computes one from it (`\\Delta r =
+    \\|\\Delta x\\|`: the same input measured, not a quantity the method computes). None when no sentence does, or
+    when the words of the defining sentence (`worded`) gave a role already."""
+    if worded is not None:
+        return None
+    mine = {_spaceless(use.key), _spaceless(written_form(use))}
+    for m, d in found:
+        if m is None or d.pattern == "same letter":
+            continue
+        for hit in _REPRESENTED_AS.finditer(m.quote):
+            parts = {_spaceless(p) for p in _top_level_items(hit.group("parts"))}
+            if len(parts) < 2 or not mine & parts:
+                continue
+            phrase = roles.noun_before(m.quote, hit.group("whole"))
+            worded = role_from_description(phrase) if phrase else None
+            if worded is not None and worded[0] in ("input data", "random sample", "trained weight", "fixed setting"):
+                return worded[0], f"a coordinate of ${hit.group('whole')}$ (\"{phrase}\"), written as " \
+                                  f"$({hit.group('parts')})$"
+    return None
+
+
+def _top_level_items(text: str) -> list[str]:
+    """The comma-separated items of a tuple's inside, commas inside braces or brackets kept (`a_{i,j}, b`)."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    items.append(current.strip())
+    return [i for i in items if i]
 
 
 _ASSEMBLING_OPS = frozenset({"direct_sum", "concatenation"})
@@ -1129,8 +1245,14 @@ def _role_from_other_sentences(index: PaperIndex, eq: Equation, use: SymbolUse, 
         return model
     # what the rest of the paper does with it, weighed (roles.USE_RULES); unknown when weak or split
     context = roles.UseContext(use, tuple(found), _display_tree(index, eq), lambda key: _drawn_in_display(index, key),
-                               lambda key: _model_subscript(index, eq, key), eq.section)
+                               lambda key: _model_subscript(index, eq, key), eq.section, _algorithm_lines(index.doc))
     return roles.weigh(roles.evidence(context))
+
+
+def _algorithm_lines(doc: Document) -> tuple[tuple[str, str], ...]:
+    """(formula, line) for every inline formula of the paper's algorithm boxes, in order."""
+    return tuple((m.group(1), line.text) for alg in doc.algorithms for line in alg.lines
+                 for m in INLINE.finditer(line.text))
 
 
 def _named_by_a_rewriting(index: PaperIndex, eq: Equation, use: SymbolUse, found) -> tuple[str, str] | None:
@@ -1655,8 +1777,11 @@ _SHARED_PREDICATE = re.compile(r"\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+
                                r"([^$;]{3,90})", re.I)
 
 
+# "a network parameterized by $\theta$", "with learnable parameters $\theta$", "$r$ can be parameterized by a neural
+# network $\phi$" (the network named by its weights: what parameterizes r is the weights φ)
 _PARAMETERIZED_BY = re.compile(r"\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s*$|\bwith\s+(?:learnable\s+|trainable\s+)?"
-                               r"parameters\s*$", re.I)
+                               r"parameters\s*$|\b(?:parameteri[sz]ed|parametri[sz]ed)\s+(?:by|with)\s+(?:an?\s+|the\s+)?"
+                               r"(?:(?:deep|neural|learnable|trainable)\s+)*(?:networks?|models?|MLPs?)\s*$", re.I)
 _MARKUP = re.compile(r"\\cite\w*\{[^{}]*\}|\$[^$]*\$|\\[A-Za-z]+\{|[{}]")
 _NOT_A_MODEL = re.compile(r"\b(?:distributions?|mixtures?|schedules?|famil(?:y|ies)|kernels?|priors?)\s*"
                          r"(?:\([^()]*\)\s*)?,?\s*(?:which\s+is\s+|that\s+is\s+)?"

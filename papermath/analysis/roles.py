@@ -131,6 +131,20 @@ def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
             yield Evidence(found[0], f"\"{phrase} ${m.math}$\" (a mention)", 2)
 
 
+def _declared_in_an_algorithm(ctx: UseContext) -> Iterable[Evidence]:
+    """"Initialize: discount factor $\\gamma$, actor parameters $\\theta^1$", "Input: dataset $\\mathcal{D}$": an
+    algorithm box declares what it starts from with a noun before each symbol, read with the head-noun table."""
+    mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+    for math, line in ctx.algorithm_lines:
+        if _plain(math) not in mine:
+            continue
+        phrase = noun_before(line, math)
+        found = head_role(phrase) if phrase else None
+        if found is not None and found[0] != "computed":
+            yield Evidence(found[0], f"\"{phrase} ${math}$\" (an algorithm line)", 2)
+            return
+
+
 _ANY_CONSTANT = re.compile(r"\b(?:for|with)\s+(?:any|all|every|some)\s+(?:real|positive|fixed|constant|integer|"
                            r"scalar)\b[\w\s-]{0,15}$", re.I)
 
@@ -259,6 +273,109 @@ def _argument_of_defined_function(ctx: UseContext) -> Iterable[Evidence]:
             return
 
 
+def _defined_function(tree: ast.Node | None) -> tuple[ast.Apply, ast.Node] | None:
+    """(the left side, the right side) of a display that defines a function of its arguments (`\\mathrm{FFN}(x) =
+    …`), not a loss (whose argument is what training changes) nor a density (`p(x | y)`); else None."""
+    if isinstance(tree, ast.Sequence) and tree.items:
+        tree = tree.items[0]
+    if not isinstance(tree, ast.Relation) or len(tree.operands) != 2 or not tree.ops or \
+            tree.ops[0] not in DEFINING_OPS or not isinstance(tree.operands[0], ast.Apply):
+        return None
+    lhs = tree.operands[0]
+    name = symbol_key(lhs.func)
+    if name is None or LOSS_NAME.match(name) or lhs.given or lhs.params or not lhs.args:
+        return None
+    return lhs, tree.operands[1]
+
+
+def _is_use(node: ast.Node, ctx: UseContext) -> bool:
+    """The node writes the context's symbol (`W_1` for the use `W_{1}`, `\\mathbf{W}^{up}_i` for its family)."""
+    if not isinstance(node, (ast.Symbol, ast.Indexed)):
+        return False
+    mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+    return symbol_key(node) == ctx.use.key or _plain(to_latex(node)) in mine
+
+
+def _holds_argument(node: ast.Node, arguments: set[str]) -> bool:
+    return any(u.key in arguments for u in collect(node, frozenset()).uses)
+
+
+def _weights_the_argument(product: ast.Product, weight: Callable[[ast.Node], bool], arguments: set[str]) -> bool:
+    """A product of a factor `weight` accepts with another factor that holds an argument of the defined function
+    (`x W_1`, `\\max(0, …) W_2`, `\\bm{W}^{gate} \\bm{x}`)."""
+    return any(weight(f) and any(g is not f and _holds_argument(g, arguments) for g in product.factors)
+               for f in product.factors)
+
+
+def _weight_of_an_affine_map(ctx: UseContext) -> Iterable[Evidence]:
+    """`\\mathrm{FFN}(x) = \\max(0, xW_1 + b_1) W_2 + b_2`: in the display that defines a function of an input, a
+    symbol that multiplies the input (or what the function computed from it) is the weight of a linear map, and
+    one added to such a product its bias: the layer's trained weights, where the paper names them no otherwise
+    (the words of a sentence decide first; this is how the formula uses it)."""
+    defined = _defined_function(ctx.tree)
+    if defined is None:
+        return
+    lhs, rhs = defined
+    arguments = {u.key for a in lhs.args for u in collect(a, frozenset()).uses}
+    if ctx.use.key in arguments or symbol_key(lhs.func) == ctx.use.key:
+        return
+
+    def mine(node: ast.Node) -> bool:
+        return _is_use(node, ctx)
+
+    def a_weight(node: ast.Node) -> bool:
+        return isinstance(node, (ast.Symbol, ast.Indexed)) and not _holds_argument(node, arguments)
+
+    for node in ast.walk(rhs):
+        if isinstance(node, ast.Product) and _weights_the_argument(node, mine, arguments):
+            yield Evidence("trained weight", f"multiplies the input of ${to_latex(lhs.func)}$ (a linear map's "
+                                             "weight)", 1)
+            return
+        if isinstance(node, ast.BinOp) and node.op in ("+", "-") and any(
+                mine(one) and isinstance(other, ast.Product) and _weights_the_argument(other, a_weight, arguments)
+                for one, other in ((node.right, node.left), (node.left, node.right))):
+            yield Evidence("trained weight", f"added to a weighted input of ${to_latex(lhs.func)}$ (a bias)", 1)
+            return
+
+
+_ONE_STEP = re.compile(r"[a-z]")
+
+
+def _stepped_subject(tree: ast.Node, step: str, own: str) -> str | None:
+    """The quantity at the step `step` that the display defines or gives the distribution of (`x_t` of
+    `x_t = \\alpha_t x_0 + …` or of `q(x_t | x_0) = \\mathcal{N}(…)`, `x_{t+1}` of `x_{t+1} = x_t - \\eta_t g_t`),
+    written as the left side; None when the left side holds none."""
+    if not isinstance(tree, ast.Relation) or len(tree.operands) < 2 or not tree.ops or tree.ops[0] not in DEFINING_OPS:
+        return None
+    for node in ast.walk(tree.operands[0]):
+        if isinstance(node, ast.Indexed) and symbol_key(node.base) != own and any(
+                re.search(rf"(?<![A-Za-z\\]){re.escape(step)}(?![A-Za-z])", to_latex(i)) for i in node.indices):
+            return to_latex(node)
+    return None
+
+
+def _schedule_coefficient(ctx: UseContext) -> Iterable[Evidence]:
+    """`x_t = \\alpha_t x_0 + \\beta_t \\epsilon`, `q(x_t | x_0) = \\mathcal{N}(x_t | \\alpha_t x_0, \\sigma_t^2 I)`,
+    `x_{t+1} = x_t - \\eta_t g_t`: a coefficient written with the step alone, that scales a term of the display
+    defining the quantity at that step, is a schedule the method follows (a fixed setting per step), where nothing
+    the paper says decides (a quantity computed by a display of its own is read before this)."""
+    if len(ctx.use.indices) != 1 or not _ONE_STEP.fullmatch(ctx.use.indices[0].strip()):
+        return
+    tree = ctx.tree.items[0] if isinstance(ctx.tree, ast.Sequence) and ctx.tree.items else ctx.tree
+    subject = _stepped_subject(tree, ctx.use.indices[0].strip(), ctx.use.key) if tree is not None else None
+    if subject is None:
+        return
+    for node in ast.walk(tree.operands[-1]):  # type: ignore[union-attr]
+        if not isinstance(node, ast.Product) or len(node.factors) < 2:
+            continue
+        for factor in node.factors:
+            base = factor.base if isinstance(factor, ast.Power) else factor
+            if _is_use(base, ctx) and any(f is not factor and not isinstance(f, ast.Number) for f in node.factors):
+                yield Evidence("fixed setting", f"a coefficient at the step of ${subject}$, which this display "
+                                                "defines (a schedule)", 1)
+                return
+
+
 def _loss_term(node: ast.Node) -> bool:
     """A named loss as a term (`\\mathcal{L}_{REG}(\\phi)`, `\\mathcal{L}_{dice}`)."""
     name = symbol_key(node.func) if isinstance(node, ast.Apply) else symbol_key(node)
@@ -326,16 +443,22 @@ class UseContext:
     """Whether the paper writes the key as a model's subscript (the θ of p_θ)."""
     section: str | None = None
     """The printed number of the equation's section (`4.3`, `B.1`)."""
+    algorithm_lines: tuple[tuple[str, str], ...] = ()
+    """(formula, line) for each inline formula of the paper's algorithm boxes (`\\theta^1`, "Initialize: … actor
+    parameters $\\theta^1$, …"): lines the prose index does not hold."""
 
 
 USE_RULES: tuple[tuple[str, Callable[[UseContext], Iterable[Evidence]]], ...] = (
     ("noun before the symbol", _nouns_before),
+    ("a noun before the symbol in an algorithm line", _declared_in_an_algorithm),
     ("a constant the statement holds for", _quantified_constant),
     ("drawn in a display", _drawn_somewhere),
     ("a member of a chain of equalities ending in a number", _set_in_a_chain),
     ("generated at random in the prose", _generated_at_random),
     ("argument of the defined function", _argument_of_defined_function),
     ("the weight of a loss term", _weight_of_a_loss_term),
+    ("the weight or bias of a linear map of the input", _weight_of_an_affine_map),
+    ("a coefficient at the step the display defines", _schedule_coefficient),
     ("a parameter of a fitted distribution", _parameter_of_a_fitted_distribution),
     ("a factor of a factorization", _factor_of_a_factorization),
 )
