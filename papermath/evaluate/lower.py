@@ -106,6 +106,53 @@ class _Loop:
     """For a loop over a set's members: all of them (integer members are ids: `P(v)` is entry v)."""
 
 
+@dataclass(frozen=True)
+class _Range:
+    """What a reduction's variable runs over, and the loop's iterable as code."""
+
+    items: list
+    """The values the variable takes, in order."""
+    iter_np: str
+    iter_torch: str
+    over: bool = False
+    """The variable runs over the members of a set or given values (the loop is `enumerate(...)`), not a range."""
+    offset: int = 1
+    """0 when the range starts at 0 (the variable is a position), 1 otherwise."""
+    upper_code: Optional[str] = None
+    """The upper limit's code, when the paper writes one."""
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """A reduction's terms, computed: what the combining step (`_COMBINE`) needs to write its value and code."""
+
+    var: str
+    name: str
+    latex: str
+    span: _Range
+    values: list
+    stack: np.ndarray
+    code: Low
+    """The body's code at one position."""
+    cond_code: Optional[Low]
+
+    def loops(self) -> tuple[str, str]:
+        """The comprehension's `for` clause, NumPy and torch (with the condition as an `if`)."""
+        name, span = self.name, self.span
+        if span.over:
+            loop = f"for {name}_pos, {name} in enumerate({span.iter_np})"
+            tloop = f"for {name}_pos, {name} in enumerate({span.iter_torch})"
+        else:
+            loop, tloop = f"for {name} in {span.iter_np}", f"for {name} in {span.iter_torch}"
+        if self.cond_code is not None:
+            loop += f" if np.all({self.cond_code.np})"
+            tloop += f" if torch.all(torch.as_tensor({self.cond_code.torch}))"
+        return loop, tloop
+
+    def term_code(self) -> tuple[str, str]:
+        return self.code.np, f"torch.as_tensor({self.code.torch}, dtype=torch.float64)"
+
+
 @dataclass
 class _Parts:
     items: list[Low]
@@ -2527,88 +2574,117 @@ class Lowerer:
         if body is None:
             raise EvaluationError(f"{latex}: nothing to reduce")
         if len(node.variables) != 1:
-            if not node.variables and combine in ("max", "min") and isinstance(_strip(body), A.SetLiteral):
-                # `\\min\\{a, b\\}`: the smaller of the members, entry by entry when they are vectors.
-                items = [self.lower(i) for i in _strip(body).items]
-                current = items[0]
-                for item in items[1:]:
-                    current = self.apply_op("min2" if combine == "min" else "max2", [current, item], latex)
-                return current
-            if not node.variables and combine in ("max", "min", "sum"):
-                inner = self.lower(body)
-                word = {"max": "max", "min": "min", "sum": "sum"}[combine]
-                return self.emit(Low(np.asarray(getattr(np, word)(np.asarray(inner.value))), f"np.{word}({inner.np})",
-                                     f"torch.{'amax' if word == 'max' else 'amin' if word == 'min' else 'sum'}({inner.torch})",
-                                     latex), word, f"{word} over all entries")
-            raise EvaluationError(f"{latex}: reductions over {len(node.variables)} variables are not evaluated")
+            return self._reduce_without_variable(node, body, combine, latex)
         var = to_latex(node.variables[0])
         name = python_name(var) + ("_" if var in self.inputs or var in self.given else "")
         if name in self.names or name in ("e", "np"):
             name = python_name(var + "_loop", self.names)
-        # What the variable runs over.
-        items: list[Any]
-        upper_code = None
-        over = False
-        iter_np = iter_torch = ""
-        offset = 1
         if isinstance(node.domain, A.Interval) and combine in ("argmax", "argmin", "max", "min"):
             return self.optimize(node, body, combine, latex, var, name)
+        span = self._reduction_range(node, body, latex, var)
+        values, code, cond_code = self._reduction_terms(node, body, var, name, span)
+        terms = _Terms(var, name, latex, span, values, np.stack(values) if values else np.zeros((0,)), code, cond_code)
+        combine_terms = _COMBINE.get(combine)
+        if combine_terms is None:
+            raise EvaluationError(f"{latex}: {combine} is not evaluated")
+        result, npc, tc, note = combine_terms(terms, combine)
+        stack, count = terms.stack, len(values)
+        if stack.ndim == 1 and 1 < count <= 8 and combine in ("sum", "prod", "logsumexp"):
+            note += " [" + ", ".join(_num(float(v), 3) for v in stack) + "]"
+        # Only a range that is the whole axis may become an axis operation: a bound given as a parameter
+        # (N_r) could differ from the array's length on other inputs.
+        whole_axis = node.upper is None or span.upper_code in self.dim_lines
+        vector = self._vectorized(node, var, body, span.items, stack, span.over) \
+            if combine in _VECTOR_CODE and values and node.condition is None and whole_axis else None
+        if vector is not None:
+            npc, tc = (template.format(vector.np if i == 0 else vector.torch)
+                       for i, template in enumerate(_VECTOR_CODE[combine]))
+        return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+
+    def _reduce_without_variable(self, node: A.Reduction, body: A.Node, combine: str, latex: str) -> Low:
+        """A reduction with no running variable (`\\min\\{a, b\\}`, `\\max(x)`), or with several (refused)."""
+        stripped = _strip(body)
+        if not node.variables and combine in ("max", "min") and isinstance(stripped, A.SetLiteral):
+            # `\\min\\{a, b\\}`: the smaller of the members, entry by entry when they are vectors.
+            items = [self.lower(i) for i in stripped.items]
+            current = items[0]
+            for item in items[1:]:
+                current = self.apply_op("min2" if combine == "min" else "max2", [current, item], latex)
+            return current
+        if not node.variables and combine in ("max", "min", "sum"):
+            inner = self.lower(body)
+            word = combine
+            torch_word = {"max": "amax", "min": "amin", "sum": "sum"}[combine]
+            return self.emit(Low(np.asarray(getattr(np, word)(np.asarray(inner.value))), f"np.{word}({inner.np})",
+                                 f"torch.{torch_word}({inner.torch})", latex), word, f"{word} over all entries")
+        raise EvaluationError(f"{latex}: reductions over {len(node.variables)} variables are not evaluated")
+
+    def _reduction_range(self, node: A.Reduction, body: A.Node, latex: str, var: str) -> _Range:
+        """What the variable runs over: a set (`_{v \\in S}`), limits (`_{t=1}^{T}`), a given sequence's values,
+        or the extent of what the body indexes."""
         if node.domain is not None:
             domain = self.lower_set(node.domain)
             _check_terms(np.asarray(domain.value).size, latex)
-            items = list(np.asarray(domain.value).reshape(-1))
-            over = True
-            iter_np, iter_torch = domain.np, domain.torch
-        elif node.lower is not None or node.upper is not None:
-            samples, self.samples = self.samples, 0
-            try:
-                lower = self.lower(node.lower) if node.lower is not None else None
-            finally:
-                self.samples = samples
-            if lower is not None and np.asarray(lower.value).ndim:
-                raise EvaluationError(f"{latex}: the lower limit {lower.latex} is not a number")
-            start = int(float(np.asarray(lower.value))) if lower is not None else 1
-            offset = 0 if start == 0 else 1
-            if node.upper is not None:
-                samples, self.samples = self.samples, 0
-                try:
-                    upper = self._upper(node.upper, var, body)
-                finally:
-                    self.samples = samples
-                if np.asarray(upper.value).ndim or not np.isfinite(np.asarray(upper.value)):
-                    raise EvaluationError(f"{latex}: the upper limit {to_latex(node.upper)} is not a finite number")
-                stop = int(float(np.asarray(upper.value)))
-                up_np = upper.np if not upper.np.endswith(".0") else str(stop)
-                upper_code = upper.np
-            else:
-                stop = self._extent(var, body) + start - 1
-                up_np = str(stop)
-            lo_np = lower.np if lower is not None else "1"
-            lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
-            _check_terms(abs(stop - start) + 1, latex)
-            if stop < start and node.lower is not None and node.upper is not None \
-                    and not self._limits_follow_loops(node):
-                items = list(range(start, stop - 1, -1))  # \sum_{t=T}^{0}: counting down
-                iter_np = iter_torch = f"range(int({lo_np}), int({up_np}) - 1, -1)"
-            else:
-                items = list(range(start, stop + 1))
-                lo_code = lo_np if lo_np.lstrip("-").isdigit() else f"int({lo_np})"
-                up_code = up_np if up_np.lstrip("-").isdigit() else f"int({up_np})"
-                iter_np = iter_torch = f"range({lo_code}, {up_code} + 1)"
-        elif var in self.given or var in self.inputs:
+            return _Range(list(np.asarray(domain.value).reshape(-1)), domain.np, domain.torch, over=True)
+        if node.lower is not None or node.upper is not None:
+            return self._range_from_limits(node, body, latex, var)
+        if var in self.given or var in self.inputs:
             values = self.lookup(var, node.variables[0])
             _check_terms(np.asarray(values.value).size, latex)
-            items = list(np.asarray(values.value).reshape(-1))
-            over = True
-            iter_np, iter_torch = values.np, values.torch
+            return _Range(list(np.asarray(values.value).reshape(-1)), values.np, values.torch, over=True)
+        extent = self._extent(var, body)
+        _check_terms(extent, latex)
+        iterate = f"range(1, {self._extent_code(var, body) or extent} + 1)"
+        return _Range(list(range(1, extent + 1)), iterate, iterate)
+
+    def _range_from_limits(self, node: A.Reduction, body: A.Node, latex: str, var: str) -> _Range:
+        """`_{t=a}^{b}`: the integers from a to b (counting down when the paper writes fixed limits downwards).
+        A missing lower limit is 1, a missing upper one the extent of what the body indexes."""
+        samples, self.samples = self.samples, 0  # the limits are numbers, not one per sample
+        try:
+            lower = self.lower(node.lower) if node.lower is not None else None
+        finally:
+            self.samples = samples
+        if lower is not None and np.asarray(lower.value).ndim:
+            raise EvaluationError(f"{latex}: the lower limit {lower.latex} is not a number")
+        start = int(float(np.asarray(lower.value))) if lower is not None else 1
+        offset = 0 if start == 0 else 1
+        upper_code = None
+        if node.upper is not None:
+            samples, self.samples = self.samples, 0
+            try:
+                upper = self._upper(node.upper, var, body)
+            finally:
+                self.samples = samples
+            if np.asarray(upper.value).ndim or not np.isfinite(np.asarray(upper.value)):
+                raise EvaluationError(f"{latex}: the upper limit {to_latex(node.upper)} is not a finite number")
+            stop = int(float(np.asarray(upper.value)))
+            up_np = upper.np if not upper.np.endswith(".0") else str(stop)
+            upper_code = upper.np
         else:
-            extent = self._extent(var, body)
-            _check_terms(extent, latex)
-            items = list(range(1, extent + 1))
-            iter_np = iter_torch = f"range(1, {self._extent_code(var, body) or extent} + 1)"
-        if node.condition is not None:
-            pass
-        values, code = [], None
+            stop = self._extent(var, body) + start - 1
+            up_np = str(stop)
+        lo_np = lower.np if lower is not None else "1"
+        lo_np = lo_np[:-2] if lo_np.endswith(".0") else lo_np
+        _check_terms(abs(stop - start) + 1, latex)
+        if stop < start and node.lower is not None and node.upper is not None \
+                and not self._limits_follow_loops(node):
+            iterate = f"range(int({lo_np}), int({up_np}) - 1, -1)"
+            return _Range(list(range(start, stop - 1, -1)), iterate, iterate, offset=offset,  # \sum_{t=T}^{0}
+                          upper_code=upper_code)
+        lo_code = lo_np if lo_np.lstrip("-").isdigit() else f"int({lo_np})"
+        up_code = up_np if up_np.lstrip("-").isdigit() else f"int({up_np})"
+        iterate = f"range({lo_code}, {up_code} + 1)"
+        return _Range(list(range(start, stop + 1)), iterate, iterate, offset=offset, upper_code=upper_code)
+
+    def _reduction_terms(self, node: A.Reduction, body: A.Node, var: str, name: str,
+                         span: _Range) -> tuple[list[np.ndarray], Low, Optional[Low]]:
+        """The body at each position the condition keeps (its values), the body's code (from the first kept
+        position, or the first position when none is kept) and the condition's code."""
+        items, over, offset = span.items, span.over, span.offset
+        members = tuple(items) if over else ()
+        values: list[np.ndarray] = []
+        code: Optional[Low] = None
         self._loop_extent[var] = len(items)
         if not over and items:
             self._loop_top[var] = max(items)
@@ -2617,7 +2693,7 @@ class Lowerer:
         self.quiet += 1
         try:
             for position, item in enumerate(items):
-                self.loops[var] = _Loop(var, name, item, position, offset, over, tuple(items) if over else ())
+                self.loops[var] = _Loop(var, name, item, position, offset, over, members)
                 if node.condition is not None:
                     cond = self.condition(node.condition)
                     if not bool(np.all(cond.value)):
@@ -2627,80 +2703,17 @@ class Lowerer:
                 code = code or term
             if code is None:
                 # No terms: write the code from the first position anyway.
-                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, tuple(items) if over else ())
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, members)
                 code = self.lower(body)
             cond_code = None
             if node.condition is not None:
-                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, tuple(items) if over else ())
+                self.loops[var] = _Loop(var, name, items[0] if items else 1, 0, offset, over, members)
                 cond_code = self.condition(node.condition)
         finally:
             self.loops.pop(var, None)
             self._loop_limits.pop(var, None)
             self.quiet -= 1
-        loop = f"for {name}_pos, {name} in enumerate({iter_np})" if over else f"for {name} in {iter_np}"
-        tloop = f"for {name}_pos, {name} in enumerate({iter_torch})" if over else f"for {name} in {iter_torch}"
-        if cond_code is not None:
-            loop += f" if np.all({cond_code.np})"
-            tloop += f" if torch.all(torch.as_tensor({cond_code.torch}))"
-        term_np, term_t = code.np, f"torch.as_tensor({code.torch}, dtype=torch.float64)"
-        count = len(values)
-        stack = np.stack(values) if values else np.zeros((0,))
-        if combine == "sum":
-            result = stack.sum(axis=0) if values else np.asarray(0.0)
-            npc = f"sum({term_np} {loop})"
-            tc = f"sum({term_t} {tloop})"
-            note = f"sum over {var}: {count} terms"
-        elif combine == "stack":
-            if not values:
-                raise EvaluationError(f"{latex}: no positions for {var}")
-            result = np.stack(values)
-            npc = f"np.stack([{term_np} {loop}])"
-            tc = f"torch.stack([{term_t} {tloop}])"
-            note = f"one value per {var} ({count} positions), stacked"
-        elif combine == "prod":
-            result = stack.prod(axis=0) if values else np.asarray(1.0)
-            npc = f"np.prod([{term_np} {loop}], axis=0)"
-            tc = f"torch.stack([{term_t} {tloop}]).prod(0)"
-            note = f"product over {var}: {count} factors"
-        elif combine in ("max", "min"):
-            if not values:
-                raise EvaluationError(f"{latex}: nothing to take the {combine} of")
-            result = stack.max(axis=0) if combine == "max" else stack.min(axis=0)
-            npc = f"np.{combine}([{term_np} {loop}], axis=0)"
-            tc = f"torch.stack([{term_t} {tloop}]).{'amax' if combine == 'max' else 'amin'}(0)"
-            note = f"{combine} over {var} ({count} candidates)"
-        elif combine in ("argmax", "argmin"):
-            if not values or stack.ndim != 1:
-                raise EvaluationError(f"{latex}: argmax needs one number per candidate")
-            kept = [item for item in items] if node.condition is None else items
-            best = int(np.argmax(stack) if combine == "argmax" else np.argmin(stack))
-            result = np.asarray(float(kept[best]))
-            pick = "max" if combine == "argmax" else "min"
-            if over:
-                npc = f"{pick}([({term_np}, {name}) {loop}])[1]"
-                tc = f"{pick}([(float({code.torch}), {name}) {tloop}])[1]"
-            else:
-                npc = f"{pick}({iter_np}, key=lambda {name}: {term_np})"
-                tc = f"{pick}({iter_torch}, key=lambda {name}: float({code.torch}))"
-            note = f"{combine} over {var}: the argument, not the value ({combine[3:]} value {fmt(stack[best])})"
-        elif combine == "logsumexp":
-            result = special.logsumexp(stack, axis=0)
-            npc = f"logsumexp([{term_np} {loop}], axis=0)"
-            tc = f"torch.logsumexp(torch.stack([{term_t} {tloop}]), dim=0)"
-            note = f"log-sum-exp over {var}: max {fmt(stack.max())} taken out, exponentials never exceed 1"
-        else:
-            raise EvaluationError(f"{latex}: {combine} is not evaluated")
-        if stack.ndim == 1 and 1 < count <= 8 and combine in ("sum", "prod", "logsumexp"):
-            note += " [" + ", ".join(_num(float(v), 3) for v in stack) + "]"
-        # Only a range that is the whole axis may become an axis operation: a bound given as a parameter
-        # (N_r) could differ from the array's length on other inputs.
-        whole_axis = node.upper is None or upper_code in self.dim_lines
-        vector = self._vectorized(node, var, body, items, stack, over) \
-            if combine in _VECTOR_CODE and values and node.condition is None and whole_axis else None
-        if vector is not None:
-            npc, tc = (template.format(vector.np if i == 0 else vector.torch)
-                       for i, template in enumerate(_VECTOR_CODE[combine]))
-        return self.emit(Low(np.asarray(result, float), npc, tc, latex), combine, note)
+        return values, code, cond_code
 
     def _limits_follow_loops(self, node: A.Reduction) -> bool:
         """A limit written with the variable of an enclosing reduction (`\\sum_{k=t+1}^{T}` inside `\\sum_t`): where
@@ -2897,6 +2910,78 @@ class Lowerer:
 
     def lower_Ellipsis(self, node: A.Node) -> Low:
         raise EvaluationError("'…' stands for terms the equation does not write out")
+
+
+_Combined = tuple[Any, str, str, str]
+"""A reduction's value, its NumPy and torch code, and the note its step shows."""
+
+
+def _combine_sum(t: _Terms, combine: str) -> _Combined:
+    (term_np, term_t), (loop, tloop) = t.term_code(), t.loops()
+    result = t.stack.sum(axis=0) if t.values else np.asarray(0.0)
+    return (result, f"sum({term_np} {loop})", f"sum({term_t} {tloop})",
+            f"sum over {t.var}: {len(t.values)} terms")
+
+
+def _combine_stack(t: _Terms, combine: str) -> _Combined:
+    if not t.values:
+        raise EvaluationError(f"{t.latex}: no positions for {t.var}")
+    (term_np, term_t), (loop, tloop) = t.term_code(), t.loops()
+    return (np.stack(t.values), f"np.stack([{term_np} {loop}])", f"torch.stack([{term_t} {tloop}])",
+            f"one value per {t.var} ({len(t.values)} positions), stacked")
+
+
+def _combine_prod(t: _Terms, combine: str) -> _Combined:
+    (term_np, term_t), (loop, tloop) = t.term_code(), t.loops()
+    result = t.stack.prod(axis=0) if t.values else np.asarray(1.0)
+    return (result, f"np.prod([{term_np} {loop}], axis=0)", f"torch.stack([{term_t} {tloop}]).prod(0)",
+            f"product over {t.var}: {len(t.values)} factors")
+
+
+def _combine_extreme(t: _Terms, combine: str) -> _Combined:
+    if not t.values:
+        raise EvaluationError(f"{t.latex}: nothing to take the {combine} of")
+    (term_np, term_t), (loop, tloop) = t.term_code(), t.loops()
+    result = t.stack.max(axis=0) if combine == "max" else t.stack.min(axis=0)
+    return (result, f"np.{combine}([{term_np} {loop}], axis=0)",
+            f"torch.stack([{term_t} {tloop}]).{'amax' if combine == 'max' else 'amin'}(0)",
+            f"{combine} over {t.var} ({len(t.values)} candidates)")
+
+
+def _combine_argument(t: _Terms, combine: str) -> _Combined:
+    """argmax / argmin: the value of the variable at the best term.
+    Known gap, kept as it was: under a condition (`_{i: x_i > 1}`) `best` counts only the kept terms but indexes
+    all of the range's values, so the argument can be wrong (x = [1, 5, 3] gives 1, not 2)."""
+    stack, name, span = t.stack, t.name, t.span
+    if not t.values or stack.ndim != 1:
+        raise EvaluationError(f"{t.latex}: argmax needs one number per candidate")
+    term_np, (loop, tloop) = t.code.np, t.loops()
+    best = int(np.argmax(stack) if combine == "argmax" else np.argmin(stack))
+    result = np.asarray(float(span.items[best]))
+    pick = "max" if combine == "argmax" else "min"
+    if span.over:
+        npc = f"{pick}([({term_np}, {name}) {loop}])[1]"
+        tc = f"{pick}([(float({t.code.torch}), {name}) {tloop}])[1]"
+    else:
+        npc = f"{pick}({span.iter_np}, key=lambda {name}: {term_np})"
+        tc = f"{pick}({span.iter_torch}, key=lambda {name}: float({t.code.torch}))"
+    return (result, npc, tc,
+            f"{combine} over {t.var}: the argument, not the value ({combine[3:]} value {fmt(stack[best])})")
+
+
+def _combine_logsumexp(t: _Terms, combine: str) -> _Combined:
+    (term_np, term_t), (loop, tloop) = t.term_code(), t.loops()
+    return (special.logsumexp(t.stack, axis=0), f"logsumexp([{term_np} {loop}], axis=0)",
+            f"torch.logsumexp(torch.stack([{term_t} {tloop}]), dim=0)",
+            f"log-sum-exp over {t.var}: max {fmt(t.stack.max())} taken out, exponentials never exceed 1")
+
+
+_COMBINE: dict[str, Callable[[_Terms, str], _Combined]] = {
+    "sum": _combine_sum, "stack": _combine_stack, "prod": _combine_prod,
+    "max": _combine_extreme, "min": _combine_extreme,
+    "argmax": _combine_argument, "argmin": _combine_argument,
+    "logsumexp": _combine_logsumexp}
+"""How a reduction over one variable combines its terms (`\\sum`, `\\prod`, `\\max`, `\\arg\\max`, …)."""
 
 
 _VECTOR_CODE = {"sum": ("np.sum({0}, axis=0)", "torch.as_tensor({0}).sum(0)"),
