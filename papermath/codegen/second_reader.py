@@ -764,6 +764,18 @@ def _read_comparison(sympy: Any, ev: Any, latex: str) -> SecondReading | str:
     return SecondReading(text, [v.tolist() for v in values], agrees, sides=True)
 
 
+def _constant_side(sympy: Any, expression: Any, has_value: bool) -> tuple[Any, np.ndarray] | str:
+    """A side with no input: its number where the statement compares a scalar with a constant (`has_value`,
+    `0 \\le …`), else why there is nothing of the inputs to check."""
+    if not has_value:
+        return "a constant"  # nothing of the inputs to check
+    try:
+        value = np.asarray(float(sympy.N(expression, 17)))
+    except (TypeError, ValueError, OverflowError):  # `|0`, `\sqrt{-1}`: no real number
+        return "no real value"
+    return (expression, value) if np.isfinite(value) else "not finite"
+
+
 def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool = False,
                 picked: dict[str, set] | None = None, collect: bool = True) -> tuple[Any, np.ndarray] | str:
     """SymPy's expression for one side's text and its value at `ev`'s inputs (`want`: papermath's value, for the
@@ -789,13 +801,7 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
         if functions[name] is _CONVENTIONAL[name]:
             del functions[name]  # σ is an input here (a standard deviation): `\\sigma(a + b)` is no sigmoid
     if not expression.free_symbols:
-        if constant and want.shape == ():
-            try:
-                value = np.asarray(float(sympy.N(expression, 17)))
-            except (TypeError, ValueError, OverflowError):  # `|0`, `\sqrt{-1}`: no real number
-                return "no real value"
-            return (expression, value) if np.isfinite(value) else "not finite"
-        return "a constant"  # nothing of the inputs to check
+        return _constant_side(sympy, expression, constant and want.shape == ())
     if _bound_in_a_given_value(sympy, expression, replacements):
         # `\\sum_{j \\neq i} A^{j}_{t}` with A^{j}_{t} given one value: a term that varies with j read as a
         # constant would make any reading agree (as for a sub-expression input, `_opaque_inputs`)
