@@ -46,3 +46,22 @@ def symbol_row(eq, latex: str):
         if canonical(s.latex) == want or s.latex == latex:
             return s
     raise AssertionError(f"no row {latex} in {[s.latex for s in eq.symbols]}")
+
+
+def corpus_evaluation(paper: str, label: str):
+    """The evaluation `numbers --eq` makes of one equation of a corpus paper: the shapes its context declares, the
+    paper's operators as functions, no value set."""
+    import argparse
+
+    from papermath.analysis.shapes import shapes_in_context
+    from papermath.commands.numbers import evaluation_inputs
+    from papermath.evaluate import evaluate
+    from papermath.latex import load_document
+
+    doc = load_document(corpus_paper(paper))
+    functions = frozenset(getattr(doc, "operators", {}))
+    equation = next(e for e in doc.equations if e.id == label)
+    declared, _, _ = shapes_in_context(doc, equation)
+    target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
+    _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
+    return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)

@@ -10,7 +10,6 @@ failing one, each fixed at its mechanism and checked here with numbers worked by
   bracket (`t(\\beta_t - \\beta_{t+1})`); a conditional subscript (`\\sigma_{t|t-1}`) as one name; `sin(…)` and an
   input's word (`pos`) typed in plain italics.
 Corpus cases skip when ../shared is absent."""
-import argparse
 import math
 from pathlib import Path
 
@@ -19,6 +18,8 @@ import pytest
 
 from papermath.codegen import second_reader as SR
 from papermath.evaluate import evaluate
+
+from conftest import corpus_evaluation
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
 needs_reader = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
@@ -140,18 +141,6 @@ def test_numbers_times_brackets_table(side, formula, expected):
 
 
 # --- corpus ----------------------------------------------------------------------------------------------------
-def _corpus_evaluation(paper: str, eq_id: str):
-    from papermath.analysis.shapes import shapes_in_context
-    from papermath.commands.numbers import evaluation_inputs
-    from papermath.latex import load_document
-
-    doc = load_document(CORPUS / paper)
-    functions = frozenset(getattr(doc, "operators", {}))
-    equation = next(e for e in doc.equations if e.id == eq_id)
-    declared, _, _ = shapes_in_context(doc, equation)
-    target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
-    _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
-    return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
 
 
 @pytest.mark.corpus
@@ -159,7 +148,7 @@ def _corpus_evaluation(paper: str, eq_id: str):
 def test_attention_head_is_the_attention_of_its_projections():
     # attention (u2) `\text{where}~head_i = Attention(QW^Q_i, …)`: until now the code returned head_i == Attention
     # (a 0/1 array) and the second reader's check failed; head_i is Attention's output
-    ev = _corpus_evaluation("attention-1706.03762", "eq:u2")
+    ev = corpus_evaluation("attention-1706.03762", "eq:u2")
     (_, _, calls), = ev.abstract
     np.testing.assert_allclose(ev.value, calls[0][1])
     if SR.available():
@@ -169,7 +158,7 @@ def test_attention_head_is_the_attention_of_its_projections():
 @pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
 def test_schedule_free_interpolation_keeps_beta_t():
-    ev = _corpus_evaluation("schedule_free", "eq:10")
+    ev = corpus_evaluation("schedule_free", "eq:10")
     assert "\\beta_{t}" in ev.params
     if SR.available():
         assert SR.read(ev).agrees

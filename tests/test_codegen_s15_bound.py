@@ -8,7 +8,6 @@ or four times, and the second reader (SymPy on the paper's own LaTeX) had to ref
 depends on a variable a sum or 𝔼 binds". Here: the evaluator's table, the NumPy and torch code reading entry t of
 it (checked on new tables with the numbers worked by hand), the second reader reading the same entry, and the
 refusal where no table was made. Corpus cases skip when ../shared is absent."""
-import argparse
 import dataclasses
 from pathlib import Path
 
@@ -18,6 +17,8 @@ import pytest
 from papermath.codegen import Citation, call_arguments, generate
 from papermath.codegen import second_reader as SR
 from papermath.evaluate import evaluate
+
+from conftest import corpus_evaluation
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
 needs_reader = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
@@ -159,26 +160,12 @@ def test_a_sum_with_no_range_over_inputs_of_different_lengths_is_left():
     assert SR._whole_ranges(r"\sum_b w_b v_b", Stub(), {}) == r"\sum_b w_b v_b"
 
 
-def _corpus_evaluation(paper: str, label: str):
-    from papermath.analysis.shapes import shapes_in_context
-    from papermath.commands.numbers import evaluation_inputs
-    from papermath.latex import load_document
-
-    doc = load_document(CORPUS / paper)
-    functions = frozenset(getattr(doc, "operators", {}))
-    equation = next(e for e in doc.equations if e.id == label)
-    declared, _, _ = shapes_in_context(doc, equation)
-    target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
-    _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
-    return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
-
-
 @needs_reader
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the corpus (../shared/corpus/papers) is absent")
 @pytest.mark.parametrize("label", ["eq:5", "eq:45", "eq:u10"])
 def test_corpus_policy_gradient_terms_are_read_by_the_second_reader(label):
     # advantage-alignment (5), (45) and the row after (45): Σ_b π̂²(b|s_t) ∇Q²(…, b), tables over b
-    ev = _corpus_evaluation("advantage-alignment", label)
+    ev = corpus_evaluation("advantage-alignment", label)
     assert any("b" in variables for _, variables in ev.tables)
     reading = SR.reading_or_reason(ev)
     assert isinstance(reading, SR.SecondReading) and reading.agrees, reading

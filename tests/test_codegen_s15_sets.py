@@ -2,7 +2,6 @@
 `\\prod_{t \\in T}`, `\\max_{j \\neq i}`), indicators (`\\mathbb{1}\\{t \\in X\\}`), read by the second reader from the
 paper's own LaTeX (its own rewrite and range, not papermath's lowering). Numbers worked by hand."""
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,8 @@ import pytest
 
 from papermath.codegen import second_reader as SR
 from papermath.evaluate import evaluate
+
+from conftest import corpus_evaluation
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
 needs_reader = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
@@ -106,26 +107,12 @@ def test_whole_bounds(codes, sides, upper, bounds):
     assert SR._whole_bounds(codes, sides, upper) == bounds
 
 
-def _corpus_evaluation(paper: str, label: str):
-    from papermath.analysis.shapes import shapes_in_context
-    from papermath.commands.numbers import evaluation_inputs
-    from papermath.latex import load_document
-
-    doc = load_document(CORPUS / paper)
-    functions = frozenset(getattr(doc, "operators", {}))
-    equation = next(e for e in doc.equations if e.id == label)
-    declared, _, _ = shapes_in_context(doc, equation)
-    target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
-    _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
-    return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
-
-
 @pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus ../shared/corpus/papers absent")
 @needs_reader
 def test_tabdiff_total_variation_over_a_set():
     # TabDiff (19) TVD = 1/2 Σ_{ω∈Ω} |R(ω) − S(ω)|: ω over the members of Ω, R and S the test's doubles
-    ev = _corpus_evaluation("TabDiff", "eq:19")
+    ev = corpus_evaluation("TabDiff", "eq:19")
     reading = SR.reading_or_reason(ev)
     assert isinstance(reading, SR.SecondReading), reading
     assert reading.agrees
@@ -173,7 +160,7 @@ def test_the_gradient_of_an_abstract_function(latex, values, gradient_shape):
 def test_schedule_free_inner_iterate_keeps_the_declared_shape():
     # schedule_free (21) z_{t,i} = z_{t,i-1} − γ∇f(z_{t,i-1}), z ∈ ℝ^d: ∇f(z_{t,i-1}) has z's shape, so the result
     # is a d-vector, as the text declares; the second reader agrees (z − 2·g elementwise)
-    ev = _corpus_evaluation("schedule_free", "eq:21")
+    ev = corpus_evaluation("schedule_free", "eq:21")
     assert ev.target_shape == np.shape(ev.value) == (2,)
     z = ev.input("z_{t, i - 1}").value
     gradient = ev.input("\\nabla f(z_{t, i - 1})").value
@@ -187,7 +174,7 @@ def test_schedule_free_inner_iterate_keeps_the_declared_shape():
 @needs_reader
 def test_gmflow_mixture_is_a_sum_over_its_components():
     # GMFlow (28) q(u) := Σ_{k=1}^{K} q_k(u): each q_k a component, the family's callable called with k
-    ev = _corpus_evaluation("GMFlow", "eq:28")
+    ev = corpus_evaluation("GMFlow", "eq:28")
     ((_, param, calls),) = ev.abstract
     assert sorted(float(args[0]) for args, _ in calls) == [1.0, 2.0, 3.0]
     assert float(ev.value) == pytest.approx(sum(float(out) for _, out in calls))
@@ -216,7 +203,7 @@ def test_a_declared_member_computed_at_every_free_index(latex, values, declared,
 def test_deepseek_gate_declared_per_expert():
     # deepseek-v3 (16) g'_{i,t} (a number per expert i and token t) = s_{i,t} where s_{i,t} + b_i is among the
     # K_r largest: computed for every expert i at once, one gate per expert
-    ev = _corpus_evaluation("deepseek-v3-2412.19437", "eq:16")
+    ev = corpus_evaluation("deepseek-v3-2412.19437", "eq:16")
     assert ev.target_shape == np.shape(ev.value) == (len(ev.input("s").value),)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from papermath.analysis.candidates import application_of, mention_application, spelled_out_application
 from papermath.analysis.definitions import _parse, sentence_mentions
-from papermath.analysis.read import _declared_map, _defined_right_side, _enumerates, _writes_as
+from papermath.analysis.read import _declared_map, _defining_quantities, _enumerates, _writes_as
 
 from conftest import corpus_equation, symbol_row
 
@@ -197,7 +197,7 @@ def test_a_member_written_first_and_its_family_are_two_rows():
 
 # (formula, key, the right side of its defining equality or None)
 RIGHT_SIDES = [
-    (r"L = a + b", "L", "a+b"),
+    (r"L = a + b", "L", frozenset({"a", "b"})),
     (r"L = \mathbb{E}\|e - f(x, z)\|^2", "L", None),  # compared below: only its presence matters here
     (r"L \le a + b", "L", None),  # a bound, not an equality
     (r"M = a + b", "L", None),  # another left side
@@ -205,8 +205,8 @@ RIGHT_SIDES = [
 
 
 @pytest.mark.parametrize("math, key, side", RIGHT_SIDES, ids=[r[0] for r in RIGHT_SIDES])
-def test_defined_right_side(math, key, side):
-    found = _defined_right_side(_parse(math), key)
+def test_defining_quantities(math, key, side):
+    found = _defining_quantities(_parse(math), key)
     if side is None and "=" in math and math.startswith(key):
         assert found is not None  # an equality of `key`: some right side
     else:
@@ -214,10 +214,22 @@ def test_defined_right_side(math, key, side):
 
 
 def test_two_right_sides_differ_where_the_display_adds_an_argument():
-    inline = _defined_right_side(_parse(r"L = \mathbb{E}\|e - f(x, t)\|^2"), "L")
-    display = _defined_right_side(_parse(r"L = \mathbb{E}\|e - f(x, z, t)\|^2"), "L")
+    inline = _defining_quantities(_parse(r"L = \mathbb{E}\|e - f(x, t)\|^2"), "L")
+    display = _defining_quantities(_parse(r"L = \mathbb{E}\|e - f(x, z, t)\|^2"), "L")
     assert inline and display and inline != display
-    assert _defined_right_side(_parse(r"L=\mathbb{E}\| e-f(x,t) \|^2"), "L") == inline  # spacing is no difference
+    assert _defining_quantities(_parse(r"L=\mathbb{E}\| e-f(x,t) \|^2"), "L") == inline  # spacing is no difference
+
+
+@pytest.mark.parametrize("restated", [
+    r"L = \mathbb{E}\|e - f(x, t)\|_2^2",  # the norm's 2 written
+    r"L = \mathbb{E}\left[\|e - f(x, t)\|^2\right]",  # brackets under 𝔼
+    r"L = \mathbb{E}\left\| e - f(x,t) \right\|^{2}",
+])
+def test_the_same_definition_in_other_notation_is_no_new_one(restated):
+    # the prose's `L = 𝔼‖e − f(x, t)‖²` and a display that restates it: the same quantities, so the display does not
+    # define L anew (until this review the text was compared, and `_2` or a bracket made it another definition)
+    inline = _defining_quantities(_parse(r"L = \mathbb{E}\|e - f(x, t)\|^2"), "L")
+    assert _defining_quantities(_parse(restated), "L") == inline
 
 
 # (sentence, formula, pattern strength): a value the copula gives to a noun phrase names the symbol

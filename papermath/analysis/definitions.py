@@ -93,7 +93,8 @@ _COPULA_WITHOUT_NOUN = re.compile(
     r"^\s*(?:,\s*)?(?:\$[^$]*+\$\s*+,?\s*+)*+(?:and\s+\$[^$]*\$\s*)?(?:is|are|was|were|be)\s+"
     r"(?:not|also|then|now|only|still|just|very|so|too|positive|negative|non-negative|nonnegative|zero|"
     r"large|larger|small|smaller|close|often|usually|always|typically|never|independent|"
-    r"(?!(?:viewed|seen|regarded|interpreted)\s+as\b)\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
+    r"(?!(?:viewed|seen|regarded|interpreted)\s+as\b)\w+ed|\w+ly|(?!playing\s+the\s+role)\w+ing|"
+    r"in|on|at|of|to|from|by|with|for|into|than|<|>|\$)\b", re.I)
 SYMBOL_LIKE = (ast.Symbol, ast.Indexed, ast.Transpose, ast.Primed)
 
 

@@ -653,21 +653,23 @@ def _defined_otherwise_before(index: PaperIndex, home: Equation, use: SymbolUse,
     training objective of DDPM … $\\mathcal{L} = \\mathbb{E}\\|\\epsilon - \\epsilon_\\theta(x_t, t)\\|^2$",
     then "Conditional diffusion models … directly inject the condition $z$ into the training objective:" before
     `\\mathcal{L} = … \\epsilon_\\theta(x_t, z, t) …`): the display defines the symbol anew, and its own lead-in
-    says what the new one is."""
+    says what the new one is. Another right side is one made of other quantities (the condition z): the same
+    definition restated in other notation (`\\|·\\|_2^2` for `\\|·\\|^2`, brackets under 𝔼) is no new one."""
     if mention is None or mention.pattern != "equation":
         return False
     prose, display = _parse_cached(mention.math), _display_tree(index, home)
-    sides = [_defined_right_side(tree, use.key) for tree in (prose, display)]
+    sides = [_defining_quantities(tree, use.key) for tree in (prose, display)]
     return None not in sides and sides[0] != sides[1]
 
 
-def _defined_right_side(tree: ast.Node | None, key: str) -> str | None:
-    """The right side of `key = …` (spaces dropped), when the formula is that equality."""
+def _defining_quantities(tree: ast.Node | None, key: str) -> frozenset[str] | None:
+    """The keys of the symbols the right side of `key = …` is made of, when the formula is that equality."""
     if isinstance(tree, ast.Rows) and len(tree.statements) == 1:
         tree = tree.statements[0]
     if not isinstance(tree, ast.Relation) or tree.ops[:1] != ("=",) or to_latex(tree.operands[0]) != key:
         return None
-    return re.sub(r"\s+", "", to_latex(tree.operands[1]))
+    return frozenset(k for node in ast.walk(tree.operands[1]) if isinstance(node, (ast.Symbol, ast.Indexed))
+                     for k in (symbol_key(node),) if k)
 
 
 _NAMING_PATTERNS_OF_A_ROW = frozenset({"parenthesis", "appositive", "where", "is", "let", "in-set", "denoted", "called",

@@ -796,10 +796,7 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if isinstance(split, str):
         return split
     replacements, tabulated = split
-    functions = _named_functions(sympy, ev)
-    for name in set(_CONVENTIONAL) & {str(key) for key in replacements}:
-        if functions[name] is _CONVENTIONAL[name]:
-            del functions[name]  # σ is an input here (a standard deviation): `\\sigma(a + b)` is no sigmoid
+    functions = _functions_here(sympy, ev, replacements)
     if not expression.free_symbols:
         return _constant_side(sympy, expression, constant and want.shape == ())
     if _bound_in_a_given_value(sympy, expression, replacements):
@@ -854,6 +851,16 @@ def _side_value(sympy: Any, ev: Any, side: str, want: np.ndarray, constant: bool
     if value.shape != want.shape or not np.all(np.isfinite(value)):
         return "another shape (matrix or reduction) or not finite"
     return expression, value
+
+
+def _functions_here(sympy: Any, ev: Any, replacements: dict) -> dict[str, Any]:
+    """`_named_functions` without a conventional one whose name is an input here (σ a standard deviation:
+    `\\sigma(a + b)` is no sigmoid)."""
+    functions = _named_functions(sympy, ev)
+    for name in set(_CONVENTIONAL) & {str(key) for key in replacements}:
+        if functions[name] is _CONVENTIONAL[name]:
+            del functions[name]
+    return functions
 
 
 def _bound_in_a_given_value(sympy: Any, expression: Any, replacements: dict) -> bool:
