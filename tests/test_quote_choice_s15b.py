@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from papermath.analysis.candidates import _labels, _named_prefix, indexed_form_of, same_family_meaning
-from papermath.analysis.read import _varies_like_index
+from papermath.analysis.read import _scalar_value, _varies_like_index
 from papermath.analysis.symbols import symbol_key, upright_label_form
 from papermath.math import parse
 
@@ -102,3 +102,29 @@ def test_indexed_form_of():
     assert indexed_form_of(r"\mathbf{x}^{\text{num}}_{s}", r"\mathbf{x}^{\text{num}}")
     assert not indexed_form_of(r"\mathbf{x}^{\text{num}}", r"\mathbf{x}^{\text{num}}_{s}")
     assert not indexed_form_of(r"x_{1}", "x")  # one script: the family's ordinary index, not this rule's
+
+
+# (formula, whether it gives its subject a number): the range of an index inside a script is not a value
+SCALAR_VALUES = [
+    (r"\{\Phi_m\}_{m=1}^\infty", False),  # Tanh-Init: "Suppose that $…$ is a sequence of functions"
+    (r"\{x_k\}_{k=1}^{K}", False),
+    (r"w \in [1, +\infty)", True),
+    (r"w \approx 1.4", True),
+    (r"\lambda = 0", True),
+    (r"f(x) = 0", False),
+]
+
+
+@pytest.mark.parametrize("math, valued", SCALAR_VALUES)
+def test_a_scalar_value_stands_outside_scripts(math, valued):
+    assert _scalar_value(math) is valued
+
+
+def test_a_sequence_with_an_index_range_is_written_as_the_equation_writes_it():
+    """The sequence sentence keys Φ_m as the display writes it, and is no longer set apart as a value of the letter:
+    it defines Φ (tier 0) — it ranks after running text only because it stands in a lemma (s11 G081, still a miss)."""
+    from papermath.analysis.definitions import sentence_mentions
+    found = [m for m in sentence_mentions(r"Suppose that $\{\Phi_m\}_{m=1}^\infty$ is a sequence of functions.", 0, 0,
+                                          frozenset()) if m is not None]
+    assert found[0].elements == (r"\Phi_{m}",) and found[0].pattern == "is" and found[0].strength == 3
+    assert not _scalar_value(found[0].math)
