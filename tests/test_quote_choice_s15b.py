@@ -128,12 +128,3 @@ def test_a_sequence_with_an_index_range_is_written_as_the_equation_writes_it():
                                           frozenset()) if m is not None]
     assert found[0].elements == (r"\Phi_{m}",) and found[0].pattern == "is" and found[0].strength == 3
     assert not _scalar_value(found[0].math)
-
-
-def test_every_key_path_spells_the_label_one_way():
-    """The left side's key and the use's key agree whatever the path that keys them (a merged symbol, a labelled
-    index): `\\mathcal{L}_{\\mathrm{Bal}} = …` defines its left side (`check`'s "defined here" test)."""
-    from papermath.analysis.symbols import collect
-    info = collect(parse(r"\mathcal{L}_{\mathrm{Bal}} = \alpha \sum_{i=1}^{N} f_i P_i").tree)
-    assert info.lhs_keys == (r"\mathcal{L}_{\text{Bal}}",)
-    assert [u.key for u in info.uses if u.lhs] == [r"\mathcal{L}_{\text{Bal}}"]

@@ -530,7 +530,6 @@ class _Collector:
         return key, [to_latex(i) for i in indices], indices
 
     def add(self, key: str, node: ast.Node, kind: str, indices: list[str] | None = None) -> SymbolUse:
-        key = upright_label_form(key)  # every path to a key spells an upright label one way
         use = self.uses.get(key)
         if use is None:
             use = self.uses[key] = SymbolUse(key, node, kind, indices=list(indices or ()))
@@ -585,7 +584,7 @@ class _Collector:
                 continue
             key = self.key_of(target)
             if key is not None:
-                keys.append(upright_label_form(key))
+                keys.append(key)
 
     # -- the visit -------------------------------------------------------------------------------------------
     def visit(self, node: ast.Node | None, in_index: bool = False) -> None:
