@@ -629,16 +629,10 @@ _INDEX_LIKE = re.compile(r"^(?:\\[A-Za-z]+|[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d|\[[
 
 @lru_cache(maxsize=65536)
 def _labels(key: str) -> tuple[str, str]:
-    """(position, label) of what a key adds to its family: `X^{i}` → ("^", "i"); a bare key → ("", ""). A key
-    with several scripts (`x^{\\text{cat}}_{s}`) varies in its last one: the earlier ones name the quantity
-    (`_named_prefix`)."""
-    family = key_family(key)
-    rest = key[len(family):].strip()
+    """(position, label) of what a key adds to its family: `X^{i}` → ("^", "i"); a bare key → ("", "")."""
+    rest = key[len(key_family(key)):].strip()
     if not rest:
         return "", ""
-    last = _SCRIPT_AT_END.search(key)
-    if last is not None and last.start() > len(family):
-        rest = key[last.start():].strip()
     label = rest[1:].strip()
     if label.startswith("{") and label.endswith("}"):
         label = label[1:-1].strip()
@@ -652,37 +646,15 @@ def same_family_meaning(use_key: str, other_key: str) -> bool:
     p_{A} and p_{S}) — but not two numbered labels (W_1 and W_2 are two weights), nor a sub- and a superscript
     (W_1 and W^Q)."""
     (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
-    if not pos_a or not pos_b or indexed_form_of(use_key, other_key) or indexed_form_of(other_key, use_key):
+    if not pos_a or not pos_b:
         return True
-    if pos_a != pos_b or _named_prefix(use_key) != _named_prefix(other_key):
-        return False  # (x^{num}_{s} and x^{cat}_{j}: the upright labels name two quantities)
+    if pos_a != pos_b:
+        return False
     if a.isdigit() and b.isdigit():
         return False
     if "," in a or "," in b:
         return _parts_vary_like_indices(a, b)
     return bool(_INDEX_LIKE.match(a)) and bool(_INDEX_LIKE.match(b))
-
-
-@lru_cache(maxsize=65536)
-def _named_prefix(key: str) -> str:
-    """The scripts before a key's last one (`^{\\text{cat}}` of `x^{\\text{cat}}_{s}`; "" for one script or none):
-    part of the quantity's name, which two spellings of one family share."""
-    family = key_family(key)
-    last = _SCRIPT_AT_END.search(key)
-    if last is None or last.start() <= len(family):
-        return ""
-    return key[len(family):last.start()].strip()
-
-
-@lru_cache(maxsize=65536)
-def indexed_form_of(key: str, bare: str) -> bool:
-    """`key` is `bare` with one index-like script more (`x^{\\text{num}}_{s}` of `x^{\\text{num}}`): the same
-    quantity at one step or position, as x_t is of x (what defines the named quantity defines it)."""
-    prefix = _named_prefix(key)
-    if not prefix or bare != key_family(key) + prefix:
-        return False
-    label = _labels(key)[1]
-    return bool(_INDEX_LIKE.match(label)) and not label.isdigit()
 
 
 def _parts_vary_like_indices(a: str, b: str) -> bool:

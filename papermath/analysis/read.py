@@ -2224,9 +2224,7 @@ _STEP_LETTERS = frozenset("ijkmnst")
 
 
 def _varies_like_index(use_key: str, other_key: str) -> bool:
-    from .candidates import _labels, indexed_form_of
-    if indexed_form_of(use_key, other_key) or indexed_form_of(other_key, use_key):
-        return True  # x^{num} and x^{num}_{s}: the quantity and the quantity at a step
+    from .candidates import _labels
     (pos_a, a), (pos_b, b) = _labels(use_key), _labels(other_key)
     # a number is one member (μ_1, s_0), not the running index of the family
     numbered = any(re.fullmatch(r"\(?\d+\)?", label.strip()) for label in (a, b))

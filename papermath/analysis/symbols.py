@@ -81,35 +81,14 @@ def label_exponent(exponent: ast.Node) -> bool:
     return False
 
 
-_UPRIGHT_MACROS = r"\\(?:mathrm|textrm|mathup|textup|textnormal|text|rm)"
-_UPRIGHT_LABEL = re.compile(r"([_^])\s*(?:\{\s*" + _UPRIGHT_MACROS + r"\s*\{([^{}]*)\}\s*\}|"
-                            + _UPRIGHT_MACROS + r"\s*\{([^{}]*)\})")
-
-
-def upright_label_form(key: str) -> str:
-    """A key whose script is an upright word, in one spelling: a paper writes the same label `{\\rm num}` in one
-    place and `\\text{num}` in another (a macro set in the display, the letters typed in the prose), and the
-    printer keeps each as written (`x^\\mathrm{num}`, `x^{\\text{num}}`). Both are the label "num" set upright,
-    the same symbol to a reader: the key spells it `{\\text{…}}`."""
-    if "\\" not in key:
-        return key
-    return _UPRIGHT_LABEL.sub(_upright_label, key)
-
-
-def _upright_label(m: re.Match) -> str:
-    word = m.group(2) if m.group(2) is not None else m.group(3)
-    return f"{m.group(1)}{{\\text{{{word}}}}}"
-
-
 def symbol_key(node: ast.Node) -> str | None:
-    """The key of a symbol-like node (indices stripped), or None if it is not one. An upright script label has
-    one spelling (`upright_label_form`)."""
+    """The key of a symbol-like node (indices stripped), or None if it is not one."""
     if isinstance(node, ast.Power) and label_exponent(node.exponent):
         base = symbol_key(node.base)
-        return None if base is None else upright_label_form(f"{base}^{{{_label_text(node.exponent)}}}")
+        return None if base is None else f"{base}^{{{_label_text(node.exponent)}}}"
     while True:
         if isinstance(node, ast.Symbol):
-            return upright_label_form(to_latex(node))
+            return to_latex(node)
         if isinstance(node, (ast.Indexed, ast.Transpose, ast.Inverse, ast.Primed)):
             node = node.base
             continue
@@ -516,12 +495,12 @@ class _Collector:
         if base_key is None:
             return None, [], list(node.indices)
         if to_latex(node) in self.own_members:
-            return upright_label_form(f"{base_key}_{{{','.join(to_latex(i) for i in node.indices)}}}"), [], []
+            return f"{base_key}_{{{','.join(to_latex(i) for i in node.indices)}}}", [], []
         letter = _base_letter(node.base)
         labels = [i for i in node.indices if not self.is_index(i, letter)]
         indices = [i for i in node.indices if self.is_index(i, letter)]
         if labels and len(labels) == len(node.indices):
-            key = upright_label_form(f"{base_key}_{{{','.join(to_latex(i) for i in labels)}}}")
+            key = f"{base_key}_{{{','.join(to_latex(i) for i in labels)}}}"
         elif labels:
             key = base_key
             indices = list(node.indices)
