@@ -2281,9 +2281,13 @@ _SCALAR_VALUE = re.compile(r"^([^()]*?)(?:\\in\s*(?:\\left\s*)?[\[(]\s*[-+]?\d|(
 
 def _scalar_value(math: str) -> bool:
     """A formula that gives its subject, written without an argument, a number or a numeric range (`w \\in [1,
-    +\\infty)`, `w \\approx 1.4`, `w > 3.0`), not `f(x) = 0`."""
+    +\\infty)`, `w \\approx 1.4`, `w > 3.0`), not `f(x) = 0`, nor the range of an index inside a script
+    (`\\{\\Phi_m\\}_{m=1}^\\infty` is a sequence of functions: the relation stands inside the braces)."""
     found = _SCALAR_VALUE.match(math.strip())
-    return found is not None and bool(found.group(1).strip())
+    if found is None or not found.group(1).strip():
+        return False
+    before = re.sub(r"\\[{}]", "", found.group(1))
+    return before.count("{") == before.count("}")
 
 
 _BOLD_WRAP = re.compile(r"\\(?:mathbf|boldsymbol|bm)\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\}|(\\[A-Za-z]+|[A-Za-z]))")
