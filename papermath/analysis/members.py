@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..latex.groups import split_top_level
 from .candidates import key_family
 from .symbols import SymbolUse
 
@@ -112,15 +113,7 @@ def _indices_of(use: SymbolUse, form: str) -> list[str] | None:
     head = f"{use.key}_{{"
     if not form.startswith(head) or not form.endswith("}"):
         return None
-    inner, depth, parts, current = form[len(head):-1], 0, [], ""
-    for ch in inner:
-        depth += {"{": 1, "}": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    parts.append(current.strip())
+    parts = split_top_level(form[len(head):-1])
     return parts if all(parts) else None
 
 

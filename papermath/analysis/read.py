@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import Diagnostic, MathParseError
 from ..latex.document import Document, Equation
+from ..latex.groups import split_top_level
 from ..math import ast, parse, to_latex
 from ..notation import conventional_meaning
 from .cues import (BOUND_WORDS, CONSTRAINT_OPS, D_DIMENSIONAL, ESTIMATE_OPS, FIT_WORDS, LOSS_NAME, MATRIX_SIZE,
@@ -938,7 +939,7 @@ def _coordinate_of_a_representation(use: SymbolUse, found, worded: tuple | None)
         if m is None or d.pattern == "same letter":
             continue
         for hit in _REPRESENTED_AS.finditer(m.quote):
-            parts = {_spaceless(p) for p in _top_level_items(hit.group("parts"))}
+            parts = {_spaceless(p) for p in split_top_level(hit.group("parts")) if p}
             if len(parts) < 2 or not mine & parts:
                 continue
             phrase = roles.noun_before(m.quote, hit.group("whole"))
@@ -948,19 +949,6 @@ def _coordinate_of_a_representation(use: SymbolUse, found, worded: tuple | None)
                                   f"$({hit.group('parts')})$"
     return None
 
-
-def _top_level_items(text: str) -> list[str]:
-    """The comma-separated items of a tuple's inside, commas inside braces or brackets kept (`a_{i,j}, b`)."""
-    items, depth, current = [], 0, ""
-    for ch in text:
-        depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    items.append(current.strip())
-    return [i for i in items if i]
 
 
 _ASSEMBLING_OPS = frozenset({"direct_sum", "concatenation"})
