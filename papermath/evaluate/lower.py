@@ -135,6 +135,8 @@ class _Terms:
     code: Low
     """The body's code at one position."""
     cond_code: Optional[Low]
+    kept: tuple = ()
+    """The variable's value at each kept term (`values[k]` is the body at `kept[k]`): a condition drops positions."""
 
     def loops(self) -> tuple[str, str]:
         """The comprehension's `for` clause, NumPy and torch (with the condition as an `if`)."""
@@ -2582,8 +2584,9 @@ class Lowerer:
         if isinstance(node.domain, A.Interval) and combine in ("argmax", "argmin", "max", "min"):
             return self.optimize(node, body, combine, latex, var, name)
         span = self._reduction_range(node, body, latex, var)
-        values, code, cond_code = self._reduction_terms(node, body, var, name, span)
-        terms = _Terms(var, name, latex, span, values, np.stack(values) if values else np.zeros((0,)), code, cond_code)
+        values, code, cond_code, kept = self._reduction_terms(node, body, var, name, span)
+        terms = _Terms(var, name, latex, span, values, np.stack(values) if values else np.zeros((0,)), code, cond_code,
+                       kept)
         combine_terms = _COMBINE.get(combine)
         if combine_terms is None:
             raise EvaluationError(f"{latex}: {combine} is not evaluated")
@@ -2678,12 +2681,14 @@ class Lowerer:
         return _Range(list(range(start, stop + 1)), iterate, iterate, offset=offset, upper_code=upper_code)
 
     def _reduction_terms(self, node: A.Reduction, body: A.Node, var: str, name: str,
-                         span: _Range) -> tuple[list[np.ndarray], Low, Optional[Low]]:
+                         span: _Range) -> tuple[list[np.ndarray], Low, Optional[Low], tuple]:
         """The body at each position the condition keeps (its values), the body's code (from the first kept
-        position, or the first position when none is kept) and the condition's code."""
+        position, or the first position when none is kept), the condition's code, and the variable's value at
+        each kept position."""
         items, over, offset = span.items, span.over, span.offset
         members = tuple(items) if over else ()
         values: list[np.ndarray] = []
+        kept: list = []
         code: Optional[Low] = None
         self._loop_extent[var] = len(items)
         if not over and items:
@@ -2700,6 +2705,7 @@ class Lowerer:
                         continue
                 term = self.lower(body)
                 values.append(np.asarray(term.value, float))
+                kept.append(item)
                 code = code or term
             if code is None:
                 # No terms: write the code from the first position anyway.
@@ -2713,7 +2719,7 @@ class Lowerer:
             self.loops.pop(var, None)
             self._loop_limits.pop(var, None)
             self.quiet -= 1
-        return values, code, cond_code
+        return values, code, cond_code, tuple(kept)
 
     def _limits_follow_loops(self, node: A.Reduction) -> bool:
         """A limit written with the variable of an enclosing reduction (`\\sum_{k=t+1}^{T}` inside `\\sum_t`): where
@@ -2949,22 +2955,23 @@ def _combine_extreme(t: _Terms, combine: str) -> _Combined:
 
 
 def _combine_argument(t: _Terms, combine: str) -> _Combined:
-    """argmax / argmin: the value of the variable at the best term.
-    Known gap, kept as it was: under a condition (`_{i: x_i > 1}`) `best` counts only the kept terms but indexes
-    all of the range's values, so the argument can be wrong (x = [1, 5, 3] gives 1, not 2)."""
+    """argmax / argmin: the value of the variable at the best term (of the terms a condition keeps:
+    `\\operatorname*{argmax}_{i: x_i > 1} x_i` with x = [1, 5, 3] is 2, the position of 5)."""
     stack, name, span = t.stack, t.name, t.span
     if not t.values or stack.ndim != 1:
         raise EvaluationError(f"{t.latex}: argmax needs one number per candidate")
     term_np, (loop, tloop) = t.code.np, t.loops()
     best = int(np.argmax(stack) if combine == "argmax" else np.argmin(stack))
-    result = np.asarray(float(span.items[best]))
+    result = np.asarray(float(t.kept[best]))
     pick = "max" if combine == "argmax" else "min"
     if span.over:
         npc = f"{pick}([({term_np}, {name}) {loop}])[1]"
         tc = f"{pick}([(float({t.code.torch}), {name}) {tloop}])[1]"
     else:
-        npc = f"{pick}({span.iter_np}, key=lambda {name}: {term_np})"
-        tc = f"{pick}({span.iter_torch}, key=lambda {name}: float({t.code.torch}))"
+        # the loop carries the condition (`if …`): the argument is chosen among the kept positions only, the first
+        # best one as np.argmax takes it
+        npc = f"{pick}(({name} {loop}), key=lambda {name}: {term_np})"
+        tc = f"{pick}(({name} {tloop}), key=lambda {name}: float({t.code.torch}))"
     return (result, npc, tc,
             f"{combine} over {t.var}: the argument, not the value ({combine[3:]} value {fmt(stack[best])})")
 
