@@ -65,3 +65,17 @@ def corpus_evaluation(paper: str, label: str):
     target = argparse.Namespace(declared=declared, latex=equation.latex, functions=functions, label=equation.id)
     _, shapes = evaluation_inputs(argparse.Namespace(set=[]), target)
     return evaluate(equation.latex, {}, declared_shapes=shapes, functions=functions)
+
+
+def generated_functions(ev, module: str):
+    """The NumPy and torch functions papermath generates for an evaluation, executed (our generated code, not a
+    paper's)."""
+    from papermath.codegen import Citation, generate
+
+    code = generate(ev, Citation("test", None, None), module=module)
+    out = []
+    for text, suffix in ((code.numpy, ""), (code.torch, "_torch")):
+        namespace: dict = {"__name__": "generated"}
+        exec(compile(text, f"{module}{suffix}.py", "exec"), namespace)
+        out.append(namespace[code.function])
+    return out

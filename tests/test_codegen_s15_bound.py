@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from papermath.codegen import Citation, call_arguments, generate
+from papermath.codegen import call_arguments
 from papermath.codegen import second_reader as SR
 from papermath.evaluate import evaluate
 
-from conftest import corpus_evaluation
+from conftest import corpus_evaluation, generated_functions
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "papers"
 needs_reader = pytest.mark.skipif(not SR.available(), reason="needs sympy and antlr4-python3-runtime 4.11 "
@@ -26,14 +26,7 @@ needs_reader = pytest.mark.skipif(not SR.available(), reason="needs sympy and an
 
 
 def _namespaces(ev):
-    """The generated NumPy and torch modules, executed (our generated code, not the paper's)."""
-    code = generate(ev, Citation("test", None, None), module="bound_case")
-    out = []
-    for text, suffix in ((code.numpy, ""), (code.torch, "_torch")):
-        namespace: dict = {"__name__": "generated"}
-        exec(compile(text, f"bound_case{suffix}.py", "exec"), namespace)
-        out.append(namespace[code.function])
-    return out
+    return generated_functions(ev, "bound_case")
 
 
 def _call(function, ev, values):

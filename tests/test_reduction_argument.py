@@ -7,8 +7,10 @@ The evaluator's value and the generated NumPy and torch code must each give the 
 import numpy as np
 import pytest
 
-from papermath.codegen import Citation, call_arguments, generate
+from papermath.codegen import call_arguments
 from papermath.evaluate import evaluate
+
+from conftest import generated_functions
 
 # (formula, x, the argument worked by hand: positions count from 1)
 CASES = [
@@ -25,21 +27,10 @@ CASES = [
 ]
 
 
-def _generated(ev):
-    """The generated NumPy and torch functions, executed (our generated code, not a paper's)."""
-    code = generate(ev, Citation("test", None, None), module="argument_case")
-    out = []
-    for text, suffix in ((code.numpy, ""), (code.torch, "_torch")):
-        namespace: dict = {"__name__": "generated"}
-        exec(compile(text, f"argument_case{suffix}.py", "exec"), namespace)
-        out.append(namespace[code.function])
-    return out
-
-
 @pytest.mark.parametrize("latex, x, expected", CASES, ids=[c[0] for c in CASES])
 def test_the_argument_is_the_best_kept_position(latex, x, expected):
     ev = evaluate(latex, {"x": x})
     assert float(ev.value) == expected
     arrays = {"x": np.asarray(x, dtype=float)}
-    for function in _generated(ev):
+    for function in generated_functions(ev, "argument_case"):
         assert float(np.asarray(function(*call_arguments(ev, arrays)), dtype=float)) == expected
