@@ -750,14 +750,9 @@ _PLACEHOLDER = re.compile(r"^\s*(?:\\cdot|\\bullet|\\cdots|\\ast|\*|·)\s*$")
 def application_of(tree, key: str) -> Application | None:
     """The one way a formula applies the function `key`: None when it never applies it, or applies it both
     conditioned and marginal (`p(x_t) = ∫ p(x_t | x_0) p(x_0)` holds two functions of one letter)."""
-    from ..math import ast
-    from .symbols import symbol_key
     if tree is None:
         return None
-    found: list[Application] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Apply) and symbol_key(node.func) == key:
-            found.append(_application(node))
+    found = list(_applications(tree, key))
     if not found or any(a.conditional != found[0].conditional for a in found):
         return None
     return found[0]
@@ -765,16 +760,18 @@ def application_of(tree, key: str) -> Application | None:
 
 def mention_application(m: Mention, key: str) -> Application | None:
     """How the sentence's formula applies `key` first (its subject, when it is an application)."""
-    from ..math import ast
     from .definitions import _parse
-    from .symbols import symbol_key
     tree = _parse(m.math)
-    if tree is None:
-        return None
+    return None if tree is None else next(_applications(tree, key), None)
+
+
+def _applications(tree, key: str) -> Iterator[Application]:
+    """Each application of the function `key` in the tree, in walking order."""
+    from ..math import ast
+    from .symbols import symbol_key
     for node in ast.walk(tree):
         if isinstance(node, ast.Apply) and symbol_key(node.func) == key:
-            return _application(node)
-    return None
+            yield _application(node)
 
 
 def spelled_out_application(m: Mention, key: str) -> Application | None:

@@ -129,15 +129,15 @@ def split_other_members(uses: tuple[SymbolUse, ...],
         out.append((use, None))
         if use.kind != "symbol" or not use.lhs or len(use.written) < 2:
             continue
+        indices = {form: _indices_of(use, form) for form in use.written}
         left = [form for form in use.written if form in left_forms]
-        others = [form for form in use.written if form not in left_forms and _indices_of(use, form) is not None]
+        others = [form for form in use.written if form not in left_forms and indices[form] is not None]
         if not left or not others:
             continue
         kept = [f for f in use.written if f not in others]
         out[-1] = (replace(use, written=kept, all_indices=set(use.indices) | {
-            i for f in kept for i in (_indices_of(use, f) or [])}), None)
-        indices = _indices_of(use, others[0]) or []
-        out.append((replace(use, indices=indices, written=others, first_written=others[0], lhs=False,
-                            clause_lhs=False, all_indices={i for f in others for i in (_indices_of(use, f) or [])}),
+            i for f in kept for i in (indices[f] or [])}), None)
+        out.append((replace(use, indices=indices[others[0]] or [], written=others, first_written=others[0], lhs=False,
+                            clause_lhs=False, all_indices={i for f in others for i in (indices[f] or [])}),
                     left[0]))
     return tuple(out)
