@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..latex.groups import split_top_level
 from .candidates import key_family
-from .symbols import SymbolUse
+from .symbols import SymbolUse, braceless
 
 _FIXED_INDEX = re.compile(r"_\{?\s*(\d)\s*\}?$")
 """A form written with one numeric index at its end (`x_0`, `\\mathbf{x}_{1}`)."""
@@ -78,12 +78,12 @@ def about_another_member(index, use: SymbolUse, keys: tuple[str, ...], shown: fr
     point", still speaks of the sequence.)"""
     if not use.indices or all(i.strip().isdigit() for i in use.indices) or not keys:
         return False
-    own = re.sub(r"[{}\s]", "", f"{use.key}_{{{','.join(use.indices)}}}")
+    own = braceless(f"{use.key}_{{{','.join(use.indices)}}}")
     members = 0
     for key in keys:
-        plain = re.sub(r"[{}\s]", "", key)
+        plain = braceless(key)
         found = _FIXED_INDEX.search(key)
-        if plain == own or re.sub(r"[{}\s]", "", use.key) == plain:
+        if plain == own or braceless(use.key) == plain:
             return False  # the sentence writes this member, or the bare letter
         if found is None or key[:found.start()].strip() != use.key.strip():
             continue  # another letter's member ("data pairs $x^w_0, x^l_0$" for `x^w_t`)

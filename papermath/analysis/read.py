@@ -32,8 +32,8 @@ from .members import about_another_member, split_defined_members, split_other_me
 from .notation_index import INLINE
 from .producers import loss_named_in_words, produced_by_clause
 from .reading import Definition, EquationReading, PaperReading, ReductionReading, SymbolReading
-from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, collect, formulas_in_words,
-                      principal_keys, symbol_key, written_form)
+from .symbols import (CONCAT_KEY, INNER_PRODUCT_KEY, NORM_KEY, FormulaSymbols, SymbolUse, braceless, collect,
+                      formulas_in_words, principal_keys, symbol_key, written_form)
 
 OPERATOR_MEANINGS = {
     "transpose": "\\top", "norm": "\\|", "indicator": "indicator", "gradient": "\\nabla", "divergence": "KL",
@@ -424,7 +424,7 @@ def _read_symbol(index: PaperIndex, eq: Equation, use: SymbolUse, info: FormulaS
     found = _find_definitions(index, eq, use, home)
     # "a data point $x_0$" speaks of x_0, a row of its own where the paper defines it alone, not of x_t: kept as a
     # sentence about the same letter (a candidate, never this symbol's definition)
-    shown = frozenset(re.sub(r"[{}\s]", "", form) for u in info.uses for form in u.written)
+    shown = frozenset(braceless(form) for u in info.uses for form in u.written)
     found = [(m, replace(d, pattern="same letter", strength=MENTIONS))
              if m is not None and about_another_member(index, use, tuple(m.keys), shown) else (m, d)
              for m, d in found]
@@ -602,8 +602,8 @@ _INDEX_SUFFIX = re.compile(r"_\{([^{}]+)\}$")
 
 def _writes_indexed(quote: str, family: str, indices: tuple[str, ...]) -> bool:
     """The sentence writes `family` with these indices (`{\\mathbf{x}}_0`, `x_{t}`), braces aside."""
-    plain = re.sub(r"[{}\s]", "", quote)
-    written = re.sub(r"[{}\s]", "", family) + "_" + re.sub(r"[{}\s]", "", ",".join(indices))
+    plain = braceless(quote)
+    written = braceless(family) + "_" + braceless(",".join(indices))
     return re.search(re.escape(written) + r"(?![A-Za-z0-9])", plain) is not None
 
 
@@ -1378,10 +1378,10 @@ def _draws_this(index: PaperIndex, use: SymbolUse, clause: str) -> bool:
         item = _parse_cached(piece.strip())
         if item is None or symbol_key(item) is None or not _same_symbol(item, use, index.ordinals):
             continue
-        if re.sub(r"[{}\s]", "", to_latex(item)) == re.sub(r"[{}\s]", "", written_form(use)):
+        if braceless(to_latex(item)) == braceless(written_form(use)):
             return True  # drawn as written (`x_0 \sim q_{data}` for x_0)
-        theirs = [re.sub(r"[{}\s]", "", to_latex(i)) for i in item.indices] if isinstance(item, ast.Indexed) else []
-        mine = [re.sub(r"[{}\s]", "", i) for i in use.indices]
+        theirs = [braceless(to_latex(i)) for i in item.indices] if isinstance(item, ast.Indexed) else []
+        mine = [braceless(i) for i in use.indices]
         if len(theirs) == 1 and len(mine) <= 1 and theirs != mine and \
                 (_CONSTANT_INDEX.fullmatch(theirs[0]) or (mine and _CONSTANT_INDEX.fullmatch(mine[0]))):
             continue  # x_T or x_0 drawn, x_t or x used: another member (x_t drawn, x_{t-1} used: the same)
@@ -1438,7 +1438,7 @@ def _elsewhere_later(index: PaperIndex, eq: Equation, other: Equation | None) ->
 
 def _step_free(latex: str) -> str:
     """`x^{k + 1}_{i}` → `x^k_i`: a written form without its step (`+ 1`, `- 1`), braces and spaces."""
-    return re.sub(r"[{}\s]", "", re.sub(r"\s*[-+]\s*\d+", "", latex))
+    return braceless(re.sub(r"\s*[-+]\s*\d+", "", latex))
 
 
 def _left_side_cue(eq: Equation, use: SymbolUse) -> str:
@@ -1510,7 +1510,7 @@ def _defining_equality(index: PaperIndex, use: SymbolUse, mention: Mention | Non
         lhs = lhs.base  # `g_t^2 = \frac{d\sigma_t^2}{dt} - …`, `\sigma^2 = …`: the square written out computes g_t, σ
     if symbol_key(lhs) is None or not _same_symbol(lhs, use, index.ordinals):  # the left side is the symbol itself
         return None
-    if re.sub(r"[{}\s]", "", to_latex(lhs)) != re.sub(r"[{}\s]", "", written_form(use)) and \
+    if braceless(to_latex(lhs)) != braceless(written_form(use)) and \
             (use.indices or symbol_key(lhs) != to_latex(lhs)):
         return None  # `d := d_x + d_y` computes d, not d_x
     if not collect(rhs, index.ordinals).uses:
@@ -1713,7 +1713,7 @@ def _count_in_prose(index: PaperIndex, use: SymbolUse, found) -> str | None:
             return f"a dimension of a space (${m.math}$)"
         if use.indices:
             continue  # the words around a count name the letter, not one of its indexed members
-        if re.sub(r"[{}\s]", "", m.math) not in (re.sub(r"[{}\s]", "", use.key), re.sub(r"[{}\s]", "", written)):
+        if braceless(m.math) not in (braceless(use.key), braceless(written)):
             continue
         at = m.quote.find(f"${m.math}$")
         if at < 0:
@@ -1793,7 +1793,7 @@ def _is_dimension_of(math: str, key: str) -> bool:
         return False
     for _, op, rhs in membership_groups(tree):
         dims = _real_space_dims(rhs) if op == "\\in" and rhs is not None else None
-        if dims and any(re.sub(r"[{}\s]", "", d) == re.sub(r"[{}\s]", "", key) for d in dims):
+        if dims and any(braceless(d) == braceless(key) for d in dims):
             return True
     return False
 
@@ -2568,7 +2568,7 @@ def _declared_in_display(index: PaperIndex, use: SymbolUse,
     tree = _display_tree(index, eq) if eq is not None and use.kind == "symbol" else None
     if tree is None:
         return None
-    written = _braceless(written_form(use))
+    written = braceless(written_form(use))
     for statement in (tree.statements if isinstance(tree, ast.Rows) else (tree,)):
         for subjects, rhs in _memberships(statement):
             dims = _real_space_dims(rhs)
@@ -2577,15 +2577,11 @@ def _declared_in_display(index: PaperIndex, use: SymbolUse,
             for subject in subjects:
                 if is_component(subject) or symbol_key(subject) is None:
                     continue
-                declared = _braceless(to_latex(subject))
+                declared = braceless(to_latex(subject))
                 shifted = dims if declared == written else _shifted_dims(declared, written, dims)
                 if shifted is not None:
                     return shifted, f"${to_latex(subject)} \\in {to_latex(rhs)}$ (this display)"
     return None
-
-
-def _braceless(latex: str) -> str:
-    return re.sub(r"[{}\s]", "", latex)
 
 
 _STEP_AWAY = re.compile(r"(\\ell|[a-zA-Z])([-+]\d+)")
@@ -2831,7 +2827,7 @@ def _declared_elsewhere(index: PaperIndex, use: SymbolUse,
 
 def _label_spelling(key: str) -> str:
     """A key with its word labels in one spelling (`^\\mathrm{num}`, `^{\\text{num}}`, `^{{\\rm num}}` are one label)."""
-    return re.sub(r"[{}\s]", "", _roman_as_text(key))
+    return braceless(_roman_as_text(key))
 
 
 def _same_quantity(use_key: str, other_key: str) -> bool:

@@ -27,7 +27,7 @@ from ..errors import MathParseError
 from ..math import ast, parse, to_latex
 from .cues import HEAD_ROLES, LOSS_NAME
 from .candidates import key_family
-from .symbols import collect, symbol_key, written_form
+from .symbols import braceless, collect, symbol_key, written_form
 
 MARGIN = 1
 """How far the leading role's total strength must lead the next role's."""
@@ -84,8 +84,9 @@ def head_role(phrase: str) -> tuple[str, str] | None:
     return None
 
 
-def _plain(key: str) -> str:
-    return re.sub(r"[{}\s]", "", key)
+def _own_spellings(use: Any) -> tuple[str, str]:
+    """The use's key and its form as written, braces and spaces dropped: what a formula writing it prints as."""
+    return braceless(use.key), braceless(written_form(use))
 
 
 def names_use(use: Any, keys: Iterable[str]) -> bool:
@@ -95,8 +96,8 @@ def names_use(use: Any, keys: Iterable[str]) -> bool:
         return True
     if not use.indices:
         return False
-    indexed = _plain(use.key) + "_" + _plain(",".join(use.indices))
-    return any(_plain(k) == indexed for k in keys)
+    indexed = braceless(use.key) + "_" + braceless(",".join(use.indices))
+    return any(braceless(k) == indexed for k in keys)
 
 
 def _tree_or_none(math: str) -> ast.Node | None:
@@ -122,8 +123,8 @@ def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
     for m, d in ctx.found:
         if m is None or d.pattern in ("inside", "same letter"):
             continue
-        mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
-        if not names_use(ctx.use, m.keys) and (m.keys or _plain(members_of(m.math) or "") not in mine):
+        mine = _own_spellings(ctx.use)
+        if not names_use(ctx.use, m.keys) and (m.keys or braceless(members_of(m.math) or "") not in mine):
             continue
         phrase = noun_before(m.quote, m.math)
         found = head_role(phrase) if phrase else None
@@ -134,9 +135,9 @@ def _nouns_before(ctx: UseContext) -> Iterable[Evidence]:
 def _declared_in_an_algorithm(ctx: UseContext) -> Iterable[Evidence]:
     """"Initialize: discount factor $\\gamma$, actor parameters $\\theta^1$", "Input: dataset $\\mathcal{D}$": an
     algorithm box declares what it starts from with a noun before each symbol, read with the head-noun table."""
-    mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
+    mine = _own_spellings(ctx.use)
     for math, line in ctx.algorithm_lines:
-        if _plain(math) not in mine:
+        if braceless(math) not in mine:
             continue
         phrase = noun_before(line, math)
         found = head_role(phrase) if phrase else None
@@ -174,7 +175,7 @@ def _set_in_a_chain(ctx: UseContext) -> Iterable[Evidence]:
                 _top(d.section) != _top(ctx.section):
             continue  # a value set in another part of the paper (the experiments) is about another use of the letter
         members = [part.strip() for part in re.split(r"(?<![<>!\\])=", m.math)[:-1]]
-        if len(members) >= 2 and any(re.sub(r"[{}\s]", "", x) == re.sub(r"[{}\s]", "", ctx.use.key)
+        if len(members) >= 2 and any(braceless(x) == braceless(ctx.use.key)
                                      for x in members):
             yield Evidence("fixed setting", f"${m.math}$ (a value the paper sets)", 2)
             return
@@ -236,8 +237,8 @@ def _parameter_of_a_fitted_distribution(ctx: UseContext) -> Iterable[Evidence]:
             if not isinstance(node, ast.Apply) or symbol_key(node.func) == ctx.use.key:
                 continue
             parameters = node.params or (node.args if symbol_key(node.func) in _PARAMETRIC_FAMILIES else ())
-            mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
-            if any(_plain(u.key) in mine or _plain(written_form(u)) in mine
+            mine = _own_spellings(ctx.use)
+            if any(braceless(u.key) in mine or braceless(written_form(u)) in mine
                    for p in parameters for u in collect(p, frozenset()).uses):
                 verb = _FITTING.search(m.quote).group(0).split()  # type: ignore[union-attr]
                 said = verb[0] if len(verb) <= 2 else f"{verb[0]} … {verb[-1]}"
@@ -292,8 +293,8 @@ def _is_use(node: ast.Node, ctx: UseContext) -> bool:
     """The node writes the context's symbol (`W_1` for the use `W_{1}`, `\\mathbf{W}^{up}_i` for its family)."""
     if not isinstance(node, (ast.Symbol, ast.Indexed)):
         return False
-    mine = (_plain(ctx.use.key), _plain(written_form(ctx.use)))
-    return symbol_key(node) == ctx.use.key or _plain(to_latex(node)) in mine
+    mine = _own_spellings(ctx.use)
+    return symbol_key(node) == ctx.use.key or braceless(to_latex(node)) in mine
 
 
 def _holds_argument(node: ast.Node, arguments: set[str]) -> bool:

@@ -81,6 +81,11 @@ def label_exponent(exponent: ast.Node) -> bool:
     return False
 
 
+def braceless(latex: str) -> str:
+    """A spelling with its braces and spaces dropped (`x_{t}` and `x_t`, `W^{ Q }` and `W^Q` compare equal)."""
+    return re.sub(r"[{}\s]", "", latex)
+
+
 def symbol_key(node: ast.Node) -> str | None:
     """The key of a symbol-like node (indices stripped), or None if it is not one."""
     if isinstance(node, ast.Power) and label_exponent(node.exponent):
